@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Sets up a Debian 12 machine for toposcope, builds it, and optionally runs the demo or the tests.
+#   scripts/setup.sh            install packages, configure, build
+#   scripts/setup.sh demo       ... then run `toposcope demo`
+#   scripts/setup.sh test       ... then run the whole test suite (unit, golden, ground truth, fuzz smoke)
+# Idempotent and non-interactive: packages already installed are skipped.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+mode=${1:-build}
+
+packages=(
+  build-essential cmake ninja-build pkg-config git ca-certificates
+  clang libclang-rt-14-dev clang-format clang-tidy
+  libeigen3-dev libspectra-dev libfmt-dev libspdlog-dev nlohmann-json3-dev libpugixml-dev
+  libcli11-dev libtbb-dev libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev libzstd-dev
+  python3-numpy python3-sklearn python3-scipy
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  sudo_cmd=""
+  if [ "$(id -u)" -ne 0 ]; then sudo_cmd="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo_cmd apt-get update -qq
+  $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "setup: all packages present"
+fi
+
+build_dir=${TOPOSCOPE_BUILD_DIR:-build}
+jobs=$(nproc)
+if [ ! -f "$build_dir/build.ninja" ]; then
+  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTOPOSCOPE_WERROR=ON
+fi
+cmake --build "$build_dir" -j "$jobs"
+
+case "$mode" in
+  build) ;;
+  demo)
+    "$build_dir/toposcope" demo --out "${TOPOSCOPE_DEMO_DIR:-/tmp/toposcope-demo}"
+    ;;
+  test)
+    (cd "$build_dir" && ctest --output-on-failure -j "$jobs")
+    bash scripts/fuzz_smoke.sh
+    ;;
+  *) echo "usage: scripts/setup.sh [build|demo|test]" >&2; exit 2 ;;
+esac

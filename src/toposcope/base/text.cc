@@ -1,0 +1,109 @@
+#include "toposcope/base/text.h"
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace toposcope {
+
+std::string_view Trim(std::string_view s) {
+  size_t b = 0;
+  size_t e = s.size();
+  while (b < e && (s[b] == ' ' || s[b] == '\t' || s[b] == '\r' || s[b] == '\n')) ++b;
+  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r' || s[e - 1] == '\n')) --e;
+  return s.substr(b, e - b);
+}
+
+bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+bool Contains(std::string_view s, std::string_view needle) { return s.find(needle) != std::string_view::npos; }
+
+std::vector<std::string_view> SplitWhitespace(std::string_view s) {
+  std::vector<std::string_view> out;
+  size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+    const size_t b = i;
+    while (i < s.size() && s[i] != ' ' && s[i] != '\t') ++i;
+    if (i > b) out.push_back(s.substr(b, i - b));
+  }
+  return out;
+}
+
+std::vector<std::string_view> Split(std::string_view s, char delim) {
+  std::vector<std::string_view> out;
+  size_t b = 0;
+  while (true) {
+    const size_t e = s.find(delim, b);
+    if (e == std::string_view::npos) {
+      out.push_back(s.substr(b));
+      return out;
+    }
+    out.push_back(s.substr(b, e - b));
+    b = e + 1;
+  }
+}
+
+std::optional<double> ParseDouble(std::string_view s) {
+  s = Trim(s);
+  if (s.empty() || s.size() > 64) return std::nullopt;
+  double v = 0;
+  const char* first = s.data();
+  if (*first == '+') ++first;
+  auto [ptr, ec] = std::from_chars(first, s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+std::optional<int64_t> ParseInt(std::string_view s) {
+  s = Trim(s);
+  if (s.empty()) return std::nullopt;
+  bool neg = false;
+  if (s[0] == '-' || s[0] == '+') {
+    neg = s[0] == '-';
+    s.remove_prefix(1);
+  }
+  int base = 10;
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    base = 16;
+    s.remove_prefix(2);
+  }
+  if (s.empty()) return std::nullopt;
+  uint64_t v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
+  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
+  if (v > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
+  return neg ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+}
+
+bool LooksBinary(std::string_view head) {
+  size_t ctrl = 0;
+  const size_t n = std::min<size_t>(head.size(), 4096);
+  for (size_t i = 0; i < n; ++i) {
+    const auto c = static_cast<unsigned char>(head[i]);
+    if (c == 0) return true;
+    if (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != 0x1b) ++ctrl;
+  }
+  return n > 0 && ctrl * 20 > n;
+}
+
+std::string FormatFixed(double v, int decimals) {
+  if (!std::isfinite(v)) return "null";
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+  std::string s(buf);
+  if (s[0] == '-') {
+    bool zero = true;
+    for (size_t i = 1; i < s.size(); ++i) {
+      if (s[i] != '0' && s[i] != '.') zero = false;
+    }
+    if (zero) s.erase(0, 1);
+  }
+  return s;
+}
+
+}  // namespace toposcope

@@ -1,0 +1,34 @@
+// base/text: small, allocation-light helpers for parsing text formats: trimming, splitting,
+// strict number parsing (rejecting NaN, infinities and trailing junk).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace toposcope {
+
+std::string_view Trim(std::string_view s);
+bool StartsWith(std::string_view s, std::string_view prefix);
+bool EndsWith(std::string_view s, std::string_view suffix);
+bool Contains(std::string_view s, std::string_view needle);
+
+// Splits on runs of spaces and tabs; no empty fields.
+std::vector<std::string_view> SplitWhitespace(std::string_view s);
+// Splits on one delimiter character; keeps empty fields.
+std::vector<std::string_view> Split(std::string_view s, char delim);
+
+// Parses a whole field as a finite double; nullopt on junk, NaN, infinity or overflow.
+std::optional<double> ParseDouble(std::string_view s);
+// Parses a whole field as a signed 64-bit integer (decimal, or hex with 0x); nullopt otherwise.
+std::optional<int64_t> ParseInt(std::string_view s);
+
+// True when the text looks binary (NUL bytes or many control bytes) in its first bytes.
+bool LooksBinary(std::string_view head);
+
+// Formats a double with a fixed number of decimals, "-0" normalised to "0".
+std::string FormatFixed(double v, int decimals);
+
+}  // namespace toposcope

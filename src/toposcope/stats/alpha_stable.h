@@ -1,0 +1,38 @@
+// stats/alpha_stable: Levy alpha-stable random numbers (Chambers-Mallows-Stuck in Weron's form,
+// S1 parametrisation) and the truncated relative-noise model of DCGM-style measurements
+// (alpha 1.4, beta 0.3, scale 0.08 by default), with its quantiles estimated by Monte Carlo.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "toposcope/base/rng.h"
+
+namespace toposcope::stats {
+
+// One draw of S1(alpha, beta, sigma, mu); 0 < alpha <= 2, -1 <= beta <= 1.
+double SampleAlphaStable(Rng& rng, double alpha, double beta, double sigma, double mu = 0.0);
+
+struct NoiseModel {
+  double alpha = 1.4;
+  double beta = 0.3;
+  double scale = 0.08;
+  double truncation = 3.0;  // |noise| <= truncation * scale; larger draws are resampled
+  // One relative error draw (multiply a true value by 1 + Sample()).
+  [[nodiscard]] double Sample(Rng& rng) const;
+};
+
+// Quantiles of the model's relative error, from n Monte Carlo draws with a fixed seed.
+struct NoiseQuantiles {
+  std::vector<double> sorted;  // the draws, sorted
+  // P(X <= x), empirical.
+  [[nodiscard]] double Cdf(double x) const;
+  // The q-quantile.
+  [[nodiscard]] double Quantile(double q) const;
+};
+NoiseQuantiles EstimateNoise(const NoiseModel& model, int n = 100000, uint64_t seed = 12345);
+// Relative error of the mean of `n_avg` draws: its `q`-quantile of |mean| (Monte Carlo).
+double MeanAbsErrorQuantile(const NoiseModel& model, int n_avg, double q, int trials = 20000,
+                            uint64_t seed = 777);
+
+}  // namespace toposcope::stats

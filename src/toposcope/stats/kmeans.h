@@ -1,0 +1,21 @@
+// stats/kmeans: k-means with k-means++ seeding and a fixed seed (deterministic), several restarts,
+// keeping the lowest inertia.
+#pragma once
+
+#include <Eigen/Dense>
+#include <cstdint>
+#include <vector>
+
+namespace toposcope::stats {
+
+struct KMeansResult {
+  std::vector<int> labels;    // per row of the input
+  Eigen::MatrixXd centers;    // k x d
+  double inertia = 0;         // sum of squared distances to the assigned centres
+};
+
+// Clusters the rows of `points` into k groups (1 <= k <= rows).
+KMeansResult KMeans(const Eigen::MatrixXd& points, int k, uint64_t seed, int restarts = 8,
+                    int max_iter = 300);
+
+}  // namespace toposcope::stats
