@@ -32,6 +32,8 @@ struct P2pMatrix {
   std::string title;        // the heading as printed, e.g. "Unidirectional P2P=Enabled Bandwidth
                             // (P2P Writes) Matrix (GB/s)" or the nvbandwidth testcase name
   std::string testcase;     // nvbandwidth testcase ("device_to_device_memcpy_write_ce"), else empty
+  std::string description;  // nvbandwidth description line ("memcpy CE GPU(row) <- GPU(column)
+                            // bandwidth (GB/s)"), else empty
   P2pQuantity quantity = P2pQuantity::kBandwidthUnidirGbps;
   bool gpu_to_gpu = true;   // false for host<->device tests (one row, the CPU) and CPU latency tables
   bool p2p_enabled = true;  // p2pBandwidthLatencyTest: P2P=Enabled vs Disabled
@@ -46,6 +48,10 @@ struct P2pReport {
   P2pTool tool = P2pTool::kNvbandwidth;
   std::string version;      // nvbandwidth "v0.8"; empty if absent
   std::string hostname;     // nvbandwidth v0.8 hostname line; empty if absent
+  std::string git_version;           // nvbandwidth "Built from Git version: ..."; may be empty
+  std::string cuda_runtime_version;  // nvbandwidth "CUDA Runtime Version: 12060"; may be empty
+  std::string cuda_driver_version;   // nvbandwidth "CUDA Driver Version: 12060"; may be empty
+  std::string driver_version;        // nvbandwidth "Driver Version: 550.127.08"; may be empty
   std::vector<P2pDevice> devices;
   std::vector<P2pMatrix> matrices;
 };
@@ -56,14 +62,17 @@ Result<P2pReport> ParseP2pBandwidthLatencyTest(std::string_view text, std::strin
                                                Diagnostics& diag, ReadCounts& counts);
 Result<P2pReport> ParseNvbandwidth(std::string_view text, std::string_view source, Diagnostics& diag,
                                    ReadCounts& counts);
-// CSV, long form `src,dst,bandwidth_gbps` (header required; optional extra column `kind` =
-// unidir|bidir|latency_us) or wide form: header `,0,1,...` (first cell empty or "src\\dst") and one
-// row per source device.
+// CSV, long form `src,dst,bandwidth_gbps` (header required; optional 4th column `kind` =
+// unidir|bidir|latency_us|connectivity, rows of one kind form one matrix; optional 5th column
+// `matrix` = a label that splits one kind into several matrices and becomes the title) or wide
+// form: header `,0,1,...` (first cell empty or "src\\dst") and one row per source device. Cells
+// `N/A` or empty are NaN. `#` comment lines and blank lines are skipped.
 Result<P2pReport> ParseP2pCsv(std::string_view text, std::string_view source, Diagnostics& diag,
                               ReadCounts& counts);
 
 // Writers, in the tools' exact layouts (nvbandwidth v0.8 style; p2pBandwidthLatencyTest as CUDA
-// 12 samples print it; CSV long form). Each round-trips through its reader.
+// 12 samples print it; CSV long form with all five columns, values with 2 decimals, NaN as N/A).
+// Each round-trips through its reader (values to 2 decimals, NaNs kept).
 std::string WriteNvbandwidth(const P2pReport& report);
 std::string WriteP2pBandwidthLatencyTest(const P2pReport& report);
 std::string WriteP2pCsv(const P2pReport& report);

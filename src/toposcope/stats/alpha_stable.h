@@ -10,24 +10,27 @@
 
 namespace toposcope::stats {
 
-// One draw of S1(alpha, beta, sigma, mu); 0 < alpha <= 2, -1 <= beta <= 1.
+// One draw of S1(alpha, beta, sigma, mu); 0 < alpha <= 2, -1 <= beta <= 1 (clamped), sigma >= 0.
+// Invalid alpha or sigma (or NaN parameters) give NaN.
 double SampleAlphaStable(Rng& rng, double alpha, double beta, double sigma, double mu = 0.0);
 
 struct NoiseModel {
   double alpha = 1.4;
   double beta = 0.3;
   double scale = 0.08;
-  double truncation = 3.0;  // |noise| <= truncation * scale; larger draws are resampled
+  double truncation = 3.0;  // |noise| <= truncation * scale; larger draws are resampled (up to
+                            // 1000 tries, then clipped); <= 0 or infinite: no truncation
   // One relative error draw (multiply a true value by 1 + Sample()).
   [[nodiscard]] double Sample(Rng& rng) const;
 };
 
-// Quantiles of the model's relative error, from n Monte Carlo draws with a fixed seed.
+// Quantiles of the model's relative error, from n Monte Carlo draws with a fixed seed (draws that
+// are NaN, from invalid parameters, are left out).
 struct NoiseQuantiles {
   std::vector<double> sorted;  // the draws, sorted
-  // P(X <= x), empirical.
+  // P(X <= x), empirical; NaN when empty.
   [[nodiscard]] double Cdf(double x) const;
-  // The q-quantile.
+  // The q-quantile (linear interpolation, as numpy's default); NaN when empty.
   [[nodiscard]] double Quantile(double q) const;
 };
 NoiseQuantiles EstimateNoise(const NoiseModel& model, int n = 100000, uint64_t seed = 12345);

@@ -6,7 +6,9 @@
 
 namespace toposcope::stats {
 
-// Both vectors have one label per item; labels are arbitrary non-negative ints.
+// Both vectors have one label per item; labels are arbitrary non-negative ints. Identical
+// partitions score 1 (also when both are all-singletons or both one cluster, and for fewer than
+// two items); vectors of different lengths score 0.
 double AdjustedRandIndex(const std::vector<int>& a, const std::vector<int>& b);
 
 }  // namespace toposcope::stats

@@ -14,7 +14,9 @@ struct KMeansResult {
   double inertia = 0;         // sum of squared distances to the assigned centres
 };
 
-// Clusters the rows of `points` into k groups (1 <= k <= rows).
+// Clusters the rows of `points` into k groups (k is clamped to 1..rows). When k >= the number of
+// distinct rows, each distinct row is its own cluster (labels by first appearance) and the spare
+// centres hold no rows. Non-finite coordinates count as 0.
 KMeansResult KMeans(const Eigen::MatrixXd& points, int k, uint64_t seed, int restarts = 8,
                     int max_iter = 300);
 

@@ -7,6 +7,7 @@
 #include <Eigen/Dense>
 #include <Eigen/Sparse>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace toposcope::stats {
@@ -24,10 +25,16 @@ struct SpectralResult {
   int k = 0;                         // number of clusters found
   std::vector<int> labels;           // per vertex, 0..k-1, numbered by first appearance
   std::vector<double> eigenvalues;   // smallest Laplacian eigenvalues of the largest component
-  double eigengap = 0;               // the gap that chose k in the largest component
+  double eigengap = 0;               // the gap that chose k in the largest component (the largest
+                                     // gap, also when it was below min_eigengap and k = 1)
+  int components = 0;                // connected components (isolated vertices included)
+  std::vector<std::string> notes;    // e.g. a component whose eigen-solver did not converge
 };
 
-// Clusters a dense symmetric affinity matrix (diagonal ignored).
+// Both functions symmetrise the input ((W + W^T) / 2), ignore the diagonal and treat negative or
+// NaN weights as 0; every connected component is clustered on its own (at most max_clusters
+// clusters each) and labels are renumbered globally by first appearance.
+// Clusters a dense symmetric affinity matrix (diagonal ignored); always the dense eigen-solver.
 SpectralResult SpectralClusterDense(const Eigen::MatrixXd& affinity, const SpectralOptions& opt = {});
 // Clusters a sparse symmetric affinity matrix (diagonal ignored). Labels are deterministic.
 SpectralResult SpectralClusterSparse(const Eigen::SparseMatrix<double>& affinity,

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Builds every libFuzzer target with clang (ASan + UBSan) and runs each briefly, seeded with the
+# real fixtures. Fails when a target crashes. FUZZ_SECONDS sets the time per target (default 15).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+secs=${FUZZ_SECONDS:-15}
+build=${TOPOSCOPE_FUZZ_BUILD_DIR:-build-fuzz}
+fixtures=${TOPOSCOPE_FIXTURES:-$root/../shared/fixtures/real}
+if [ ! -f "$build/build.ninja" ]; then
+  CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTOPOSCOPE_FUZZ=ON >/dev/null
+fi
+targets=()
+for f in fuzz/*_fuzz.cc; do targets+=("$(basename "$f" .cc)"); done
+cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
+
+# Seed corpora: the real fixtures of each reader's kind plus our own testdata.
+seed_dirs() {
+  case "$1" in
+    nvsmi_topo_fuzz) echo "$fixtures/nvidia_smi_topo" ;;
+    nccl_topo_xml_fuzz) echo "$fixtures/nccl_topo_xml" ;;
+    nccl_graph_xml_fuzz) echo "$fixtures/nccl_graph_xml" ;;
+    p2p_bandwidth_latency_fuzz) echo "$fixtures/cuda_p2p" ;;
+    nvbandwidth_fuzz) echo "$fixtures/nvbandwidth" ;;
+    sniff_fuzz) echo "$fixtures/nvidia_smi_topo $fixtures/nvbandwidth $fixtures/nccl_topo_xml" ;;
+    *) echo "" ;;
+  esac
+}
+
+status=0
+for t in "${targets[@]}"; do
+  corpus=$(mktemp -d)
+  for d in $(seed_dirs "$t"); do
+    [ -d "$d" ] && cp "$d"/* "$corpus"/ 2>/dev/null || true
+  done
+  [ -d "testdata/fuzz/$t" ] && cp testdata/fuzz/"$t"/* "$corpus"/ 2>/dev/null || true
+  echo "fuzz: $t for ${secs}s"
+  if ! "$build/$t" -max_total_time="$secs" -rss_limit_mb=2048 -max_len=65536 -print_final_stats=0 \
+      -artifact_prefix="$build/$t-" "$corpus" >"$build/$t.log" 2>&1; then
+    echo "fuzz: $t FAILED"; tail -30 "$build/$t.log"; status=1
+  else
+    grep -E "^#[0-9]+.*(DONE|pulse)" "$build/$t.log" | tail -1 || true
+  fi
+  rm -rf "$corpus"
+done
+if [ $status -eq 0 ]; then echo "fuzz: ${#targets[@]} passed, 0 failed"; fi
+exit $status

@@ -1,0 +1,19 @@
+// analysis/analyze: runs every node-level analysis over a Dataset and gathers the findings.
+#pragma once
+
+#include "toposcope/analysis/confidence.h"
+#include "toposcope/analysis/result.h"
+#include "toposcope/model/dataset.h"
+#include "toposcope/stats/alpha_stable.h"
+
+namespace toposcope::analysis {
+
+struct AnalyzeOptions {
+  Thresholds thresholds;
+  stats::NoiseModel noise;
+  ConfidenceOptions confidence;
+};
+
+AnalysisResult Analyze(const model::Dataset& ds, const AnalyzeOptions& opt);
+
+}  // namespace toposcope::analysis

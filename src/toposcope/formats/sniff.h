@@ -1,0 +1,32 @@
+// formats/sniff: tells a file's format from its content (not its name), so `analyze DIR` can read
+// every file it understands and say why it skipped the others.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace toposcope::formats {
+
+enum class FileFormat {
+  kUnknown,
+  kNvsmiTopo,               // nvidia-smi topo -m / -mp / -p2p
+  kNcclTopoXml,             // <system version=...>
+  kNcclGraphXml,            // <graphs version=...>
+  kP2pBandwidthLatencyTest, // CUDA samples p2pBandwidthLatencyTest
+  kNvbandwidth,             // NVIDIA nvbandwidth
+  kP2pCsv,                  // our P2P CSV (src,dst,bandwidth_gbps or a wide matrix)
+  kTruthJson,               // simulator ground truth: never analysed
+  kResultJson,              // a toposcope result: never analysed
+};
+
+struct SniffResult {
+  FileFormat format = FileFormat::kUnknown;
+  std::string reason;  // why it was recognised, or why not
+};
+
+// Looks at the first bytes of a (decompressed) file.
+SniffResult SniffFormat(std::string_view head);
+// Stable short name: "nvidia-smi-topo", "nccl-topo-xml", ...
+std::string_view FormatName(FileFormat f);
+
+}  // namespace toposcope::formats

@@ -1,0 +1,305 @@
+#include "toposcope/model/dataset.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+#include <set>
+
+#include "toposcope/base/file_io.h"
+#include "toposcope/base/text.h"
+
+namespace toposcope::model {
+namespace fs = std::filesystem;
+
+HostEvidence& Dataset::Host(const std::string& name) {
+  auto it = hosts.find(name);
+  if (it == hosts.end()) {
+    it = hosts.emplace(name, HostEvidence{}).first;
+    it->second.host = name;
+  }
+  return it->second;
+}
+
+void AddNvsmiTopo(Dataset& ds, const std::string& host, const std::string& source,
+                  const formats::NvsmiTopo& topo) {
+  HostEvidence& h = ds.Host(host);
+  if (topo.kind == formats::NvsmiMatrixKind::kP2p) return;  // peer-access status, not link classes
+  const auto& dev = topo.devices;
+  for (const auto& d : dev) {
+    if (d.kind == formats::NvsmiDeviceKind::kGpu) {
+      GpuInfo& g = h.gpus[d.gpu_index];
+      g.index = d.gpu_index;
+      if (!d.cpu_affinity.empty()) g.cpu_affinity = d.cpu_affinity;
+      if (d.numa_affinity >= 0) g.numa_node = d.numa_affinity;
+    } else {
+      NicInfo& n = h.nics[d.nic_device];
+      n.device = d.nic_device;
+    }
+  }
+  for (size_t r = 0; r < dev.size() && r < topo.cells.size(); ++r) {
+    if (!dev[r].has_row) continue;
+    for (size_t c = 0; c < dev.size() && c < topo.cells[r].size(); ++c) {
+      if (r == c) continue;
+      auto cls = ParseNvsmiCell(topo.cells[r][c]);
+      if (!cls) continue;
+      const auto& a = dev[r];
+      const auto& b = dev[c];
+      if (a.kind == formats::NvsmiDeviceKind::kGpu && b.kind == formats::NvsmiDeviceKind::kGpu) {
+        const GpuPair p = MakePair(a.gpu_index, b.gpu_index);
+        auto [it, inserted] = h.nvsmi_links.emplace(p, DeclaredLink{*cls, source});
+        if (!inserted && !(it->second.cls == *cls)) {
+          // Asymmetric matrix: keep the worse class, and say so.
+          ds.diag.Warn(source, 0, topo.cells[r][c],
+                       "asymmetric cell for " + a.label + "/" + b.label + ": keeping the worse class");
+          if (cls->type > it->second.cls.type ||
+              (cls->type == it->second.cls.type && cls->lanes < it->second.cls.lanes)) {
+            it->second.cls = *cls;
+          }
+        }
+      } else if (a.kind == formats::NvsmiDeviceKind::kGpu && b.kind == formats::NvsmiDeviceKind::kNic) {
+        h.gpu_nic[{a.gpu_index, b.nic_device}] = *cls;
+      }
+    }
+  }
+}
+
+std::map<GpuPair, LinkClass> ClassifyNcclTopoPairs(const formats::NcclTopo& topo) {
+  std::map<GpuPair, LinkClass> out;
+  const auto& gpus = topo.gpus;
+  std::map<std::string, int> dev_by_bus;
+  for (const auto& g : gpus) dev_by_bus[g.bus_id] = g.dev;
+  // NVLink lanes to switches and to peers.
+  std::map<int, int> switch_lanes;
+  std::map<GpuPair, int> direct_lanes;
+  for (const auto& g : gpus) {
+    for (const auto& l : g.nvlinks) {
+      if (l.target == g.bus_id) continue;  // self-target (seen in some cloud dumps): no peer
+      if (l.tclass == "0x068000") {
+        switch_lanes[g.dev] += l.count;
+      } else if (auto it = dev_by_bus.find(l.target); it != dev_by_bus.end() && it->second != g.dev) {
+        int& lanes = direct_lanes[MakePair(g.dev, it->second)];
+        lanes = std::max(lanes, l.count);
+      }
+    }
+  }
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    for (size_t j = i + 1; j < gpus.size(); ++j) {
+      const auto& a = gpus[i];
+      const auto& b = gpus[j];
+      if (a.dev < 0 || b.dev < 0 || a.dev == b.dev) continue;
+      const GpuPair p = MakePair(a.dev, b.dev);
+      LinkClass cls;
+      if (auto it = direct_lanes.find(p); it != direct_lanes.end()) {
+        cls = {LinkType::kNvlink, it->second};
+      } else if (switch_lanes.count(a.dev) != 0U && switch_lanes.count(b.dev) != 0U) {
+        cls = {LinkType::kNvswitch, std::min(switch_lanes[a.dev], switch_lanes[b.dev])};
+      } else if (a.numa_id != b.numa_id) {
+        cls = {LinkType::kSys, 0};
+      } else {
+        // Deepest common PCIe ancestor (pci_path ends with the device's own pci element).
+        const auto& pa = a.pci_path;
+        const auto& pb = b.pci_path;
+        size_t common = 0;
+        while (common + 1 < pa.size() && common + 1 < pb.size() && pa[common] == pb[common]) ++common;
+        const bool share_bridge = common > 0 || (pa.size() > 1 && pb.size() > 1 && pa[0] == pb[0]);
+        if (!share_bridge) {
+          cls = {LinkType::kPhb, 0};
+        } else if (pa.size() >= 2 && pb.size() >= 2 && pa.size() == pb.size() &&
+                   std::equal(pa.begin(), pa.end() - 1, pb.begin())) {
+          cls = {LinkType::kPix, 0};
+        } else {
+          cls = {LinkType::kPxb, 0};
+        }
+      }
+      out[p] = cls;
+    }
+  }
+  return out;
+}
+
+void AddNcclTopo(Dataset& ds, const std::string& host, const std::string& source,
+                 const formats::NcclTopo& topo) {
+  HostEvidence& h = ds.Host(host);
+  for (const auto& g : topo.gpus) {
+    if (g.dev < 0) continue;
+    GpuInfo& info = h.gpus[g.dev];
+    info.index = g.dev;
+    info.bus_id = g.bus_id;
+    if (g.numa_id >= 0) info.numa_node = g.numa_id;
+    info.pcie_link_speed = g.link_speed;
+    info.pcie_link_width = g.link_width;
+  }
+  for (const auto& n : topo.nics) {
+    if (n.name.empty()) continue;
+    NicInfo& info = h.nics[n.name];
+    info.device = n.name;
+    info.bus_id = n.bus_id;
+    info.numa_node = n.numa_id;
+    info.speed_gbps = n.speed_mbps / 1000.0;
+  }
+  for (const auto& [pair, cls] : ClassifyNcclTopoPairs(topo)) {
+    h.xml_links[pair] = DeclaredLink{cls, source};
+  }
+}
+
+void AddP2pReport(Dataset& ds, const std::string& host, const std::string& source,
+                  const formats::P2pReport& report) {
+  HostEvidence& h = ds.Host(host);
+  for (const auto& d : report.devices) {
+    if (d.index < 0) continue;
+    GpuInfo& g = h.gpus[d.index];
+    g.index = d.index;
+    if (!d.name.empty()) g.model = d.name;
+  }
+  // Prefer unidirectional P2P-enabled GPU<->GPU matrices; fall back to P2P-disabled ones.
+  auto usable = [](const formats::P2pMatrix& m, bool p2p) {
+    return m.gpu_to_gpu && m.quantity == formats::P2pQuantity::kBandwidthUnidirGbps && m.p2p_enabled == p2p;
+  };
+  bool any_enabled = false;
+  for (const auto& m : report.matrices) any_enabled = any_enabled || usable(m, true);
+  for (const auto& m : report.matrices) {
+    if (!usable(m, any_enabled)) continue;
+    for (size_t r = 0; r < m.values.size() && r < m.row_ids.size(); ++r) {
+      for (size_t c = 0; c < m.values[r].size() && c < m.col_ids.size(); ++c) {
+        const int a = m.row_ids[r];
+        const int b = m.col_ids[c];
+        const double v = m.values[r][c];
+        if (a == b || std::isnan(v)) continue;
+        for (int x : {a, b}) {
+          GpuInfo& g = h.gpus[x];
+          g.index = x;
+        }
+        MeasuredLink& ml = h.measured[MakePair(a, b)];
+        ml.samples_gbps.push_back(v);
+        ml.source = source;
+      }
+    }
+  }
+}
+
+namespace {
+
+// The file name without compression and one format extension: "node1.topo.txt.gz" -> "node1.topo".
+std::string StemOf(const fs::path& p) {
+  std::string name = p.filename().string();
+  for (const char* ext : {".gz", ".zst"}) {
+    if (EndsWith(name, ext)) name.resize(name.size() - std::string_view(ext).size());
+  }
+  for (const char* ext : {".txt", ".log", ".xml", ".csv", ".json", ".out", ".topofile", ".prom"}) {
+    if (EndsWith(name, ext) && name.size() > std::string_view(ext).size()) {
+      name.resize(name.size() - std::string_view(ext).size());
+      break;
+    }
+  }
+  return name;
+}
+
+void LoadFile(Dataset& ds, const fs::path& file, const std::string& default_host, const LoadOptions& opt) {
+  InputFile in;
+  in.path = file.string();
+  auto head = ReadHead(in.path);
+  if (!head.ok()) {
+    in.skipped = true;
+    in.skip_reason = head.error().ToString();
+    ds.inputs.push_back(std::move(in));
+    return;
+  }
+  const formats::SniffResult sniff = formats::SniffFormat(*head);
+  in.format = std::string(formats::FormatName(sniff.format));
+  using formats::FileFormat;
+  if (sniff.format == FileFormat::kUnknown || sniff.format == FileFormat::kTruthJson ||
+      sniff.format == FileFormat::kResultJson) {
+    in.skipped = true;
+    in.skip_reason = sniff.reason;
+    ds.inputs.push_back(std::move(in));
+    return;
+  }
+  auto text = ReadFileText(in.path);
+  if (!text.ok()) {
+    in.skipped = true;
+    in.skip_reason = text.error().ToString();
+    ds.inputs.push_back(std::move(in));
+    return;
+  }
+  std::string host = opt.host_override.empty() ? default_host : opt.host_override;
+  ReadCounts counts;
+  std::string error;
+  switch (sniff.format) {
+    case FileFormat::kNvsmiTopo: {
+      auto r = formats::ParseNvsmiTopo(*text, in.path, ds.diag, counts);
+      if (r.ok()) AddNvsmiTopo(ds, host, in.path, *r); else error = r.error().ToString();
+      break;
+    }
+    case FileFormat::kNcclTopoXml: {
+      auto r = formats::ParseNcclTopoXml(*text, in.path, ds.diag, counts);
+      if (r.ok()) AddNcclTopo(ds, host, in.path, *r); else error = r.error().ToString();
+      break;
+    }
+    case FileFormat::kNcclGraphXml: {
+      auto r = formats::ParseNcclGraphXml(*text, in.path, ds.diag, counts);
+      if (!r.ok()) error = r.error().ToString();
+      break;  // channels are used by the ring analyses; nothing to fold yet
+    }
+    case FileFormat::kP2pBandwidthLatencyTest:
+    case FileFormat::kNvbandwidth:
+    case FileFormat::kP2pCsv: {
+      auto r = sniff.format == FileFormat::kNvbandwidth ? formats::ParseNvbandwidth(*text, in.path, ds.diag, counts)
+               : sniff.format == FileFormat::kP2pCsv    ? formats::ParseP2pCsv(*text, in.path, ds.diag, counts)
+                                                        : formats::ParseP2pBandwidthLatencyTest(*text, in.path, ds.diag, counts);
+      if (r.ok()) {
+        if (opt.host_override.empty() && !r->hostname.empty()) host = r->hostname;
+        AddP2pReport(ds, host, in.path, *r);
+      } else {
+        error = r.error().ToString();
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  in.records = counts.read;
+  in.rejected = counts.rejected;
+  if (!error.empty()) {
+    in.skipped = true;
+    in.skip_reason = error;
+  } else {
+    in.host = host;
+  }
+  ds.inputs.push_back(std::move(in));
+}
+
+}  // namespace
+
+Result<Dataset> LoadPaths(const std::vector<std::string>& paths, const LoadOptions& opt) {
+  Dataset ds;
+  for (const auto& p : paths) {
+    std::error_code ec;
+    const fs::path root(p);
+    if (!fs::exists(root, ec)) {
+      return MakeError(p, 0, 0, "no such file or directory");
+    }
+    if (!fs::is_directory(root, ec)) {
+      LoadFile(ds, root, StemOf(root), opt);
+      continue;
+    }
+    std::vector<fs::path> files;
+    for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      if (it->is_regular_file(ec)) files.push_back(it->path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+      const fs::path rel = fs::relative(f, root, ec);
+      std::string host;
+      if (!ec && std::distance(rel.begin(), rel.end()) > 1) {
+        host = rel.begin()->string();
+      } else {
+        host = StemOf(f);
+      }
+      LoadFile(ds, f, host, opt);
+    }
+  }
+  return ds;
+}
+
+}  // namespace toposcope::model

@@ -1,0 +1,107 @@
+// model/dataset: what the inputs say about each host, gathered from every reader into one place:
+// the GPUs and NICs, the link classes nvidia-smi and NCCL's topology declare, and the measured P2P
+// bandwidths. Analyses read a Dataset and never parse text.
+#pragma once
+
+#include <cmath>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "toposcope/base/diagnostics.h"
+#include "toposcope/base/link_type.h"
+#include "toposcope/base/result.h"
+#include "toposcope/formats/nccl_xml.h"
+#include "toposcope/formats/nvsmi_topo.h"
+#include "toposcope/formats/p2p_matrix.h"
+#include "toposcope/formats/sniff.h"
+
+namespace toposcope::model {
+
+struct GpuInfo {
+  int index = -1;
+  std::string bus_id;        // lowercase, e.g. "0000:a4:00.0"; empty when unknown
+  std::string model;         // "NVIDIA H100 80GB HBM3"; empty when unknown
+  int numa_node = -1;
+  std::string cpu_affinity;
+  std::string pcie_link_speed;  // "32.0 GT/s PCIe" from NCCL's XML
+  int pcie_link_width = 0;
+};
+
+struct NicInfo {
+  std::string device;        // "mlx5_0"
+  std::string bus_id;
+  int numa_node = -1;
+  double speed_gbps = 0;
+};
+
+// An unordered GPU pair, first < second.
+using GpuPair = std::pair<int, int>;
+inline GpuPair MakePair(int a, int b) { return a < b ? GpuPair{a, b} : GpuPair{b, a}; }
+
+// What one source declares about a pair.
+struct DeclaredLink {
+  LinkClass cls;
+  std::string source;  // file path
+};
+
+// Unidirectional copy bandwidth measured between a pair, each direction on its own.
+struct MeasuredLink {
+  std::vector<double> samples_gbps;  // every unidirectional value seen (both directions, all files)
+  std::string source;
+};
+
+struct HostEvidence {
+  std::string host;
+  std::map<int, GpuInfo> gpus;
+  std::map<std::string, NicInfo> nics;
+  std::map<GpuPair, DeclaredLink> nvsmi_links;  // from nvidia-smi topo -m / -mp
+  std::map<GpuPair, DeclaredLink> xml_links;    // derived from NCCL's topology XML
+  std::map<GpuPair, MeasuredLink> measured;     // from P2P matrices
+  std::map<std::pair<int, std::string>, LinkClass> gpu_nic;  // GPU <-> NIC classes (nvidia-smi)
+};
+
+struct InputFile {
+  std::string path;
+  std::string format;     // formats::FormatName, or "unknown"
+  std::string host;       // the host the file was attributed to; empty when skipped
+  int64_t records = 0;    // records read
+  int64_t rejected = 0;
+  bool skipped = false;
+  std::string skip_reason;
+};
+
+struct Dataset {
+  std::map<std::string, HostEvidence> hosts;
+  std::vector<InputFile> inputs;
+  Diagnostics diag;
+
+  HostEvidence& Host(const std::string& name);
+};
+
+// Folds one parsed input into the dataset, attributed to `host`.
+void AddNvsmiTopo(Dataset& ds, const std::string& host, const std::string& source,
+                  const formats::NvsmiTopo& topo);
+void AddNcclTopo(Dataset& ds, const std::string& host, const std::string& source,
+                 const formats::NcclTopo& topo);
+void AddP2pReport(Dataset& ds, const std::string& host, const std::string& source,
+                  const formats::P2pReport& report);
+
+// Derives the class of every GPU pair from NCCL's topology: direct nvlink -> NVLINK(count), both
+// GPUs on NVSwitches -> NVSWITCH(min of their lane totals), else the PCIe tree: same parent -> PIX,
+// common bridge -> PXB, same CPU -> PHB, different CPUs -> SYS.
+std::map<GpuPair, LinkClass> ClassifyNcclTopoPairs(const formats::NcclTopo& topo);
+
+struct LoadOptions {
+  std::string host_override;  // attribute every file to this host
+};
+
+// Loads files and directories (recursively, in sorted order). A file's host is, in order: the
+// override; a hostname the file itself names (nvbandwidth); the first directory below the given
+// root; for a file given directly or lying in the root, the file name without extensions.
+// Unreadable paths are reported as skipped inputs, never fatal. Fails only when a path does not
+// exist.
+Result<Dataset> LoadPaths(const std::vector<std::string>& paths, const LoadOptions& opt);
+
+}  // namespace toposcope::model

@@ -1,0 +1,148 @@
+#include "toposcope/report/result_json.h"
+
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "toposcope/base/text.h"
+
+namespace toposcope::report {
+
+using nlohmann::json;
+
+json Num(double v, int decimals) {
+  if (!std::isfinite(v)) return nullptr;
+  const double p = std::pow(10.0, decimals);
+  double r = std::round(v * p) / p;
+  if (r == 0) r = 0;  // no "-0"
+  return r;
+}
+
+json ResultToJson(const analysis::AnalysisResult& r) {
+  json j;
+  j["schema"] = kResultSchema;
+  json inputs = json::array();
+  for (const auto& in : r.inputs) {
+    json x = {{"path", in.path}, {"format", in.format}, {"records", in.records}, {"rejected", in.rejected},
+              {"host", in.host}, {"skipped", in.skipped}};
+    if (in.skipped) x["skip_reason"] = in.skip_reason;
+    inputs.push_back(std::move(x));
+  }
+  j["inputs"] = std::move(inputs);
+  json gpus = json::array();
+  for (const auto& g : r.gpus) {
+    gpus.push_back({{"id", g.id}, {"host", g.host}, {"index", g.index}, {"island", g.island}});
+  }
+  j["gpus"] = std::move(gpus);
+  json islands = json::array();
+  for (const auto& i : r.islands) {
+    json agree = json::object();
+    for (const auto& [src, ok] : i.agrees_with) agree[src] = ok;
+    islands.push_back({{"id", i.id}, {"host", i.host}, {"members", i.members}, {"kind", i.kind},
+                       {"method", i.method}, {"agrees_with", agree}});
+  }
+  j["islands"] = std::move(islands);
+  json links = json::array();
+  for (const auto& l : r.links) {
+    links.push_back({{"a", l.a},
+                     {"b", l.b},
+                     {"type", std::string(LinkTypeName(l.type))},
+                     {"lanes", l.lanes},
+                     {"expected_lanes", l.expected_lanes},
+                     {"type_source", l.type_source},
+                     {"bandwidth_class", l.bandwidth_class},
+                     {"bandwidth_gbps", Num(l.bandwidth_gbps)},
+                     {"expected_gbps", Num(l.expected_gbps)},
+                     {"degraded", l.degraded},
+                     {"confidence", Num(l.confidence, 4)},
+                     {"evidence", l.evidence}});
+  }
+  j["links"] = std::move(links);
+  const auto& c = r.confidence;
+  json sampling = json::array();
+  for (const auto& s : c.sampling) {
+    sampling.push_back({{"period_ms", Num(s.period_ms, 1)}, {"per_hop_error", Num(s.per_hop_error, 4)},
+                        {"max_hops", s.max_hops}});
+  }
+  json paths = json::array();
+  for (const auto& p : c.paths) {
+    paths.push_back({{"a", p.a}, {"b", p.b}, {"hops", p.hops}, {"delta", Num(p.delta, 4)}});
+  }
+  j["confidence"] = {{"noise", {{"model", "truncated alpha-stable (S1), relative"},
+                                {"alpha", Num(c.alpha, 4)},
+                                {"beta", Num(c.beta, 4)},
+                                {"scale", Num(c.scale, 4)},
+                                {"truncation_scales", Num(c.truncation, 4)}}},
+                     {"quantile", Num(c.quantile, 4)},
+                     {"delta_min", Num(c.delta_min, 4)},
+                     {"base_period_ms", Num(c.base_period_ms, 1)},
+                     {"sampling", sampling},
+                     {"paths", paths}};
+  j["thresholds"] = {{"preset", r.thresholds.preset},
+                     {"nvlink_min_gbps", Num(r.thresholds.nvlink_min_gbps)},
+                     {"pcie_cpu_max_gbps", Num(r.thresholds.pcie_cpu_max_gbps)},
+                     {"degraded_ratio", Num(r.thresholds.degraded_ratio)}};
+  j["diagnostics"] = {{"rejected", r.rejected_total}, {"warnings", r.warnings_total}, {"kept", r.diagnostics}};
+  return j;
+}
+
+std::string DumpSchemaFirst(json j) {
+  if (!j.is_object() || !j.contains("schema")) return j.dump(2) + "\n";
+  const json schema = j["schema"];
+  j.erase("schema");
+  std::string body = j.dump(2);
+  const std::string head = "{\n  \"schema\": " + schema.dump() + (j.empty() ? "\n" : ",\n");
+  return head + body.substr(body.find('\n') + 1) + "\n";
+}
+
+std::string ResultJsonText(const analysis::AnalysisResult& r) { return DumpSchemaFirst(ResultToJson(r)); }
+
+std::string ResultSummaryText(const analysis::AnalysisResult& r) {
+  std::ostringstream os;
+  int64_t read = 0, rejected = 0, used = 0, skipped = 0;
+  for (const auto& in : r.inputs) {
+    if (in.skipped) {
+      ++skipped;
+    } else {
+      ++used;
+    }
+    read += in.records;
+    rejected += in.rejected;
+  }
+  std::map<std::string, int> hosts;
+  for (const auto& g : r.gpus) ++hosts[g.host];
+  std::map<std::string, int> kinds;
+  for (const auto& i : r.islands) ++kinds[i.kind];
+  int degraded = 0, disagree = 0;
+  for (const auto& l : r.links) degraded += l.degraded ? 1 : 0;
+  for (const auto& i : r.islands) {
+    for (const auto& [src, ok] : i.agrees_with) disagree += ok ? 0 : 1;
+  }
+  os << "inputs: " << used << " files read, " << skipped << " skipped; " << read << " records, " << rejected
+     << " rejected\n";
+  for (const auto& in : r.inputs) {
+    if (in.skipped) os << "  skipped " << in.path << ": " << in.skip_reason << "\n";
+  }
+  os << "hosts: " << hosts.size() << ", GPUs: " << r.gpus.size() << ", islands: " << r.islands.size();
+  if (!kinds.empty()) {
+    os << " (";
+    bool first = true;
+    for (const auto& [k, n] : kinds) {
+      os << (first ? "" : ", ") << n << " " << k;
+      first = false;
+    }
+    os << ")";
+  }
+  os << "\n";
+  os << "links: " << r.links.size() << ", degraded: " << degraded << "\n";
+  for (const auto& l : r.links) {
+    if (!l.degraded) continue;
+    os << "  DEGRADED " << l.a << " <-> " << l.b << " " << LinkTypeName(l.type);
+    if (l.lanes > 0) os << " NV" << l.lanes;
+    os << " (confidence " << FormatFixed(l.confidence, 3) << "): " << l.evidence << "\n";
+  }
+  if (disagree > 0) os << "islands disagreeing with a declared topology: " << disagree << "\n";
+  return os.str();
+}
+
+}  // namespace toposcope::report

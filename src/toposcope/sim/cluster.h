@@ -1,0 +1,119 @@
+// sim/cluster: the simulated cluster as a model in memory: hosts of the built-in node types with
+// their current (possibly faulty) link state, the injected faults, the fabric grouping, and the
+// true per-GPU-pair path type, lanes, bandwidth and latency. Everything is a pure function of the
+// options (same options and seed -> same cluster).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "toposcope/base/link_type.h"
+#include "toposcope/base/result.h"
+#include "toposcope/sim/node_types.h"
+#include "toposcope/stats/alpha_stable.h"
+
+namespace toposcope::sim {
+
+struct SimOptions {
+  std::string arch = "fat-tree";  // fat-tree | dragonfly | hhre (see Fabric)
+  uint64_t seed = 1;
+  int hosts = 16;                       // 1 .. 100000
+  std::vector<std::string> node_types;  // host i gets node_types[i % size]; empty: all registered
+                                        // types in registry order
+  int faults = 4;                       // requested faults (fewer when not enough eligible hosts)
+  stats::NoiseModel noise;              // relative error of every measured P2P cell
+};
+
+// Which P2P measurement a host's directory holds.
+enum class P2pToolKind { kNvbandwidth, kP2pBandwidthLatencyTest };
+
+// The current state of one GPU.
+struct GpuState {
+  int pcie_gen = 0;  // as trained now
+  int pcie_width = 0;
+  std::vector<int> nvswitch_lanes;  // active lanes to each NVSwitch (empty on non-NVSwitch nodes)
+};
+
+struct HostModel {
+  int index = 0;     // 0-based position in the cluster
+  std::string name;  // "node001"
+  const NodeType* type = nullptr;
+  std::vector<GpuState> gpus;
+  std::vector<int> bridge_lanes;  // active lanes per NodeType::bridges entry
+  std::string leaf;               // the fabric switch the host attaches to
+  P2pToolKind p2p_tool = P2pToolKind::kNvbandwidth;
+  uint64_t host_hash = 0;  // NCCL's host_hash
+  bool faulty = false;     // a fault was injected here
+};
+
+// The truth about one GPU pair (a < b).
+struct LinkTruth {
+  int a = 0;
+  int b = 0;
+  LinkType type = LinkType::kUnknown;  // designed path type
+  int lanes = 0;                       // active NVLink lanes (0 for PCIe pairs)
+  int design_lanes = 0;                // NVLink lanes as built
+  double bandwidth_gbps = 0;           // true unidirectional copy bandwidth now
+  double healthy_gbps = 0;             // the same without faults
+  double latency_us = 0;               // true small-message P2P write latency
+  bool degraded = false;               // lanes < design_lanes or bandwidth < 0.8 x healthy
+  std::string fault;                   // kind of the fault that affects this pair, or "" (read off
+                                       // the state: lost lanes -> nvlink_lanes_down, slower PCIe
+                                       // -> pcie_downtrain; faults are the only state changes)
+};
+
+struct FaultTruth {
+  std::string kind;       // "nvlink_lanes_down" | "pcie_downtrain"
+  int host = 0;           // host index
+  std::vector<int> gpus;  // GPU indices on that host
+  std::string detail;     // "9 of 18 lanes down", "PCIe link trained x4 (designed Gen4 x16)"
+};
+
+// A named switch/group with its members.
+struct FabricGroup {
+  std::string name;
+  std::vector<std::string> members;
+};
+
+// Fabric grouping (routing comes later):
+//  - fat-tree: a 2-tier leaf-spine Clos; leaves of 4 hosts ("leaf00" ...), every leaf wired to every
+//    spine; max(2, ceil(leaves / 2)) spines ("spine00" ...).
+//  - dragonfly: routers of 2 hosts (p = 2) in groups of 4 routers (a = 4, h = 2: balanced a = 2p =
+//    2h); a router is the host's leaf ("g00r0"); routers of a group form a complete graph, groups
+//    are joined by global links. `groups` lists the routers of each group; no spines.
+//  - hhre: racks of 4 hosts behind a top-of-rack switch ("rack00", the leaf; NVLink inside nodes),
+//    racks joined in LORR rings of up to 4 racks (`rings`, "ring00" ...), rings joined through
+//    region cores (the spines "core00" ..., one per ring).
+struct Fabric {
+  std::vector<FabricGroup> leaves;  // leaf switch -> hosts
+  std::vector<std::string> spines;
+  std::vector<FabricGroup> groups;  // dragonfly: group -> routers
+  std::vector<FabricGroup> rings;   // hhre: ring -> racks
+};
+
+struct Cluster {
+  SimOptions options;
+  std::vector<HostModel> hosts;
+  std::vector<FaultTruth> faults;
+  Fabric fabric;
+};
+
+// Builds the cluster: hosts and node types, fabric, faults (placed and sized from the seed: kinds
+// alternate nvlink_lanes_down / pcie_downtrain, at most one fault per host, on eligible hosts only).
+// Fails on an unknown arch or node type, hosts outside 1..100000, negative faults, or a noise model
+// outside its domain.
+Result<Cluster> BuildCluster(const SimOptions& options);
+
+// Every GPU pair of a host (a < b), in order (0,1), (0,2), ..., with the physics of node_types.h.
+std::vector<LinkTruth> HostLinks(const HostModel& host);
+
+// Small-message P2P write latency model (microseconds), loosely after DOMAIN.md §1.5: NVLink ~1.9,
+// NVSwitch ~2.1, PCIe PIX 10.5, PXB 11.0, PHB 11.5, NODE 12.5, SYS 14.5.
+double LatencyModelUs(LinkType type);
+
+// The RNG stream labels (Rng::Mix(seed, label)): host i's measurements use label i; faults use
+// kFaultStreamLabel.
+inline constexpr uint64_t kFaultStreamLabel = 0xFA0175EEDULL;
+
+}  // namespace toposcope::sim

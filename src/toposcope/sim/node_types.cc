@@ -1,0 +1,353 @@
+#include "toposcope/sim/node_types.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+
+namespace toposcope::sim {
+namespace {
+
+// h100-nvswitch: HGX H100 8-GPU. Every GPU and its 400G NIC share one PCIe Gen5 switch (GPU-own NIC
+// PIX, same socket NODE, other socket SYS, as in the real H100 topo); GPUs 0-3 on socket 0, 4-7 on
+// socket 1; 4 NVSwitches (gen 3) with 5/5/4/4 NVLink4 lanes per GPU (NV18). Effective per-lane copy
+// bandwidth 20.8 GB/s (~0.83 x 25 GB/s line rate, nccl#1264) -> ~374 GB/s per pair.
+NodeType MakeH100() {
+  NodeType t;
+  t.name = "h100-nvswitch";
+  t.gpu_model = "NVIDIA H100 80GB HBM3";
+  t.sm = 90;
+  t.gpu_pci_device = 0x2330;
+  t.gpu_pci_subsystem = 0x16c1;
+  t.gpu_pcie_gen = 5;
+  t.gpu_pcie_width = 16;
+  t.sockets = 2;
+  t.cores_per_socket = 48;
+  t.cpu_vendor = "GenuineIntel";
+  t.cpu_family = 6;
+  t.cpu_model = 143;
+  for (int i = 0; i < 8; ++i) {
+    t.pcie_switches.push_back({.socket = i < 4 ? 0 : 1, .parent = -1, .pcie_gen = 5});
+    t.gpus.push_back({.pcie_switch = i});
+    t.nics.push_back({.device = "mlx5_" + std::to_string(i),
+                      .speed_gbps = 400,
+                      .pcie_switch = i,
+                      .pcie_gen = 5,
+                      .pcie_width = 16});
+  }
+  t.nvswitch_lanes = {5, 5, 4, 4};
+  t.nvlink_lane_gbps = 20.8;
+  t.local_copy_gbps = 1650.0;
+  return t;
+}
+
+// a100-nvswitch: DGX A100. 4 two-level PCIe Gen4 switches, each with 2 GPUs and 2 200G NICs on
+// their own downstream sub-switches (GPU-NIC and GPU-GPU are PXB, as in the real DGX A100 topo);
+// 2 switches per socket; 6 NVSwitches (gen 2) with 2 NVLink3 lanes per GPU each (NV12). Effective
+// per-lane 23 GB/s -> ~276 GB/s per pair (the nvbandwidth README's 8-GPU write-CE example).
+NodeType MakeA100() {
+  NodeType t;
+  t.name = "a100-nvswitch";
+  t.gpu_model = "NVIDIA A100-SXM4-80GB";
+  t.sm = 80;
+  t.gpu_pci_device = 0x20b2;
+  t.gpu_pci_subsystem = 0x1463;
+  t.gpu_pcie_gen = 4;
+  t.gpu_pcie_width = 16;
+  t.sockets = 2;
+  t.cores_per_socket = 64;
+  t.cpu_vendor = "AuthenticAMD";
+  t.cpu_family = 23;
+  t.cpu_model = 49;
+  for (int top = 0; top < 4; ++top) {
+    t.pcie_switches.push_back({.socket = top < 2 ? 0 : 1, .parent = -1, .pcie_gen = 4});
+  }
+  for (int top = 0; top < 4; ++top) {
+    for (int j = 0; j < 4; ++j) {
+      t.pcie_switches.push_back({.socket = top < 2 ? 0 : 1, .parent = top, .pcie_gen = 4});
+    }
+  }
+  for (int top = 0; top < 4; ++top) {
+    const int sub = 4 + 4 * top;
+    t.gpus.push_back({.pcie_switch = sub + 0});
+    t.gpus.push_back({.pcie_switch = sub + 1});
+  }
+  for (int top = 0; top < 4; ++top) {
+    const int sub = 4 + 4 * top;
+    for (int j = 0; j < 2; ++j) {
+      t.nics.push_back({.device = "mlx5_" + std::to_string(2 * top + j),
+                        .speed_gbps = 200,
+                        .pcie_switch = sub + 2 + j,
+                        .pcie_gen = 4,
+                        .pcie_width = 16});
+    }
+  }
+  t.nvswitch_lanes = {2, 2, 2, 2, 2, 2};
+  t.nvlink_lane_gbps = 23.0;
+  t.local_copy_gbps = 1350.0;
+  return t;
+}
+
+// The PCIe tree shared by the two PCIe-card node types: 4 Gen4 switches with 2 GPUs each (GPU 2k
+// and 2k+1 on switch k), switches 0-1 on socket 0 and 2-3 on socket 1, one 200G NIC on switch 0 and
+// one on switch 2.
+void AddPcieCardTree(NodeType& t) {
+  t.sockets = 2;
+  t.cores_per_socket = 32;
+  t.cpu_vendor = "AuthenticAMD";
+  t.cpu_family = 25;
+  t.gpu_pcie_gen = 4;
+  t.gpu_pcie_width = 16;
+  for (int k = 0; k < 4; ++k) {
+    t.pcie_switches.push_back({.socket = k < 2 ? 0 : 1, .parent = -1, .pcie_gen = 4});
+  }
+  for (int g = 0; g < 8; ++g) t.gpus.push_back({.pcie_switch = g / 2});
+  t.nics.push_back(
+      {.device = "mlx5_0", .speed_gbps = 200, .pcie_switch = 0, .pcie_gen = 4, .pcie_width = 16});
+  t.nics.push_back(
+      {.device = "mlx5_1", .speed_gbps = 200, .pcie_switch = 2, .pcie_gen = 4, .pcie_width = 16});
+}
+
+// pcie-bridge: A100 PCIe cards joined in pairs (0,1) (2,3) (4,5) (6,7) by NVLink bridges (3 bridges,
+// 12 NVLink3 lanes per pair, NV12); bridge partners share a PCIe switch. Effective per-lane 20 GB/s
+// -> ~240 GB/s per bridged pair; every other pair crosses PCIe.
+NodeType MakePcieBridge() {
+  NodeType t;
+  t.name = "pcie-bridge";
+  t.gpu_model = "NVIDIA A100 80GB PCIe";
+  t.sm = 80;
+  t.gpu_pci_device = 0x20b5;
+  t.gpu_pci_subsystem = 0x1533;
+  AddPcieCardTree(t);
+  t.cpu_model = 1;  // EPYC Milan
+  for (int k = 0; k < 4; ++k) t.bridges.push_back({.gpu_a = 2 * k, .gpu_b = 2 * k + 1, .lanes = 12});
+  t.nvlink_lane_gbps = 20.0;
+  t.local_copy_gbps = 1300.0;
+  return t;
+}
+
+// pcie-only: L40S cards, no NVLink; every pair crosses PCIe Gen4 x16.
+NodeType MakePcieOnly() {
+  NodeType t;
+  t.name = "pcie-only";
+  t.gpu_model = "NVIDIA L40S";
+  t.sm = 89;
+  t.gpu_pci_device = 0x26b9;
+  t.gpu_pci_subsystem = 0x1851;
+  AddPcieCardTree(t);
+  t.cpu_model = 17;  // EPYC Genoa
+  t.local_copy_gbps = 380.0;
+  return t;
+}
+
+// Chain of switches from `sw` up to the root complex, `sw` first.
+std::vector<int> SwitchChain(const NodeType& type, int sw) {
+  std::vector<int> chain;
+  while (sw >= 0 && sw < static_cast<int>(type.pcie_switches.size()) &&
+         chain.size() <= type.pcie_switches.size()) {
+    chain.push_back(sw);
+    sw = type.pcie_switches[static_cast<size_t>(sw)].parent;
+  }
+  return chain;
+}
+
+std::string Hex2(int bus) {
+  char buf[8];
+  std::snprintf(buf, sizeof(buf), "%02x", bus & 0xff);
+  return buf;
+}
+
+}  // namespace
+
+int NodeType::DesignNvswitchLanes() const {
+  return std::accumulate(nvswitch_lanes.begin(), nvswitch_lanes.end(), 0);
+}
+
+int NodeType::SocketOfSwitch(int pcie_switch) const {
+  if (pcie_switch < 0 || pcie_switch >= static_cast<int>(pcie_switches.size())) return 0;
+  return pcie_switches[static_cast<size_t>(pcie_switch)].socket;
+}
+
+int NodeType::BridgeIndex(int a, int b) const {
+  for (size_t i = 0; i < bridges.size(); ++i) {
+    if ((bridges[i].gpu_a == a && bridges[i].gpu_b == b) ||
+        (bridges[i].gpu_a == b && bridges[i].gpu_b == a)) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+bool NodeType::HasPcieGpuPairs() const {
+  if (!nvswitch_lanes.empty()) return false;
+  const int n = GpuCount();
+  for (int a = 0; a < n; ++a) {
+    for (int b = a + 1; b < n; ++b) {
+      if (BridgeIndex(a, b) < 0) return true;
+    }
+  }
+  return false;
+}
+
+const std::vector<NodeType>& NodeTypes() {
+  static const std::vector<NodeType> types = {MakeH100(), MakeA100(), MakePcieBridge(), MakePcieOnly()};
+  return types;
+}
+
+const NodeType* FindNodeType(std::string_view name) {
+  for (const auto& t : NodeTypes()) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
+}
+
+LinkType PcieRelation(const NodeType& type, int switch_a, int switch_b) {
+  if (switch_a == switch_b) return LinkType::kPix;
+  const std::vector<int> chain_a = SwitchChain(type, switch_a);
+  const std::vector<int> chain_b = SwitchChain(type, switch_b);
+  for (int s : chain_a) {
+    if (std::find(chain_b.begin(), chain_b.end(), s) != chain_b.end()) return LinkType::kPxb;
+  }
+  return type.SocketOfSwitch(switch_a) == type.SocketOfSwitch(switch_b) ? LinkType::kNode : LinkType::kSys;
+}
+
+double PcieLinkGbps(int pcie_gen, int width) {
+  double gt_per_s = 0;
+  double encoding = 128.0 / 130.0;
+  switch (pcie_gen) {
+    case 1:
+      gt_per_s = 2.5;
+      encoding = 0.8;
+      break;
+    case 2:
+      gt_per_s = 5.0;
+      encoding = 0.8;
+      break;
+    case 3:
+      gt_per_s = 8.0;
+      break;
+    case 4:
+      gt_per_s = 16.0;
+      break;
+    case 5:
+      gt_per_s = 32.0;
+      break;
+    case 6:
+      gt_per_s = 64.0;
+      break;
+    default:
+      return 0.0;
+  }
+  return gt_per_s * width * encoding / 8.0 * 0.85;
+}
+
+double PciePathFactor(LinkType type) {
+  switch (type) {
+    case LinkType::kPix:
+      return 0.92;
+    case LinkType::kPxb:
+      return 0.88;
+    case LinkType::kPhb:
+      return 0.82;
+    case LinkType::kNode:
+      return 0.78;
+    case LinkType::kSys:
+      return 0.55;
+    default:
+      return 0.0;
+  }
+}
+
+std::string PcieSpeedText(int pcie_gen) {
+  switch (pcie_gen) {
+    case 1:
+      return "2.5 GT/s PCIe";
+    case 2:
+      return "5.0 GT/s PCIe";
+    case 3:
+      return "8.0 GT/s PCIe";
+    case 4:
+      return "16.0 GT/s PCIe";
+    case 5:
+      return "32.0 GT/s PCIe";
+    case 6:
+      return "64.0 GT/s PCIe";
+    default:
+      return "";
+  }
+}
+
+BusLayout AssignBusNumbers(const NodeType& type) {
+  // Per socket a region of bus numbers (socket s starts at 0x0c + 0x80 s); each top-level switch
+  // takes a block of 0x14 buses: its own upstream port, then per downstream sub-switch its port and
+  // devices (NICs before GPUs, as NCCL dumps list them), then the devices directly below it.
+  // NVSwitches sit above all sockets at 0xe4 + k.
+  BusLayout out;
+  out.pcie_switches.assign(type.pcie_switches.size(), 0);
+  out.gpus.assign(type.gpus.size(), 0);
+  out.nics.assign(type.nics.size(), 0);
+  auto place_devices = [&](int sw, int& cursor) {
+    for (size_t k = 0; k < type.nics.size(); ++k) {
+      if (type.nics[k].pcie_switch == sw) out.nics[k] = cursor++;
+    }
+    for (size_t g = 0; g < type.gpus.size(); ++g) {
+      if (type.gpus[g].pcie_switch == sw) out.gpus[g] = cursor++;
+    }
+  };
+  for (int socket = 0; socket < type.sockets; ++socket) {
+    int block_start = 0x0c + 0x80 * socket;
+    for (size_t top = 0; top < type.pcie_switches.size(); ++top) {
+      const auto& spec = type.pcie_switches[top];
+      if (spec.parent != -1 || spec.socket != socket) continue;
+      int cursor = block_start;
+      out.pcie_switches[top] = cursor++;
+      for (size_t sub = 0; sub < type.pcie_switches.size(); ++sub) {
+        if (type.pcie_switches[sub].parent != static_cast<int>(top)) continue;
+        out.pcie_switches[sub] = cursor++;
+        place_devices(static_cast<int>(sub), cursor);
+      }
+      place_devices(static_cast<int>(top), cursor);
+      block_start += 0x14;
+    }
+  }
+  for (size_t s = 0; s < type.nvswitch_lanes.size(); ++s)
+    out.nvswitches.push_back(0xe4 + static_cast<int>(s));
+  return out;
+}
+
+std::string BusIdNccl(int bus) { return "0000:" + Hex2(bus) + ":00.0"; }
+std::string BusIdNvbandwidth(int bus) { return "00000000:" + Hex2(bus) + ":00"; }
+std::string BusIdShort(int bus) {
+  char buf[8];
+  std::snprintf(buf, sizeof(buf), "%x", bus & 0xff);
+  return buf;
+}
+
+std::string CpuListOfSocket(const NodeType& type, int socket) {
+  const int c = type.cores_per_socket;
+  const int first = socket * c;
+  const int sibling = (type.sockets + socket) * c;  // second hardware thread of the same cores
+  return std::to_string(first) + "-" + std::to_string(first + c - 1) + "," + std::to_string(sibling) + "-" +
+         std::to_string(sibling + c - 1);
+}
+
+std::string CpuMaskOfSocket(const NodeType& type, int socket) {
+  const int c = type.cores_per_socket;
+  const int total = 2 * type.sockets * c;
+  const int groups = (total + 31) / 32;
+  std::vector<uint32_t> words(static_cast<size_t>(groups), 0);
+  auto set = [&](int cpu) { words[static_cast<size_t>(cpu / 32)] |= uint32_t{1} << (cpu % 32); };
+  for (int i = 0; i < c; ++i) {
+    set(socket * c + i);
+    set((type.sockets + socket) * c + i);
+  }
+  std::string out;
+  for (int g = groups - 1; g >= 0; --g) {
+    char buf[16];
+    std::snprintf(buf, sizeof(buf), "%08x", words[static_cast<size_t>(g)]);
+    if (!out.empty()) out += ',';
+    out += buf;
+  }
+  return out;
+}
+
+}  // namespace toposcope::sim

@@ -1,0 +1,37 @@
+#include "toposcope/sim/simulate.h"
+
+#include "toposcope/base/file_io.h"
+#include "toposcope/base/names.h"
+#include "toposcope/sim/writers.h"
+
+namespace toposcope::sim {
+
+Result<SimSummary> Simulate(const SimOptions& options, const std::string& out_dir) {
+  if (out_dir.empty()) return MakeError("no output directory given", "pass a directory to write into");
+  Result<Cluster> cluster = BuildCluster(options);
+  if (!cluster.ok()) return cluster.error();
+
+  const std::string base = out_dir.back() == '/' ? out_dir : out_dir + "/";
+  SimSummary summary;
+  summary.out_dir = out_dir;
+  summary.arch = options.arch;
+  summary.seed = options.seed;
+  summary.faults_requested = options.faults;
+  for (const RenderedFile& f : RenderCluster(*cluster)) {
+    if (Status st = WriteFileText(base + f.path, f.text); !st) return st.error();
+    ++summary.files_written;
+  }
+  summary.truth_path = base + kTruthFile;
+  for (const HostModel& h : cluster->hosts) {
+    summary.hosts.push_back({h.name, h.type->name, h.leaf, HostFiles(h)});
+  }
+  for (const FaultTruth& f : cluster->faults) {
+    const std::string& host = cluster->hosts[static_cast<size_t>(f.host)].name;
+    SimFaultSummary s{f.kind, host, {}, f.detail};
+    for (int g : f.gpus) s.gpus.push_back(GpuName(host, g));
+    summary.faults.push_back(std::move(s));
+  }
+  return summary;
+}
+
+}  // namespace toposcope::sim

@@ -1,0 +1,48 @@
+// sim/simulate: the simulator's entry point. Builds a cluster of known topology from the options
+// (sim/cluster.h), renders every host's telemetry in the real tools' formats plus truth.json
+// (sim/writers.h) and writes them under an output directory:
+//   OUT/<host>/nvidia-smi-topo.txt, OUT/<host>/nccl-topo.xml,
+//   OUT/<host>/nvbandwidth.txt or OUT/<host>/p2pBandwidthLatencyTest.txt (alternating hosts),
+//   OUT/truth.json (read only by the scorer).
+// The same options (seed included) give byte-identical output.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "toposcope/base/result.h"
+#include "toposcope/sim/cluster.h"
+
+namespace toposcope::sim {
+
+struct SimHostSummary {
+  std::string name;                // "node001"
+  std::string node_type;           // "h100-nvswitch"
+  std::string leaf;                // fabric switch the host attaches to
+  std::vector<std::string> files;  // relative to the output directory
+};
+
+struct SimFaultSummary {
+  std::string kind;  // "nvlink_lanes_down" | "pcie_downtrain"
+  std::string host;
+  std::vector<std::string> gpus;  // "node003/gpu5"
+  std::string detail;             // "9 of 18 lanes down"
+};
+
+struct SimSummary {
+  std::string out_dir;
+  std::string arch;
+  uint64_t seed = 0;
+  std::vector<SimHostSummary> hosts;
+  std::vector<SimFaultSummary> faults;  // as injected (may be fewer than requested)
+  int faults_requested = 0;
+  std::string truth_path;  // OUT/truth.json
+  int files_written = 0;   // truth.json included
+};
+
+// Simulates and writes the dataset into `out_dir` (created if missing; existing files of the same
+// names are overwritten, others left alone). Fails on invalid options (see BuildCluster) or when a
+// file cannot be written (the Error names it).
+Result<SimSummary> Simulate(const SimOptions& options, const std::string& out_dir);
+
+}  // namespace toposcope::sim

@@ -1,0 +1,56 @@
+// sim/writers: renders a simulated cluster into the real tools' file formats, through the
+// formats/ writers, plus the ground truth `truth.json` (schema toposcope.truth/1,
+// docs/truth_schema.md). Per host: nvidia-smi topo -m, the NCCL topology dump and one P2P
+// measurement (nvbandwidth or p2pBandwidthLatencyTest, alternating). Pure functions: the same
+// cluster gives the same bytes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "toposcope/formats/nccl_xml.h"
+#include "toposcope/formats/nvsmi_topo.h"
+#include "toposcope/formats/p2p_matrix.h"
+#include "toposcope/sim/cluster.h"
+
+namespace toposcope::sim {
+
+inline constexpr const char* kNvsmiTopoFile = "nvidia-smi-topo.txt";
+inline constexpr const char* kNcclTopoFile = "nccl-topo.xml";
+inline constexpr const char* kNvbandwidthFile = "nvbandwidth.txt";
+inline constexpr const char* kP2pTestFile = "p2pBandwidthLatencyTest.txt";
+inline constexpr const char* kTruthFile = "truth.json";
+
+// `nvidia-smi topo -m` of the host's current state: GPU and NIC rows; an NVLink pair shows its
+// active lanes (`NV9` with lanes down); CPU/NUMA affinity per socket; GPU NUMA ID N/A.
+formats::NvsmiTopo BuildNvsmiTopo(const HostModel& host);
+
+// The NCCL topology dump (NCCL_TOPO_DUMP_FILE) of the host in NCCL's element and attribute order:
+// system > cpu > pci bridge(s) > pci nic > nic > net, and pci gpu > gpu > nvlink (active lanes; to
+// NVSwitch bus ids with tclass 0x068000, or to the bridged peer GPU with 0x030200). A downtrained
+// GPU shows its trained link_speed / link_width.
+formats::XmlElement BuildNcclTopoXml(const HostModel& host);
+
+// The host's P2P measurement: every measured cell (each direction separately) is the true value x
+// (1 + noise.Sample(rng)), the factor floored at 0.05, with rng = Rng(Rng::Mix(seed, host.index)).
+// nvbandwidth v0.8: device_to_device_memcpy_write_ce, N/A diagonal, SUM. p2pBandwidthLatencyTest:
+// connectivity, unidirectional and bidirectional (~2x) P2P=Enabled bandwidth, P2P=Enabled latency
+// (GPU and CPU tables).
+formats::P2pReport BuildP2pReport(const HostModel& host, const stats::NoiseModel& noise, uint64_t seed);
+
+// The files of one host, relative to the output directory ("node001/nvidia-smi-topo.txt", ...).
+std::vector<std::string> HostFiles(const HostModel& host);
+
+// truth.json: "schema" first (format detection reads the file's head), then the other keys sorted;
+// arrays in host / GPU order, numbers rounded to 3 decimals, 2-space indent, trailing newline.
+std::string TruthJson(const Cluster& cluster);
+
+struct RenderedFile {
+  std::string path;  // relative to the output directory
+  std::string text;
+};
+// Every file of the dataset, in a fixed order (hosts in order, then truth.json last).
+std::vector<RenderedFile> RenderCluster(const Cluster& cluster);
+
+}  // namespace toposcope::sim

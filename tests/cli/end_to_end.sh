@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The CLI end to end: demo, simulate -> analyze -> score, subcommands, exit codes, determinism.
+set -euo pipefail
+bin=$1
+fixtures=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$bin" demo --out "$tmp/demo" > "$tmp/demo.log"
+grep -q '"ari"' "$tmp/demo.log" || fail "demo printed no scores"
+/usr/bin/python3 - "$tmp/demo/score.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["islands"]["ari"] == 1.0, s
+assert s["links"]["type_accuracy"] >= 0.995, s
+assert s["links"]["degraded"]["precision"] >= 0.99, s
+assert s["links"]["degraded"]["recall"] >= 0.99, s
+assert s["links"]["degraded"]["true_positives"] > 0, s
+PY
+
+"$bin" simulate --arch hhre --seed 9 --hosts 6 --out "$tmp/a" > /dev/null
+"$bin" simulate --arch hhre --seed 9 --hosts 6 --out "$tmp/b" > /dev/null
+diff -r "$tmp/a" "$tmp/b" > /dev/null || fail "simulate is not deterministic"
+"$bin" analyze "$tmp/a" --out "$tmp/ra" > /dev/null
+"$bin" analyze "$tmp/b" --out "$tmp/rb" > /dev/null
+sed 's#'"$tmp"'/a#X#g' "$tmp/ra/result.json" > "$tmp/ra.norm"
+sed 's#'"$tmp"'/b#X#g' "$tmp/rb/result.json" > "$tmp/rb.norm"
+cmp "$tmp/ra.norm" "$tmp/rb.norm" || fail "analyze is not deterministic"
+grep -q '"schema": "toposcope.result/1"' "$tmp/ra/result.json" || fail "no schema"
+"$bin" score --truth "$tmp/a/truth.json" --result "$tmp/ra/result.json" > "$tmp/score.json"
+grep -q type_accuracy "$tmp/score.json" || fail "score"
+"$bin" links "$tmp/a" > "$tmp/links.json"
+grep -q '"links"' "$tmp/links.json" || fail "links subcommand"
+"$bin" islands "$tmp/a" > "$tmp/islands.json"
+grep -q '"islands"' "$tmp/islands.json" || fail "islands subcommand"
+
+# Every real node-level fixture is read.
+"$bin" analyze "$fixtures/nvidia_smi_topo" "$fixtures/nccl_topo_xml" "$fixtures/nccl_graph_xml" \
+  "$fixtures/cuda_p2p" "$fixtures/nvbandwidth" --out "$tmp/real" > "$tmp/real.log"
+/usr/bin/python3 - "$tmp/real/result.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert len(r["inputs"]) == 17, len(r["inputs"])
+for i in r["inputs"]:
+    assert not i["skipped"], i
+    assert i["rejected"] == 0, i
+    assert i["records"] > 0, i
+PY
+
+# Exit codes: usage 2, missing input 3.
+set +e
+"$bin" analyze > /dev/null 2>&1; [ $? -eq 2 ] || fail "usage exit code"
+"$bin" analyze /nonexistent > /dev/null 2>&1; [ $? -eq 3 ] || fail "missing input exit code"
+"$bin" score --truth /nonexistent --result /nonexistent > /dev/null 2>&1; [ $? -eq 3 ] || fail "score missing"
+set -e
+echo "end_to_end: ok"

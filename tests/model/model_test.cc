@@ -1,0 +1,168 @@
+// Tests of model/: loading real fixtures into a Dataset (format detection, host attribution,
+// declared link classes), NCCL XML path classification, the topology JSON round trip.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "toposcope/base/file_io.h"
+#include "toposcope/formats/sniff.h"
+#include "toposcope/model/dataset.h"
+#include "toposcope/model/topology.h"
+
+namespace toposcope::model {
+namespace {
+
+const std::string kFix = TOPOSCOPE_FIXTURES;
+
+const InputFile* FindInput(const Dataset& ds, const std::string& suffix) {
+  for (const auto& in : ds.inputs) {
+    if (in.path.size() >= suffix.size() && in.path.compare(in.path.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      return &in;
+    }
+  }
+  return nullptr;
+}
+
+TEST(Sniff, RecognisesEveryRealFixtureOfTheNodeFormats) {
+  struct Case {
+    const char* dir;
+    formats::FileFormat format;
+  };
+  for (const Case& c : {Case{"nvidia_smi_topo", formats::FileFormat::kNvsmiTopo},
+                        Case{"nccl_topo_xml", formats::FileFormat::kNcclTopoXml},
+                        Case{"nccl_graph_xml", formats::FileFormat::kNcclGraphXml},
+                        Case{"cuda_p2p", formats::FileFormat::kP2pBandwidthLatencyTest},
+                        Case{"nvbandwidth", formats::FileFormat::kNvbandwidth}}) {
+    for (const auto& e : std::filesystem::directory_iterator(kFix + "/" + c.dir)) {
+      auto head = ReadHead(e.path().string());
+      ASSERT_TRUE(head.ok());
+      EXPECT_EQ(formats::SniffFormat(*head).format, c.format) << e.path();
+    }
+  }
+  EXPECT_EQ(formats::SniffFormat("").format, formats::FileFormat::kUnknown);
+  EXPECT_EQ(formats::SniffFormat(std::string("\x7f" "ELF\0\0", 6)).format, formats::FileFormat::kUnknown);
+  EXPECT_EQ(formats::SniffFormat("{\"schema\": \"toposcope.truth/1\"}").format, formats::FileFormat::kTruthJson);
+  EXPECT_EQ(formats::SniffFormat("src,dst,bandwidth_gbps\n0,1,2\n").format, formats::FileFormat::kP2pCsv);
+}
+
+TEST(LoadPaths, ReadsEveryNodeFixtureAndSaysWhatItSkipped) {
+  auto ds = LoadPaths({kFix}, {});
+  ASSERT_TRUE(ds.ok()) << ds.error().ToString();
+  int used = 0;
+  for (const auto& in : ds->inputs) {
+    if (in.skipped) {
+      EXPECT_FALSE(in.skip_reason.empty()) << in.path;
+      continue;
+    }
+    ++used;
+    EXPECT_FALSE(in.host.empty()) << in.path;
+  }
+  // 6 topo + 5 topology XML + 1 graph XML + 1 p2pBandwidthLatencyTest + 4 nvbandwidth at least.
+  EXPECT_GE(used, 17);
+  const InputFile* a800 = FindInput(*ds, "nvidia_smi_topo/a800_8gpu_nv8_4nic_driver525.txt");
+  ASSERT_NE(a800, nullptr);
+  EXPECT_FALSE(a800->skipped);
+  EXPECT_EQ(a800->format, "nvidia-smi-topo");
+  EXPECT_EQ(a800->host, "nvidia_smi_topo");  // first directory below the given root
+  EXPECT_EQ(a800->rejected, 0);
+}
+
+TEST(LoadPaths, HostIsTheFileStemWhenFilesLieInTheRoot) {
+  auto ds = LoadPaths({kFix + "/nvidia_smi_topo"}, {});
+  ASSERT_TRUE(ds.ok());
+  ASSERT_TRUE(ds->hosts.count("a800_8gpu_nv8_4nic_driver525"));
+  const HostEvidence& h = ds->hosts.at("a800_8gpu_nv8_4nic_driver525");
+  EXPECT_EQ(h.gpus.size(), 8U);
+  EXPECT_EQ(h.nics.size(), 4U);
+  EXPECT_EQ(h.nvsmi_links.size(), 28U);
+  EXPECT_EQ(h.nvsmi_links.at({0, 1}).cls, (LinkClass{LinkType::kNvlink, 8}));
+  EXPECT_EQ(h.gpus.at(4).numa_node, 1);
+  EXPECT_EQ(h.gpus.at(4).cpu_affinity, "32-63,96-127");
+  EXPECT_EQ(h.gpu_nic.at({1, "mlx5_0"}).type, LinkType::kPix);
+
+  const HostEvidence& dgx1 = ds->hosts.at("dgx1_v100_topo_mp_pcie_only");
+  EXPECT_EQ(dgx1.nvsmi_links.at({0, 1}).cls.type, LinkType::kPix);
+  EXPECT_EQ(dgx1.nvsmi_links.at({0, 2}).cls.type, LinkType::kPhb);
+  EXPECT_EQ(dgx1.nvsmi_links.at({0, 4}).cls.type, LinkType::kSys);
+  // The p2p status matrix declares no link classes.
+  EXPECT_TRUE(ds->hosts.at("rtx2080ti_x2_topo_p2p_p").nvsmi_links.empty());
+}
+
+TEST(LoadPaths, NvbandwidthHostnameLineNamesTheHost) {
+  auto ds = LoadPaths({kFix + "/nvbandwidth"}, {});
+  ASSERT_TRUE(ds.ok());
+  ASSERT_TRUE(ds->hosts.count("sglang-host-cuda"));
+  const HostEvidence& a6000 = ds->hosts.at("nvbandwidth_issue50_v0.8_6x_rtx_a6000_pcie_d2d_memcpy_read_ce");
+  ASSERT_TRUE(a6000.measured.count({0, 1}));
+  EXPECT_EQ(a6000.measured.at({0, 1}).samples_gbps.size(), 2U);  // both directions
+  EXPECT_NEAR(a6000.measured.at({0, 1}).samples_gbps[0], 26.34, 1e-9);
+}
+
+TEST(NcclTopo, ClassifiesPairsOfTheRealH100DumpAsNvswitch) {
+  auto ds = LoadPaths({kFix + "/nccl_topo_xml/ibm_vpc_gx3d_h100_8gpu_8nic_nccl2.22.3.xml"}, {});
+  ASSERT_TRUE(ds.ok());
+  ASSERT_EQ(ds->hosts.size(), 1U);
+  const HostEvidence& h = ds->hosts.begin()->second;
+  EXPECT_EQ(h.gpus.size(), 8U);
+  EXPECT_EQ(h.nics.size(), 8U);
+  ASSERT_EQ(h.xml_links.size(), 28U);
+  for (const auto& [p, l] : h.xml_links) {
+    EXPECT_EQ(l.cls, (LinkClass{LinkType::kNvswitch, 18})) << p.first << "-" << p.second;
+  }
+  EXPECT_EQ(h.gpus.at(0).bus_id, "0000:a4:00.0");
+  EXPECT_EQ(h.nics.at("mlx5_7").speed_gbps, 200.0);
+}
+
+TEST(NcclTopo, SkeletonPciTreesGivePixAndSys) {
+  auto ds = LoadPaths({kFix + "/nccl_topo_xml/azure_azhpc_ndv4-topo.xml"}, {});
+  ASSERT_TRUE(ds.ok());
+  const HostEvidence& h = ds->hosts.begin()->second;
+  ASSERT_EQ(h.gpus.size(), 8U);
+  // GPUs 0 and 1 hang from the same bridge under NUMA 0; 0 and 2 sit on different CPUs.
+  EXPECT_EQ(h.xml_links.at({0, 1}).cls.type, LinkType::kPix);
+  EXPECT_EQ(h.xml_links.at({0, 2}).cls.type, LinkType::kSys);
+}
+
+TEST(NcclTopo, SelfTargetedNvlinksAreNotPeers) {
+  auto ds = LoadPaths({kFix + "/nccl_topo_xml/azure_azhpc_ncv4-topo.xml"}, {});
+  ASSERT_TRUE(ds.ok());
+  const HostEvidence& h = ds->hosts.begin()->second;
+  ASSERT_EQ(h.gpus.size(), 4U);
+  for (const auto& [p, l] : h.xml_links) EXPECT_EQ(l.cls.type, LinkType::kSys);
+}
+
+TEST(Topology, JsonRoundTrip) {
+  auto ds = LoadPaths({kFix + "/nvidia_smi_topo", kFix + "/nccl_topo_xml", kFix + "/nvbandwidth"}, {});
+  ASSERT_TRUE(ds.ok());
+  const Topology t = BuildTopology(*ds);
+  EXPECT_GT(t.vertices.size(), 50U);
+  EXPECT_GT(t.edges.size(), 100U);
+  const auto j = TopologyToJson(t);
+  auto back = TopologyFromJson(nlohmann::json::parse(j.dump()));
+  ASSERT_TRUE(back.ok()) << back.error().ToString();
+  EXPECT_TRUE(*back == t);
+  EXPECT_EQ(TopologyToJson(*back).dump(), j.dump());
+  EXPECT_FALSE(TopologyFromJson(nlohmann::json::parse("{\"schema\":\"x\"}")).ok());
+  auto bad = nlohmann::json::parse(j.dump());
+  bad["edges"][0]["type"] = "WARP";
+  EXPECT_FALSE(TopologyFromJson(bad).ok());
+}
+
+TEST(LoadPaths, MissingPathIsAnErrorAndGarbageIsSkipped) {
+  EXPECT_FALSE(LoadPaths({"/nonexistent/dir"}, {}).ok());
+  const auto dir = std::filesystem::temp_directory_path() / "toposcope_model_garbage";
+  std::filesystem::create_directories(dir);
+  ASSERT_TRUE(WriteFileText((dir / "junk.bin").string(), std::string("\0\1\2\3garbage", 11)).ok());
+  ASSERT_TRUE(WriteFileText((dir / "empty.txt").string(), "").ok());
+  auto ds = LoadPaths({dir.string()}, {});
+  ASSERT_TRUE(ds.ok());
+  ASSERT_EQ(ds->inputs.size(), 2U);
+  for (const auto& in : ds->inputs) {
+    EXPECT_TRUE(in.skipped);
+    EXPECT_FALSE(in.skip_reason.empty());
+  }
+}
+
+}  // namespace
+}  // namespace toposcope::model

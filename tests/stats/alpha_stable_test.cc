@@ -1,0 +1,139 @@
+// Tests for stats/alpha_stable: CMS sampling (S1) and the truncated noise model.
+#include "toposcope/stats/alpha_stable.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "toposcope/base/rng.h"
+
+namespace toposcope::stats {
+namespace {
+
+NoiseQuantiles Draw(double alpha, double beta, double sigma, double mu, int n, uint64_t seed) {
+  NoiseQuantiles q;
+  Rng rng(seed);
+  q.sorted.reserve(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) q.sorted.push_back(SampleAlphaStable(rng, alpha, beta, sigma, mu));
+  std::sort(q.sorted.begin(), q.sorted.end());
+  return q;
+}
+
+TEST(AlphaStableTest, ReferenceQuantiles) {
+  // S1(1.4, 0.3, 0.08, 0), untruncated, 4e5 draws.
+  const NoiseQuantiles q = Draw(1.4, 0.3, 0.08, 0.0, 400000, 2024);
+  EXPECT_NEAR(q.Quantile(0.05), -0.249, 0.015);
+  EXPECT_NEAR(q.Quantile(0.25), -0.099, 0.01);
+  EXPECT_NEAR(q.Quantile(0.50), -0.025, 0.01);
+  EXPECT_NEAR(q.Quantile(0.75), 0.059, 0.01);
+  EXPECT_NEAR(q.Quantile(0.95), 0.293, 0.015);
+}
+
+TEST(AlphaStableTest, AlphaTwoIsGaussianWithStdSigmaRootTwo) {
+  const double sigma = 0.5;
+  const NoiseQuantiles q = Draw(2.0, 0.7, sigma, 1.0, 200000, 7);  // beta is irrelevant at 2
+  double mean = 0;
+  for (double x : q.sorted) mean += x;
+  mean /= static_cast<double>(q.sorted.size());
+  double var = 0;
+  for (double x : q.sorted) var += (x - mean) * (x - mean);
+  var /= static_cast<double>(q.sorted.size() - 1);
+  EXPECT_NEAR(mean, 1.0, 0.01);
+  EXPECT_NEAR(std::sqrt(var), sigma * std::sqrt(2.0), 0.01);
+  // Gaussian quartiles: mu +- 0.6745 * std.
+  EXPECT_NEAR(q.Quantile(0.75) - q.Quantile(0.25), 2 * 0.674490 * sigma * std::sqrt(2.0), 0.01);
+}
+
+TEST(AlphaStableTest, AlphaOneSymmetricIsCauchy) {
+  // S1(1, 0, sigma, mu) is Cauchy(mu, sigma): quartiles at mu -+ sigma.
+  const NoiseQuantiles q = Draw(1.0, 0.0, 2.0, 3.0, 200000, 5);
+  EXPECT_NEAR(q.Quantile(0.5), 3.0, 0.03);
+  EXPECT_NEAR(q.Quantile(0.25), 1.0, 0.05);
+  EXPECT_NEAR(q.Quantile(0.75), 5.0, 0.05);
+}
+
+TEST(AlphaStableTest, AlphaHalfTotallySkewedIsLevy) {
+  // S1(1/2, 1, sigma, 0) is the Levy distribution with scale sigma: positive, median 2.198 sigma.
+  const double sigma = 0.3;
+  const NoiseQuantiles q = Draw(0.5, 1.0, sigma, 0.0, 200000, 9);
+  EXPECT_GE(q.sorted.front(), 0.0);
+  EXPECT_NEAR(q.Quantile(0.5) / sigma, 2.198109, 0.03);
+}
+
+TEST(AlphaStableTest, DeterministicForASeed) {
+  Rng a(99);
+  Rng b(99);
+  for (int i = 0; i < 100; ++i) {
+    EXPECT_EQ(SampleAlphaStable(a, 1.4, 0.3, 0.08), SampleAlphaStable(b, 1.4, 0.3, 0.08));
+  }
+}
+
+TEST(AlphaStableTest, InvalidParametersGiveNaN) {
+  Rng rng(1);
+  EXPECT_TRUE(std::isnan(SampleAlphaStable(rng, 0.0, 0.0, 1.0)));
+  EXPECT_TRUE(std::isnan(SampleAlphaStable(rng, 2.5, 0.0, 1.0)));
+  EXPECT_TRUE(std::isnan(SampleAlphaStable(rng, 1.5, 0.0, -1.0)));
+  EXPECT_FALSE(std::isnan(SampleAlphaStable(rng, 1.5, 3.0, 1.0)));  // beta is clamped
+}
+
+TEST(NoiseModelTest, SamplesRespectTruncation) {
+  const NoiseModel model;
+  Rng rng(3);
+  const double bound = model.truncation * model.scale;
+  for (int i = 0; i < 50000; ++i) {
+    const double y = model.Sample(rng);
+    ASSERT_LE(std::abs(y), bound);
+  }
+}
+
+TEST(NoiseModelTest, ZeroScaleIsNoNoise) {
+  NoiseModel model;
+  model.scale = 0;
+  Rng rng(3);
+  EXPECT_EQ(model.Sample(rng), 0.0);
+}
+
+TEST(NoiseModelTest, EstimateNoiseQuantilesAndCdf) {
+  const NoiseModel model;
+  const NoiseQuantiles q = EstimateNoise(model, 100000);
+  ASSERT_EQ(q.sorted.size(), 100000u);
+  EXPECT_TRUE(std::is_sorted(q.sorted.begin(), q.sorted.end()));
+  // Truncation at 3 * scale barely moves the centre of the untruncated distribution.
+  EXPECT_NEAR(q.Quantile(0.5), -0.025, 0.01);
+  EXPECT_NEAR(q.Quantile(0.25), -0.099, 0.01);
+  EXPECT_GE(q.Quantile(0.0), -0.24);
+  EXPECT_LE(q.Quantile(1.0), 0.24);
+  for (double p : {0.1, 0.3, 0.5, 0.7, 0.9}) EXPECT_NEAR(q.Cdf(q.Quantile(p)), p, 1e-3);
+  EXPECT_EQ(q.Cdf(-1.0), 0.0);
+  EXPECT_EQ(q.Cdf(1.0), 1.0);
+  // Same seed, same draws.
+  EXPECT_EQ(EstimateNoise(model, 1000).sorted, EstimateNoise(model, 1000).sorted);
+}
+
+TEST(NoiseModelTest, QuantileInterpolatesAndHandlesEmpty) {
+  NoiseQuantiles q;
+  EXPECT_TRUE(std::isnan(q.Quantile(0.5)));
+  EXPECT_TRUE(std::isnan(q.Cdf(0.0)));
+  q.sorted = {0.0, 1.0, 2.0, 3.0};
+  EXPECT_DOUBLE_EQ(q.Quantile(0.5), 1.5);
+  EXPECT_DOUBLE_EQ(q.Quantile(0.0), 0.0);
+  EXPECT_DOUBLE_EQ(q.Quantile(1.0), 3.0);
+  EXPECT_DOUBLE_EQ(q.Cdf(1.0), 0.5);
+}
+
+TEST(NoiseModelTest, AveragingShrinksTheError) {
+  const NoiseModel model;
+  const double one = MeanAbsErrorQuantile(model, 1, 0.95, 20000);
+  const double four = MeanAbsErrorQuantile(model, 4, 0.95, 20000);
+  const double sixteen = MeanAbsErrorQuantile(model, 16, 0.95, 20000);
+  EXPECT_GT(one, four);
+  EXPECT_GT(four, sixteen);
+  EXPECT_GT(sixteen, 0.0);
+  EXPECT_LE(one, model.truncation * model.scale);
+  EXPECT_EQ(MeanAbsErrorQuantile(model, 4, 0.95, 2000), MeanAbsErrorQuantile(model, 4, 0.95, 2000));
+}
+
+}  // namespace
+}  // namespace toposcope::stats

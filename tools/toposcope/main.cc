@@ -1,0 +1,282 @@
+// toposcope: the command-line driver. Parses flags, calls the library, maps errors to exit codes
+// (0 ok, 1 input rejected under --strict, 2 usage, 3 unreadable input, 4 internal).
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "toposcope/analysis/analyze.h"
+#include "toposcope/analysis/links.h"
+#include "toposcope/base/file_io.h"
+#include "toposcope/model/dataset.h"
+#include "toposcope/model/topology.h"
+#include "toposcope/report/result_json.h"
+#include "toposcope/report/score.h"
+#include "toposcope/sim/simulate.h"
+
+namespace {
+
+using toposcope::Error;
+
+enum ExitCode { kOk = 0, kRejected = 1, kUsage = 2, kUnreadable = 3, kInternal = 4 };
+
+struct AnalyzeFlags {
+  std::vector<std::string> paths;
+  std::string out;
+  std::string host;
+  std::string thresholds = "modern";
+  double nvlink_min_gbps = -1;
+  double pcie_cpu_max_gbps = -1;
+  double degraded_ratio = -1;
+  double sampling_period_ms = 100;
+  bool strict = false;
+  bool quiet = false;
+};
+
+struct SimFlags {
+  std::string arch = "fat-tree";
+  uint64_t seed = 1;
+  int hosts = 16;
+  int faults = 4;
+  std::vector<std::string> node_types;
+  std::string out;
+};
+
+void PrintError(const Error& e) { std::fprintf(stderr, "toposcope: %s\n", e.ToString().c_str()); }
+
+toposcope::analysis::AnalyzeOptions MakeAnalyzeOptions(const AnalyzeFlags& f) {
+  toposcope::analysis::AnalyzeOptions opt;
+  opt.thresholds = f.thresholds == "seed" ? toposcope::analysis::SeedThresholds()
+                                          : toposcope::analysis::ModernThresholds();
+  if (f.nvlink_min_gbps > 0) opt.thresholds.nvlink_min_gbps = f.nvlink_min_gbps;
+  if (f.pcie_cpu_max_gbps > 0) opt.thresholds.pcie_cpu_max_gbps = f.pcie_cpu_max_gbps;
+  if (f.degraded_ratio > 0) opt.thresholds.degraded_ratio = f.degraded_ratio;
+  opt.confidence.path_period_ms = f.sampling_period_ms;
+  return opt;
+}
+
+// Loads and analyses; writes DIR/result.json when `out` is set. Returns an exit code.
+int RunAnalyze(const AnalyzeFlags& f, toposcope::analysis::AnalysisResult* result_out = nullptr) {
+  toposcope::model::LoadOptions lo;
+  lo.host_override = f.host;
+  auto ds = toposcope::model::LoadPaths(f.paths, lo);
+  if (!ds.ok()) {
+    PrintError(ds.error());
+    return kUnreadable;
+  }
+  toposcope::analysis::AnalysisResult r = toposcope::analysis::Analyze(*ds, MakeAnalyzeOptions(f));
+  if (!f.out.empty()) {
+    const std::filesystem::path dir(f.out);
+    const std::string topology =
+        toposcope::report::DumpSchemaFirst(toposcope::model::TopologyToJson(toposcope::model::BuildTopology(*ds)));
+    for (const auto& [name, text] : {std::pair{"result.json", toposcope::report::ResultJsonText(r)},
+                                     std::pair{"topology.json", topology}}) {
+      if (auto st = toposcope::WriteFileText((dir / name).string(), text); !st.ok()) {
+        PrintError(st.error());
+        return kUnreadable;
+      }
+    }
+  }
+  if (!f.quiet) {
+    std::fputs(toposcope::report::ResultSummaryText(r).c_str(), stdout);
+    for (const auto& d : r.diagnostics) std::fprintf(stderr, "%s\n", d.c_str());
+    if (!f.out.empty()) std::printf("wrote %s/result.json\n", f.out.c_str());
+  }
+  const bool any_read = std::any_of(r.inputs.begin(), r.inputs.end(), [](const auto& in) { return !in.skipped; });
+  if (result_out != nullptr) *result_out = std::move(r);
+  if (!any_read) {
+    std::fprintf(stderr, "toposcope: no input could be read\n");
+    return kUnreadable;
+  }
+  return kOk;
+}
+
+void AddAnalyzeFlags(CLI::App* cmd, AnalyzeFlags& f, bool with_out) {
+  cmd->add_option("paths", f.paths, "files and directories to read (formats are detected by content)")
+      ->required();
+  if (with_out) cmd->add_option("--out", f.out, "write DIR/result.json");
+  cmd->add_option("--host", f.host, "attribute every input to this host");
+  cmd->add_option("--thresholds", f.thresholds, "bandwidth thresholds preset: modern (default) or seed (12/2 GB/s)")
+      ->check(CLI::IsMember({"modern", "seed"}));
+  cmd->add_option("--nvlink-min-gbps", f.nvlink_min_gbps, "bandwidth at or above which a pair is NVLink");
+  cmd->add_option("--pcie-cpu-max-gbps", f.pcie_cpu_max_gbps, "bandwidth at or below which a pair is PCIe through the CPU");
+  cmd->add_option("--degraded-ratio", f.degraded_ratio, "flag links measuring below this fraction of expected");
+  cmd->add_option("--sampling-period-ms", f.sampling_period_ms, "sampling period for the per-path confidence bound");
+  cmd->add_flag("--strict", f.strict, "fail (exit 1) when any record is rejected");
+}
+
+int Strictness(const AnalyzeFlags& f, const toposcope::analysis::AnalysisResult& r, int code) {
+  if (code != kOk) return code;
+  if (f.strict && r.rejected_total > 0) {
+    std::fprintf(stderr, "toposcope: %lld records rejected (--strict)\n", static_cast<long long>(r.rejected_total));
+    return kRejected;
+  }
+  return kOk;
+}
+
+toposcope::sim::SimOptions MakeSimOptions(const SimFlags& f) {
+  toposcope::sim::SimOptions o;
+  o.arch = f.arch;
+  o.seed = f.seed;
+  o.hosts = f.hosts;
+  o.faults = f.faults;
+  if (!f.node_types.empty()) o.node_types = f.node_types;
+  return o;
+}
+
+std::string SimSummaryText(const toposcope::sim::SimSummary& s) {
+  std::string out = "simulated " + std::to_string(s.hosts.size()) + " hosts (" + s.arch + ", seed " +
+                    std::to_string(s.seed) + "), " + std::to_string(s.files_written) + " files in " + s.out_dir + "\n";
+  std::map<std::string, int> types;
+  for (const auto& h : s.hosts) ++types[h.node_type];
+  for (const auto& [t, n] : types) out += "  " + std::to_string(n) + " x " + t + "\n";
+  out += "injected faults: " + std::to_string(s.faults.size()) + " of " + std::to_string(s.faults_requested) +
+         " requested\n";
+  for (const auto& f : s.faults) {
+    out += "  " + f.kind + " on " + f.host + ":";
+    for (const auto& g : f.gpus) out += " " + g;
+    out += " (" + f.detail + ")\n";
+  }
+  out += "ground truth: " + s.truth_path + " (read only by `toposcope score`)\n";
+  return out;
+}
+
+int RunScore(const std::string& truth, const std::string& result, nlohmann::json* out) {
+  auto s = toposcope::report::ScoreFiles(truth, result);
+  if (!s.ok()) {
+    PrintError(s.error());
+    return kUnreadable;
+  }
+  *out = *s;
+  return kOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"toposcope: reconstructs a GPU cluster's communication topology from its telemetry"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "toposcope 0.1.0");
+
+  AnalyzeFlags af;
+  auto* analyze = app.add_subcommand("analyze", "read inputs, reconstruct the topology, write result.json");
+  AddAnalyzeFlags(analyze, af, true);
+
+  AnalyzeFlags lf;
+  std::string part;
+  auto* links = app.add_subcommand("links", "only the link types and degraded links, as JSON");
+  AddAnalyzeFlags(links, lf, false);
+  auto* islands = app.add_subcommand("islands", "only the GPU islands, as JSON");
+  AddAnalyzeFlags(islands, lf, false);
+
+  SimFlags sf;
+  auto* simulate = app.add_subcommand("simulate", "generate a cluster with known topology in real formats");
+  simulate->add_option("--arch", sf.arch, "fat-tree, dragonfly or hhre")->check(CLI::IsMember({"fat-tree", "dragonfly", "hhre"}));
+  simulate->add_option("--seed", sf.seed, "random seed (same seed, same bytes)");
+  simulate->add_option("--hosts", sf.hosts, "number of hosts")->check(CLI::Range(1, 100000));
+  simulate->add_option("--faults", sf.faults, "number of injected faults")->check(CLI::Range(0, 100000));
+  simulate->add_option("--node-types", sf.node_types, "node types to cycle through (h100-nvswitch, a100-nvswitch, pcie-bridge, pcie-only)")->delimiter(',');
+  simulate->add_option("--out", sf.out, "output directory")->required();
+
+  std::string truth_path, result_path;
+  auto* score = app.add_subcommand("score", "score a result against the simulator's truth");
+  score->add_option("--truth", truth_path, "truth.json written by simulate")->required();
+  score->add_option("--result", result_path, "result.json written by analyze")->required();
+
+  std::string demo_out = "toposcope-demo";
+  SimFlags demo_sim;
+  auto* demo = app.add_subcommand("demo", "simulate the default cluster, analyse it, score it");
+  demo->add_option("--out", demo_out, "output directory");
+  demo->add_option("--seed", demo_sim.seed, "random seed");
+  demo->add_option("--hosts", demo_sim.hosts, "number of hosts")->check(CLI::Range(1, 100000));
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? kOk : kUsage;
+  }
+
+  try {
+    if (*analyze) {
+      toposcope::analysis::AnalysisResult r;
+      const int code = RunAnalyze(af, &r);
+      return Strictness(af, r, code);
+    }
+    if (*links || *islands) {
+      lf.quiet = true;
+      toposcope::analysis::AnalysisResult r;
+      const int code = RunAnalyze(lf, &r);
+      if (code != kOk) return code;
+      nlohmann::json j = toposcope::report::ResultToJson(r);
+      nlohmann::json out;
+      out["schema"] = toposcope::report::kResultSchema;
+      out["inputs"] = j["inputs"];
+      if (*links) {
+        out["links"] = j["links"];
+      } else {
+        out["gpus"] = j["gpus"];
+        out["islands"] = j["islands"];
+      }
+      std::cout << toposcope::report::DumpSchemaFirst(out);
+      return Strictness(lf, r, code);
+    }
+    if (*simulate) {
+      auto s = toposcope::sim::Simulate(MakeSimOptions(sf), sf.out);
+      if (!s.ok()) {
+        PrintError(s.error());
+        return kUnreadable;
+      }
+      std::fputs(SimSummaryText(*s).c_str(), stdout);
+      return kOk;
+    }
+    if (*score) {
+      nlohmann::json j;
+      const int code = RunScore(truth_path, result_path, &j);
+      if (code == kOk) std::cout << toposcope::report::DumpSchemaFirst(j);
+      return code;
+    }
+    if (*demo) {
+      const auto t0 = std::chrono::steady_clock::now();
+      const std::string data_dir = (std::filesystem::path(demo_out) / "data").string();
+      const std::string res_dir = (std::filesystem::path(demo_out) / "analysis").string();
+      std::error_code ec;
+      std::filesystem::remove_all(data_dir, ec);
+      std::printf("== simulate: %d hosts, seed %llu -> %s\n", demo_sim.hosts,
+                  static_cast<unsigned long long>(demo_sim.seed), data_dir.c_str());
+      auto s = toposcope::sim::Simulate(MakeSimOptions(demo_sim), data_dir);
+      if (!s.ok()) {
+        PrintError(s.error());
+        return kInternal;
+      }
+      std::fputs(SimSummaryText(*s).c_str(), stdout);
+      std::printf("\n== analyze %s\n", data_dir.c_str());
+      AnalyzeFlags f;
+      f.paths = {data_dir};
+      f.out = res_dir;
+      toposcope::analysis::AnalysisResult r;
+      if (const int code = RunAnalyze(f, &r); code != kOk) return code;
+      std::printf("\n== score against %s/truth.json\n", data_dir.c_str());
+      nlohmann::json j;
+      const std::string truth = (std::filesystem::path(data_dir) / "truth.json").string();
+      const std::string result = (std::filesystem::path(res_dir) / "result.json").string();
+      if (const int code = RunScore(truth, result, &j); code != kOk) return code;
+      std::cout << toposcope::report::DumpSchemaFirst(j);
+      if (auto st = toposcope::WriteFileText((std::filesystem::path(demo_out) / "score.json").string(), toposcope::report::DumpSchemaFirst(j)); !st.ok()) {
+        PrintError(st.error());
+        return kUnreadable;
+      }
+      const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::printf("demo finished in %.2f s; outputs in %s\n", secs, demo_out.c_str());
+      return kOk;
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "toposcope: internal error: %s\n", e.what());
+    return kInternal;
+  }
+  return kUsage;
+}
