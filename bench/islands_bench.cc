@@ -6,7 +6,8 @@
 // node (when there is more than one) has NVLink bridges (~100 GB/s within pairs {0,1},{2,3},..,
 // ~25 GB/s PCIe otherwise). No edges between nodes, except at >= 16,384 GPUs, where ~1 % of the
 // nodes get one weak 1 GB/s edge to another node. The true islands are the NVSwitch nodes and
-// the bridge pairs.
+// the bridge pairs. Each bandwidth goes through the analysis's island affinity (a soft step at the
+// NVLink threshold, analysis::IslandAffinity), exactly as `toposcope analyze` feeds the clustering.
 //
 // Extra flags, handled before Google Benchmark sees argv (then the program exits):
 //   --dump-matrix=N:path  the N-GPU affinity as a CSV edge list "i,j,w" (i < j, one line each)
@@ -22,6 +23,8 @@
 #include <string_view>
 #include <vector>
 
+#include "toposcope/analysis/islands.h"
+#include "toposcope/analysis/links.h"
 #include "toposcope/base/rng.h"
 #include "toposcope/stats/ari.h"
 #include "toposcope/stats/spectral.h"
@@ -46,7 +49,9 @@ Cluster BuildCluster(int n_gpus) {
   std::vector<Eigen::Triplet<double>> t;
   Cluster c;
   c.truth.assign(static_cast<size_t>(n_gpus), 0);
-  auto add = [&](int a, int b, double w) {
+  const toposcope::analysis::Thresholds thresholds = toposcope::analysis::ModernThresholds();
+  auto add = [&](int a, int b, double bandwidth_gbps) {
+    const double w = toposcope::analysis::IslandAffinity(bandwidth_gbps, thresholds);
     t.emplace_back(a, b, w);
     t.emplace_back(b, a, w);
   };

@@ -22,7 +22,8 @@ seed_dirs() {
     nccl_graph_xml_fuzz) echo "$fixtures/nccl_graph_xml" ;;
     p2p_bandwidth_latency_fuzz) echo "$fixtures/cuda_p2p" ;;
     nvbandwidth_fuzz) echo "$fixtures/nvbandwidth" ;;
-    sniff_fuzz) echo "$fixtures/nvidia_smi_topo $fixtures/nvbandwidth $fixtures/nccl_topo_xml" ;;
+    p2p_csv_fuzz) echo "$root/testdata/p2p" ;;
+    load_fuzz) echo "$fixtures/nvidia_smi_topo $fixtures/nvbandwidth $fixtures/nccl_topo_xml $fixtures/nccl_graph_xml $fixtures/cuda_p2p" ;;
     *) echo "" ;;
   esac
 }

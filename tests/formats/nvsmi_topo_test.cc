@@ -139,7 +139,7 @@ TEST(NvsmiTopoGolden, A800Driver525WithNicLegend) {
   const NvsmiTopo& t = *p.topo;
   EXPECT_EQ(t.kind, NvsmiMatrixKind::kTopo);
   EXPECT_EQ(Labels(t), (std::vector<std::string>{"GPU0", "GPU1", "GPU2", "GPU3", "GPU4", "GPU5", "GPU6",
-                                                  "GPU7", "NIC0", "NIC1", "NIC2", "NIC3"}));
+                                                 "GPU7", "NIC0", "NIC1", "NIC2", "NIC3"}));
   EXPECT_EQ(Cell(t, "GPU0", "GPU1"), "NV8");
   EXPECT_EQ(Cell(t, "GPU1", "NIC0"), "PIX");
   EXPECT_EQ(Cell(t, "NIC0", "GPU1"), "PIX");
@@ -403,10 +403,13 @@ TEST(NvsmiTopoRoundTrip, WriterPrintsDriver550Layout) {
   EXPECT_EQ(text.substr(0, text.find('\n')),
             "\tGPU0\tGPU1\tGPU2\tGPU3\tGPU4\tGPU5\tGPU6\tGPU7\tNIC0\tNIC1\tNIC2\tNIC3\tCPU Affinity\t"
             "NUMA Affinity\tGPU NUMA ID");
-  EXPECT_NE(text.find("GPU4\tNV8\tNV8\tNV8\tNV8\t X \tNV8\tNV8\tNV8\tSYS\tSYS\tNODE\tNODE\t32-63,96-127\t1\t\tN/A\n"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find(
+          "GPU4\tNV8\tNV8\tNV8\tNV8\t X \tNV8\tNV8\tNV8\tSYS\tSYS\tNODE\tNODE\t32-63,96-127\t1\t\tN/A\n"),
+      std::string::npos)
       << text;
-  EXPECT_NE(text.find("NIC3\tSYS\tSYS\tSYS\tSYS\tNODE\tNODE\tNODE\tPIX\tSYS\tSYS\tPIX\t X \n"), std::string::npos);
+  EXPECT_NE(text.find("NIC3\tSYS\tSYS\tSYS\tSYS\tNODE\tNODE\tNODE\tPIX\tSYS\tSYS\tPIX\t X \n"),
+            std::string::npos);
   EXPECT_NE(text.find("\nLegend:\n\n  X    = Self\n"), std::string::npos);
   EXPECT_NE(text.find("  NV#  = Connection traversing a bonded set of # NVLinks\n"), std::string::npos);
   EXPECT_NE(text.find("\nNIC Legend:\n\n  NIC0: mlx5_0\n  NIC1: mlx5_1\n"), std::string::npos);
@@ -431,7 +434,9 @@ TEST(NvsmiTopoRoundTrip, BuiltInMemory) {
   nic.nic_device = "mlx5_7";
   nic.has_row = true;
   t.devices.push_back(nic);
-  t.cells = {{"X", "NV2", "SYS", "PIX"}, {"NV2", "X", "NODE", "PXB"}, {"SYS", "NODE", "X", "PHB"},
+  t.cells = {{"X", "NV2", "SYS", "PIX"},
+             {"NV2", "X", "NODE", "PXB"},
+             {"SYS", "NODE", "X", "PHB"},
              {"PIX", "PXB", "PHB", "X"}};
   t.legend_keys = kTopoLegendKeys;
   ExpectRoundTrip(t);
@@ -492,10 +497,14 @@ TEST(NvsmiTopoBad, RowsWithoutHeaderAreAnError) {
 TEST(NvsmiTopoBad, RowWithAMissingCell) {
   std::string text = Slurp(kA800);
   // GPU2 loses its NIC3 cell; NIC1 loses its last cell.
-  const std::string gpu2 = "GPU2    NV8     NV8      X      NV8     NV8     NV8     NV8     NV8     NODE    NODE    SYS     SYS     ";
+  const std::string gpu2 =
+      "GPU2    NV8     NV8      X      NV8     NV8     NV8     NV8     NV8     NODE    NODE    SYS     SYS   "
+      "  ";
   const size_t at = text.find(gpu2);
   ASSERT_NE(at, std::string::npos);
-  text.replace(at, gpu2.size(), "GPU2    NV8     NV8      X      NV8     NV8     NV8     NV8     NV8     NODE    NODE    SYS     ");
+  text.replace(
+      at, gpu2.size(),
+      "GPU2    NV8     NV8      X      NV8     NV8     NV8     NV8     NV8     NODE    NODE    SYS     ");
   const std::string nic1 = "SYS     SYS     NODE     X      SYS     SYS\n";
   const size_t at2 = text.find(nic1);
   ASSERT_NE(at2, std::string::npos);
@@ -559,7 +568,8 @@ TEST(NvsmiTopoBad, DuplicateRowKeepsTheFirst) {
   EXPECT_EQ(p.counts.accepted, 2);
   EXPECT_EQ(p.counts.rejected, 1);
   EXPECT_EQ(Cell(*p.topo, "GPU0", "GPU1"), "NV4");
-  EXPECT_NE(Reasons(p.diag).find("duplicate row for GPU0 (first at line 2)"), std::string::npos) << Reasons(p.diag);
+  EXPECT_NE(Reasons(p.diag).find("duplicate row for GPU0 (first at line 2)"), std::string::npos)
+      << Reasons(p.diag);
   EXPECT_EQ(p.diag.items()[0].line, 4);
 }
 

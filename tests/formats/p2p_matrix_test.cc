@@ -776,5 +776,73 @@ TEST(P2pCsv, WriterLongFormAndRoundTrip) {
   EXPECT_EQ(q.report->matrices.size(), 9u);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Writers on reports that did not come from a file.
+
+P2pMatrix Square(int n, double base, P2pQuantity q) {
+  P2pMatrix m;
+  m.quantity = q;
+  for (int i = 0; i < n; ++i) {
+    m.row_ids.push_back(i);
+    m.col_ids.push_back(i);
+    std::vector<double> row;
+    for (int j = 0; j < n; ++j) row.push_back(i == j ? NAN : base + i * 0.25 + j * 0.01);
+    m.values.push_back(row);
+  }
+  return m;
+}
+
+TEST(P2pMatrixWriters, ManyDevicesHugeValuesAndOddText) {
+  P2pReport r;
+  r.version = "v0.1";  // the v0.8 layout is written whatever the report says
+  r.hostname = "not a hostname";
+  r.devices.push_back({0, std::string("GPU\x17\x17\x17\x17\x17\x17\x17\x17\x17"), "00000000:18:00"});
+  r.devices.push_back({1, "", "b5"});
+  P2pMatrix big = Square(120, 100.0, P2pQuantity::kBandwidthUnidirGbps);  // 3-digit row labels
+  big.values[5][7] = 0.0;
+  big.sum = 12345.678;
+  r.matrices.push_back(big);
+  P2pMatrix lat = Square(3, 9.5e6, P2pQuantity::kLatencyUs);  // wider than the 10-char column
+  lat.title = "Matrix 5.0 1.0";  // would read as a row right after another table
+  lat.testcase = "bad\ttestcase";
+  r.matrices.push_back(lat);
+  P2pMatrix conn = Square(2, 1.0, P2pQuantity::kConnectivity);
+  conn.values = {{1, 0}, {NAN, 1}};
+  conn.p2p_enabled = false;
+  conn.gpu_to_gpu = false;
+  r.matrices.push_back(conn);
+
+  for (const Fmt fmt : {Fmt::kNv, Fmt::kP2p, Fmt::kCsv}) {
+    SCOPED_TRACE(static_cast<int>(fmt));
+    const std::string written = Write(fmt, r);
+    for (const char c : written) {
+      EXPECT_TRUE(c == '\n' || c == '\t' || static_cast<unsigned char>(c) >= 0x20);
+    }
+    Parsed b = ParseText(fmt, written);
+    ASSERT_TRUE(b.report.ok());
+    EXPECT_EQ(b.counts.rejected, 0) << Reasons(b.diag);
+    ExpectSameMatrices(r, *b.report, fmt == Fmt::kP2p);
+    EXPECT_EQ(Write(fmt, *b.report), written);
+    if (fmt == Fmt::kNv) {
+      EXPECT_EQ(b.report->version, "v0.8");
+      EXPECT_TRUE(b.report->hostname.empty());
+      ASSERT_EQ(b.report->devices.size(), 2u);
+      EXPECT_EQ(b.report->devices[0].name, "GPU?????????");
+      EXPECT_EQ(b.report->devices[0].pci_bus_id, "00000000:18:00");
+      EXPECT_EQ(b.report->devices[1].pci_bus_id, "b5");
+      EXPECT_NEAR(b.report->matrices[0].sum, 12345.68, 1e-9);
+      EXPECT_EQ(b.report->matrices[1].testcase, "device_to_device_latency");
+      EXPECT_NE(written.find("\n119    129.75    129.76"), std::string::npos);
+      EXPECT_NE(written.find("       N/A 9500000.01 9500000.02\n"), std::string::npos) << written;
+    }
+    if (fmt == Fmt::kP2p) {
+      ASSERT_EQ(b.report->devices.size(), 2u);
+      EXPECT_EQ(b.report->devices[0].pci_bus_id, "00000000:18:00");  // kept whole
+      EXPECT_EQ(b.report->matrices[1].title, "P2P=Enabled Latency (P2P Writes) Matrix (us)");
+      EXPECT_EQ(b.report->matrices[2].title, "P2P=Disabled Connectivity Matrix");
+    }
+  }
+}
+
 }  // namespace
 }  // namespace toposcope::formats

@@ -35,7 +35,8 @@ struct LegendEntry {
 constexpr std::array<LegendEntry, 7> kTopoLegend = {{
     {"X", "Self"},
     {"SYS", "Connection traversing PCIe as well as the SMP interconnect between NUMA nodes (e.g., QPI/UPI)"},
-    {"NODE", "Connection traversing PCIe as well as the interconnect between PCIe Host Bridges within a NUMA node"},
+    {"NODE",
+     "Connection traversing PCIe as well as the interconnect between PCIe Host Bridges within a NUMA node"},
     {"PHB", "Connection traversing PCIe as well as a PCIe Host Bridge (typically the CPU)"},
     {"PXB", "Connection traversing multiple PCIe bridges (without traversing the PCIe Host Bridge)"},
     {"PIX", "Connection traversing at most a single PCIe bridge"},
@@ -137,8 +138,8 @@ std::string StripAnsi(std::string_view text) {
 
 struct Header {
   std::vector<std::string_view> labels;
-  std::vector<ColumnKind> columns;        // affinity columns in header order
-  std::vector<std::string> unknown_words; // header words we do not know (warned about)
+  std::vector<ColumnKind> columns;         // affinity columns in header order
+  std::vector<std::string> unknown_words;  // header words we do not know (warned about)
 };
 
 // Tries to read a header line: device labels, then the affinity column names. Returns nullopt
@@ -207,23 +208,30 @@ std::optional<int> ParseNumaValue(std::string_view s) {
 }
 
 bool IsCpuList(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || c == ',' || c == '-'; });
+  return !s.empty() && std::all_of(s.begin(), s.end(),
+                                   [](char c) { return (c >= '0' && c <= '9') || c == ',' || c == '-'; });
 }
 
 std::string ExpectedCells(NvsmiMatrixKind kind) {
   switch (kind) {
-    case NvsmiMatrixKind::kP2p: return "OK, NS, CNS, GNS, TNS or U";
-    case NvsmiMatrixKind::kPcieOnly: return "PIX, PXB, PHB, NODE or SYS";
-    case NvsmiMatrixKind::kTopo: break;
+    case NvsmiMatrixKind::kP2p:
+      return "OK, NS, CNS, GNS, TNS or U";
+    case NvsmiMatrixKind::kPcieOnly:
+      return "PIX, PXB, PHB, NODE or SYS";
+    case NvsmiMatrixKind::kTopo:
+      break;
   }
   return "NV#, PIX, PXB, PHB, NODE or SYS";
 }
 
 bool ValidCell(NvsmiMatrixKind kind, std::string_view cell) {
   switch (kind) {
-    case NvsmiMatrixKind::kP2p: return OneOf(cell, kP2pValues);
-    case NvsmiMatrixKind::kPcieOnly: return OneOf(cell, kPcieValues);
-    case NvsmiMatrixKind::kTopo: break;
+    case NvsmiMatrixKind::kP2p:
+      return OneOf(cell, kP2pValues);
+    case NvsmiMatrixKind::kPcieOnly:
+      return OneOf(cell, kPcieValues);
+    case NvsmiMatrixKind::kTopo:
+      break;
   }
   return IsTopoCell(cell);
 }
@@ -294,7 +302,8 @@ Result<NvsmiTopo> Parser::Run(std::string_view text) {
   if (!have_header) {
     std::string hint = near_miss;
     if (hint.empty()) {
-      hint = LooksBinary(text) ? "the input looks binary" : "expected the output of `nvidia-smi topo -m`, -mp or -p2p";
+      hint = LooksBinary(text) ? "the input looks binary"
+                               : "expected the output of `nvidia-smi topo -m`, -mp or -p2p";
     }
     return MakeError(std::string(source_), 0, 0,
                      "no nvidia-smi topo header (a line of GPU0/NIC0/mlx5_0 column labels)", hint);
@@ -414,7 +423,8 @@ std::string Parser::AddRow(const RowLine& row) {
   }
   const size_t fields = row.tokens.size() - 1;
   if (fields < n) {
-    return Cat({"row has ", std::to_string(fields), " cells, the header has ", std::to_string(n), " devices"});
+    return Cat(
+        {"row has ", std::to_string(fields), " cells, the header has ", std::to_string(n), " devices"});
   }
   for (size_t c = 0; c < n; ++c) {
     const std::string_view cell = row.tokens[1 + c];
@@ -429,7 +439,8 @@ std::string Parser::AddRow(const RowLine& row) {
       return Cat({"row has fewer cells than the header's ", std::to_string(n), " devices (the cell for ", col,
                   " is the affinity value ", Quoted(cell), ")"});
     }
-    return Cat({"bad cell value ", Quoted(cell), " in column ", col, " (expected ", ExpectedCells(topo_.kind), ")"});
+    return Cat(
+        {"bad cell value ", Quoted(cell), " in column ", col, " (expected ", ExpectedCells(topo_.kind), ")"});
   }
   const size_t extra = fields - n;
   if (extra > header_.columns.size()) {
@@ -468,7 +479,8 @@ void Parser::SetAffinity(NvsmiDevice& dev, ColumnKind column, std::string_view v
       }
       return;
     }
-    case ColumnKind::kUnknown: return;
+    case ColumnKind::kUnknown:
+      return;
   }
 }
 
@@ -485,7 +497,8 @@ std::vector<std::string> LegendToWrite(const NvsmiTopo& topo) {
   }
   auto has = [&](std::string_view k) { return std::find(keys.begin(), keys.end(), k) != keys.end(); };
   if (p2p) {
-    if (std::none_of(keys.begin(), keys.end(), [](const std::string& k) { return OneOf(std::string_view(k), kP2pValues); })) {
+    if (std::none_of(keys.begin(), keys.end(),
+                     [](const std::string& k) { return OneOf(std::string_view(k), kP2pValues); })) {
       for (const auto& e : kP2pLegend) {
         if (e.key != "X") keys.emplace_back(e.key);
       }
@@ -510,7 +523,8 @@ std::string_view LegendText(std::string_view key) {
 }
 
 bool HasWhitespace(std::string_view s) {
-  return std::any_of(s.begin(), s.end(), [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; });
+  return std::any_of(s.begin(), s.end(),
+                     [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; });
 }
 
 bool HasAffinity(const NvsmiDevice& d) {
@@ -544,7 +558,8 @@ std::string WriteNvsmiTopo(const NvsmiTopo& topo) {
       labels[i] = Cat({"NIC", std::to_string(nics++)});
       any_nic = true;
     } else {
-      labels[i] = IsGpuLabel(d.label) ? d.label : Cat({"GPU", std::to_string(d.gpu_index >= 0 ? d.gpu_index : gpus)});
+      labels[i] =
+          IsGpuLabel(d.label) ? d.label : Cat({"GPU", std::to_string(d.gpu_index >= 0 ? d.gpu_index : gpus)});
       ++gpus;
     }
   }
@@ -565,7 +580,8 @@ std::string WriteNvsmiTopo(const NvsmiTopo& topo) {
         out += " X ";
         continue;
       }
-      const std::string* cell = r < topo.cells.size() && c < topo.cells[r].size() ? &topo.cells[r][c] : nullptr;
+      const std::string* cell =
+          r < topo.cells.size() && c < topo.cells[r].size() ? &topo.cells[r][c] : nullptr;
       // A missing or blank cell would shift the columns; '?' keeps them and is rejected on read.
       out += cell == nullptr || cell->empty() || HasWhitespace(*cell) ? std::string("?") : *cell;
     }

@@ -486,6 +486,15 @@ bool IsBeforeV02(std::string_view version) {
   return v && (v->first == 0 && v->second < 2);
 }
 
+// True when the next non-blank line after `i` is a `Device N: ...` line.
+bool NextIsDeviceLine(const std::vector<std::string_view>& lines, size_t i) {
+  for (size_t j = i + 1; j < lines.size(); ++j) {
+    const std::string_view n = Trim(lines[j]);
+    if (!n.empty()) return ParseNvDeviceLine(n).has_value();
+  }
+  return false;
+}
+
 std::string AfterColon(std::string_view t) {
   const size_t c = t.find(':');
   return c == std::string_view::npos ? std::string() : Str(Trim(t.substr(c + 1)));
@@ -696,14 +705,8 @@ Result<P2pReport> ParseNvbandwidth(std::string_view text, std::string_view sourc
     } else if (IsNvDescription(t)) {
       description = Str(t);
     } else if (tokens.size() == 1 && report.devices.empty() && !seen_matrix &&
-               IsHostnameToken(t) && [&] {
-                 for (size_t j = i + 1; j < lines.size(); ++j) {
-                   const std::string_view n = Trim(lines[j]);
-                   if (!n.empty()) return ParseNvDeviceLine(n).has_value();
-                 }
-                 return false;
-               }()) {
-      report.hostname = Str(t);
+               IsHostnameToken(t) && NextIsDeviceLine(lines, i)) {
+      report.hostname = Str(t);  // v0.8 prints the host name right before the devices
     } else if (std::all_of(tokens.begin(), tokens.end(),
                            [](std::string_view s) { return ParseInt(s).has_value(); })) {
       // The column header of a matrix.
@@ -1057,6 +1060,15 @@ int Digits(int v) {
   return d;
 }
 
+// Free text for a writer: control bytes (which would make the output look binary) become '?'.
+std::string Clean(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f) c = '?';
+  }
+  return out;
+}
+
 std::string CsvSafe(std::string_view s) {
   std::string out(s);
   for (char& c : out) {
@@ -1075,26 +1087,27 @@ std::string WriteNvbandwidth(const P2pReport& report) {
   const std::string version =
       printable && !IsBeforeV02(report.version) ? report.version : std::string("v0.8");
   out += "nvbandwidth Version: " + version + "\n";
-  out += "Built from Git version: " + (report.git_version.empty() ? version : report.git_version) + "\n\n";
+  out += "Built from Git version: " +
+         (report.git_version.empty() ? version : Clean(report.git_version)) + "\n\n";
   bool any_cuda = false;
   if (!report.cuda_runtime_version.empty()) {
-    out += "CUDA Runtime Version: " + report.cuda_runtime_version + "\n";
+    out += "CUDA Runtime Version: " + Clean(report.cuda_runtime_version) + "\n";
     any_cuda = true;
   }
   if (!report.cuda_driver_version.empty()) {
-    out += "CUDA Driver Version: " + report.cuda_driver_version + "\n";
+    out += "CUDA Driver Version: " + Clean(report.cuda_driver_version) + "\n";
     any_cuda = true;
   }
   if (!report.driver_version.empty()) {
-    out += "Driver Version: " + report.driver_version + "\n";
+    out += "Driver Version: " + Clean(report.driver_version) + "\n";
     any_cuda = true;
   }
   if (any_cuda) out += "\n";
   if (!report.devices.empty()) {
     if (IsHostnameToken(report.hostname)) out += report.hostname + "\n";
     for (const auto& d : report.devices) {
-      out += "Device " + std::to_string(d.index) + ": " + d.name;
-      if (!d.pci_bus_id.empty()) out += (d.name.empty() ? "(" : " (") + d.pci_bus_id + ")";
+      out += "Device " + std::to_string(d.index) + ": " + Clean(d.name);
+      if (!d.pci_bus_id.empty()) out += (d.name.empty() ? "(" : " (") + Clean(d.pci_bus_id) + ")";
       out += "\n";
     }
     out += "\n";
@@ -1132,10 +1145,10 @@ std::string WriteNvbandwidth(const P2pReport& report) {
 std::string WriteP2pBandwidthLatencyTest(const P2pReport& report) {
   std::string out = "[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]\n";
   for (const auto& d : report.devices) {
-    out += "Device: " + std::to_string(d.index) + ", " + d.name;
+    out += "Device: " + std::to_string(d.index) + ", " + Clean(d.name);
     if (!d.pci_bus_id.empty()) {
       // The bus id as read ("b4"; an nvbandwidth "00000000:18:00" is kept whole, not split).
-      out += ", pciBusID: " + d.pci_bus_id + ", pciDeviceID: 0, pciDomainID:0";
+      out += ", pciBusID: " + Clean(d.pci_bus_id) + ", pciDeviceID: 0, pciDomainID:0";
     }
     out += "\n";
   }
@@ -1167,7 +1180,7 @@ std::string WriteP2pBandwidthLatencyTest(const P2pReport& report) {
     prev_title = title;
     prev_gpu_latency = latency && m.gpu_to_gpu;
     if (m.quantity == P2pQuantity::kConnectivity) {
-      out += "     D\\D";
+      out += m.gpu_to_gpu ? "     D\\D" : "     CPU";
       for (const int c : m.col_ids) AppendInt(out, c, 6);
       out += "\n";
       for (size_t r = 0; r < m.row_ids.size(); ++r) {

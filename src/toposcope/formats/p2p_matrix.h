@@ -31,6 +31,8 @@ struct P2pDevice {
 struct P2pMatrix {
   std::string title;        // the heading as printed, e.g. "Unidirectional P2P=Enabled Bandwidth
                             // (P2P Writes) Matrix (GB/s)" or the nvbandwidth testcase name
+                            // (its description line when the testcase is unknown); CSV: the
+                            // `matrix` label
   std::string testcase;     // nvbandwidth testcase ("device_to_device_memcpy_write_ce"), else empty
   std::string description;  // nvbandwidth description line ("memcpy CE GPU(row) <- GPU(column)
                             // bandwidth (GB/s)"), else empty

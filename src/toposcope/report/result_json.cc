@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <map>
+#include <cstdio>
 #include <sstream>
 
 #include "toposcope/base/text.h"
@@ -142,6 +143,18 @@ std::string ResultSummaryText(const analysis::AnalysisResult& r) {
     os << " (confidence " << FormatFixed(l.confidence, 3) << "): " << l.evidence << "\n";
   }
   if (disagree > 0) os << "islands disagreeing with a declared topology: " << disagree << "\n";
+  const auto& c = r.confidence;
+  if (!c.sampling.empty()) {
+    os << "confidence (seed 2.5, alpha-stable a=" << FormatFixed(c.alpha, 2) << " b=" << FormatFixed(c.beta, 2)
+       << " scale=" << FormatFixed(c.scale, 2) << ", eps = q" << FormatFixed(100 * c.quantile, 0)
+       << " |error|, delta >= " << FormatFixed(c.delta_min, 2) << "):\n";
+    os << "  period_ms  per_hop_error  max_hops\n";
+    for (const auto& s : c.sampling) {
+      char line[96];
+      std::snprintf(line, sizeof(line), "  %9.0f  %12.1f%%  %8d\n", s.period_ms, 100 * s.per_hop_error, s.max_hops);
+      os << line;
+    }
+  }
   return os.str();
 }
 

@@ -32,6 +32,14 @@ std::string Str(const json& j, const char* key) {
 
 double Ratio(double num, double den) { return den > 0 ? num / den : 1.0; }
 
+// The seed's three bandwidth classes of a link type.
+std::string ClassOfType(const std::string& type) {
+  if (type == "NVLINK" || type == "NVSWITCH" || type == "C2C") return "nvlink";
+  if (type == "PIX" || type == "PXB") return "pcie_switch";
+  if (type == "PHB" || type == "NODE" || type == "SYS") return "pcie_cpu";
+  return "";
+}
+
 }  // namespace
 
 Result<json> Score(const json& truth, const json& result) {
@@ -70,6 +78,7 @@ Result<json> Score(const json& truth, const json& result) {
     for (const auto& l : result["links"]) rlinks[{Str(l, "a"), Str(l, "b")}] = &l;
   }
   int64_t n = 0, type_ok = 0, lanes_n = 0, lanes_ok = 0, found = 0, tp = 0, fp = 0, fn = 0;
+  int64_t class_n = 0, class_ok = 0;
   std::set<std::pair<std::string, std::string>> truth_pairs;
   if (truth.contains("links")) {
     for (const auto& t : truth["links"]) {
@@ -85,6 +94,10 @@ Result<json> Score(const json& truth, const json& result) {
       ++found;
       const json& r = *it->second;
       if (Str(r, "type") == Str(t, "type")) ++type_ok;
+      if (!Str(r, "bandwidth_class").empty()) {
+        ++class_n;
+        if (Str(r, "bandwidth_class") == ClassOfType(Str(t, "type"))) ++class_ok;
+      }
       if (t.value("lanes", 0) > 0) {
         ++lanes_n;
         if (r.value("lanes", 0) == t.value("lanes", 0)) ++lanes_ok;
@@ -106,6 +119,9 @@ Result<json> Score(const json& truth, const json& result) {
                   {"found", found},
                   {"extra", extra},
                   {"type_accuracy", Num(Ratio(static_cast<double>(type_ok), static_cast<double>(n)), 6)},
+                  {"bandwidth_class_accuracy",
+                   Num(Ratio(static_cast<double>(class_ok), static_cast<double>(class_n)), 6)},
+                  {"bandwidth_class_links", class_n},
                   {"lanes_accuracy", Num(Ratio(static_cast<double>(lanes_ok), static_cast<double>(lanes_n)), 6)},
                   {"degraded",
                    {{"precision", Num(Ratio(static_cast<double>(tp), static_cast<double>(tp + fp)), 6)},

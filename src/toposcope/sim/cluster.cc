@@ -20,9 +20,9 @@ constexpr const char* kNvlinkLanesDown = "nvlink_lanes_down";
 constexpr const char* kPcieDowntrain = "pcie_downtrain";
 
 std::string Numbered(const char* prefix, int n, int width) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%s%0*d", prefix, width, n);
-  return buf;
+  std::string digits = std::to_string(n);
+  if (static_cast<int>(digits.size()) < width) digits.insert(0, static_cast<size_t>(width) - digits.size(), '0');
+  return std::string(prefix) + digits;
 }
 
 uint64_t Fnv1a(std::string_view s) {
