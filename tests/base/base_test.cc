@@ -161,3 +161,29 @@ TEST(FileIo, MissingFileAndDirectoryAreErrors) {
 
 }  // namespace
 }  // namespace toposcope
+
+#include "toposcope/base/time.h"
+
+namespace toposcope {
+namespace {
+
+TEST(Time, ParsesIsoAndEpochForms) {
+  EXPECT_EQ(ParseIsoTimeNs("1970-01-01T00:00:00Z"), 0);
+  EXPECT_EQ(ParseIsoTimeNs("2024-05-01T12:00:00.5Z"), 1714564800500000000LL);
+  EXPECT_EQ(ParseIsoTimeNs("2024-05-01 14:00:00+02:00"), 1714564800000000000LL);
+  EXPECT_EQ(ParseIsoTimeNs("2024-05-01T12:00:00.123456789Z"), 1714564800123456789LL);
+  EXPECT_FALSE(ParseIsoTimeNs("2024-13-01T00:00:00Z"));
+  EXPECT_FALSE(ParseIsoTimeNs("yesterday"));
+  EXPECT_EQ(ParseEpochAutoNs("1714564800"), 1714564800000000000LL);
+  EXPECT_EQ(ParseEpochAutoNs("1714564800.25"), 1714564800250000000LL);
+  EXPECT_EQ(ParseEpochAutoNs("1714564800123"), 1714564800123000000LL);
+  EXPECT_EQ(ParseEpochAutoNs("1714564800123456789"), 1714564800123456789LL);
+  EXPECT_EQ(FormatIsoTimeNs(1714564800123456789LL), "2024-05-01T12:00:00.123456789Z");
+  EXPECT_EQ(ParseIsoTimeNs(FormatIsoTimeNs(-1500000000LL)), -1500000000LL);
+  LocalNs a{5};
+  LocalNs b{7};
+  EXPECT_LT(a, b);
+}
+
+}  // namespace
+}  // namespace toposcope

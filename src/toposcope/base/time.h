@@ -1,0 +1,43 @@
+// base/time: time points as int64 nanoseconds. A node's own clock (LocalNs) and the global axis
+// after alignment (GlobalNs) are different types, so they cannot be mixed by accident. Also the
+// timestamp spellings the inputs use (ISO-8601, "YYYY-MM-DD HH:MM:SS", epoch seconds/ms/us/ns).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace toposcope {
+
+inline constexpr int64_t kNoTime = std::numeric_limits<int64_t>::min();
+
+// A time on one host's clock (ns since the Unix epoch as that clock believes, or since boot for
+// monotonic sources; the reader says which).
+struct LocalNs {
+  int64_t ns = kNoTime;
+  friend auto operator<=>(const LocalNs&, const LocalNs&) = default;
+};
+// A time on the global (reference) axis, ns since the Unix epoch.
+struct GlobalNs {
+  int64_t ns = kNoTime;
+  friend auto operator<=>(const GlobalNs&, const GlobalNs&) = default;
+};
+
+// Days since 1970-01-01 of a proleptic Gregorian date (no range checks beyond the obvious).
+int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d);
+
+// Parses ISO-8601 / RFC 3339 date-times: "2024-05-01T12:00:00Z", "...T12:00:00.123456+02:00",
+// "2024-05-01 12:00:00" (space, no zone = UTC), fractional seconds up to ns. Returns ns since the
+// epoch, or nullopt.
+std::optional<int64_t> ParseIsoTimeNs(std::string_view s);
+
+// Parses a number of seconds, milliseconds, microseconds or nanoseconds since the epoch, telling
+// the unit by magnitude (s < 1e11 <= ms < 1e14 <= us < 1e17 <= ns). Fractions allowed.
+std::optional<int64_t> ParseEpochAutoNs(std::string_view s);
+
+// Formats ns since the epoch as "2024-05-01T12:00:00.123456789Z".
+std::string FormatIsoTimeNs(int64_t ns);
+
+}  // namespace toposcope
