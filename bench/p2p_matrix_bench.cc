@@ -24,8 +24,7 @@ P2pReport SyntheticReport(int gpus) {
     r.devices.push_back({i, "NVIDIA H100 80GB HBM3", pci});
   }
   const char* tests[] = {"device_to_device_memcpy_read_ce", "device_to_device_memcpy_write_ce",
-                         "device_to_device_bidirectional_memcpy_read_ce",
-                         "device_to_device_memcpy_read_sm"};
+                         "device_to_device_bidirectional_memcpy_read_ce", "device_to_device_memcpy_read_sm"};
   for (int t = 0; t < 4; ++t) {
     P2pMatrix m;
     m.testcase = tests[t];
@@ -59,8 +58,7 @@ void BM_ParseNvbandwidth256(benchmark::State& state) {
     if (!r.ok() || counts.rejected != 0) state.SkipWithError("parse failed");
     benchmark::DoNotOptimize(r);
   }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
-                          static_cast<int64_t>(text.size()));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(text.size()));
 }
 BENCHMARK(BM_ParseNvbandwidth256)->Unit(benchmark::kMillisecond);
 
@@ -73,8 +71,7 @@ void BM_ParseP2pCsv256(benchmark::State& state) {
     if (!r.ok() || counts.rejected != 0) state.SkipWithError("parse failed");
     benchmark::DoNotOptimize(r);
   }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
-                          static_cast<int64_t>(text.size()));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(text.size()));
 }
 BENCHMARK(BM_ParseP2pCsv256)->Unit(benchmark::kMillisecond);
 
@@ -87,8 +84,7 @@ void BM_ParseP2pBandwidthLatencyTest256(benchmark::State& state) {
     if (!r.ok() || counts.rejected != 0) state.SkipWithError("parse failed");
     benchmark::DoNotOptimize(r);
   }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
-                          static_cast<int64_t>(text.size()));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(text.size()));
 }
 BENCHMARK(BM_ParseP2pBandwidthLatencyTest256)->Unit(benchmark::kMillisecond);
 
@@ -117,8 +113,7 @@ void BM_ParseRealP2pFixture(benchmark::State& state) {
     if (!r.ok()) state.SkipWithError("parse failed");
     benchmark::DoNotOptimize(r);
   }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
-                          static_cast<int64_t>(text.size()));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(text.size()));
 }
 BENCHMARK(BM_ParseRealP2pFixture);
 

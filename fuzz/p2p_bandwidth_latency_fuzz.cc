@@ -1,6 +1,6 @@
-// libFuzzer target for the p2pBandwidthLatencyTest reader: counts must balance on any input, and what parses must
-// write with WriteP2pBandwidthLatencyTest, re-parse without rejects into the same matrices (shapes, ids, kinds, values
-// to 2 decimals, NaNs kept) and write back to the same text.
+// libFuzzer target for the p2pBandwidthLatencyTest reader: counts must balance on any input, and what parses
+// must write with WriteP2pBandwidthLatencyTest, re-parse without rejects into the same matrices (shapes, ids,
+// kinds, values to 2 decimals, NaNs kept) and write back to the same text.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>

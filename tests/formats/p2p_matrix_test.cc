@@ -21,8 +21,7 @@ const std::string kNvH20 =
     kDir + "/nvbandwidth/nvbandwidth_issue48_v0.8_8x_h20_3e_device_local_copy_busids_PARTIAL.txt";
 const std::string kNvA6000 =
     kDir + "/nvbandwidth/nvbandwidth_issue50_v0.8_6x_rtx_a6000_pcie_d2d_memcpy_read_ce.txt";
-const std::string kNvReadme =
-    kDir + "/nvbandwidth/nvbandwidth_readme_8gpu_d2d_memcpy_write_ce_example.txt";
+const std::string kNvReadme = kDir + "/nvbandwidth/nvbandwidth_readme_8gpu_d2d_memcpy_write_ce_example.txt";
 
 std::string Slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -44,12 +43,17 @@ struct Parsed {
 Parsed ParseText(Fmt fmt, const std::string& text, const std::string& source = "test") {
   Parsed p;
   switch (fmt) {
-    case Fmt::kP2p: p.report = ParseP2pBandwidthLatencyTest(text, source, p.diag, p.counts); break;
-    case Fmt::kNv: p.report = ParseNvbandwidth(text, source, p.diag, p.counts); break;
-    case Fmt::kCsv: p.report = ParseP2pCsv(text, source, p.diag, p.counts); break;
+    case Fmt::kP2p:
+      p.report = ParseP2pBandwidthLatencyTest(text, source, p.diag, p.counts);
+      break;
+    case Fmt::kNv:
+      p.report = ParseNvbandwidth(text, source, p.diag, p.counts);
+      break;
+    case Fmt::kCsv:
+      p.report = ParseP2pCsv(text, source, p.diag, p.counts);
+      break;
   }
-  EXPECT_TRUE(p.counts.Balanced()) << p.counts.read << " " << p.counts.accepted << " "
-                                   << p.counts.rejected;
+  EXPECT_TRUE(p.counts.Balanced()) << p.counts.read << " " << p.counts.accepted << " " << p.counts.rejected;
   EXPECT_EQ(p.diag.RejectedFor(source), p.counts.rejected);
   return p;
 }
@@ -74,9 +78,12 @@ std::string Warnings(const Diagnostics& diag) {
 
 std::string Write(Fmt fmt, const P2pReport& r) {
   switch (fmt) {
-    case Fmt::kP2p: return WriteP2pBandwidthLatencyTest(r);
-    case Fmt::kNv: return WriteNvbandwidth(r);
-    case Fmt::kCsv: return WriteP2pCsv(r);
+    case Fmt::kP2p:
+      return WriteP2pBandwidthLatencyTest(r);
+    case Fmt::kNv:
+      return WriteNvbandwidth(r);
+    case Fmt::kCsv:
+      return WriteP2pCsv(r);
   }
   return {};
 }
@@ -177,8 +184,7 @@ TEST(P2pBandwidthLatencyTest, RealRtx2080TiGolden) {
   EXPECT_DOUBLE_EQ(uni_off->values[0][0], 541.84);  // local copies are real numbers here
   EXPECT_TRUE(std::isnan(uni_off->sum));
 
-  const P2pMatrix* uni_on =
-      FindTitle(r, "Unidirectional P2P=Enabled Bandwidth (P2P Writes) Matrix (GB/s)");
+  const P2pMatrix* uni_on = FindTitle(r, "Unidirectional P2P=Enabled Bandwidth (P2P Writes) Matrix (GB/s)");
   ASSERT_NE(uni_on, nullptr);
   EXPECT_TRUE(uni_on->p2p_enabled);
   EXPECT_DOUBLE_EQ(uni_on->values[1][1], 532.54);
@@ -539,8 +545,7 @@ TEST(Nvbandwidth, BidirectionalWaivedAndSumMismatch) {
   const std::string warnings = Warnings(p.diag);
   EXPECT_NE(warnings.find("SUM 25.00 differs from the sum of the cells 20.00"), std::string::npos)
       << warnings;
-  EXPECT_NE(warnings.find("testcase `host_to_device_memcpy_ce` printed no matrix"),
-            std::string::npos)
+  EXPECT_NE(warnings.find("testcase `host_to_device_memcpy_ce` printed no matrix"), std::string::npos)
       << warnings;
   EXPECT_EQ(p.counts.rejected, 0);
 }
@@ -568,8 +573,7 @@ TEST(Nvbandwidth, BadRowsGetSpecificReasons) {
   const std::string reasons = Reasons(p.diag);
   EXPECT_NE(reasons.find("row 1 has 5 values, expected 8"), std::string::npos) << reasons;
   EXPECT_NE(reasons.find("row 2, column 6: 'nan' is not a number"), std::string::npos) << reasons;
-  EXPECT_NE(reasons.find("row 3, column 7: implausible value '1e308' (over 100000 GB/s)"),
-            std::string::npos)
+  EXPECT_NE(reasons.find("row 3, column 7: implausible value '1e308' (over 100000 GB/s)"), std::string::npos)
       << reasons;
   EXPECT_NE(reasons.find("row 4, column 5: negative value '-5.0'"), std::string::npos) << reasons;
   EXPECT_NE(reasons.find("duplicate row 0"), std::string::npos) << reasons;
@@ -591,8 +595,7 @@ TEST(Nvbandwidth, TruncatedMidRow) {
   ASSERT_TRUE(p.report.ok());
   EXPECT_EQ(p.counts.read, 4);
   EXPECT_EQ(p.counts.accepted, 3);
-  EXPECT_NE(Reasons(p.diag).find("row 3 has 2 values, expected 6"), std::string::npos)
-      << Reasons(p.diag);
+  EXPECT_NE(Reasons(p.diag).find("row 3 has 2 values, expected 6"), std::string::npos) << Reasons(p.diag);
   const P2pMatrix& m = p.report->matrices[0];
   EXPECT_EQ(m.row_ids, (std::vector<int>{0, 1, 2}));
   EXPECT_TRUE(m.testcase.empty());  // the SUM line was cut off
@@ -697,8 +700,7 @@ TEST(P2pCsv, LongFormKinds) {
   EXPECT_NE(reasons.find("unknown kind 'sideways'"), std::string::npos) << reasons;
   EXPECT_NE(reasons.find("duplicate entry 0->1"), std::string::npos) << reasons;
   EXPECT_NE(reasons.find("line has 2 fields, expected 4"), std::string::npos) << reasons;
-  EXPECT_NE(reasons.find("0->1: implausible value '3e7' (over 10000000 us)"), std::string::npos)
-      << reasons;
+  EXPECT_NE(reasons.find("0->1: implausible value '3e7' (over 10000000 us)"), std::string::npos) << reasons;
   ASSERT_EQ(p.report->matrices.size(), 3u);
   EXPECT_EQ(p.report->matrices[0].quantity, P2pQuantity::kBandwidthUnidirGbps);
   EXPECT_EQ(p.report->matrices[0].row_ids, (std::vector<int>{0, 1}));
@@ -734,8 +736,8 @@ TEST(P2pCsv, WideForm) {
 }
 
 TEST(P2pCsv, BadHeaders) {
-  for (const std::string text : {"a,b,c\n0,1,2\n", ",0,0\n0,1,1\n", ",x\n0,1\n",
-                                 "src,dst,bandwidth_gbps,flavour\n0,1,2,unidir\n"}) {
+  for (const std::string text :
+       {"a,b,c\n0,1,2\n", ",0,0\n0,1,1\n", ",x\n0,1\n", "src,dst,bandwidth_gbps,flavour\n0,1,2,unidir\n"}) {
     SCOPED_TRACE(text);
     Parsed p = ParseText(Fmt::kCsv, text);
     ASSERT_FALSE(p.report.ok());
@@ -803,7 +805,7 @@ TEST(P2pMatrixWriters, ManyDevicesHugeValuesAndOddText) {
   big.sum = 12345.678;
   r.matrices.push_back(big);
   P2pMatrix lat = Square(3, 9.5e6, P2pQuantity::kLatencyUs);  // wider than the 10-char column
-  lat.title = "Matrix 5.0 1.0";  // would read as a row right after another table
+  lat.title = "Matrix 5.0 1.0";                               // would read as a row right after another table
   lat.testcase = "bad\ttestcase";
   r.matrices.push_back(lat);
   P2pMatrix conn = Square(2, 1.0, P2pQuantity::kConnectivity);

@@ -116,16 +116,18 @@ bool HasControlChars(std::string_view s) {
 
 const char* UnitOf(P2pQuantity q) {
   switch (q) {
-    case P2pQuantity::kLatencyUs: return "us";
-    case P2pQuantity::kConnectivity: return "";
-    default: return "GB/s";
+    case P2pQuantity::kLatencyUs:
+      return "us";
+    case P2pQuantity::kConnectivity:
+      return "";
+    default:
+      return "GB/s";
   }
 }
 
 // Validates one numeric cell text (`N/A` is NaN). Returns the value, or sets `reason` (to be
 // prefixed with where the cell is).
-std::optional<double> ReadValue(std::string_view cell, P2pQuantity q, double scale,
-                                std::string& reason) {
+std::optional<double> ReadValue(std::string_view cell, P2pQuantity q, double scale, std::string& reason) {
   if (IsNa(cell)) return NAN;
   const auto v = ParseDouble(cell);
   if (!v) {
@@ -146,23 +148,21 @@ std::optional<double> ReadValue(std::string_view cell, P2pQuantity q, double sca
   }
   const double limit = q == P2pQuantity::kLatencyUs ? kMaxLatencyUs : kMaxBandwidthGbps;
   if (x > limit) {
-    reason = "implausible value " + Quote(cell) + " (over " + Printf("%.0f %s", limit, UnitOf(q)) +
-             ")";
+    reason = "implausible value " + Quote(cell) + " (over " + Printf("%.0f %s", limit, UnitOf(q)) + ")";
     return std::nullopt;
   }
   return x;
 }
 
 // Column ids of a header; sets `reason` when one is out of range or repeated.
-std::optional<std::vector<int>> ReadColumnIds(std::span<const std::string_view> cells,
-                                              std::string& reason) {
+std::optional<std::vector<int>> ReadColumnIds(std::span<const std::string_view> cells, std::string& reason) {
   std::vector<int> ids;
   std::unordered_set<int> seen;
   for (const auto c : cells) {
     const auto id = ParseDeviceId(Trim(c));
     if (!id) {
-      reason = "column header: " + Quote(c) + " is not a device index (0.." +
-               std::to_string(kMaxDeviceId) + ")";
+      reason =
+          "column header: " + Quote(c) + " is not a device index (0.." + std::to_string(kMaxDeviceId) + ")";
       return std::nullopt;
     }
     if (!seen.insert(*id).second) {
@@ -274,9 +274,9 @@ struct TableReader {
       return -1;
     }
     if (m.values.empty()) {
-      diag.Warn(source, header_line, header_raw,
-                Printf("matrix dropped: none of its %lld rows could be read",
-                       static_cast<long long>(rows_read)));
+      diag.Warn(
+          source, header_line, header_raw,
+          Printf("matrix dropped: none of its %lld rows could be read", static_cast<long long>(rows_read)));
       return -1;
     }
     if (m.gpu_to_gpu && m.row_ids.size() != m.col_ids.size()) {
@@ -294,8 +294,7 @@ Error NoMatrix(std::string_view source, std::string hint) {
 }
 
 // Binary input: one rejected record, then the error.
-Error RejectBinary(std::string_view text, std::string_view source, Diagnostics& diag,
-                   ReadCounts& counts) {
+Error RejectBinary(std::string_view text, std::string_view source, Diagnostics& diag, ReadCounts& counts) {
   ++counts.read;
   ++counts.rejected;
   diag.RejectAtByte(source, 0, text.substr(0, 64), "input looks binary, not a text report");
@@ -376,13 +375,12 @@ std::optional<P2pDevice> ParseP2pDeviceLine(std::string_view t) {
   return d;
 }
 
-void AddDevice(P2pReport& r, P2pDevice d, std::string_view source, int64_t line,
-               std::string_view raw, Diagnostics& diag) {
-  for (const auto& e : r.devices) {
-    if (e.index == d.index) {
-      diag.Warn(source, line, raw, Printf("duplicate device %d ignored", d.index));
-      return;
-    }
+// Adds a device unless its index was seen (`seen` holds the indices so far).
+void AddDevice(P2pReport& r, std::unordered_set<int>& seen, P2pDevice d, std::string_view source,
+               int64_t line, std::string_view raw, Diagnostics& diag) {
+  if (!seen.insert(d.index).second) {
+    diag.Warn(source, line, raw, Printf("duplicate device %d ignored", d.index));
+    return;
   }
   r.devices.push_back(std::move(d));
 }
@@ -414,9 +412,8 @@ NvDescription ClassifyNvDescription(std::string_view d) {
 bool IsNvKeywordLine(std::string_view t) {
   return StartsWith(t, "nvbandwidth Version:") || StartsWith(t, "Built from Git version:") ||
          StartsWith(t, "CUDA Runtime Version") || StartsWith(t, "CUDA Driver Version") ||
-         StartsWith(t, "Driver Version") || StartsWith(t, "Running ") ||
-         StartsWith(t, "Waiving ") || StartsWith(t, "Waived") || StartsWith(t, "SUM ") ||
-         StartsWith(t, "Device ");
+         StartsWith(t, "Driver Version") || StartsWith(t, "Running ") || StartsWith(t, "Waiving ") ||
+         StartsWith(t, "Waived") || StartsWith(t, "SUM ") || StartsWith(t, "Device ");
 }
 
 bool IsNvDescription(std::string_view t) {
@@ -426,8 +423,8 @@ bool IsNvDescription(std::string_view t) {
 bool IsPciText(std::string_view s) {
   if (s.empty()) return false;
   for (const char c : s) {
-    const bool ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') ||
-                    c == ':' || c == '.';
+    const bool ok =
+        (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || c == ':' || c == '.';
     if (!ok) return false;
   }
   return true;
@@ -511,10 +508,11 @@ Result<P2pReport> ParseP2pBandwidthLatencyTest(std::string_view text, std::strin
   report.tool = P2pTool::kP2pBandwidthLatencyTest;
   TableReader table{source, diag, counts, report.matrices};
   const auto lines = SplitLines(text);
+  std::unordered_set<int> device_ids;
 
-  std::string title;          // current title
+  std::string title;  // current title
   int64_t title_line = 0;
-  bool title_used = true;     // a header followed the current title
+  bool title_used = true;  // a header followed the current title
   const auto end_title = [&] {
     if (!title_used) diag.Warn(source, title_line, title, "table title with no matrix");
   };
@@ -564,7 +562,7 @@ Result<P2pReport> ParseP2pBandwidthLatencyTest(std::string_view text, std::strin
       continue;
     }
     if (auto d = ParseP2pDeviceLine(t)) {
-      AddDevice(report, std::move(*d), source, line_no, raw, diag);
+      AddDevice(report, device_ids, std::move(*d), source, line_no, raw, diag);
       continue;
     }
     if (first_is_int && tokens.size() >= 2) {
@@ -592,12 +590,13 @@ Result<P2pReport> ParseNvbandwidth(std::string_view text, std::string_view sourc
   report.tool = P2pTool::kNvbandwidth;
   TableReader table{source, diag, counts, report.matrices};
   const auto lines = SplitLines(text);
+  std::unordered_set<int> device_ids;
 
-  std::string testcase;      // from the last `Running X.`
+  std::string testcase;  // from the last `Running X.`
   int64_t testcase_line = 0;
   bool testcase_has_matrix = true;
-  std::string description;   // the last description line
-  int last_matrix = -1;      // the matrix a SUM line may belong to
+  std::string description;  // the last description line
+  int last_matrix = -1;     // the matrix a SUM line may belong to
   bool any_sum = false;
   bool seen_matrix = false;
 
@@ -658,7 +657,8 @@ Result<P2pReport> ParseNvbandwidth(std::string_view text, std::string_view sourc
       any_sum = true;
       const std::string_view rest = Trim(t.substr(4));
       const size_t sp = rest.find_last_of(" \t");
-      const std::string_view name = sp == std::string_view::npos ? std::string_view() : Trim(rest.substr(0, sp));
+      const std::string_view name =
+          sp == std::string_view::npos ? std::string_view() : Trim(rest.substr(0, sp));
       const std::string_view value = sp == std::string_view::npos ? rest : rest.substr(sp + 1);
       const auto v = ParseDouble(value);
       if (!v || *v < 0) {
@@ -675,8 +675,8 @@ Result<P2pReport> ParseNvbandwidth(std::string_view text, std::string_view sourc
       }
       P2pMatrix& m = report.matrices[static_cast<size_t>(last_matrix)];
       if (!m.testcase.empty() && !name.empty() && name != m.testcase) {
-        diag.Warn(source, line_no, raw, "SUM names `" + Str(name) + "` but the matrix is `" +
-                                            m.testcase + "`");
+        diag.Warn(source, line_no, raw,
+                  "SUM names `" + Str(name) + "` but the matrix is `" + m.testcase + "`");
         continue;
       }
       if (m.testcase.empty() && !name.empty()) {
@@ -701,11 +701,11 @@ Result<P2pReport> ParseNvbandwidth(std::string_view text, std::string_view sourc
                       " (rows missing?)");
       }
     } else if (auto d = ParseNvDeviceLine(t)) {
-      AddDevice(report, std::move(*d), source, line_no, raw, diag);
+      AddDevice(report, device_ids, std::move(*d), source, line_no, raw, diag);
     } else if (IsNvDescription(t)) {
       description = Str(t);
-    } else if (tokens.size() == 1 && report.devices.empty() && !seen_matrix &&
-               IsHostnameToken(t) && NextIsDeviceLine(lines, i)) {
+    } else if (tokens.size() == 1 && report.devices.empty() && !seen_matrix && IsHostnameToken(t) &&
+               NextIsDeviceLine(lines, i)) {
       report.hostname = Str(t);  // v0.8 prints the host name right before the devices
     } else if (std::all_of(tokens.begin(), tokens.end(),
                            [](std::string_view s) { return ParseInt(s).has_value(); })) {
@@ -719,8 +719,7 @@ Result<P2pReport> ParseNvbandwidth(std::string_view text, std::string_view sourc
         continue;
       }
       if (description.empty()) {
-        diag.Warn(source, line_no, raw,
-                  "matrix with no description line; read as GPU->GPU bandwidth");
+        diag.Warn(source, line_no, raw, "matrix with no description line; read as GPU->GPU bandwidth");
       }
       const NvDescription c = ClassifyNvDescription(description);
       P2pMatrix m;
@@ -765,10 +764,14 @@ namespace {
 
 const char* KindName(P2pQuantity q) {
   switch (q) {
-    case P2pQuantity::kBandwidthBidirGbps: return "bidir";
-    case P2pQuantity::kLatencyUs: return "latency_us";
-    case P2pQuantity::kConnectivity: return "connectivity";
-    default: return "unidir";
+    case P2pQuantity::kBandwidthBidirGbps:
+      return "bidir";
+    case P2pQuantity::kLatencyUs:
+      return "latency_us";
+    case P2pQuantity::kConnectivity:
+      return "connectivity";
+    default:
+      return "unidir";
   }
 }
 
@@ -824,16 +827,16 @@ Result<P2pReport> ParseP2pCsv(std::string_view text, std::string_view source, Di
   std::vector<std::string> head;
   for (const auto c : Split(header, ',')) head.push_back(Lower(Trim(c)));
 
-  const bool long_form = head.size() >= 3 && head.size() <= 5 &&
-                         (head[0] == "src" || head[0] == "source") &&
+  const bool long_form = head.size() >= 3 && head.size() <= 5 && (head[0] == "src" || head[0] == "source") &&
                          (head[1] == "dst" || head[1] == "destination" || head[1] == "dest");
   const bool wide_form = !long_form && head.size() >= 2 && (head[0].empty() || head[0] == "src\\dst");
   const auto bad_header = [&](const std::string& reason) -> Error {
     ++counts.read;
     ++counts.rejected;
     diag.Reject(source, header_line, header, reason);
-    return NoMatrix(source, "CSV header must be `src,dst,bandwidth_gbps[,kind[,matrix]]` or "
-                            "`,0,1,...` / `src\\dst,0,1,...`");
+    return NoMatrix(source,
+                    "CSV header must be `src,dst,bandwidth_gbps[,kind[,matrix]]` or "
+                    "`,0,1,...` / `src\\dst,0,1,...`");
   };
   if (!long_form && !wide_form) return bad_header("CSV header not recognised");
 
@@ -990,8 +993,8 @@ std::string P2pTitleFor(const P2pMatrix& m) {
     for (size_t i = 1; i < tokens.size(); ++i) {
       numbers_only = numbers_only && (IsNa(tokens[i]) || ParseDouble(tokens[i]).has_value());
     }
-    if (!ParseInt(tokens[0]) && !IsP2pHeaderWord(tokens[0]) && !StartsWith(t, "Device:") &&
-        !numbers_only && c.quantity == m.quantity && c.p2p_enabled == m.p2p_enabled) {
+    if (!ParseInt(tokens[0]) && !IsP2pHeaderWord(tokens[0]) && !StartsWith(t, "Device:") && !numbers_only &&
+        c.quantity == m.quantity && c.p2p_enabled == m.p2p_enabled) {
       return std::string(t);
     }
   }
@@ -1015,12 +1018,15 @@ std::string NvTestcaseFor(const P2pMatrix& m) {
     return m.testcase;
   }
   switch (m.quantity) {
-    case P2pQuantity::kConnectivity: return "device_peer_access";
-    case P2pQuantity::kLatencyUs: return m.gpu_to_gpu ? "device_to_device_latency" : "host_device_latency";
+    case P2pQuantity::kConnectivity:
+      return "device_peer_access";
+    case P2pQuantity::kLatencyUs:
+      return m.gpu_to_gpu ? "device_to_device_latency" : "host_device_latency";
     case P2pQuantity::kBandwidthBidirGbps:
       return m.gpu_to_gpu ? "device_to_device_bidirectional_memcpy_ce"
                           : "host_to_device_bidirectional_memcpy_ce";
-    default: return m.gpu_to_gpu ? "device_to_device_memcpy_read_ce" : "host_to_device_memcpy_ce";
+    default:
+      return m.gpu_to_gpu ? "device_to_device_memcpy_read_ce" : "host_to_device_memcpy_ce";
   }
 }
 
@@ -1038,16 +1044,17 @@ std::string NvDescriptionFor(const P2pMatrix& m, const std::string& testcase) {
       return std::string("peer access ") + rows + " -> GPU(column) (1 = yes)";
     case P2pQuantity::kLatencyUs:
       return std::string("memory latency SM ") + rows + " <-> GPU(column) (us)";
-    default: break;
+    default:
+      break;
   }
   const bool bidir = m.quantity == P2pQuantity::kBandwidthBidirGbps;
   if (!m.gpu_to_gpu && !bidir && Contains(testcase, "local")) {
     return "memcpy local GPU(column) bandwidth (GB/s)";
   }
   const char* engine = Contains(testcase, "_sm") ? "SM" : "CE";
-  const char* arrow = bidir ? "<->"
+  const char* arrow = bidir                                                             ? "<->"
                       : (Contains(testcase, "write") || Contains(testcase, "_to_host")) ? "<-"
-                                                                                          : "->";
+                                                                                        : "->";
   return Printf("memcpy %s %s %s GPU(column) bandwidth (GB/s)", engine, rows, arrow);
 }
 
@@ -1082,13 +1089,13 @@ std::string CsvSafe(std::string_view s) {
 std::string WriteNvbandwidth(const P2pReport& report) {
   std::string out;
   // The layout is v0.8's (N/A diagonals, SUM lines): never claim an older version.
-  const bool printable = !report.version.empty() && Trim(report.version) == report.version &&
-                         !HasControlChars(report.version);
+  const bool printable =
+      !report.version.empty() && Trim(report.version) == report.version && !HasControlChars(report.version);
   const std::string version =
       printable && !IsBeforeV02(report.version) ? report.version : std::string("v0.8");
   out += "nvbandwidth Version: " + version + "\n";
-  out += "Built from Git version: " +
-         (report.git_version.empty() ? version : Clean(report.git_version)) + "\n\n";
+  out += "Built from Git version: " + (report.git_version.empty() ? version : Clean(report.git_version)) +
+         "\n\n";
   bool any_cuda = false;
   if (!report.cuda_runtime_version.empty()) {
     out += "CUDA Runtime Version: " + Clean(report.cuda_runtime_version) + "\n";
@@ -1137,8 +1144,9 @@ std::string WriteNvbandwidth(const P2pReport& report) {
     out += "\n";
     if (!std::isnan(m.sum)) out += "SUM " + testcase + " " + Fixed2(m.sum) + "\n\n";
   }
-  out += "NOTE: The reported results may not reflect the full capabilities of the platform.\n"
-         "Performance can vary with software drivers, hardware clocks, and system topology.\n\n";
+  out +=
+      "NOTE: The reported results may not reflect the full capabilities of the platform.\n"
+      "Performance can vary with software drivers, hardware clocks, and system topology.\n\n";
   return out;
 }
 
@@ -1164,9 +1172,10 @@ std::string WriteP2pBandwidthLatencyTest(const P2pReport& report) {
     }
     break;
   }
-  out += "\n***NOTE: In case a device doesn't have P2P access to other one, it falls back to normal "
-         "memcopy procedure.\nSo you can see lesser Bandwidth (GB/s) and unstable Latency (us) in "
-         "those cases.\n\n";
+  out +=
+      "\n***NOTE: In case a device doesn't have P2P access to other one, it falls back to normal "
+      "memcopy procedure.\nSo you can see lesser Bandwidth (GB/s) and unstable Latency (us) in "
+      "those cases.\n\n";
   std::string prev_title;
   bool prev_gpu_latency = false;
   for (const auto& m : report.matrices) {
@@ -1215,8 +1224,9 @@ std::string WriteP2pBandwidthLatencyTest(const P2pReport& report) {
       out += "\n";
     }
   }
-  out += "\nNOTE: The CUDA Samples are not meant for performance measurements. Results may vary when "
-         "GPU Boost is enabled.\n";
+  out +=
+      "\nNOTE: The CUDA Samples are not meant for performance measurements. Results may vary when "
+      "GPU Boost is enabled.\n";
   return out;
 }
 
@@ -1225,22 +1235,29 @@ std::string WriteP2pCsv(const P2pReport& report) {
       "# toposcope p2p matrix, long form: one line per (src, dst) cell; kind = "
       "unidir|bidir|latency_us|connectivity; N/A = not measured\n"
       "src,dst,bandwidth_gbps,kind,matrix\n";
-  std::vector<std::pair<P2pQuantity, std::string>> used;
-  const auto taken = [&](P2pQuantity q, const std::string& l) {
-    for (const auto& [uq, ul] : used) {
-      if (uq == q && ul == l) return true;
-    }
-    return false;
+  std::unordered_set<std::string> used;  // kind + '\x1f' + label
+  const auto key = [](P2pQuantity q, const std::string& l) {
+    std::string k = KindName(q);
+    k += '\x1f';
+    k += l;
+    return k;
   };
   for (const auto& m : report.matrices) {
     // A label unique per kind, so that matrices stay apart when read back.
     std::string label = CsvSafe(m.title);
-    if (taken(m.quantity, label) && !m.gpu_to_gpu) label = Str(Trim(label + " (CPU)"));
-    if (taken(m.quantity, label)) {
-      const std::string base = label;
-      for (int n = 2; taken(m.quantity, label); ++n) label = Str(Trim(base + " #" + std::to_string(n)));
+    if (used.count(key(m.quantity, label)) != 0 && !m.gpu_to_gpu) {
+      label = CsvSafe(label + " (CPU)");
     }
-    used.emplace_back(m.quantity, label);
+    if (used.count(key(m.quantity, label)) != 0) {
+      const std::string base = label;
+      for (int n = 2; used.count(key(m.quantity, label)) != 0; ++n) {
+        label = base;
+        label += " #";
+        label += std::to_string(n);
+        label = CsvSafe(label);
+      }
+    }
+    used.insert(key(m.quantity, label));
     const char* kind = KindName(m.quantity);
     for (size_t r = 0; r < m.row_ids.size(); ++r) {
       for (size_t c = 0; c < m.col_ids.size(); ++c) {

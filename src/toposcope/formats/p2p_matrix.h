@@ -37,19 +37,19 @@ struct P2pMatrix {
   std::string description;  // nvbandwidth description line ("memcpy CE GPU(row) <- GPU(column)
                             // bandwidth (GB/s)"), else empty
   P2pQuantity quantity = P2pQuantity::kBandwidthUnidirGbps;
-  bool gpu_to_gpu = true;   // false for host<->device tests (one row, the CPU) and CPU latency tables
-  bool p2p_enabled = true;  // p2pBandwidthLatencyTest: P2P=Enabled vs Disabled
+  bool gpu_to_gpu = true;    // false for host<->device tests (one row, the CPU) and CPU latency tables
+  bool p2p_enabled = true;   // p2pBandwidthLatencyTest: P2P=Enabled vs Disabled
   std::vector<int> row_ids;  // device index per row
   std::vector<int> col_ids;  // device index per column
   // values[r][c]; NaN where the tool printed N/A, and on a pre-v0.2 nvbandwidth `0.00` diagonal.
   std::vector<std::vector<double>> values;
-  double sum = NAN;         // nvbandwidth SUM line, NaN when absent
+  double sum = NAN;  // nvbandwidth SUM line, NaN when absent
 };
 
 struct P2pReport {
   P2pTool tool = P2pTool::kNvbandwidth;
-  std::string version;      // nvbandwidth "v0.8"; empty if absent
-  std::string hostname;     // nvbandwidth v0.8 hostname line; empty if absent
+  std::string version;               // nvbandwidth "v0.8"; empty if absent
+  std::string hostname;              // nvbandwidth v0.8 hostname line; empty if absent
   std::string git_version;           // nvbandwidth "Built from Git version: ..."; may be empty
   std::string cuda_runtime_version;  // nvbandwidth "CUDA Runtime Version: 12060"; may be empty
   std::string cuda_driver_version;   // nvbandwidth "CUDA Driver Version: 12060"; may be empty
@@ -68,7 +68,8 @@ Result<P2pReport> ParseNvbandwidth(std::string_view text, std::string_view sourc
 // unidir|bidir|latency_us|connectivity, rows of one kind form one matrix; optional 5th column
 // `matrix` = a label that splits one kind into several matrices and becomes the title) or wide
 // form: header `,0,1,...` (first cell empty or "src\\dst") and one row per source device. Cells
-// `N/A` or empty are NaN. `#` comment lines and blank lines are skipped.
+// `N/A` or empty are NaN; long-form rows and columns keep their order of first appearance, and
+// cells never given are NaN. `#` comment lines and blank lines are skipped.
 Result<P2pReport> ParseP2pCsv(std::string_view text, std::string_view source, Diagnostics& diag,
                               ReadCounts& counts);
 
