@@ -2,8 +2,27 @@
 
 #include "toposcope/analysis/islands.h"
 #include "toposcope/analysis/links.h"
+#include "toposcope/base/time.h"
 
 namespace toposcope::analysis {
+
+std::vector<HostClockFit> FitClocks(const model::Dataset& ds, const TimesyncOptions& opt) {
+  std::vector<HostClockFit> out;
+  for (const auto& [host, h] : ds.hosts) {
+    std::vector<SyncSample> samples;
+    for (const auto& p : h.sync_points) {
+      if (!p.synced || p.local_ns == kNoTime || p.ref_ns == kNoTime) continue;
+      SyncSample s;
+      s.local_ns = p.local_ns;
+      s.ref_ns = p.ref_ns;
+      s.uncertainty_ns = p.uncertainty_ns;
+      samples.push_back(s);
+    }
+    if (samples.empty()) continue;
+    out.push_back(FitHostClock(host, std::move(samples), opt));
+  }
+  return out;
+}
 
 AnalysisResult Analyze(const model::Dataset& ds, const AnalyzeOptions& opt) {
   AnalysisResult r;
@@ -16,6 +35,7 @@ AnalysisResult Analyze(const model::Dataset& ds, const AnalyzeOptions& opt) {
   r.gpus = std::move(isl.gpus);
   r.islands = std::move(isl.islands);
   r.confidence = AnalyzeConfidence(r.links, opt.noise, opt.confidence);
+  r.clocks = FitClocks(ds, opt.timesync);
   r.rejected_total = ds.diag.rejected_total();
   r.warnings_total = ds.diag.warnings_total();
   for (const auto& d : ds.diag.items()) r.diagnostics.push_back(d.ToString());

@@ -3,6 +3,7 @@
 
 #include "toposcope/analysis/confidence.h"
 #include "toposcope/analysis/result.h"
+#include "toposcope/analysis/timesync.h"
 #include "toposcope/model/dataset.h"
 #include "toposcope/stats/alpha_stable.h"
 
@@ -12,7 +13,11 @@ struct AnalyzeOptions {
   Thresholds thresholds;
   stats::NoiseModel noise;
   ConfidenceOptions confidence;
+  TimesyncOptions timesync;
 };
+
+// Fits the clock models of every host that has synchronised sync records.
+std::vector<HostClockFit> FitClocks(const model::Dataset& ds, const TimesyncOptions& opt);
 
 AnalysisResult Analyze(const model::Dataset& ds, const AnalyzeOptions& opt);
 

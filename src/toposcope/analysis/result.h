@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "toposcope/analysis/timesync.h"
 #include "toposcope/base/link_type.h"
 
 namespace toposcope::analysis {
@@ -76,12 +77,27 @@ struct Thresholds {
   std::string preset = "modern";    // "modern" or "seed" (12 / 2 GB/s)
 };
 
+struct TimelineSource {
+  std::string path, host, format;
+  int64_t events = 0, records = 0, rejected = 0;
+};
+
+// The merged global timeline (present when `align` ran).
+struct TimelineReport {
+  bool present = false;
+  std::string trace_path;
+  int64_t events_in = 0, events_out = 0, without_clock = 0;
+  std::vector<TimelineSource> sources;
+};
+
 struct AnalysisResult {
   std::vector<InputReport> inputs;
   std::vector<GpuReport> gpus;
   std::vector<IslandReport> islands;
   std::vector<LinkReport> links;
   ConfidenceReport confidence;
+  std::vector<HostClockFit> clocks;  // per host with sync records: none, linear, quadratic, robust
+  TimelineReport timeline;
   Thresholds thresholds;
   int64_t rejected_total = 0;
   int64_t warnings_total = 0;

@@ -1,5 +1,8 @@
 #include "toposcope/formats/sniff.h"
 
+#include <cctype>
+#include <string>
+
 #include "toposcope/base/text.h"
 
 namespace toposcope::formats {
@@ -26,6 +29,24 @@ std::string_view FirstElement(std::string_view s) {
     return s.substr(lt + 1, e - lt - 1);
   }
   return {};
+}
+
+// True when some line of the text starts with `prefix`.
+bool LineStartsWith(std::string_view text, std::string_view prefix) {
+  if (StartsWith(text, prefix)) return true;
+  size_t pos = 0;
+  while ((pos = text.find(prefix, pos + 1)) != std::string_view::npos) {
+    if (text[pos - 1] == '\n') return true;
+  }
+  return false;
+}
+
+// "2020-05-13 14:36:33 1.2.3.4  ..." with at least 8 fields: a chrony log line.
+bool IsChronyLogLine(std::string_view line) {
+  if (line.size() < 20 || line[4] != '-' || line[7] != '-' || line[10] != ' ' || line[13] != ':' || line[16] != ':') {
+    return false;
+  }
+  return SplitWhitespace(line).size() >= 8;
 }
 
 bool HasTopoHeader(std::string_view head) {
@@ -69,7 +90,21 @@ SniffResult SniffFormat(std::string_view head) {
     for (const char* out : {"\"toposcope.result/", "\"toposcope.topology/", "\"toposcope.score/"}) {
       if (Contains(head, out)) return {FileFormat::kResultJson, "a toposcope output, not an input"};
     }
+    if (Contains(head, "\"traceEvents\"") || Contains(head, "\"schemaVersion\"") ||
+        Contains(head, "\"displayTimeUnit\"") || Contains(head, "\"distributedInfo\"")) {
+      return {FileFormat::kChromeTrace, "Chrome trace JSON (traceEvents)"};
+    }
+    if (Contains(head, "\"coll_perf\"") || Contains(head, "\"p2p_perf\"") || Contains(head, "\"dump_stats\"") ||
+        (Contains(head, "\"header\"") && Contains(head, "\"n_ranks\""))) {
+      return {FileFormat::kNcclInspector, "NCCL Inspector records"};
+    }
+    if (Contains(head, "\"ts_ns\"") && Contains(head, "\"host\"")) {
+      return {FileFormat::kEventJsonl, "toposcope JSONL events (ts_ns, host)"};
+    }
     return {FileFormat::kUnknown, "JSON of no known schema"};
+  }
+  if (!t.empty() && t[0] == '[' && Contains(head, "\"ph\"")) {
+    return {FileFormat::kChromeTrace, "Chrome trace JSON (event array)"};
   }
   if (!t.empty() && t[0] == '<') {
     const std::string_view root = FirstElement(t);
@@ -85,7 +120,35 @@ SniffResult SniffFormat(std::string_view head) {
       Contains(head, "\nSUM ") || StartsWith(head, "Running ")) {
     return {FileFormat::kNvbandwidth, "nvbandwidth headings"};
   }
+  if (StartsWith(head, "# ") && (Contains(head, "\n## ") || Contains(head, "|---"))) {
+    return {FileFormat::kUnknown, "a Markdown document"};
+  }
   if (HasTopoHeader(head)) return {FileFormat::kNvsmiTopo, "nvidia-smi topo header (GPU0 ...)"};
+  if (LineStartsWith(head, "Long Name") && Contains(head, "Short Name") && Contains(head, "Field ID")) {
+    return {FileFormat::kDcgmFieldList, "dcgmi dmon -l field table"};
+  }
+  if (LineStartsWith(head, "#Entity") || Contains(head, " #Entity ")) {
+    return {FileFormat::kDcgmDmon, "dcgmi dmon header (#Entity)"};
+  }
+  if (Contains(head, "Reference ID    :") || Contains(head, "Reference ID :")) {
+    return {FileFormat::kChronycTracking, "chronyc tracking fields"};
+  }
+  if (Contains(head, "Name/IP Address") && Contains(head, "NP  NR")) {
+    return {FileFormat::kChronycSourceStats, "chronyc sourcestats header"};
+  }
+  if (Contains(head, "MS Name/IP address") || Contains(head, "210 Number of sources")) {
+    return {FileFormat::kChronycSources, "chronyc sources header"};
+  }
+  if (Contains(head, "ptp4l[") || Contains(head, "phc2sys[") || Contains(head, " master offset ") ||
+      Contains(head, " phc offset ") || Contains(head, " sys offset ")) {
+    return {FileFormat::kPtpLog, "linuxptp ptp4l/phc2sys lines"};
+  }
+  if (Contains(head, "# HELP ") || Contains(head, "# TYPE ") || StartsWith(head, "DCGM_FI_") ||
+      Contains(head, "\nDCGM_FI_") || StartsWith(head, "nccl_") || Contains(head, "\nnccl_")) {
+    if (Contains(head, "{") || Contains(head, "# TYPE ")) {
+      return {FileFormat::kPrometheusText, "Prometheus exposition text"};
+    }
+  }
   {
     // CSV: first non-comment line is a header we know.
     size_t pos = 0;
@@ -97,6 +160,23 @@ SniffResult SniffFormat(std::string_view head) {
       if (line.empty() || line[0] == '#') continue;
       if (StartsWith(line, "src,dst,bandwidth_gbps") || StartsWith(line, ",0,") || StartsWith(line, "src\\dst,")) {
         return {FileFormat::kP2pCsv, "P2P CSV header"};
+      }
+      if (StartsWith(line, "host,local_ns,ref_ns")) return {FileFormat::kSyncCsv, "sync pairs CSV header"};
+      if (StartsWith(line, "DCGM_FI_") && Contains(line, ",")) {
+        return {FileFormat::kDcgmExporterConfig, "dcgm-exporter counters CSV"};
+      }
+      {
+        std::string lower(line);
+        for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        const bool has_ts = StartsWith(lower, "ts,") || StartsWith(lower, "timestamp,") || StartsWith(lower, "time,");
+        if (has_ts && (Contains(lower, ",field") || Contains(lower, ",metric") || Contains(lower, "dcgm_fi_") ||
+                       Contains(lower, ",gpu"))) {
+          return {FileFormat::kDcgmCsv, "DCGM samples CSV header"};
+        }
+      }
+      if (IsChronyLogLine(line)) return {FileFormat::kChronyLog, "chrony log lines (date time IP ...)"};
+      if (StartsWith(line, "====") || StartsWith(line, "Date (UTC)")) {
+        continue;  // a chrony banner: look at the next lines
       }
       break;
     }
@@ -112,6 +192,20 @@ std::string_view FormatName(FileFormat f) {
     case FileFormat::kP2pBandwidthLatencyTest: return "p2pBandwidthLatencyTest";
     case FileFormat::kNvbandwidth: return "nvbandwidth";
     case FileFormat::kP2pCsv: return "p2p-csv";
+    case FileFormat::kDcgmDmon: return "dcgmi-dmon";
+    case FileFormat::kDcgmFieldList: return "dcgmi-dmon-fields";
+    case FileFormat::kPrometheusText: return "prometheus-text";
+    case FileFormat::kDcgmCsv: return "dcgm-csv";
+    case FileFormat::kDcgmExporterConfig: return "dcgm-exporter-config";
+    case FileFormat::kChronyLog: return "chrony-log";
+    case FileFormat::kChronycTracking: return "chronyc-tracking";
+    case FileFormat::kChronycSources: return "chronyc-sources";
+    case FileFormat::kChronycSourceStats: return "chronyc-sourcestats";
+    case FileFormat::kPtpLog: return "linuxptp-log";
+    case FileFormat::kSyncCsv: return "sync-csv";
+    case FileFormat::kChromeTrace: return "chrome-trace";
+    case FileFormat::kNcclInspector: return "nccl-inspector";
+    case FileFormat::kEventJsonl: return "event-jsonl";
     case FileFormat::kTruthJson: return "toposcope-truth";
     case FileFormat::kResultJson: return "toposcope-result";
     case FileFormat::kUnknown: break;

@@ -15,6 +15,20 @@ enum class FileFormat {
   kP2pBandwidthLatencyTest, // CUDA samples p2pBandwidthLatencyTest
   kNvbandwidth,             // NVIDIA nvbandwidth
   kP2pCsv,                  // our P2P CSV (src,dst,bandwidth_gbps or a wide matrix)
+  kDcgmDmon,                // dcgmi dmon text
+  kDcgmFieldList,           // dcgmi dmon -l
+  kPrometheusText,          // dcgm-exporter scrape / any Prometheus exposition text
+  kDcgmCsv,                 // DCGM samples exported from a TSDB (long or wide CSV)
+  kDcgmExporterConfig,      // dcgm-exporter counters CSV
+  kChronyLog,               // chrony tracking/statistics/measurements log
+  kChronycTracking,         // chronyc tracking
+  kChronycSources,          // chronyc sources [-v]
+  kChronycSourceStats,      // chronyc sourcestats [-v]
+  kPtpLog,                  // linuxptp ptp4l / phc2sys output
+  kSyncCsv,                 // our sync pairs CSV (host,local_ns,ref_ns)
+  kChromeTrace,             // Chrome trace JSON (PyTorch profiler / Kineto, NCCL profiler)
+  kNcclInspector,           // NCCL Inspector JSON records
+  kEventJsonl,              // our JSONL events
   kTruthJson,               // simulator ground truth: never analysed
   kResultJson,              // a toposcope result: never analysed
 };

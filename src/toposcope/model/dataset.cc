@@ -1,15 +1,11 @@
 #include "toposcope/model/dataset.h"
 
 #include <algorithm>
-#include <filesystem>
-#include <functional>
 #include <set>
 
-#include "toposcope/base/file_io.h"
 #include "toposcope/base/text.h"
 
 namespace toposcope::model {
-namespace fs = std::filesystem;
 
 HostEvidence& Dataset::Host(const std::string& name) {
   auto it = hosts.find(name);
@@ -175,131 +171,6 @@ void AddP2pReport(Dataset& ds, const std::string& host, const std::string& sourc
       }
     }
   }
-}
-
-namespace {
-
-// The file name without compression and one format extension: "node1.topo.txt.gz" -> "node1.topo".
-std::string StemOf(const fs::path& p) {
-  std::string name = p.filename().string();
-  for (const char* ext : {".gz", ".zst"}) {
-    if (EndsWith(name, ext)) name.resize(name.size() - std::string_view(ext).size());
-  }
-  for (const char* ext : {".txt", ".log", ".xml", ".csv", ".json", ".out", ".topofile", ".prom"}) {
-    if (EndsWith(name, ext) && name.size() > std::string_view(ext).size()) {
-      name.resize(name.size() - std::string_view(ext).size());
-      break;
-    }
-  }
-  return name;
-}
-
-void LoadFile(Dataset& ds, const fs::path& file, const std::string& default_host, const LoadOptions& opt) {
-  InputFile in;
-  in.path = file.string();
-  auto head = ReadHead(in.path);
-  if (!head.ok()) {
-    in.skipped = true;
-    in.skip_reason = head.error().ToString();
-    ds.inputs.push_back(std::move(in));
-    return;
-  }
-  const formats::SniffResult sniff = formats::SniffFormat(*head);
-  in.format = std::string(formats::FormatName(sniff.format));
-  using formats::FileFormat;
-  if (sniff.format == FileFormat::kUnknown || sniff.format == FileFormat::kTruthJson ||
-      sniff.format == FileFormat::kResultJson) {
-    in.skipped = true;
-    in.skip_reason = sniff.reason;
-    ds.inputs.push_back(std::move(in));
-    return;
-  }
-  auto text = ReadFileText(in.path);
-  if (!text.ok()) {
-    in.skipped = true;
-    in.skip_reason = text.error().ToString();
-    ds.inputs.push_back(std::move(in));
-    return;
-  }
-  std::string host = opt.host_override.empty() ? default_host : opt.host_override;
-  ReadCounts counts;
-  std::string error;
-  switch (sniff.format) {
-    case FileFormat::kNvsmiTopo: {
-      auto r = formats::ParseNvsmiTopo(*text, in.path, ds.diag, counts);
-      if (r.ok()) AddNvsmiTopo(ds, host, in.path, *r); else error = r.error().ToString();
-      break;
-    }
-    case FileFormat::kNcclTopoXml: {
-      auto r = formats::ParseNcclTopoXml(*text, in.path, ds.diag, counts);
-      if (r.ok()) AddNcclTopo(ds, host, in.path, *r); else error = r.error().ToString();
-      break;
-    }
-    case FileFormat::kNcclGraphXml: {
-      auto r = formats::ParseNcclGraphXml(*text, in.path, ds.diag, counts);
-      if (!r.ok()) error = r.error().ToString();
-      break;  // channels are used by the ring analyses; nothing to fold yet
-    }
-    case FileFormat::kP2pBandwidthLatencyTest:
-    case FileFormat::kNvbandwidth:
-    case FileFormat::kP2pCsv: {
-      auto r = sniff.format == FileFormat::kNvbandwidth ? formats::ParseNvbandwidth(*text, in.path, ds.diag, counts)
-               : sniff.format == FileFormat::kP2pCsv    ? formats::ParseP2pCsv(*text, in.path, ds.diag, counts)
-                                                        : formats::ParseP2pBandwidthLatencyTest(*text, in.path, ds.diag, counts);
-      if (r.ok()) {
-        if (opt.host_override.empty() && !r->hostname.empty()) host = r->hostname;
-        AddP2pReport(ds, host, in.path, *r);
-      } else {
-        error = r.error().ToString();
-      }
-      break;
-    }
-    default:
-      break;
-  }
-  in.records = counts.read;
-  in.rejected = counts.rejected;
-  if (!error.empty()) {
-    in.skipped = true;
-    in.skip_reason = error;
-  } else {
-    in.host = host;
-  }
-  ds.inputs.push_back(std::move(in));
-}
-
-}  // namespace
-
-Result<Dataset> LoadPaths(const std::vector<std::string>& paths, const LoadOptions& opt) {
-  Dataset ds;
-  for (const auto& p : paths) {
-    std::error_code ec;
-    const fs::path root(p);
-    if (!fs::exists(root, ec)) {
-      return MakeError(p, 0, 0, "no such file or directory");
-    }
-    if (!fs::is_directory(root, ec)) {
-      LoadFile(ds, root, StemOf(root), opt);
-      continue;
-    }
-    std::vector<fs::path> files;
-    for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
-         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      if (it->is_regular_file(ec)) files.push_back(it->path());
-    }
-    std::sort(files.begin(), files.end());
-    for (const auto& f : files) {
-      const fs::path rel = fs::relative(f, root, ec);
-      std::string host;
-      if (!ec && std::distance(rel.begin(), rel.end()) > 1) {
-        host = rel.begin()->string();
-      } else {
-        host = StemOf(f);
-      }
-      LoadFile(ds, f, host, opt);
-    }
-  }
-  return ds;
 }
 
 }  // namespace toposcope::model

@@ -16,6 +16,7 @@
 #include "toposcope/formats/nvsmi_topo.h"
 #include "toposcope/formats/p2p_matrix.h"
 #include "toposcope/formats/sniff.h"
+#include "toposcope/formats/sync_point.h"
 
 namespace toposcope::model {
 
@@ -60,6 +61,15 @@ struct HostEvidence {
   std::map<GpuPair, DeclaredLink> xml_links;    // derived from NCCL's topology XML
   std::map<GpuPair, MeasuredLink> measured;     // from P2P matrices
   std::map<std::pair<int, std::string>, LinkClass> gpu_nic;  // GPU <-> NIC classes (nvidia-smi)
+  std::vector<formats::SyncPoint> sync_points;  // clock sync records (chrony, linuxptp, sync CSV)
+};
+
+// An input whose records are events on a host's clock (traces, inspector records, JSONL events,
+// DCGM samples): read again, streaming, when the timeline is merged.
+struct EventInput {
+  std::string path;
+  std::string host;
+  formats::FileFormat format = formats::FileFormat::kUnknown;
 };
 
 struct InputFile {
@@ -75,6 +85,7 @@ struct InputFile {
 struct Dataset {
   std::map<std::string, HostEvidence> hosts;
   std::vector<InputFile> inputs;
+  std::vector<EventInput> event_inputs;
   Diagnostics diag;
 
   HostEvidence& Host(const std::string& name);

@@ -79,6 +79,36 @@ json ResultToJson(const analysis::AnalysisResult& r) {
                      {"base_period_ms", Num(c.base_period_ms, 1)},
                      {"sampling", sampling},
                      {"paths", paths}};
+  json clocks = json::array();
+  for (const auto& fit : r.clocks) {
+    for (const auto& m : fit.models) {
+      json segs = json::array();
+      for (const auto& sg : m.segments) {
+        segs.push_back({{"start_local_ns", sg.start_local_ns},
+                        {"t0_local_ns", sg.t0_local_ns},
+                        {"c", {Num(sg.c0, 3), Num(sg.c1, 6), Num(sg.c2, 9)}}});
+      }
+      clocks.push_back({{"host", m.host},
+                        {"model", std::string(analysis::ClockModelName(m.kind))},
+                        {"best", m.kind == fit.Best().kind},
+                        {"segments", segs},
+                        {"steps_local_ns", m.steps_local_ns},
+                        {"fit_points", m.fit_points},
+                        {"heldout_points", m.heldout_points},
+                        {"residual_us", {{"mean", Num(m.mean_abs_residual_us, 3)}, {"p99", Num(m.p99_abs_residual_us, 3)}}}});
+    }
+  }
+  j["clocks"] = std::move(clocks);
+  if (r.timeline.present) {
+    json srcs = json::array();
+    for (const auto& t : r.timeline.sources) {
+      srcs.push_back({{"path", t.path}, {"host", t.host}, {"format", t.format}, {"events", t.events},
+                      {"records", t.records}, {"rejected", t.rejected}});
+    }
+    j["timeline"] = {{"trace", r.timeline.trace_path},     {"events_in", r.timeline.events_in},
+                     {"events_out", r.timeline.events_out}, {"without_clock", r.timeline.without_clock},
+                     {"sources", srcs}};
+  }
   j["thresholds"] = {{"preset", r.thresholds.preset},
                      {"nvlink_min_gbps", Num(r.thresholds.nvlink_min_gbps)},
                      {"pcie_cpu_max_gbps", Num(r.thresholds.pcie_cpu_max_gbps)},
@@ -141,6 +171,25 @@ std::string ResultSummaryText(const analysis::AnalysisResult& r) {
     os << "  DEGRADED " << l.a << " <-> " << l.b << " " << LinkTypeName(l.type);
     if (l.lanes > 0) os << " NV" << l.lanes;
     os << " (confidence " << FormatFixed(l.confidence, 3) << "): " << l.evidence << "\n";
+  }
+  if (!r.clocks.empty()) {
+    os << "clocks (" << r.clocks.size() << " hosts; mean / p99 |residual| on held-out sync points, us):\n";
+    os << "  host              none                linear              quadratic           robust\n";
+    for (const auto& fit : r.clocks) {
+      char line[256];
+      int n = std::snprintf(line, sizeof(line), "  %-16s", fit.host.c_str());
+      for (const auto& m : fit.models) {
+        n += std::snprintf(line + n, sizeof(line) - static_cast<size_t>(n), "  %8.2f / %8.2f", m.mean_abs_residual_us,
+                           m.p99_abs_residual_us);
+        if (n >= static_cast<int>(sizeof(line))) break;
+      }
+      os << line << "\n";
+    }
+  }
+  if (r.timeline.present) {
+    os << "timeline: " << r.timeline.events_in << " events in, " << r.timeline.events_out << " out";
+    if (r.timeline.without_clock > 0) os << " (" << r.timeline.without_clock << " on hosts without a clock model)";
+    os << " -> " << r.timeline.trace_path << "\n";
   }
   if (disagree > 0) os << "islands disagreeing with a declared topology: " << disagree << "\n";
   const auto& c = r.confidence;

@@ -1,10 +1,13 @@
 #include "toposcope/report/score.h"
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
 #include "toposcope/base/file_io.h"
 #include "toposcope/report/result_json.h"
+#include "toposcope/analysis/timesync.h"
 #include "toposcope/stats/ari.h"
 
 namespace toposcope::report {
@@ -41,6 +44,96 @@ std::string ClassOfType(const std::string& type) {
 }
 
 }  // namespace
+
+// Rebuilds the clock models of a result: host -> model name -> model.
+std::map<std::string, std::map<std::string, analysis::ClockModel>> ClockModelsOf(const json& result) {
+  std::map<std::string, std::map<std::string, analysis::ClockModel>> out;
+  if (!result.contains("clocks") || !result["clocks"].is_array()) return out;
+  for (const auto& c : result["clocks"]) {
+    analysis::ClockModel m;
+    m.host = Str(c, "host");
+    if (!c.contains("segments")) continue;
+    for (const auto& sg : c["segments"]) {
+      analysis::ClockSegment seg;
+      seg.start_local_ns = sg.value("start_local_ns", int64_t{0});
+      seg.t0_local_ns = sg.value("t0_local_ns", int64_t{0});
+      if (sg.contains("c") && sg["c"].is_array() && sg["c"].size() == 3) {
+        seg.c0 = sg["c"][0].is_number() ? sg["c"][0].get<double>() : 0.0;
+        seg.c1 = sg["c"][1].is_number() ? sg["c"][1].get<double>() : 0.0;
+        seg.c2 = sg["c"][2].is_number() ? sg["c"][2].get<double>() : 0.0;
+      }
+      m.segments.push_back(seg);
+    }
+    const std::string name = Str(c, "model");
+    out[m.host][name] = m;
+    if (c.value("best", false)) out[m.host]["best"] = m;
+  }
+  return out;
+}
+
+double QuantileOf(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<size_t>(pos);
+  const size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
+}
+
+// Clock alignment error on the truth's check instants (which no input contains).
+json ScoreClocks(const json& truth, const json& result) {
+  json out = json::object();
+  if (!truth.contains("clock_checks") || !truth["clock_checks"].is_array()) return out;
+  const auto models = ClockModelsOf(result);
+  std::map<std::string, std::vector<double>> err;                       // model -> |error| us
+  std::map<std::string, std::map<std::string, std::vector<double>>> per_host;  // host -> model -> errors
+  int64_t checks = 0, unmodelled = 0;
+  for (const auto& c : truth["clock_checks"]) {
+    const std::string host = Str(c, "host");
+    const auto local = c.value("local_ns", int64_t{0});
+    const auto global = c.value("global_ns", int64_t{0});
+    ++checks;
+    auto it = models.find(host);
+    for (const char* name : {"none", "linear", "quadratic", "best"}) {
+      double e = 0;
+      if (it == models.end() || it->second.count(name) == 0U) {
+        e = std::abs(static_cast<double>(local - global)) / 1000.0;  // no model: uncompensated
+        if (std::string(name) == "best") ++unmodelled;
+      } else {
+        e = std::abs(static_cast<double>(it->second.at(name).ToGlobalNs(local) - global)) / 1000.0;
+      }
+      err[name].push_back(e);
+      per_host[host][name].push_back(e);
+    }
+  }
+  for (const auto& [name, v] : err) {
+    double sum = 0;
+    for (double x : v) sum += x;
+    out[name] = {{"mean_abs_error_us", Num(v.empty() ? 0 : sum / static_cast<double>(v.size()), 3)},
+                 {"p99_abs_error_us", Num(QuantileOf(v, 0.99), 3)}};
+  }
+  out["checks"] = checks;
+  out["hosts_without_model"] = unmodelled;
+  int worse = 0;
+  json hosts = json::array();
+  for (const auto& [host, m] : per_host) {
+    auto mean = [](const std::vector<double>& v) {
+      double s = 0;
+      for (double x : v) s += x;
+      return v.empty() ? 0.0 : s / static_cast<double>(v.size());
+    };
+    const double q = mean(m.at("quadratic"));
+    const double b = mean(m.at("best"));
+    if (b > q) ++worse;
+    hosts.push_back({{"host", host}, {"quadratic_mean_us", Num(q, 3)}, {"best_mean_us", Num(b, 3)}});
+  }
+  out["hosts"] = hosts;
+  out["hosts_best_worse_than_quadratic"] = worse;
+  const double qm = out.contains("quadratic") ? out["quadratic"]["mean_abs_error_us"].get<double>() : 0;
+  const double bm = out.contains("best") ? out["best"]["mean_abs_error_us"].get<double>() : 0;
+  out["quadratic_over_best"] = Num(bm > 0 ? qm / bm : 0, 3);
+  return out;
+}
 
 Result<json> Score(const json& truth, const json& result) {
   if (!HasSchema(truth, "toposcope.truth/")) return MakeError("truth document has no toposcope.truth schema");
@@ -129,6 +222,8 @@ Result<json> Score(const json& truth, const json& result) {
                     {"true_positives", tp},
                     {"false_positives", fp},
                     {"false_negatives", fn}}}};
+  const json clocks = ScoreClocks(truth, result);
+  if (!clocks.empty()) out["clocks"] = clocks;
   return out;
 }
 

@@ -1,0 +1,192 @@
+#include <algorithm>
+#include <filesystem>
+
+#include "toposcope/base/file_io.h"
+#include "toposcope/base/text.h"
+#include "toposcope/formats/chrony.h"
+#include "toposcope/formats/linuxptp.h"
+#include "toposcope/formats/sync_csv.h"
+#include "toposcope/model/dataset.h"
+
+namespace toposcope::model {
+namespace fs = std::filesystem;
+
+namespace {
+
+// The file name without compression and one format extension: "node1.topo.txt.gz" -> "node1.topo".
+std::string StemOf(const fs::path& p) {
+  std::string name = p.filename().string();
+  for (const char* ext : {".gz", ".zst"}) {
+    if (EndsWith(name, ext)) name.resize(name.size() - std::string_view(ext).size());
+  }
+  for (const char* ext : {".txt", ".log", ".xml", ".csv", ".json", ".out", ".topofile", ".prom"}) {
+    if (EndsWith(name, ext) && name.size() > std::string_view(ext).size()) {
+      name.resize(name.size() - std::string_view(ext).size());
+      break;
+    }
+  }
+  return name;
+}
+
+void LoadFile(Dataset& ds, const fs::path& file, const std::string& default_host, const LoadOptions& opt) {
+  InputFile in;
+  in.path = file.string();
+  auto head = ReadHead(in.path);
+  if (!head.ok()) {
+    in.skipped = true;
+    in.skip_reason = head.error().ToString();
+    ds.inputs.push_back(std::move(in));
+    return;
+  }
+  const formats::SniffResult sniff = formats::SniffFormat(*head);
+  in.format = std::string(formats::FormatName(sniff.format));
+  using formats::FileFormat;
+  if (sniff.format == FileFormat::kUnknown || sniff.format == FileFormat::kTruthJson ||
+      sniff.format == FileFormat::kResultJson) {
+    in.skipped = true;
+    in.skip_reason = sniff.reason;
+    ds.inputs.push_back(std::move(in));
+    return;
+  }
+  // Line-oriented and streamed inputs are read by their own readers below; the node-level formats are
+  // small and read whole.
+  const bool whole = sniff.format == FileFormat::kNvsmiTopo || sniff.format == FileFormat::kNcclTopoXml ||
+                     sniff.format == FileFormat::kNcclGraphXml || sniff.format == FileFormat::kP2pBandwidthLatencyTest ||
+                     sniff.format == FileFormat::kNvbandwidth || sniff.format == FileFormat::kP2pCsv;
+  auto text = whole ? ReadFileText(in.path) : Result<std::string>(std::string());
+  if (!text.ok()) {
+    in.skipped = true;
+    in.skip_reason = text.error().ToString();
+    ds.inputs.push_back(std::move(in));
+    return;
+  }
+  std::string host = opt.host_override.empty() ? default_host : opt.host_override;
+  ReadCounts counts;
+  std::string error;
+  switch (sniff.format) {
+    case FileFormat::kNvsmiTopo: {
+      auto r = formats::ParseNvsmiTopo(*text, in.path, ds.diag, counts);
+      if (r.ok()) AddNvsmiTopo(ds, host, in.path, *r); else error = r.error().ToString();
+      break;
+    }
+    case FileFormat::kNcclTopoXml: {
+      auto r = formats::ParseNcclTopoXml(*text, in.path, ds.diag, counts);
+      if (r.ok()) AddNcclTopo(ds, host, in.path, *r); else error = r.error().ToString();
+      break;
+    }
+    case FileFormat::kNcclGraphXml: {
+      auto r = formats::ParseNcclGraphXml(*text, in.path, ds.diag, counts);
+      if (!r.ok()) error = r.error().ToString();
+      break;  // channels are used by the ring analyses; nothing to fold yet
+    }
+    case FileFormat::kP2pBandwidthLatencyTest:
+    case FileFormat::kNvbandwidth:
+    case FileFormat::kP2pCsv: {
+      auto r = sniff.format == FileFormat::kNvbandwidth ? formats::ParseNvbandwidth(*text, in.path, ds.diag, counts)
+               : sniff.format == FileFormat::kP2pCsv    ? formats::ParseP2pCsv(*text, in.path, ds.diag, counts)
+                                                        : formats::ParseP2pBandwidthLatencyTest(*text, in.path, ds.diag, counts);
+      if (r.ok()) {
+        if (opt.host_override.empty() && !r->hostname.empty()) host = r->hostname;
+        AddP2pReport(ds, host, in.path, *r);
+      } else {
+        error = r.error().ToString();
+      }
+      break;
+    }
+    case FileFormat::kChronyLog: {
+      auto in_stream = OpenInput(in.path);
+      if (!in_stream.ok()) {
+        error = in_stream.error().ToString();
+        break;
+      }
+      LineReader lines(std::move(*in_stream));
+      formats::ChronyLogSinks sinks;
+      auto& points = ds.Host(host).sync_points;
+      sinks.sync = [&](const formats::SyncPoint& p) { points.push_back(p); };
+      auto r = formats::ReadChronyLog(lines, in.path, host, formats::ChronyLogKind::kUnknown, sinks, ds.diag, counts);
+      if (!r.ok()) error = r.error().ToString();
+      break;
+    }
+    case FileFormat::kPtpLog:
+    case FileFormat::kSyncCsv: {
+      auto in_stream = OpenInput(in.path);
+      if (!in_stream.ok()) {
+        error = in_stream.error().ToString();
+        break;
+      }
+      LineReader lines(std::move(*in_stream));
+      const bool csv = sniff.format == FileFormat::kSyncCsv;
+      // A sync CSV names its hosts per row; a log belongs to the file's host.
+      auto sink = [&](const formats::SyncPoint& p) {
+        formats::SyncPoint q = p;
+        if (!csv || q.host.empty()) q.host = host;
+        ds.Host(q.host).sync_points.push_back(std::move(q));
+      };
+      Status st;
+      if (csv) {
+        st = formats::ReadSyncCsv(lines, in.path, sink, ds.diag, counts);
+      } else {
+        formats::PtpSinks sinks;
+        sinks.sync = sink;
+        st = formats::ReadPtpLog(lines, in.path, host, sinks, ds.diag, counts);
+      }
+      if (!st.ok()) error = st.error().ToString();
+      break;
+    }
+    case FileFormat::kChromeTrace:
+    case FileFormat::kNcclInspector:
+    case FileFormat::kEventJsonl:
+      // Read later, streaming, by the timeline merge.
+      ds.event_inputs.push_back({in.path, host, sniff.format});
+      break;
+    default:
+      in.skipped = true;
+      in.skip_reason = "recognised as " + in.format + ", which `analyze` does not use yet";
+      break;
+  }
+  in.records = counts.read;
+  in.rejected = counts.rejected;
+  if (!error.empty()) {
+    in.skipped = true;
+    in.skip_reason = error;
+  } else {
+    in.host = host;
+  }
+  ds.inputs.push_back(std::move(in));
+}
+
+}  // namespace
+
+Result<Dataset> LoadPaths(const std::vector<std::string>& paths, const LoadOptions& opt) {
+  Dataset ds;
+  for (const auto& p : paths) {
+    std::error_code ec;
+    const fs::path root(p);
+    if (!fs::exists(root, ec)) {
+      return MakeError(p, 0, 0, "no such file or directory");
+    }
+    if (!fs::is_directory(root, ec)) {
+      LoadFile(ds, root, StemOf(root), opt);
+      continue;
+    }
+    std::vector<fs::path> files;
+    for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      if (it->is_regular_file(ec)) files.push_back(it->path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+      const fs::path rel = fs::relative(f, root, ec);
+      std::string host;
+      if (!ec && std::distance(rel.begin(), rel.end()) > 1) {
+        host = rel.begin()->string();
+      } else {
+        host = StemOf(f);
+      }
+      LoadFile(ds, f, host, opt);
+    }
+  }
+  return ds;
+}
+
+}  // namespace toposcope::model
