@@ -23,6 +23,16 @@ seed_dirs() {
     p2p_bandwidth_latency_fuzz) echo "$fixtures/cuda_p2p" ;;
     nvbandwidth_fuzz) echo "$fixtures/nvbandwidth" ;;
     p2p_csv_fuzz) echo "$root/testdata/p2p" ;;
+    chrome_trace_fuzz) echo "$fixtures/kineto_trace $fixtures/nccl_inspector" ;;
+    nccl_inspector_fuzz) echo "$fixtures/nccl_inspector" ;;
+    event_jsonl_fuzz) echo "$fixtures/nccl_inspector" ;;
+    dcgm_dmon_fuzz) echo "$fixtures/dcgmi_dmon $root/testdata/dcgm" ;;
+    dcgm_exporter_config_fuzz) echo "$fixtures/dcgm_exporter" ;;
+    prometheus_text_fuzz) echo "$fixtures/dcgm_exporter $fixtures/nccl_inspector $root/testdata/prom" ;;
+    dcgm_csv_fuzz) echo "$root/testdata/prom" ;;
+    chrony_fuzz) echo "$fixtures/chrony" ;;
+    linuxptp_fuzz) echo "$fixtures/linuxptp" ;;
+    sync_csv_fuzz) echo "$root/testdata/sync" ;;
     load_fuzz) echo "$fixtures/nvidia_smi_topo $fixtures/nvbandwidth $fixtures/nccl_topo_xml $fixtures/nccl_graph_xml $fixtures/cuda_p2p" ;;
     *) echo "" ;;
   esac
