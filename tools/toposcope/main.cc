@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -12,9 +13,12 @@
 
 #include "toposcope/analysis/analyze.h"
 #include "toposcope/analysis/links.h"
+#include "toposcope/analysis/timeline.h"
 #include "toposcope/base/file_io.h"
 #include "toposcope/model/dataset.h"
+#include "toposcope/model/events.h"
 #include "toposcope/model/topology.h"
+#include "toposcope/report/perfetto.h"
 #include "toposcope/report/result_json.h"
 #include "toposcope/report/score.h"
 #include "toposcope/sim/simulate.h"
@@ -36,6 +40,7 @@ struct AnalyzeFlags {
   double sampling_period_ms = 100;
   bool strict = false;
   bool quiet = false;
+  bool align = true;  // merge event inputs into DIR/timeline.json
 };
 
 struct SimFlags {
@@ -60,6 +65,47 @@ toposcope::analysis::AnalyzeOptions MakeAnalyzeOptions(const AnalyzeFlags& f) {
   return opt;
 }
 
+// Merges every event input onto the global axis and writes DIR/timeline.json (Perfetto).
+int RunAlign(const toposcope::model::Dataset& ds, const std::string& out_dir, toposcope::analysis::AnalysisResult& r) {
+  std::map<std::string, const toposcope::analysis::ClockModel*> clocks;
+  for (const auto& fit : r.clocks) clocks[fit.host] = &fit.Best();
+  toposcope::Diagnostics diag;
+  std::vector<toposcope::model::EventInputCounts> counts(ds.event_inputs.size());
+  std::vector<toposcope::analysis::EventSource> sources;
+  for (size_t i = 0; i < ds.event_inputs.size(); ++i) {
+    sources.push_back(toposcope::model::MakeEventSource(ds.event_inputs[i], &diag, &counts[i]));
+  }
+  const std::string path = (std::filesystem::path(out_dir) / "timeline.json").string();
+  std::filesystem::create_directories(out_dir);
+  std::ofstream out(path, std::ios::binary);
+  if (!out) {
+    PrintError(toposcope::MakeError(path, 0, 0, "cannot write"));
+    return kUnreadable;
+  }
+  toposcope::report::PerfettoTimelineWriter writer(out);
+  toposcope::analysis::MergeStats st;
+  const toposcope::Status s = toposcope::analysis::MergeTimeline(
+      sources, clocks, [&](const toposcope::analysis::MergedEvent& m) { writer.Write(m); }, &st);
+  if (!writer.Finish() || !s.ok()) {
+    PrintError(s.ok() ? toposcope::MakeError(path, 0, 0, "write failed") : s.error());
+    return kUnreadable;
+  }
+  r.timeline.present = true;
+  r.timeline.trace_path = path;
+  r.timeline.events_in = st.events_in;
+  r.timeline.events_out = st.events_out;
+  r.timeline.without_clock = st.without_clock;
+  for (size_t i = 0; i < ds.event_inputs.size(); ++i) {
+    const auto& in = ds.event_inputs[i];
+    r.timeline.sources.push_back({in.path, in.host, std::string(toposcope::formats::FormatName(in.format)),
+                                  counts[i].events, counts[i].counts.read, counts[i].counts.rejected});
+  }
+  r.rejected_total += diag.rejected_total();
+  r.warnings_total += diag.warnings_total();
+  for (const auto& d : diag.items()) r.diagnostics.push_back(d.ToString());
+  return kOk;
+}
+
 // Loads and analyses; writes DIR/result.json when `out` is set. Returns an exit code.
 int RunAnalyze(const AnalyzeFlags& f, toposcope::analysis::AnalysisResult* result_out = nullptr) {
   toposcope::model::LoadOptions lo;
@@ -70,6 +116,9 @@ int RunAnalyze(const AnalyzeFlags& f, toposcope::analysis::AnalysisResult* resul
     return kUnreadable;
   }
   toposcope::analysis::AnalysisResult r = toposcope::analysis::Analyze(*ds, MakeAnalyzeOptions(f));
+  if (f.align && !f.out.empty() && !ds->event_inputs.empty()) {
+    if (const int code = RunAlign(*ds, f.out, r); code != kOk) return code;
+  }
   if (!f.out.empty()) {
     const std::filesystem::path dir(f.out);
     const std::string topology =
@@ -166,6 +215,10 @@ int main(int argc, char** argv) {
   AnalyzeFlags af;
   auto* analyze = app.add_subcommand("analyze", "read inputs, reconstruct the topology, write result.json");
   AddAnalyzeFlags(analyze, af, true);
+  AnalyzeFlags alf;
+  auto* align = app.add_subcommand("align", "fit clock models, merge every event onto the global axis, write timeline.json");
+  AddAnalyzeFlags(align, alf, true);
+  align->get_option("--out")->required();
 
   AnalyzeFlags lf;
   std::string part;
@@ -206,6 +259,11 @@ int main(int argc, char** argv) {
       toposcope::analysis::AnalysisResult r;
       const int code = RunAnalyze(af, &r);
       return Strictness(af, r, code);
+    }
+    if (*align) {
+      toposcope::analysis::AnalysisResult r;
+      const int code = RunAnalyze(alf, &r);
+      return Strictness(alf, r, code);
     }
     if (*links || *islands) {
       lf.quiet = true;

@@ -17,6 +17,7 @@
 #include "toposcope/formats/p2p_matrix.h"
 #include "toposcope/formats/sniff.h"
 #include "toposcope/formats/sync_point.h"
+#include "toposcope/model/dcgm.h"
 
 namespace toposcope::model {
 
@@ -86,6 +87,7 @@ struct Dataset {
   std::map<std::string, HostEvidence> hosts;
   std::vector<InputFile> inputs;
   std::vector<EventInput> event_inputs;
+  DcgmStore dcgm;
   Diagnostics diag;
 
   HostEvidence& Host(const std::string& name);

@@ -7,6 +7,7 @@
 #include "toposcope/formats/linuxptp.h"
 #include "toposcope/formats/sync_csv.h"
 #include "toposcope/model/dataset.h"
+#include "toposcope/model/dcgm_read.h"
 
 namespace toposcope::model {
 namespace fs = std::filesystem;
@@ -131,6 +132,16 @@ void LoadFile(Dataset& ds, const fs::path& file, const std::string& default_host
         st = formats::ReadPtpLog(lines, in.path, host, sinks, ds.diag, counts);
       }
       if (!st.ok()) error = st.error().ToString();
+      break;
+    }
+    case FileFormat::kDcgmDmon:
+    case FileFormat::kPrometheusText:
+    case FileFormat::kDcgmCsv: {
+      const Status st = ReadDcgmFile(in.path, host, sniff.format, [&](const DcgmPoint& p) { ds.dcgm.Add(p); },
+                                     ds.diag, counts);
+      if (!st.ok()) error = st.error().ToString();
+      // DCGM samples are events of the timeline too (counters).
+      ds.event_inputs.push_back({in.path, host, sniff.format});
       break;
     }
     case FileFormat::kChromeTrace:

@@ -1,0 +1,42 @@
+#include "toposcope/model/dcgm.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace toposcope::model {
+
+void SeriesSummary::Add(int64_t ts_ns, double value) {
+  if (count == 0) {
+    first_ns = ts_ns;
+  } else {
+    if (ts_ns < last_ns) ++out_of_order;
+    if (first_gaps_ns.size() < 256 && ts_ns > last_ns) first_gaps_ns.push_back(ts_ns - last_ns);
+  }
+  if (count % stride == 0) {
+    points.emplace_back(ts_ns, value);
+    if (points.size() >= kMaxPoints) {
+      // Keep every other point and sample half as often from now on.
+      size_t w = 0;
+      for (size_t r = 0; r < points.size(); r += 2) points[w++] = points[r];
+      points.resize(w);
+      stride *= 2;
+    }
+  }
+  last_ns = std::max(last_ns, ts_ns);
+  ++count;
+}
+
+double SeriesSummary::PeriodMs() const {
+  if (first_gaps_ns.empty()) return NAN;
+  std::vector<int64_t> g = first_gaps_ns;
+  std::nth_element(g.begin(), g.begin() + static_cast<std::ptrdiff_t>(g.size() / 2), g.end());
+  return static_cast<double>(g[g.size() / 2]) / 1e6;
+}
+
+void DcgmStore::Add(const DcgmPoint& p) {
+  if (!std::isfinite(p.value)) return;
+  series[SeriesKey{p.host, p.gpu, p.link, p.field_id, p.field}].Add(p.ts_ns, p.value);
+  ++points;
+}
+
+}  // namespace toposcope::model
