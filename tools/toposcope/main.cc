@@ -84,8 +84,15 @@ int RunAlign(const toposcope::model::Dataset& ds, const std::string& out_dir, to
   }
   toposcope::report::PerfettoTimelineWriter writer(out);
   toposcope::analysis::MergeStats st;
+  toposcope::analysis::StragglerDetector stragglers;
   const toposcope::Status s = toposcope::analysis::MergeTimeline(
-      sources, clocks, [&](const toposcope::analysis::MergedEvent& m) { writer.Write(m); }, &st);
+      sources, clocks,
+      [&](const toposcope::analysis::MergedEvent& m) {
+        stragglers.Add(m);
+        writer.Write(m);
+      },
+      &st);
+  for (auto& f : stragglers.Finish()) r.telemetry.findings.push_back(std::move(f));
   if (!writer.Finish() || !s.ok()) {
     PrintError(s.ok() ? toposcope::MakeError(path, 0, 0, "write failed") : s.error());
     return kUnreadable;

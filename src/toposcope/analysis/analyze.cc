@@ -36,6 +36,7 @@ AnalysisResult Analyze(const model::Dataset& ds, const AnalyzeOptions& opt) {
   r.islands = std::move(isl.islands);
   r.confidence = AnalyzeConfidence(r.links, opt.noise, opt.confidence);
   r.clocks = FitClocks(ds, opt.timesync);
+  r.telemetry = AnalyzeTelemetry(ds.dcgm, r.clocks);
   r.rejected_total = ds.diag.rejected_total();
   r.warnings_total = ds.diag.warnings_total();
   for (const auto& d : ds.diag.items()) r.diagnostics.push_back(d.ToString());

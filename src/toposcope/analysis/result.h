@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "toposcope/analysis/telemetry.h"
 #include "toposcope/analysis/timesync.h"
 #include "toposcope/base/link_type.h"
 
@@ -98,6 +99,7 @@ struct AnalysisResult {
   ConfidenceReport confidence;
   std::vector<HostClockFit> clocks;  // per host with sync records: none, linear, quadratic, robust
   TimelineReport timeline;
+  TelemetryReport telemetry;  // DCGM fields, sampling warnings, telemetry findings
   Thresholds thresholds;
   int64_t rejected_total = 0;
   int64_t warnings_total = 0;

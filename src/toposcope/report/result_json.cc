@@ -99,6 +99,28 @@ json ResultToJson(const analysis::AnalysisResult& r) {
     }
   }
   j["clocks"] = std::move(clocks);
+  {
+    const auto& t = r.telemetry;
+    json fields = json::array();
+    for (const auto& f : t.fields) {
+      fields.push_back({{"field_id", f.field_id}, {"field", f.field}, {"long_name", f.long_name},
+                        {"class", f.field_class}, {"needed_period_ms", f.needed_period_ms}, {"series", f.series},
+                        {"worst_period_ms", Num(f.worst_period_ms, 3)}, {"ok", f.ok}});
+    }
+    json warnings = json::array();
+    for (const auto& w : t.sampling_warnings) {
+      warnings.push_back({{"host", w.host}, {"field", w.field}, {"period_ms", Num(w.period_ms, 3)},
+                          {"needed_period_ms", w.needed_period_ms}});
+    }
+    j["dcgm"] = {{"series", t.series}, {"points", t.points}, {"fields", fields}, {"sampling_warnings", warnings}};
+    json findings = json::array();
+    for (const auto& f : t.findings) {
+      findings.push_back({{"kind", f.kind}, {"host", f.host}, {"gpu", f.gpu}, {"link", f.link},
+                          {"start_ns", f.start_ns}, {"end_ns", f.end_ns}, {"confidence", Num(f.confidence, 4)},
+                          {"evidence", f.evidence}});
+    }
+    j["telemetry_findings"] = findings;
+  }
   if (r.timeline.present) {
     json srcs = json::array();
     for (const auto& t : r.timeline.sources) {
@@ -185,6 +207,20 @@ std::string ResultSummaryText(const analysis::AnalysisResult& r) {
       }
       os << line << "\n";
     }
+  }
+  if (r.telemetry.series > 0) {
+    os << "dcgm: " << r.telemetry.series << " series, " << r.telemetry.points << " samples, " << r.telemetry.fields.size()
+       << " fields\n";
+    for (const auto& w : r.telemetry.sampling_warnings) {
+      os << "  WARNING " << w.host << " " << w.field << " sampled every " << FormatFixed(w.period_ms, 0)
+         << " ms; its class needs <= " << w.needed_period_ms << " ms\n";
+    }
+  }
+  for (const auto& f : r.telemetry.findings) {
+    os << "  FINDING " << f.kind << " " << f.host;
+    if (f.gpu >= 0) os << "/gpu" << f.gpu;
+    if (f.link >= 0) os << " link " << f.link;
+    os << ": " << f.evidence << "\n";
   }
   if (r.timeline.present) {
     os << "timeline: " << r.timeline.events_in << " events in, " << r.timeline.events_out << " out";

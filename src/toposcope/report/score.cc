@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <set>
 
 #include "toposcope/base/file_io.h"
 #include "toposcope/report/result_json.h"
@@ -135,6 +136,38 @@ json ScoreClocks(const json& truth, const json& result) {
   return out;
 }
 
+// Detection of the injected telemetry faults: a finding matches a fault of the same kind on the
+// same host (and GPU, when the fault names one).
+json ScoreDetections(const json& truth, const json& result) {
+  json out = json::object();
+  if (!truth.contains("telemetry_faults") || !truth["telemetry_faults"].is_array()) return out;
+  std::map<std::string, std::set<std::pair<std::string, int>>> want, got;
+  for (const auto& f : truth["telemetry_faults"]) {
+    const int gpu = Str(f, "kind") == "clock_step" ? -1 : f.value("gpu", -1);
+    want[Str(f, "kind")].insert({Str(f, "host"), gpu});
+  }
+  if (result.contains("telemetry_findings")) {
+    for (const auto& f : result["telemetry_findings"]) {
+      const int gpu = Str(f, "kind") == "clock_step" ? -1 : f.value("gpu", -1);
+      got[Str(f, "kind")].insert({Str(f, "host"), gpu});
+    }
+  }
+  std::set<std::string> kinds;
+  for (const auto& [k, _] : want) kinds.insert(k);
+  for (const auto& [k, _] : got) kinds.insert(k);
+  for (const auto& k : kinds) {
+    int64_t tp = 0, fp = 0, fn = 0;
+    for (const auto& x : got[k]) (want[k].count(x) != 0U ? tp : fp)++;
+    for (const auto& x : want[k]) fn += got[k].count(x) == 0U ? 1 : 0;
+    out[k] = {{"precision", Num(Ratio(static_cast<double>(tp), static_cast<double>(tp + fp)), 6)},
+              {"recall", Num(Ratio(static_cast<double>(tp), static_cast<double>(tp + fn)), 6)},
+              {"true_positives", tp},
+              {"false_positives", fp},
+              {"false_negatives", fn}};
+  }
+  return out;
+}
+
 Result<json> Score(const json& truth, const json& result) {
   if (!HasSchema(truth, "toposcope.truth/")) return MakeError("truth document has no toposcope.truth schema");
   if (!HasSchema(result, "toposcope.result/")) return MakeError("result document has no toposcope.result schema");
@@ -224,6 +257,8 @@ Result<json> Score(const json& truth, const json& result) {
                     {"false_negatives", fn}}}};
   const json clocks = ScoreClocks(truth, result);
   if (!clocks.empty()) out["clocks"] = clocks;
+  const json detections = ScoreDetections(truth, result);
+  if (!detections.empty()) out["detection"] = detections;
   return out;
 }
 
