@@ -74,7 +74,10 @@ TEST(Telemetry, StragglerStartsItsKernelsLate) {
       m.event.type = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
       m.event.host = g < 4 ? "a" : "b";
       m.event.device = "gpu" + std::to_string(g % 4);
+      // The straggler computes 2.5 ms longer, so it enters each collective late; every rank leaves
+      // the collective together (the others waited inside it).
       m.global_ns = k * 10'000'000LL + (g * 7919 % 13) * 1000 + (g == 6 ? 2'500'000 : 0);
+      m.event.dur_ns = k * 10'000'000LL + 4'000'000 - m.global_ns;
       d.Add(m);
     }
   }

@@ -50,6 +50,7 @@ struct SimFlags {
   int faults = 4;
   std::vector<std::string> node_types;
   std::string out;
+  bool telemetry = true;
 };
 
 void PrintError(const Error& e) { std::fprintf(stderr, "toposcope: %s\n", e.ToString().c_str()); }
@@ -182,6 +183,7 @@ toposcope::sim::SimOptions MakeSimOptions(const SimFlags& f) {
   o.hosts = f.hosts;
   o.faults = f.faults;
   if (!f.node_types.empty()) o.node_types = f.node_types;
+  o.with_telemetry = f.telemetry;
   return o;
 }
 
@@ -242,6 +244,7 @@ int main(int argc, char** argv) {
   simulate->add_option("--faults", sf.faults, "number of injected faults")->check(CLI::Range(0, 100000));
   simulate->add_option("--node-types", sf.node_types, "node types to cycle through (h100-nvswitch, a100-nvswitch, pcie-bridge, pcie-only)")->delimiter(',');
   simulate->add_option("--out", sf.out, "output directory")->required();
+  simulate->add_flag("!--no-telemetry", sf.telemetry, "only the node topology files (no clocks, DCGM, traces)");
 
   std::string truth_path, result_path;
   auto* score = app.add_subcommand("score", "score a result against the simulator's truth");

@@ -1,5 +1,7 @@
 #include "toposcope/analysis/analyze.h"
 
+#include <algorithm>
+
 #include "toposcope/analysis/islands.h"
 #include "toposcope/analysis/links.h"
 #include "toposcope/base/time.h"
@@ -19,6 +21,14 @@ std::vector<HostClockFit> FitClocks(const model::Dataset& ds, const TimesyncOpti
       samples.push_back(s);
     }
     if (samples.empty()) continue;
+    // Sources on the realtime axis (Unix-epoch ns) and on a monotonic axis (ns since boot) cannot be
+    // fitted together; events are stamped in realtime, so realtime points win when both exist.
+    constexpr int64_t kEpochAxis = 100000000000000000LL;  // 1973: below this, a since-boot clock
+    const bool any_epoch = std::any_of(samples.begin(), samples.end(), [](const SyncSample& s) { return s.local_ns >= kEpochAxis; });
+    if (any_epoch) {
+      samples.erase(std::remove_if(samples.begin(), samples.end(), [](const SyncSample& s) { return s.local_ns < kEpochAxis; }),
+                    samples.end());
+    }
     out.push_back(FitHostClock(host, std::move(samples), opt));
   }
   return out;

@@ -165,16 +165,23 @@ void StragglerDetector::Add(const MergedEvent& m) {
   if (e.type.rfind("ncclKernel_", 0) != 0 && e.type.rfind("ncclDevKernel_", 0) != 0) return;
   auto [it, inserted] = rank_ids_.emplace(std::make_pair(e.host, e.device), static_cast<int>(rank_ids_.size()));
   const int rank = it->second;
-  const int64_t k = seen_[{rank, e.type}]++;
-  instances_[{e.type, k}].emplace_back(rank, m.global_ns);
+  // The time a rank spent outside NCCL before entering this kernel: its compute phase. A straggler
+  // computes longer; its neighbours only wait longer inside their kernels.
+  auto last = last_end_.find(rank);
+  if (last != last_end_.end()) {
+    const int64_t k = seen_[{rank, e.type}]++;
+    instances_[{e.type, k}].emplace_back(rank, m.global_ns - last->second);
+  }
+  last_end_[rank] = std::max(last == last_end_.end() ? m.global_ns : last->second, m.global_ns + e.dur_ns);
 }
 
 std::vector<TelemetryFinding> StragglerDetector::Finish(const TelemetryOptions& opt) const {
   std::vector<TelemetryFinding> out;
   const size_t ranks = rank_ids_.size();
   if (ranks < 3) return out;
+  // Lateness of every rank in every collective instance, against the instance's median start.
   std::vector<std::vector<double>> late(ranks);
-  std::vector<int> latest(ranks, 0);
+  std::vector<double> all;
   int instances = 0;
   for (const auto& [key, starts] : instances_) {
     if (starts.size() < std::max<size_t>(3, ranks * 3 / 4)) continue;
@@ -182,45 +189,48 @@ std::vector<TelemetryFinding> StragglerDetector::Finish(const TelemetryOptions& 
     std::vector<double> t;
     for (const auto& [r, s] : starts) t.push_back(static_cast<double>(s));
     const double med = Median(t);
-    int arg = -1;
-    double best = -1e300;
     for (const auto& [r, s] : starts) {
       const double d = (static_cast<double>(s) - med) / 1000.0;
       late[static_cast<size_t>(r)].push_back(d);
-      if (d > best) {
-        best = d;
-        arg = r;
-      }
+      all.push_back(d);
     }
-    if (arg >= 0) ++latest[static_cast<size_t>(arg)];
   }
   if (instances == 0) return out;
-  std::vector<double> med_late(ranks, NAN);
-  for (size_t r = 0; r < ranks; ++r) med_late[r] = Median(late[r]);
-  std::vector<double> all;
-  for (double v : med_late) {
-    if (!std::isnan(v)) all.push_back(v);
-  }
-  const double center = Median(all);
   std::vector<double> dev;
-  for (double v : all) dev.push_back(std::abs(v - center));
-  const double mad = 1.4826 * Median(dev);
+  for (double v : all) dev.push_back(std::abs(v));
+  const double sigma = 1.4826 * Median(dev);
+  const double cut = std::max(opt.straggler_min_us, 8 * sigma);
+  // Each rank's 90th-percentile lateness; the ranks' typical value is the jitter every rank shows.
+  std::vector<double> q90(ranks, 0.0);
+  for (size_t r = 0; r < ranks; ++r) {
+    std::vector<double> v = late[r];
+    if (v.empty()) continue;
+    std::sort(v.begin(), v.end());
+    q90[r] = v[static_cast<size_t>(0.9 * static_cast<double>(v.size() - 1))];
+  }
+  const double typical = std::max(0.0, Median(q90));
+  // A straggler is late beyond the noise in a good share of the collectives (it may straggle for
+  // only part of the traced window), and far beyond the jitter of the other ranks.
   for (const auto& [key, r] : rank_ids_) {
-    const double v = med_late[static_cast<size_t>(r)];
-    if (std::isnan(v)) continue;
-    const double frac = static_cast<double>(latest[static_cast<size_t>(r)]) / instances;
-    if (v - center > std::max(opt.straggler_min_us, 6 * mad) && frac >= 0.5) {
-      TelemetryFinding f;
-      f.kind = "straggler";
-      f.host = key.first;
-      const std::string& dev_name = key.second;
-      if (dev_name.rfind("gpu", 0) == 0) f.gpu = static_cast<int>(ParseInt(dev_name.substr(3)).value_or(-1));
-      f.confidence = std::min(1.0, frac);
-      f.evidence = "its NCCL kernels start a median " + FormatFixed(v - center, 1) + " us after the others' (" +
-                   std::to_string(latest[static_cast<size_t>(r)]) + " of " + std::to_string(instances) +
-                   " collectives last)";
-      out.push_back(std::move(f));
+    if (q90[static_cast<size_t>(r)] < std::max(opt.straggler_min_us, 5 * typical)) continue;
+    const auto& v = late[static_cast<size_t>(r)];
+    std::vector<double> lates;
+    for (double d : v) {
+      if (d > cut) lates.push_back(d);
     }
+    const int n_late = static_cast<int>(lates.size());
+    if (n_late < std::max(3, instances / 5)) continue;
+    TelemetryFinding f;
+    f.kind = "straggler";
+    f.host = key.first;
+    const std::string& dev_name = key.second;
+    if (dev_name.rfind("gpu", 0) == 0) f.gpu = static_cast<int>(ParseInt(dev_name.substr(3)).value_or(-1));
+    f.confidence = std::min(1.0, 0.5 + static_cast<double>(n_late) / instances);
+    f.evidence = "its compute phase before a collective runs longer in " + std::to_string(n_late) + " of " +
+                 std::to_string(instances) + " collectives, by a median " + FormatFixed(Median(lates), 1) +
+                 " us (noise scale " +
+                 FormatFixed(sigma, 1) + " us)";
+    out.push_back(std::move(f));
   }
   return out;
 }

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,7 @@ class StragglerDetector {
  private:
   std::map<std::pair<std::string, std::string>, int> rank_ids_;            // (host, device) -> id
   std::map<std::tuple<int, std::string>, int64_t> seen_;                   // (rank, kernel) -> count
+  std::map<int, int64_t> last_end_;                                        // rank -> end of its last kernel
   std::map<std::pair<std::string, int64_t>, std::vector<std::pair<int, int64_t>>> instances_;  // (kernel, k) -> starts
 };
 

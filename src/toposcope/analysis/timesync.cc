@@ -94,7 +94,8 @@ ClockModel FitQuadratic(const std::vector<SyncSample>& fit, const TimesyncOption
   ClockModel m;
   m.kind = ClockModelKind::kQuadratic;
   if (fit.empty()) return FitNone(fit);
-  const auto period = static_cast<int64_t>(opt.refit_period_s * kNsPerS);
+  const auto period = std::max(static_cast<int64_t>(opt.refit_period_s * kNsPerS),
+                               (fit.back().local_ns - fit.front().local_ns) / 100000 + 1);
   const auto window = static_cast<int64_t>(opt.quad_window_s * kNsPerS);
   const int64_t first = fit.front().local_ns;
   const int64_t last = fit.back().local_ns;
@@ -217,7 +218,9 @@ ClockModel FitRobust(const std::vector<SyncSample>& fit, const TimesyncOptions& 
     begin = st + 1;
   }
   parts.emplace_back(begin, fit.size());
-  const auto spacing = static_cast<int64_t>(opt.knot_spacing_s * kNsPerS);
+  // At most ~100k knots whatever the span (a mis-stamped point must not explode the work).
+  const int64_t span = fit.back().local_ns - fit.front().local_ns;
+  const auto spacing = std::max(static_cast<int64_t>(opt.knot_spacing_s * kNsPerS), span / 100000 + 1);
   for (size_t p = 0; p < parts.size(); ++p) {
     const auto [b, e] = parts[p];
     const int64_t seg_start = p == 0 ? fit[b].local_ns : m.steps_local_ns[p - 1];

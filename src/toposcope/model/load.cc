@@ -1,8 +1,11 @@
 #include <algorithm>
+#include <cmath>
+#include <optional>
 #include <filesystem>
 
 #include "toposcope/base/file_io.h"
 #include "toposcope/base/text.h"
+#include "toposcope/base/time.h"
 #include "toposcope/formats/chrony.h"
 #include "toposcope/formats/linuxptp.h"
 #include "toposcope/formats/sync_csv.h"
@@ -127,8 +130,18 @@ void LoadFile(Dataset& ds, const fs::path& file, const std::string& default_host
       if (csv) {
         st = formats::ReadSyncCsv(lines, in.path, sink, ds.diag, counts);
       } else {
+        // A journal prefix with an ISO time puts the sample on the host's realtime axis (the one its
+        // traces use); otherwise the point stays on the monotonic axis of the `[sec.ms]` stamp.
         formats::PtpSinks sinks;
-        sinks.sync = sink;
+        sinks.record = [&](const formats::PtpRecord& rec) {
+          std::optional<formats::SyncPoint> p = formats::ToSyncPoint(rec, host);
+          if (!p) return;
+          if (auto wall = ParseIsoTimeNs(rec.syslog_time)) {
+            p->local_ns = *wall;
+            p->ref_ns = *wall - static_cast<int64_t>(std::llround(p->offset_ns));
+          }
+          sink(*p);
+        };
         st = formats::ReadPtpLog(lines, in.path, host, sinks, ds.diag, counts);
       }
       if (!st.ok()) error = st.error().ToString();

@@ -1,5 +1,6 @@
 #include "toposcope/report/result_json.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <cstdio>
@@ -211,9 +212,14 @@ std::string ResultSummaryText(const analysis::AnalysisResult& r) {
   if (r.telemetry.series > 0) {
     os << "dcgm: " << r.telemetry.series << " series, " << r.telemetry.points << " samples, " << r.telemetry.fields.size()
        << " fields\n";
-    for (const auto& w : r.telemetry.sampling_warnings) {
-      os << "  WARNING " << w.host << " " << w.field << " sampled every " << FormatFixed(w.period_ms, 0)
-         << " ms; its class needs <= " << w.needed_period_ms << " ms\n";
+    std::map<std::string, std::vector<const analysis::SamplingWarning*>> by_host;
+    for (const auto& w : r.telemetry.sampling_warnings) by_host[w.host].push_back(&w);
+    for (const auto& [host, ws] : by_host) {
+      double worst = 0;
+      for (const auto* w : ws) worst = std::max(worst, w->period_ms);
+      os << "  WARNING " << host << ": " << ws.size() << " communication field(s) sampled every up to "
+         << FormatFixed(worst, 0) << " ms (needs <= " << ws.front()->needed_period_ms << " ms), e.g. "
+         << ws.front()->field << "\n";
     }
   }
   for (const auto& f : r.telemetry.findings) {

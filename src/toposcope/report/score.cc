@@ -7,6 +7,7 @@
 #include <set>
 
 #include "toposcope/base/file_io.h"
+#include "toposcope/base/names.h"
 #include "toposcope/report/result_json.h"
 #include "toposcope/analysis/timesync.h"
 #include "toposcope/stats/ari.h"
@@ -142,13 +143,23 @@ json ScoreDetections(const json& truth, const json& result) {
   json out = json::object();
   if (!truth.contains("telemetry_faults") || !truth["telemetry_faults"].is_array()) return out;
   std::map<std::string, std::set<std::pair<std::string, int>>> want, got;
+  // The GPU of a fault or finding: a number, or a canonical name "HOST/gpuN".
+  auto gpu_of = [](const json& f) {
+    if (!f.contains("gpu")) return -1;
+    if (f["gpu"].is_number_integer()) return f["gpu"].get<int>();
+    if (f["gpu"].is_string()) {
+      auto g = ParseGpuName(f["gpu"].get<std::string>());
+      return g ? g->index : -1;
+    }
+    return -1;
+  };
   for (const auto& f : truth["telemetry_faults"]) {
-    const int gpu = Str(f, "kind") == "clock_step" ? -1 : f.value("gpu", -1);
+    const int gpu = Str(f, "kind") == "clock_step" ? -1 : gpu_of(f);
     want[Str(f, "kind")].insert({Str(f, "host"), gpu});
   }
   if (result.contains("telemetry_findings")) {
     for (const auto& f : result["telemetry_findings"]) {
-      const int gpu = Str(f, "kind") == "clock_step" ? -1 : f.value("gpu", -1);
+      const int gpu = Str(f, "kind") == "clock_step" ? -1 : gpu_of(f);
       got[Str(f, "kind")].insert({Str(f, "host"), gpu});
     }
   }

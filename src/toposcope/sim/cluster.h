@@ -22,7 +22,22 @@ struct SimOptions {
   std::vector<std::string> node_types;  // host i gets node_types[i % size]; empty: all registered
                                         // types in registry order
   int faults = 4;                       // requested faults (fewer when not enough eligible hosts)
-  stats::NoiseModel noise;              // relative error of every measured P2P cell
+  stats::NoiseModel noise;              // relative error of every measured P2P cell (and of the
+                                        // DCGM throughput and activity samples)
+
+  // Telemetry (sim/telemetry.h): per-host clocks with their sync logs (chrony / ptp4l / sync CSV),
+  // a training job's DCGM samples (dmon / exporter scrapes / CSV), per-rank Kineto traces and NCCL
+  // Inspector records, plus their truth (clocks, check instants, telemetry faults, sampling).
+  bool with_telemetry = false;          // off: only the topology files of the first part
+  double duration_s = 240;              // span of the clock model and the sync logs (10..3600)
+  double telemetry_s = 60;              // span of the job's DCGM samples, centred in the run
+  int dcgm_period_ms = 100;             // DCGM sampling period of most hosts (10..10000)
+  int slow_dcgm_period_ms = 1000;       // period of the deliberately slow hosts (a multiple of the
+                                        // above)
+  int trace_iterations = 30;            // iterations in every rank's trace window (0: no traces)
+  int64_t start_unix_s = 1714564800;    // true time of the run start (2024-05-01T12:00:00Z)
+  int clock_checks_per_host = 200;      // truth-only check instants per host
+  bool telemetry_faults = true;         // inject thermal link down-speed, straggler, clock step
 };
 
 // Which P2P measurement a host's directory holds.

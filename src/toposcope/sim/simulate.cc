@@ -1,7 +1,10 @@
 #include "toposcope/sim/simulate.h"
 
+#include <memory>
+
 #include "toposcope/base/file_io.h"
 #include "toposcope/base/names.h"
+#include "toposcope/sim/telemetry.h"
 #include "toposcope/sim/writers.h"
 
 namespace toposcope::sim {
@@ -10,6 +13,9 @@ Result<SimSummary> Simulate(const SimOptions& options, const std::string& out_di
   if (out_dir.empty()) return MakeError("no output directory given", "pass a directory to write into");
   Result<Cluster> cluster = BuildCluster(options);
   if (!cluster.ok()) return cluster.error();
+  if (Status st = ValidateTelemetryOptions(options); !st) return st.error();
+  std::unique_ptr<Telemetry> telemetry;
+  if (options.with_telemetry) telemetry = std::make_unique<Telemetry>(SimulateTelemetry(*cluster));
 
   const std::string base = out_dir.back() == '/' ? out_dir : out_dir + "/";
   SimSummary summary;
@@ -17,13 +23,17 @@ Result<SimSummary> Simulate(const SimOptions& options, const std::string& out_di
   summary.arch = options.arch;
   summary.seed = options.seed;
   summary.faults_requested = options.faults;
-  for (const RenderedFile& f : RenderCluster(*cluster)) {
+  for (const RenderedFile& f : RenderCluster(*cluster, telemetry.get())) {
     if (Status st = WriteFileText(base + f.path, f.text); !st) return st.error();
     ++summary.files_written;
   }
   summary.truth_path = base + kTruthFile;
   for (const HostModel& h : cluster->hosts) {
-    summary.hosts.push_back({h.name, h.type->name, h.leaf, HostFiles(h)});
+    std::vector<std::string> files = HostFiles(h);
+    if (telemetry) {
+      for (std::string& f : TelemetryFiles(*cluster, *telemetry, h)) files.push_back(std::move(f));
+    }
+    summary.hosts.push_back({h.name, h.type->name, h.leaf, std::move(files)});
   }
   for (const FaultTruth& f : cluster->faults) {
     const std::string& host = cluster->hosts[static_cast<size_t>(f.host)].name;

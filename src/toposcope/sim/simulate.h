@@ -3,7 +3,9 @@
 // (sim/writers.h) and writes them under an output directory:
 //   OUT/<host>/nvidia-smi-topo.txt, OUT/<host>/nccl-topo.xml,
 //   OUT/<host>/nvbandwidth.txt or OUT/<host>/p2pBandwidthLatencyTest.txt (alternating hosts),
-//   OUT/truth.json (read only by the scorer).
+//   OUT/truth.json (read only by the scorer);
+// with SimOptions::with_telemetry also every host's clock-sync logs, DCGM samples, per-rank traces
+// and NCCL Inspector records (sim/telemetry.h lists them).
 // The same options (seed included) give byte-identical output.
 #pragma once
 
@@ -41,8 +43,9 @@ struct SimSummary {
 };
 
 // Simulates and writes the dataset into `out_dir` (created if missing; existing files of the same
-// names are overwritten, others left alone). Fails on invalid options (see BuildCluster) or when a
-// file cannot be written (the Error names it).
+// names are overwritten, others left alone). Fails on invalid options (see BuildCluster and
+// ValidateTelemetryOptions) or when a file cannot be written (the Error names it). Each host's
+// `files` lists its topology files first, then its telemetry files.
 Result<SimSummary> Simulate(const SimOptions& options, const std::string& out_dir);
 
 }  // namespace toposcope::sim

@@ -8,6 +8,7 @@
 
 #include "toposcope/base/names.h"
 #include "toposcope/base/rng.h"
+#include "toposcope/sim/telemetry.h"
 
 namespace toposcope::sim {
 namespace {
@@ -344,7 +345,9 @@ std::vector<std::string> HostFiles(const HostModel& host) {
           dir + (host.p2p_tool == P2pToolKind::kNvbandwidth ? kNvbandwidthFile : kP2pTestFile)};
 }
 
-std::string TruthJson(const Cluster& cluster) {
+std::string TruthJson(const Cluster& cluster) { return TruthJson(cluster, nullptr); }
+
+std::string TruthJson(const Cluster& cluster, const Telemetry* telemetry) {
   using nlohmann::json;
   json root;
   root["seed"] = cluster.options.seed;
@@ -439,6 +442,7 @@ std::string TruthJson(const Cluster& cluster) {
   fabric["groups"] = groups(cluster.fabric.groups, "group", "routers");
   fabric["rings"] = groups(cluster.fabric.rings, "ring", "racks");
   root["fabric"] = std::move(fabric);
+  if (telemetry != nullptr) AddTelemetryTruth(cluster, *telemetry, &root);
   // "schema" goes first, so that format detection finds it in the file's head; the other keys
   // follow sorted.
   std::string text = root.dump(2);
@@ -447,6 +451,14 @@ std::string TruthJson(const Cluster& cluster) {
 }
 
 std::vector<RenderedFile> RenderCluster(const Cluster& cluster) {
+  if (!cluster.options.with_telemetry || !ValidateTelemetryOptions(cluster.options).ok()) {
+    return RenderCluster(cluster, nullptr);
+  }
+  const Telemetry telemetry = SimulateTelemetry(cluster);
+  return RenderCluster(cluster, &telemetry);
+}
+
+std::vector<RenderedFile> RenderCluster(const Cluster& cluster, const Telemetry* telemetry) {
   std::vector<RenderedFile> out;
   for (const HostModel& h : cluster.hosts) {
     const std::vector<std::string> files = HostFiles(h);
@@ -457,7 +469,10 @@ std::vector<RenderedFile> RenderCluster(const Cluster& cluster) {
                                  ? formats::WriteNvbandwidth(report)
                                  : formats::WriteP2pBandwidthLatencyTest(report)});
   }
-  out.push_back({kTruthFile, TruthJson(cluster)});
+  if (telemetry != nullptr) {
+    for (RenderedFile& f : RenderTelemetry(cluster, *telemetry)) out.push_back(std::move(f));
+  }
+  out.push_back({kTruthFile, TruthJson(cluster, telemetry)});
   return out;
 }
 

@@ -16,6 +16,8 @@
 
 namespace toposcope::sim {
 
+struct Telemetry;  // sim/telemetry.h
+
 inline constexpr const char* kNvsmiTopoFile = "nvidia-smi-topo.txt";
 inline constexpr const char* kNcclTopoFile = "nccl-topo.xml";
 inline constexpr const char* kNvbandwidthFile = "nvbandwidth.txt";
@@ -45,12 +47,18 @@ std::vector<std::string> HostFiles(const HostModel& host);
 // truth.json: "schema" first (format detection reads the file's head), then the other keys sorted;
 // arrays in host / GPU order, numbers rounded to 3 decimals, 2-space indent, trailing newline.
 std::string TruthJson(const Cluster& cluster);
+// The same plus the telemetry truth (clocks, clock_checks, telemetry_faults, sampling, telemetry,
+// hosts[].telemetry_files) when `telemetry` is not null.
+std::string TruthJson(const Cluster& cluster, const Telemetry* telemetry);
 
 struct RenderedFile {
   std::string path;  // relative to the output directory
   std::string text;
 };
-// Every file of the dataset, in a fixed order (hosts in order, then truth.json last).
+// Every file of the dataset, in a fixed order (hosts in order, then truth.json last). With
+// options.with_telemetry, also every host's telemetry files (sim/telemetry.h), simulated here.
 std::vector<RenderedFile> RenderCluster(const Cluster& cluster);
+// The same with telemetry already simulated (null: none).
+std::vector<RenderedFile> RenderCluster(const Cluster& cluster, const Telemetry* telemetry);
 
 }  // namespace toposcope::sim

@@ -1,0 +1,128 @@
+// sim/telemetry: the simulator's second part. On top of a cluster (sim/cluster.h) it simulates
+// every host's clock (sim/clocks.h) and a training job with its DCGM physics (sim/traffic.h),
+// injects the telemetry faults, and renders what the hosts would have logged, each in its real
+// format through the formats/ writers, every timestamp on the host's OWN clock:
+//
+//   <host>/chrony-tracking.log       NTP-grade hosts: chronyd tracking.log
+//   <host>/ptp4l.log                 PTP-grade hosts: ptp4l servo samples as `journalctl -o
+//                                    short-iso-precise` prints them (realtime + monotonic prefix)
+//   <host>/sync-pairs.csv            hosts i % 4 == 1: our sync CSV (docs/sync_csv.md)
+//   <host>/dcgm-dmon.txt             `dcgmi dmon -d <period> -e <fields>` piped through moreutils
+//                                    `ts "%Y-%m-%dT%H:%M:%.SZ"`-style ISO prefixes (most hosts)
+//   <host>/dcgm-exporter.prom        dcgm-exporter scrapes with timestamps (hosts i % 8 == 3 with a
+//                                    `Hostname` label, i % 8 == 6 with `hostname`)
+//   <host>/dcgm-samples.csv          long-form CSV `ts,host,gpu,field,value` (hosts i % 8 == 5)
+//   <host>/train-events.jsonl       hosts i % 4 == 3: the training loop's step-end events in our
+//                                    JSONL event format (docs/event_jsonl.md), one per rank and step
+//   <host>/trace/rank<R>.pt.trace.json[.gz]   Kineto-like trace per rank (gzip for GPUs 1 and 5)
+//   <host>/nccl-inspector/<host>-pid<P>.log   NCCL Inspector JSON lines per rank (verbose
+//                                    event_trace records on odd hosts)
+//
+// Per host (index i): PTP-grade clock when (i + i/4) is even, else NTP-grade; DCGM period
+// `slow_dcgm_period_ms` on hosts i % 8 == 2 and 6, else `dcgm_period_ms`. dmon fields: 1011 1012
+// 1009 1010 150 155 203 1002 409 429 and, on NVLink hosts, the per-link RX fields 1041, 1043, ...
+// (one per NVLink link); exporter and CSV carry the ten per-GPU fields. Throughput and activity
+// values carry the options' alpha-stable relative noise (factor floored at 0.05, activity clamped
+// to its range); temperature is the model + N(0, 0.3 C), rounded; power the model x (1 + N(0,1 %)).
+// Sample k of a host is the average over the period ending at true time t_k (temperature: the
+// value at t_k), stamped with the host's clock at t_k + U(0, 1) ms (print latency).
+//
+// Faults (with SimOptions::telemetry_faults): thermal_link_downspeed on one NVLink GPU of a dmon
+// host sampled at the fast period, straggler on one GPU of another host (compute x U(1.25, 1.4)
+// from 40 % of the job window on), clock_step on a third host (see sim/clocks.h).
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "toposcope/base/result.h"
+#include "toposcope/sim/clocks.h"
+#include "toposcope/sim/cluster.h"
+#include "toposcope/sim/traffic.h"
+#include "toposcope/sim/writers.h"
+
+namespace toposcope::sim {
+
+inline constexpr const char* kChronyFile = "chrony-tracking.log";
+inline constexpr const char* kPtpFile = "ptp4l.log";
+inline constexpr const char* kSyncCsvFile = "sync-pairs.csv";
+inline constexpr const char* kDmonFile = "dcgm-dmon.txt";
+inline constexpr const char* kExporterFile = "dcgm-exporter.prom";
+inline constexpr const char* kDcgmCsvFile = "dcgm-samples.csv";
+inline constexpr const char* kEventsFile = "train-events.jsonl";
+
+enum class DcgmOutput { kDmon, kExporter, kCsv };
+
+// How one host's telemetry is produced and written (a pure function of the host index).
+struct HostTelemetryPlan {
+  ClockDiscipline discipline = ClockDiscipline::kNtp;
+  DcgmOutput dcgm = DcgmOutput::kDmon;
+  std::string host_label;  // exporter hosts: "Hostname" or "hostname"
+  int period_ms = 100;
+  bool sync_csv = false;
+  bool inspector_verbose = false;
+  bool events_jsonl = false;
+};
+HostTelemetryPlan PlanHostTelemetry(const SimOptions& options, int host_index);
+
+struct TelemetryFault {
+  std::string kind;  // "thermal_link_downspeed" | "straggler" | "clock_step"
+  int host = -1;
+  int gpu = -1;          // -1 for clock_step
+  int link = -1;         // thermal_link_downspeed only
+  int64_t start_ns = 0;  // true time
+  int64_t end_ns = 0;
+  std::string detail;
+};
+
+struct ClockCheck {
+  int host = 0;
+  int64_t local_ns = 0;
+  int64_t global_ns = 0;
+};
+
+// Everything simulated, before rendering.
+struct Telemetry {
+  int64_t epoch_ns = 0;  // run start (true time)
+  int64_t end_ns = 0;    // run end
+  int64_t job_start_ns = 0;
+  int64_t job_end_ns = 0;
+  std::vector<HostTelemetryPlan> plans;  // per host
+  std::vector<HostClock> clocks;         // per host
+  JobPlan job;
+  DcgmGrid grid;                           // base grid (the fast period)
+  std::vector<std::vector<DcgmBin>> bins;  // per rank
+  ThermalFault thermal;
+  int straggler_rank = -1;
+  std::vector<TelemetryFault> faults;
+  std::vector<ClockCheck> checks;
+  int trace_first_iteration = 0;  // traced iterations [first, last)
+  int trace_last_iteration = 0;
+  std::vector<int64_t> rank_pid;  // training process id per rank
+};
+
+// Checks the telemetry options (ranges, slow period a multiple of the fast one, at most 512 hosts
+// when telemetry is on). Always ok when with_telemetry is false.
+Status ValidateTelemetryOptions(const SimOptions& options);
+
+// Simulates clocks, job, DCGM physics, faults and check instants. Options must be valid.
+Telemetry SimulateTelemetry(const Cluster& cluster);
+
+// The telemetry files of one host, relative to the output directory, in rendering order.
+std::vector<std::string> TelemetryFiles(const Cluster& cluster, const Telemetry& telemetry,
+                                        const HostModel& host);
+
+// Renders every telemetry file (hosts in order, each in TelemetryFiles order).
+std::vector<RenderedFile> RenderTelemetry(const Cluster& cluster, const Telemetry& telemetry);
+
+// Adds the telemetry truth to truth.json's root object: clocks, clock_checks, telemetry_faults,
+// sampling, telemetry (run and job windows) and hosts[].telemetry_files
+// (docs/truth_schema.md).
+void AddTelemetryTruth(const Cluster& cluster, const Telemetry& telemetry, nlohmann::json* root);
+
+// gzip (RFC 1952) of `data`, deterministic (no name, mtime 0).
+std::string Gzip(std::string_view data);
+
+}  // namespace toposcope::sim

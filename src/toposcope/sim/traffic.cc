@@ -1,0 +1,510 @@
+#include "toposcope/sim/traffic.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+
+namespace toposcope::sim {
+namespace {
+
+constexpr double kComputeMs = 240.0;
+constexpr double kOptimizerMs = 12.0;
+constexpr int64_t kSendRecvBytes = int64_t{32} << 20;
+constexpr int64_t kBigBuckets[] = {int64_t{128} << 20, int64_t{256} << 20, int64_t{512} << 20};
+constexpr int64_t kSmallBuckets[] = {int64_t{64} << 10, int64_t{256} << 10};
+constexpr double kNicEfficiency = 0.9;
+constexpr double kPcieP2pFactor = 0.92;  // PCIe copy efficiency of a GPU's own link
+constexpr double kAllReduceBaseNs = 20e3;
+constexpr double kRingHopNs = 4e3;
+constexpr double kSendRecvBaseNs = 15e3;
+
+// Activity levels (SM activity, power load) of the segment kinds.
+constexpr double kSmCompute = 0.92, kLoadCompute = 0.85;
+constexpr double kSmOptimizer = 0.55, kLoadOptimizer = 0.55;
+constexpr double kSmNcclWait = 0.04, kLoadNcclWait = 0.18;
+constexpr double kSmNcclXfer = 0.12, kLoadNcclXfer = 0.35;
+constexpr double kInputH2dBps = 150e6;  // input pipeline while computing
+constexpr double kInputD2hBps = 20e6;
+
+constexpr double kHotC = 85.0;  // link trains down at or above
+constexpr double kCoolC = 83.0;
+constexpr double kCrcFlitPerS = 40.0;
+constexpr double kReplayPerS = 4.0;
+
+int64_t Ns(double v) { return static_cast<int64_t>(std::llround(v)); }
+
+int64_t Poisson(Rng& rng, double lambda) {
+  if (lambda <= 0) return 0;
+  if (lambda > 30) return std::max<int64_t>(0, Ns(lambda + std::sqrt(lambda) * rng.Normal()));
+  const double l = std::exp(-lambda);
+  double p = 1.0;
+  int64_t k = 0;
+  do {
+    ++k;
+    p *= rng.Uniform();
+  } while (p > l);
+  return k - 1;
+}
+
+// Per-GPU and per-host bandwidths (bytes per second) used by the job model.
+struct HostBw {
+  double nic_total = 0;        // all NICs x 0.9
+  double nic_single = 0;       // the fastest NIC x 0.9 (one P2P stream)
+  std::vector<double> nvlink;  // per GPU: NVLink injection bandwidth
+  std::vector<double> pcie;    // per GPU: own PCIe link
+  std::map<std::pair<int, int>, LinkTruth> pairs;
+  enum class Kind { kNvswitch, kBridged, kPcie } kind = Kind::kPcie;
+};
+
+HostBw HostBandwidths(const HostModel& h) {
+  HostBw bw;
+  const NodeType& t = *h.type;
+  double fastest = 0;
+  for (const auto& nic : t.nics) {
+    const double b = nic.speed_gbps / 8.0 * 1e9 * kNicEfficiency;
+    bw.nic_total += b;
+    fastest = std::max(fastest, b);
+  }
+  bw.nic_single = fastest;
+  bw.kind = !t.nvswitch_lanes.empty() ? HostBw::Kind::kNvswitch
+            : !t.bridges.empty()      ? HostBw::Kind::kBridged
+                                      : HostBw::Kind::kPcie;
+  for (int g = 0; g < t.GpuCount(); ++g) {
+    const GpuState& st = h.gpus[static_cast<size_t>(g)];
+    double lanes = 0;
+    for (int l : st.nvswitch_lanes) lanes += l;
+    for (size_t b = 0; b < t.bridges.size(); ++b) {
+      if (t.bridges[b].gpu_a == g || t.bridges[b].gpu_b == g) lanes += h.bridge_lanes[b];
+    }
+    bw.nvlink.push_back(lanes * t.nvlink_lane_gbps * 1e9);
+    bw.pcie.push_back(PcieLinkGbps(st.pcie_gen, st.pcie_width) * 1e9 * kPcieP2pFactor);
+  }
+  for (const LinkTruth& l : HostLinks(h)) bw.pairs[{l.a, l.b}] = l;
+  return bw;
+}
+
+}  // namespace
+
+GpuPhysics PhysicsOf(const NodeType& type) {
+  GpuPhysics p;
+  if (type.name == "h100-nvswitch") {
+    p = {.idle_w = 75,
+         .max_w = 700,
+         .inlet_c = 30,
+         .r_c_per_w = 0.069,
+         .tau_s = 15,
+         .num_sms = 132,
+         .memory_bytes = int64_t{80} << 30,
+         .cc_major = 9,
+         .cc_minor = 0};
+  } else if (type.name == "a100-nvswitch") {
+    p = {.idle_w = 55,
+         .max_w = 400,
+         .inlet_c = 30,
+         .r_c_per_w = 0.109,
+         .tau_s = 15,
+         .num_sms = 108,
+         .memory_bytes = int64_t{80} << 30,
+         .cc_major = 8,
+         .cc_minor = 0};
+  } else if (type.name == "pcie-bridge") {
+    p = {.idle_w = 45,
+         .max_w = 300,
+         .inlet_c = 30,
+         .r_c_per_w = 0.153,
+         .tau_s = 15,
+         .num_sms = 108,
+         .memory_bytes = int64_t{80} << 30,
+         .cc_major = 8,
+         .cc_minor = 0};
+  } else {  // pcie-only (L40S) and anything else
+    p = {.idle_w = 35,
+         .max_w = 350,
+         .inlet_c = 30,
+         .r_c_per_w = 0.139,
+         .tau_s = 15,
+         .num_sms = 142,
+         .memory_bytes = int64_t{48} << 30,
+         .cc_major = 8,
+         .cc_minor = 9};
+  }
+  return p;
+}
+
+std::vector<NvlinkPort> NvlinkPorts(const HostModel& host, int gpu) {
+  std::vector<NvlinkPort> out;
+  const NodeType& t = *host.type;
+  const GpuState& st = host.gpus[static_cast<size_t>(gpu)];
+  int link = 0;
+  for (size_t s = 0; s < t.nvswitch_lanes.size(); ++s) {
+    for (int j = 0; j < t.nvswitch_lanes[s]; ++j) out.push_back({link++, j < st.nvswitch_lanes[s]});
+  }
+  for (size_t b = 0; b < t.bridges.size(); ++b) {
+    if (t.bridges[b].gpu_a != gpu && t.bridges[b].gpu_b != gpu) continue;
+    for (int j = 0; j < t.bridges[b].lanes; ++j) out.push_back({link++, j < host.bridge_lanes[b]});
+  }
+  return out;
+}
+
+JobPlan PlanJob(const Cluster& cluster, const JobOptions& o, Rng& rng) {
+  JobPlan plan;
+  std::vector<HostBw> bws;
+  std::vector<int> first_rank;
+  for (const HostModel& h : cluster.hosts) {
+    first_rank.push_back(plan.world);
+    for (int g = 0; g < h.type->GpuCount(); ++g) {
+      plan.rank_host.push_back(h.index);
+      plan.rank_gpu.push_back(g);
+      ++plan.world;
+    }
+    bws.push_back(HostBandwidths(h));
+  }
+  plan.gpus_per_host = cluster.hosts.empty() ? 8 : cluster.hosts[0].type->GpuCount();
+  const int n = plan.world;
+  const auto un = static_cast<size_t>(n);
+  const int n_hosts = static_cast<int>(cluster.hosts.size());
+  if (n == 0) return plan;
+
+  // AllReduce: bytes per rank by resource, and the transfer time of a bucket of S bytes.
+  auto allreduce_bytes = [&](int r, double s, double* nvl, double* pcie) {
+    const int h = plan.rank_host[static_cast<size_t>(r)];
+    const int g = plan.rank_gpu[static_cast<size_t>(r)];
+    const HostBw& bw = bws[static_cast<size_t>(h)];
+    const double gph = static_cast<double>(cluster.hosts[static_cast<size_t>(h)].type->GpuCount());
+    const double sent = n > 1 ? 2.0 * (n - 1) / n * s : 0.0;
+    const double net = n_hosts > 1 ? sent / gph : 0.0;
+    const double intra = sent - net;
+    switch (bw.kind) {
+      case HostBw::Kind::kNvswitch:
+        *nvl = intra;
+        *pcie = net;
+        break;
+      case HostBw::Kind::kBridged:
+        *nvl = bw.nvlink[static_cast<size_t>(g)] > 0 ? intra / 2 : 0.0;
+        *pcie = intra - *nvl + net;
+        break;
+      case HostBw::Kind::kPcie:
+        *nvl = 0;
+        *pcie = intra + net;
+        break;
+    }
+  };
+  auto allreduce_xfer_ns = [&](double s) {
+    double worst = 0;
+    for (int r = 0; r < n; ++r) {
+      double nvl = 0, pcie = 0;
+      allreduce_bytes(r, s, &nvl, &pcie);
+      const HostBw& bw = bws[static_cast<size_t>(plan.rank_host[static_cast<size_t>(r)])];
+      const auto g = static_cast<size_t>(plan.rank_gpu[static_cast<size_t>(r)]);
+      if (nvl > 0) worst = std::max(worst, nvl / std::max(1.0, bw.nvlink[g]));
+      if (pcie > 0) worst = std::max(worst, pcie / std::max(1.0, bw.pcie[g]));
+    }
+    if (n_hosts > 1) {
+      const double sent = 2.0 * (n - 1) / n * s;
+      for (const HostBw& bw : bws) worst = std::max(worst, sent / std::max(1.0, bw.nic_total));
+    }
+    return worst * 1e9;
+  };
+  // SendRecv from r to its successor: duration and whether it crosses NVLink.
+  struct P2p {
+    double dur_ns = 0;
+    bool nvlink = false;
+  };
+  std::vector<P2p> p2p(un);
+  for (int r = 0; r < n; ++r) {
+    const int s = (r + 1) % n;
+    const int hr = plan.rank_host[static_cast<size_t>(r)];
+    const int hs = plan.rank_host[static_cast<size_t>(s)];
+    double bw = 0;
+    bool nvlink = false;
+    if (hr == hs) {
+      const int a = std::min(plan.rank_gpu[static_cast<size_t>(r)], plan.rank_gpu[static_cast<size_t>(s)]);
+      const int b = std::max(plan.rank_gpu[static_cast<size_t>(r)], plan.rank_gpu[static_cast<size_t>(s)]);
+      const auto it = bws[static_cast<size_t>(hr)].pairs.find({a, b});
+      if (it != bws[static_cast<size_t>(hr)].pairs.end()) {
+        bw = it->second.bandwidth_gbps * 1e9;
+        nvlink = IsNvlinkFamily(it->second.type) && it->second.lanes > 0;
+      }
+    } else {
+      bw = std::min(bws[static_cast<size_t>(hr)].nic_single, bws[static_cast<size_t>(hs)].nic_single);
+    }
+    p2p[static_cast<size_t>(r)] = {
+        kSendRecvBaseNs + static_cast<double>(kSendRecvBytes) / std::max(1.0, bw) * 1e9, nvlink};
+  }
+
+  const double ring_latency_ns = kAllReduceBaseNs + 2.0 * (n - 1) * kRingHopNs;
+  std::vector<int64_t> prev_end(un);
+  for (int r = 0; r < n; ++r) prev_end[static_cast<size_t>(r)] = o.start_ns + Ns(rng.Uniform(0.0, 1e6));
+  int64_t seq = 0;
+  for (int it = 0;; ++it) {
+    // 1. compute.
+    JobOp comp;
+    comp.kind = OpKind::kCompute;
+    comp.iteration = it;
+    comp.ranks.resize(un);
+    int64_t it_start = INT64_MAX;
+    for (int r = 0; r < n; ++r) {
+      RankSpan& sp = comp.ranks[static_cast<size_t>(r)];
+      sp.start_ns = prev_end[static_cast<size_t>(r)] + Ns(rng.Uniform(0.5e6, 2e6));
+      sp.xfer_ns = sp.start_ns;
+      it_start = std::min(it_start, sp.start_ns);
+    }
+    if (it_start > o.end_ns) break;
+    if (o.straggler_rank >= 0 && plan.straggler_from_iteration < 0 && it_start >= o.straggler_from_ns) {
+      plan.straggler_from_iteration = it;
+    }
+    const bool slow = plan.straggler_from_iteration >= 0;
+    for (int r = 0; r < n; ++r) {
+      RankSpan& sp = comp.ranks[static_cast<size_t>(r)];
+      double dur = kComputeMs * 1e6 * (1.0 + 0.01 * rng.Normal());
+      if (slow && r == o.straggler_rank) dur *= o.straggler_factor;
+      sp.end_ns = sp.start_ns + Ns(dur);
+      sp.pcie_rx = kInputH2dBps * dur / 1e9;
+      sp.pcie_tx = kInputD2hBps * dur / 1e9;
+    }
+    plan.iteration_start_ns.push_back(it_start);
+
+    // 2. pipeline SendRecv to the successor.
+    JobOp sr;
+    sr.kind = OpKind::kSendRecv;
+    sr.iteration = it;
+    sr.bytes = kSendRecvBytes;
+    sr.seq = seq++;
+    sr.kernel = "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)";
+    sr.proto = "SIMPLE";
+    sr.ranks.resize(un);
+    for (int r = 0; r < n; ++r) {
+      sr.ranks[static_cast<size_t>(r)].start_ns =
+          comp.ranks[static_cast<size_t>(r)].end_ns + Ns(rng.Uniform(10e3, 30e3));
+    }
+    for (int r = 0; r < n; ++r) {
+      RankSpan& sp = sr.ranks[static_cast<size_t>(r)];
+      if (n == 1) {
+        sp.xfer_ns = sp.start_ns;
+        sp.end_ns = sp.start_ns + Ns(kSendRecvBaseNs);
+        continue;
+      }
+      const int s = (r + 1) % n;
+      const int p = (r + n - 1) % n;
+      const int64_t send_start = std::max(sp.start_ns, sr.ranks[static_cast<size_t>(s)].start_ns);
+      const int64_t send_end = send_start + Ns(p2p[static_cast<size_t>(r)].dur_ns);
+      const int64_t recv_start = std::max(sp.start_ns, sr.ranks[static_cast<size_t>(p)].start_ns);
+      const int64_t recv_end = recv_start + Ns(p2p[static_cast<size_t>(p)].dur_ns);
+      sp.xfer_ns = std::min(send_start, recv_start);
+      sp.end_ns = std::max(send_end, recv_end);
+      const auto bytes = static_cast<double>(kSendRecvBytes);
+      (p2p[static_cast<size_t>(r)].nvlink ? sp.nvl_tx : sp.pcie_tx) += bytes;
+      (p2p[static_cast<size_t>(p)].nvlink ? sp.nvl_rx : sp.pcie_rx) += bytes;
+    }
+
+    // 3. AllReduce: a big gradient bucket, then a small one.
+    JobOp big;
+    JobOp small;
+    const RankSpan* prev_spans = sr.ranks.data();
+    for (int k = 0; k < 2; ++k) {
+      JobOp& ar = k == 0 ? big : small;
+      ar.kind = OpKind::kAllReduce;
+      ar.iteration = it;
+      ar.bytes = k == 0 ? kBigBuckets[rng.Below(3)] : kSmallBuckets[rng.Below(2)];
+      ar.seq = seq++;
+      ar.proto = k == 0 ? "SIMPLE" : "LL";
+      ar.kernel = "ncclDevKernel_AllReduce_Sum_f32_RING_" + ar.proto + "(ncclDevKernelArgsStorage<4096ul>)";
+      ar.ranks.resize(un);
+      int64_t last_ready = INT64_MIN;
+      for (int r = 0; r < n; ++r) {
+        RankSpan& sp = ar.ranks[static_cast<size_t>(r)];
+        sp.start_ns = prev_spans[r].end_ns + Ns(k == 0 ? rng.Uniform(20e3, 80e3) : rng.Uniform(10e3, 30e3));
+        last_ready = std::max(last_ready, sp.start_ns);
+      }
+      const auto s = static_cast<double>(ar.bytes);
+      const int64_t done = last_ready + Ns(ring_latency_ns + allreduce_xfer_ns(s));
+      for (int r = 0; r < n; ++r) {
+        RankSpan& sp = ar.ranks[static_cast<size_t>(r)];
+        sp.xfer_ns = last_ready;
+        sp.end_ns = done + Ns(rng.Uniform(0.0, 2e3));
+        double nvl = 0, pcie = 0;
+        allreduce_bytes(r, s, &nvl, &pcie);
+        sp.nvl_tx = sp.nvl_rx = nvl;
+        sp.pcie_tx = sp.pcie_rx = pcie;
+      }
+      prev_spans = ar.ranks.data();
+    }
+
+    // 4. optimizer.
+    JobOp opt;
+    opt.kind = OpKind::kOptimizer;
+    opt.iteration = it;
+    opt.ranks.resize(un);
+    for (int r = 0; r < n; ++r) {
+      RankSpan& sp = opt.ranks[static_cast<size_t>(r)];
+      sp.start_ns = small.ranks[static_cast<size_t>(r)].end_ns + Ns(rng.Uniform(10e3, 30e3));
+      sp.xfer_ns = sp.start_ns;
+      sp.end_ns = sp.start_ns + Ns(kOptimizerMs * 1e6 * (1.0 + 0.01 * rng.Normal()));
+      prev_end[static_cast<size_t>(r)] = sp.end_ns;
+    }
+    plan.ops.push_back(std::move(comp));
+    plan.ops.push_back(std::move(sr));
+    plan.ops.push_back(std::move(big));
+    plan.ops.push_back(std::move(small));
+    plan.ops.push_back(std::move(opt));
+  }
+  return plan;
+}
+
+namespace {
+
+// A stretch of constant activity of one GPU.
+struct Segment {
+  int64_t a = 0, b = 0;
+  double busy = 0, sm = 0, load = 0;
+  double nvl_tx = 0, nvl_rx = 0, pcie_tx = 0, pcie_rx = 0;  // B/s
+};
+
+void AddSegment(const Segment& s, const DcgmGrid& grid, std::vector<DcgmBin>& bins,
+                std::vector<double>& load) {
+  if (s.b <= s.a) return;
+  const int64_t lo = s.a - grid.start_ns;
+  const int64_t hi = s.b - grid.start_ns;
+  if (hi <= 0) return;
+  const int64_t span = grid.step_ns * grid.bins;
+  if (lo >= span) return;
+  const int64_t k0 = std::max<int64_t>(0, lo / grid.step_ns);
+  const int64_t k1 = std::min<int64_t>(grid.bins - 1, (hi - 1) / grid.step_ns);
+  for (int64_t k = k0; k <= k1; ++k) {
+    const int64_t bin_a = k * grid.step_ns;
+    const int64_t bin_b = bin_a + grid.step_ns;
+    const double w =
+        static_cast<double>(std::min(hi, bin_b) - std::max(lo, bin_a)) / static_cast<double>(grid.step_ns);
+    if (w <= 0) continue;
+    DcgmBin& bin = bins[static_cast<size_t>(k)];
+    bin.busy += w * s.busy;
+    bin.sm += w * s.sm;
+    bin.nvl_tx += w * s.nvl_tx;
+    bin.nvl_rx += w * s.nvl_rx;
+    bin.pcie_tx += w * s.pcie_tx;
+    bin.pcie_rx += w * s.pcie_rx;
+    load[static_cast<size_t>(k)] += w * s.load;
+  }
+}
+
+}  // namespace
+
+std::vector<std::vector<DcgmBin>> ComputeDcgmBins(const Cluster& cluster, const JobPlan& plan,
+                                                  const DcgmGrid& grid, ThermalFault& thermal, Rng& rng) {
+  std::vector<std::vector<DcgmBin>> out(static_cast<size_t>(plan.world));
+  const double step_s = static_cast<double>(grid.step_ns) / 1e9;
+  for (int r = 0; r < plan.world; ++r) {
+    std::vector<DcgmBin>& bins = out[static_cast<size_t>(r)];
+    bins.assign(static_cast<size_t>(grid.bins), DcgmBin{});
+    std::vector<double> load(static_cast<size_t>(grid.bins), 0.0);
+    for (const JobOp& op : plan.ops) {
+      const RankSpan& sp = op.ranks[static_cast<size_t>(r)];
+      Segment s;
+      s.busy = 1;
+      switch (op.kind) {
+        case OpKind::kCompute:
+        case OpKind::kOptimizer: {
+          const bool c = op.kind == OpKind::kCompute;
+          s.a = sp.start_ns;
+          s.b = sp.end_ns;
+          s.sm = c ? kSmCompute : kSmOptimizer;
+          s.load = c ? kLoadCompute : kLoadOptimizer;
+          if (c) {
+            s.pcie_rx = kInputH2dBps;
+            s.pcie_tx = kInputD2hBps;
+          }
+          AddSegment(s, grid, bins, load);
+          break;
+        }
+        case OpKind::kSendRecv:
+        case OpKind::kAllReduce: {
+          Segment wait = s;
+          wait.a = sp.start_ns;
+          wait.b = sp.xfer_ns;
+          wait.sm = kSmNcclWait;
+          wait.load = kLoadNcclWait;
+          AddSegment(wait, grid, bins, load);
+          s.a = std::max(sp.start_ns, sp.xfer_ns);
+          s.b = sp.end_ns;
+          s.sm = kSmNcclXfer;
+          s.load = kLoadNcclXfer;
+          const double d = std::max<double>(1.0, static_cast<double>(s.b - s.a)) / 1e9;
+          s.nvl_tx = sp.nvl_tx / d;
+          s.nvl_rx = sp.nvl_rx / d;
+          s.pcie_tx = sp.pcie_tx / d;
+          s.pcie_rx = sp.pcie_rx / d;
+          AddSegment(s, grid, bins, load);
+          break;
+        }
+      }
+    }
+    // Power, temperature, link state and counters, bin by bin.
+    const int host = plan.rank_host[static_cast<size_t>(r)];
+    const int gpu = plan.rank_gpu[static_cast<size_t>(r)];
+    const GpuPhysics ph = PhysicsOf(*cluster.hosts[static_cast<size_t>(host)].type);
+    const bool faulty = host == thermal.host && gpu == thermal.gpu;
+    const double warm_load = 0.75;
+    double temp = ph.inlet_c + ph.r_c_per_w * (ph.idle_w + (ph.max_w - ph.idle_w) * warm_load);
+    bool down = false;
+    int64_t crc = static_cast<int64_t>(rng.Below(20));
+    int64_t replay = static_cast<int64_t>(rng.Below(3));
+    const double decay = std::exp(-step_s / ph.tau_s);
+    std::vector<double> power(static_cast<size_t>(grid.bins));
+    for (int k = 0; k < grid.bins; ++k) {
+      power[static_cast<size_t>(k)] =
+          ph.idle_w + (ph.max_w - ph.idle_w) * std::min(1.0, load[static_cast<size_t>(k)]);
+    }
+    auto cooling_degraded = [&](int k) {
+      const int64_t t_end = grid.start_ns + (k + 1) * grid.step_ns;
+      return t_end > thermal.cool_start_ns && t_end <= thermal.cool_end_ns;
+    };
+    if (faulty) {
+      double sum = 0;
+      int n = 0;
+      for (int k = 0; k < grid.bins; ++k) {
+        if (!cooling_degraded(k)) continue;
+        sum += power[static_cast<size_t>(k)];
+        ++n;
+      }
+      if (n > 0 && sum > 0) {
+        const double needed = (kThermalTargetC - ph.inlet_c) / (ph.r_c_per_w * sum / n);
+        thermal.r_factor = std::clamp(needed, thermal.r_factor, 4.0);
+      }
+    }
+    for (int k = 0; k < grid.bins; ++k) {
+      DcgmBin& bin = bins[static_cast<size_t>(k)];
+      bin.power_w = power[static_cast<size_t>(k)];
+      double rth = ph.r_c_per_w;
+      if (faulty && cooling_degraded(k)) rth *= thermal.r_factor;
+      const double t_inf = ph.inlet_c + rth * bin.power_w;
+      temp = t_inf + (temp - t_inf) * decay;
+      bin.temp_c = temp;
+      if (faulty) {
+        if (!down && temp >= kHotC) down = true;
+        if (down && temp < kCoolC) down = false;
+        if (down) {
+          crc += Poisson(rng, kCrcFlitPerS * step_s);
+          replay += Poisson(rng, kReplayPerS * step_s);
+        }
+      }
+      bin.link_down = down;
+      bin.crc_flit_total = crc;
+      bin.replay_total = replay;
+    }
+  }
+  return out;
+}
+
+std::pair<int64_t, int64_t> LinkDownWindow(const std::vector<DcgmBin>& bins, const DcgmGrid& grid) {
+  int64_t first = -1, last = -1;
+  for (int k = 0; k < static_cast<int>(bins.size()); ++k) {
+    if (!bins[static_cast<size_t>(k)].link_down) continue;
+    if (first < 0) first = k;
+    last = k;
+  }
+  if (first < 0) return {0, 0};
+  return {grid.start_ns + first * grid.step_ns, grid.start_ns + (last + 1) * grid.step_ns};
+}
+
+}  // namespace toposcope::sim

@@ -1,0 +1,152 @@
+// sim/traffic: a data-parallel training job over every GPU of the cluster, and the physics of what
+// DCGM sees while it runs. All times here are TRUE times (ns since the epoch); clocks are applied
+// when the telemetry is written (sim/telemetry).
+//
+// The job (world = all GPUs, rank = host index x GPUs per host + GPU index). Per iteration:
+//   1. compute (forward + backward): C = 240 ms x (1 + N(0, 1 %)) per rank; the straggler's takes
+//      `straggler_factor` x longer from its first iteration on. Batch sizes are balanced per GPU
+//      type, so C does not depend on the node type.
+//   2. pipeline SendRecv of 32 MiB to the ring successor (rank + 1): a transfer starts when both
+//      ends are ready and takes 15 us + bytes / path bandwidth (the pair's true copy bandwidth on a
+//      host, NIC line rate x 0.9 between hosts); a rank's kernel ends when its send and its
+//      receive are done.
+//   3. ring AllReduce of a gradient bucket (128, 256 or 512 MiB, f32, SIMPLE protocol), then of a
+//      small bucket (64 or 256 KiB, LL): every kernel starts when its rank is ready, data moves once
+//      the LAST rank has arrived, and all ranks finish together (+ U(0, 2) us each: the implicit
+//      anchors of the global timeline). Duration = 20 us + 2(n-1) x 4 us + the slowest rank's
+//      time to move its bytes: each rank sends (and receives) 2(n-1)/n x S; 1/G of it crosses the
+//      network (a host's NICs x 0.9 carry G such shares), the rest stays in the node: over NVLink
+//      on NVSwitch nodes (active lanes x lane bandwidth), half over the bridge and half over PCIe
+//      on bridged nodes, over PCIe on PCIe-only nodes; network bytes also cross the GPU's PCIe link.
+//   4. optimizer step: 12 ms x (1 + N(0, 1 %)); then 0.5-2 ms host gap to the next iteration.
+//
+// DCGM physics per GPU on a base grid (the fastest sampling period): busy share (a kernel runs),
+// SM activity (compute 0.92, optimizer 0.55, NCCL kernel 0.04 waiting / 0.12 moving data, idle 0),
+// power = idle + (max - idle) x load (compute 0.85, optimizer 0.55, NCCL 0.18 / 0.35, idle 0),
+// first-order thermal model dT/dt = (inlet + R x P - T) / tau (per GPU type, see PhysicsOf: inlet
+// 30 C, R chosen for ~67-72 C under this load, tau 15 s; the window starts warm, at the steady state
+// of a 0.75 load), byte rates of NVLink and PCIe (plus a 150 MB/s host-to-device / 20 MB/s
+// device-to-host input pipeline while computing). Thermal fault: the GPU's cooling degrades
+// (R x 1.8, or more so that its steady state under its mean power would be 96 C; from 10 % to
+// 70 % of the DCGM window, set by sim/telemetry); while its
+// temperature is >= 85 C (until it is back below 83 C) one of its NVLink links trains down and
+// carries 0.45 of its share of received bytes (the others carry the rest), and the NVLink CRC-flit
+// and replay counters climb (Poisson, 40/s and 4/s).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "toposcope/base/rng.h"
+#include "toposcope/sim/cluster.h"
+
+namespace toposcope::sim {
+
+// Electrical and thermal constants of a GPU type.
+struct GpuPhysics {
+  double idle_w = 60;
+  double max_w = 700;
+  double inlet_c = 30;      // coolant / inlet air temperature
+  double r_c_per_w = 0.06;  // thermal resistance die -> inlet
+  double tau_s = 15;        // thermal time constant
+  int num_sms = 132;
+  int64_t memory_bytes = 0;
+  int cc_major = 9;
+  int cc_minor = 0;
+};
+GpuPhysics PhysicsOf(const NodeType& type);
+
+// The NVLink links of one GPU in DCGM's link numbering: NVSwitch nodes number a GPU's lanes switch
+// after switch (H100: links 0-4 to switch 0, 5-9 to switch 1, 10-13 to 2, 14-17 to 3; a switch's
+// first `active` lanes are up); bridged nodes number the bridge lanes 0..lanes-1.
+struct NvlinkPort {
+  int link = 0;
+  bool active = true;
+};
+std::vector<NvlinkPort> NvlinkPorts(const HostModel& host, int gpu);
+
+enum class OpKind { kCompute, kSendRecv, kAllReduce, kOptimizer };
+
+// One rank's part in one op.
+struct RankSpan {
+  int64_t start_ns = 0;  // kernel start (NCCL: launched and waiting)
+  int64_t xfer_ns = 0;   // data starts to move (NCCL ops; = start for compute)
+  int64_t end_ns = 0;
+  // Bytes moved during [xfer_ns, end_ns] (tx = sent, rx = received by this GPU).
+  double nvl_tx = 0, nvl_rx = 0, pcie_tx = 0, pcie_rx = 0;
+};
+
+struct JobOp {
+  OpKind kind = OpKind::kCompute;
+  int iteration = 0;
+  int64_t bytes = 0;            // message size per rank (AllReduce S, SendRecv P); 0 for compute
+  int64_t seq = 0;              // collective sequence number (AllReduce and SendRecv share the counter)
+  std::string kernel;           // kernel name as CUPTI reports it
+  std::string proto;            // "LL" / "SIMPLE" for NCCL ops
+  std::vector<RankSpan> ranks;  // indexed by rank
+};
+
+struct JobOptions {
+  int64_t start_ns = 0;     // first iteration starts here (true time)
+  int64_t end_ns = 0;       // no iteration starts after this
+  int straggler_rank = -1;  // -1: none
+  double straggler_factor = 1.0;
+  int64_t straggler_from_ns = 0;  // the first iteration starting at or after this is slow
+};
+
+struct JobPlan {
+  int world = 0;
+  int gpus_per_host = 8;                    // of rank r's host: the cluster's hosts all have 8 GPUs
+  std::vector<int> rank_host;               // rank -> host index
+  std::vector<int> rank_gpu;                // rank -> GPU index on its host
+  std::vector<JobOp> ops;                   // in order; each iteration has 5 ops
+  std::vector<int64_t> iteration_start_ns;  // earliest compute start per iteration
+  int straggler_from_iteration = -1;        // -1: no straggler
+  // Rank of a (host, gpu).
+  [[nodiscard]] int Rank(int host, int gpu) const { return host * gpus_per_host + gpu; }
+};
+
+// Plans the job. `rng` is the job's stream.
+JobPlan PlanJob(const Cluster& cluster, const JobOptions& options, Rng& rng);
+
+// A thermal fault (cooling degraded over [cool_start_ns, cool_end_ns]) on one GPU.
+struct ThermalFault {
+  int host = -1;
+  int gpu = -1;
+  int link = -1;  // the link that trains down while hot
+  int64_t cool_start_ns = 0;
+  int64_t cool_end_ns = 0;
+  double r_factor = 1.8;
+};
+
+// One base-grid interval (t - step, t] of one GPU.
+struct DcgmBin {
+  double busy = 0;     // share of the interval with a kernel running, 0..1
+  double sm = 0;       // average SM activity, 0..1
+  double power_w = 0;  // average power
+  double temp_c = 0;   // at the end of the interval
+  double nvl_tx = 0, nvl_rx = 0, pcie_tx = 0, pcie_rx = 0;  // B/s averaged over the interval
+  bool link_down = false;                                   // the thermal fault's link is trained down
+  int64_t crc_flit_total = 0;                               // cumulative counters at the end of the interval
+  int64_t replay_total = 0;
+};
+
+struct DcgmGrid {
+  int64_t start_ns = 0;  // the first bin ends at start + step
+  int64_t step_ns = 100000000;
+  int bins = 0;
+};
+
+// Per GPU (index = rank) bins over the grid. `rng` draws the counters' Poisson events. The thermal
+// fault's `r_factor` is raised where needed so that the GPU's steady state under its mean power in
+// the cooling window is kThermalTargetC (the value used is written back).
+std::vector<std::vector<DcgmBin>> ComputeDcgmBins(const Cluster& cluster, const JobPlan& plan,
+                                                  const DcgmGrid& grid, ThermalFault& thermal, Rng& rng);
+inline constexpr double kThermalTargetC = 96.0;
+
+// Where the thermal fault's link is down: [first, last] bin end times (true ns), or {0, 0} when
+// never.
+std::pair<int64_t, int64_t> LinkDownWindow(const std::vector<DcgmBin>& bins, const DcgmGrid& grid);
+
+}  // namespace toposcope::sim
