@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Builds every libFuzzer target with clang (ASan + UBSan) and runs each briefly, seeded with the
-# real fixtures. Fails when a target crashes. FUZZ_SECONDS sets the time per target (default 15).
+# real fixtures. Fails when a target crashes. FUZZ_SECONDS sets the time per target (default 10).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-secs=${FUZZ_SECONDS:-15}
+secs=${FUZZ_SECONDS:-10}
 build=${TOPOSCOPE_FUZZ_BUILD_DIR:-build-fuzz}
 fixtures=${TOPOSCOPE_FIXTURES:-$root/../shared/fixtures/real}
 if [ ! -f "$build/build.ninja" ]; then

@@ -17,6 +17,19 @@ assert s["links"]["type_accuracy"] >= 0.995, s
 assert s["links"]["degraded"]["precision"] >= 0.99, s
 assert s["links"]["degraded"]["recall"] >= 0.99, s
 assert s["links"]["degraded"]["true_positives"] > 0, s
+c = s["clocks"]
+assert c["hosts_best_worse_than_quadratic"] == 0, c
+assert c["best"]["mean_abs_error_us"] * 2.5 <= c["quadratic"]["mean_abs_error_us"], c
+for kind in ("thermal_link_downspeed", "straggler", "clock_step"):
+    d = s["detection"][kind]
+    assert d["precision"] == 1.0 and d["recall"] == 1.0, (kind, d)
+PY
+/usr/bin/python3 - "$tmp/demo/analysis/timeline.json" "$tmp/demo/analysis/result.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+r = json.load(open(sys.argv[2]))
+n = sum(1 for e in t["traceEvents"] if e.get("ph") != "M")
+assert r["timeline"]["events_in"] == r["timeline"]["events_out"] == n, (r["timeline"]["events_in"], n)
 PY
 
 "$bin" simulate --arch hhre --seed 9 --hosts 6 --out "$tmp/a" > /dev/null
@@ -24,9 +37,10 @@ PY
 diff -r "$tmp/a" "$tmp/b" > /dev/null || fail "simulate is not deterministic"
 "$bin" analyze "$tmp/a" --out "$tmp/ra" > /dev/null
 "$bin" analyze "$tmp/b" --out "$tmp/rb" > /dev/null
-sed 's#'"$tmp"'/a#X#g' "$tmp/ra/result.json" > "$tmp/ra.norm"
-sed 's#'"$tmp"'/b#X#g' "$tmp/rb/result.json" > "$tmp/rb.norm"
+sed 's#'"$tmp"'/r\?a#X#g' "$tmp/ra/result.json" > "$tmp/ra.norm"
+sed 's#'"$tmp"'/r\?b#X#g' "$tmp/rb/result.json" > "$tmp/rb.norm"
 cmp "$tmp/ra.norm" "$tmp/rb.norm" || fail "analyze is not deterministic"
+cmp "$tmp/ra/timeline.json" "$tmp/rb/timeline.json" || fail "the merged timeline is not deterministic"
 grep -q '"schema": "toposcope.result/1"' "$tmp/ra/result.json" || fail "no schema"
 "$bin" score --truth "$tmp/a/truth.json" --result "$tmp/ra/result.json" > "$tmp/score.json"
 grep -q type_accuracy "$tmp/score.json" || fail "score"

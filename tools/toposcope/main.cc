@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "toposcope/analysis/align.h"
 #include "toposcope/analysis/analyze.h"
 #include "toposcope/analysis/links.h"
 #include "toposcope/analysis/timeline.h"
@@ -68,14 +69,6 @@ toposcope::analysis::AnalyzeOptions MakeAnalyzeOptions(const AnalyzeFlags& f) {
 
 // Merges every event input onto the global axis and writes DIR/timeline.json (Perfetto).
 int RunAlign(const toposcope::model::Dataset& ds, const std::string& out_dir, toposcope::analysis::AnalysisResult& r) {
-  std::map<std::string, const toposcope::analysis::ClockModel*> clocks;
-  for (const auto& fit : r.clocks) clocks[fit.host] = &fit.Best();
-  toposcope::Diagnostics diag;
-  std::vector<toposcope::model::EventInputCounts> counts(ds.event_inputs.size());
-  std::vector<toposcope::analysis::EventSource> sources;
-  for (size_t i = 0; i < ds.event_inputs.size(); ++i) {
-    sources.push_back(toposcope::model::MakeEventSource(ds.event_inputs[i], &diag, &counts[i]));
-  }
   const std::string path = (std::filesystem::path(out_dir) / "timeline.json").string();
   std::filesystem::create_directories(out_dir);
   std::ofstream out(path, std::ios::binary);
@@ -84,33 +77,18 @@ int RunAlign(const toposcope::model::Dataset& ds, const std::string& out_dir, to
     return kUnreadable;
   }
   toposcope::report::PerfettoTimelineWriter writer(out);
-  toposcope::analysis::MergeStats st;
-  toposcope::analysis::StragglerDetector stragglers;
-  const toposcope::Status s = toposcope::analysis::MergeTimeline(
-      sources, clocks,
-      [&](const toposcope::analysis::MergedEvent& m) {
-        stragglers.Add(m);
-        writer.Write(m);
-      },
-      &st);
-  for (auto& f : stragglers.Finish()) r.telemetry.findings.push_back(std::move(f));
-  if (!writer.Finish() || !s.ok()) {
-    PrintError(s.ok() ? toposcope::MakeError(path, 0, 0, "write failed") : s.error());
+  auto a = toposcope::analysis::AlignDataset(ds, r.clocks,
+                                             [&](const toposcope::analysis::MergedEvent& m) { writer.Write(m); });
+  if (!writer.Finish() || !a.ok()) {
+    PrintError(a.ok() ? toposcope::MakeError(path, 0, 0, "write failed") : a.error());
     return kUnreadable;
   }
-  r.timeline.present = true;
+  r.timeline = std::move(a->timeline);
   r.timeline.trace_path = path;
-  r.timeline.events_in = st.events_in;
-  r.timeline.events_out = st.events_out;
-  r.timeline.without_clock = st.without_clock;
-  for (size_t i = 0; i < ds.event_inputs.size(); ++i) {
-    const auto& in = ds.event_inputs[i];
-    r.timeline.sources.push_back({in.path, in.host, std::string(toposcope::formats::FormatName(in.format)),
-                                  counts[i].events, counts[i].counts.read, counts[i].counts.rejected});
-  }
-  r.rejected_total += diag.rejected_total();
-  r.warnings_total += diag.warnings_total();
-  for (const auto& d : diag.items()) r.diagnostics.push_back(d.ToString());
+  for (auto& f : a->stragglers) r.telemetry.findings.push_back(std::move(f));
+  r.rejected_total += a->rejected;
+  r.warnings_total += a->warnings;
+  for (auto& d : a->diagnostics) r.diagnostics.push_back(std::move(d));
   return kOk;
 }
 

@@ -178,7 +178,8 @@ std::pair<double, double> RobustLocalFit(const std::vector<SyncSample>& s, size_
 std::vector<size_t> FindSteps(const std::vector<SyncSample>& s, double threshold_ns) {
   std::vector<size_t> steps;
   const size_t n = s.size();
-  const size_t m = 5;
+  // Medians of up to 5 points each side; sparse NTP series (a point every 16-64 s) use fewer.
+  const size_t m = std::clamp<size_t>(n / 6, 3, 5);
   if (n < 2 * m + 1) return steps;
   std::vector<double> diffs;
   for (size_t i = 0; i + 1 < n; ++i) diffs.push_back(std::abs(s[i + 1].offset_ns() - s[i].offset_ns()));
