@@ -27,6 +27,13 @@ std::string ClipRaw(std::string_view raw, size_t max_len) {
   return out;
 }
 
+std::string QuoteRaw(std::string_view s) {
+  std::string out = "'";
+  out += ClipRaw(s, 40);
+  out += "'";
+  return out;
+}
+
 std::string Diagnostic::ToString() const {
   std::string out = source;
   if (line > 0) {

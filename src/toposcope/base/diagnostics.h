@@ -64,5 +64,7 @@ class Diagnostics {
 
 // Cuts text to at most `max_len` bytes for a diagnostic, replacing control bytes by '?'.
 std::string ClipRaw(std::string_view raw, size_t max_len = 160);
+// A token quoted for a diagnostic's reason, cut to 40 bytes: 'abc'.
+std::string QuoteRaw(std::string_view s);
 
 }  // namespace toposcope

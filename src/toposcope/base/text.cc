@@ -1,6 +1,7 @@
 #include "toposcope/base/text.h"
 
 #include <cerrno>
+#include <cstdarg>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -89,6 +90,22 @@ bool LooksBinary(std::string_view head) {
     if (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != 0x1b) ++ctrl;
   }
   return n > 0 && ctrl * 20 > n;
+}
+
+std::string StringPrintf(const char* fmt, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  const int n = std::vsnprintf(buf, sizeof(buf), fmt, ap);
+  va_end(ap);
+  if (n < 0) return {};
+  if (static_cast<size_t>(n) < sizeof(buf)) return std::string(buf, static_cast<size_t>(n));
+  std::string out(static_cast<size_t>(n) + 1, '\0');
+  va_start(ap, fmt);
+  std::vsnprintf(out.data(), out.size(), fmt, ap);
+  va_end(ap);
+  out.resize(static_cast<size_t>(n));
+  return out;
 }
 
 std::string FormatFixed(double v, int decimals) {

@@ -28,6 +28,9 @@ std::optional<int64_t> ParseInt(std::string_view s);
 // True when the text looks binary (NUL bytes or many control bytes) in its first bytes.
 bool LooksBinary(std::string_view head);
 
+// printf into a std::string (any length).
+std::string StringPrintf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
 // Formats a double with a fixed number of decimals, "-0" normalised to "0".
 std::string FormatFixed(double v, int decimals);
 

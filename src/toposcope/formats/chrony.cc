@@ -27,24 +27,7 @@ constexpr double kMaxSeconds = 1e9;    // delays, dispersions, deviations
 constexpr double kMaxPpm = 1e6;        // frequencies and skews
 constexpr int kMaxStratum = 16;
 
-std::string Printf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string Printf(const char* fmt, ...) {
-  char buf[512];
-  va_list ap;
-  va_start(ap, fmt);
-  const int n = std::vsnprintf(buf, sizeof(buf), fmt, ap);
-  va_end(ap);
-  if (n < 0) return {};
-  if (static_cast<size_t>(n) < sizeof(buf)) return std::string(buf, static_cast<size_t>(n));
-  std::string out(static_cast<size_t>(n) + 1, '\0');
-  va_start(ap, fmt);
-  std::vsnprintf(out.data(), out.size(), fmt, ap);
-  va_end(ap);
-  out.resize(static_cast<size_t>(n));
-  return out;
-}
 
-std::string Quote(std::string_view s) { return "'" + ClipRaw(s, 40) + "'"; }
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
@@ -123,7 +106,7 @@ std::string FormatLogTime(int64_t ns) {
   unsigned m = 0;
   unsigned d = 0;
   CivilFromDays(days, y, m, d);
-  return Printf("%04lld-%02u-%02u %02lld:%02lld:%02lld", static_cast<long long>(y), m, d,
+  return StringPrintf("%04lld-%02u-%02u %02lld:%02lld:%02lld", static_cast<long long>(y), m, d,
                 static_cast<long long>(rem / 3600), static_cast<long long>(rem / 60 % 60),
                 static_cast<long long>(rem % 60));
 }
@@ -146,9 +129,9 @@ struct Fields {
   }
   bool Num(size_t i, const char* name, double lo, double hi, double& out) {
     const auto v = ParseDouble(tok[i]);
-    if (!v) return Fail(Printf("%s %s is not a number", name, Quote(tok[i]).c_str()));
+    if (!v) return Fail(StringPrintf("%s %s is not a number", name, QuoteRaw(tok[i]).c_str()));
     if (*v < lo || *v > hi) {
-      return Fail(Printf("%s %s is out of range [%g, %g]", name, Quote(tok[i]).c_str(), lo, hi));
+      return Fail(StringPrintf("%s %s is out of range [%g, %g]", name, QuoteRaw(tok[i]).c_str(), lo, hi));
     }
     out = *v;
     return true;
@@ -156,7 +139,7 @@ struct Fields {
   bool Int(size_t i, const char* name, int64_t lo, int64_t hi, int& out) {
     const auto v = ParseDecimal(tok[i], lo, hi);
     if (!v) {
-      return Fail(Printf("%s %s is not an integer in [%lld, %lld]", name, Quote(tok[i]).c_str(),
+      return Fail(StringPrintf("%s %s is not an integer in [%lld, %lld]", name, QuoteRaw(tok[i]).c_str(),
                          static_cast<long long>(lo), static_cast<long long>(hi)));
     }
     out = static_cast<int>(*v);
@@ -165,19 +148,19 @@ struct Fields {
   bool Time(int64_t& out) {
     const auto t = ParseLogTime(tok[0], tok[1]);
     if (!t) {
-      return Fail("bad date/time " + Quote(std::string(tok[0]) + " " + std::string(tok[1])) +
+      return Fail("bad date/time " + QuoteRaw(std::string(tok[0]) + " " + std::string(tok[1])) +
                   " (want YYYY-MM-DD HH:MM:SS)");
     }
     out = *t;
     return true;
   }
   bool Ip(std::string& out) {
-    if (HasControlChars(tok[2]) || tok[2].size() > 255) return Fail("bad address " + Quote(tok[2]));
+    if (HasControlChars(tok[2]) || tok[2].size() > 255) return Fail("bad address " + QuoteRaw(tok[2]));
     out = std::string(tok[2]);
     return true;
   }
   bool Leap(size_t i, char& out) {
-    if (!IsLeapChar(tok[i])) return Fail("leap " + Quote(tok[i]) + " is not one of N + - ?");
+    if (!IsLeapChar(tok[i])) return Fail("leap " + QuoteRaw(tok[i]) + " is not one of N + - ?");
     out = tok[i][0];
     return true;
   }
@@ -200,7 +183,7 @@ ChronyLogKind ShapeOf(const std::vector<std::string_view>& tok) {
 std::optional<ChronyTrackingRecord> ParseTrackingLine(const std::vector<std::string_view>& tok,
                                                       std::string& reason) {
   if (tok.size() != 14 && tok.size() != 13) {
-    reason = Printf("tracking.log line has %zu fields, expected 14 (13 without Max. error)", tok.size());
+    reason = StringPrintf("tracking.log line has %zu fields, expected 14 (13 without Max. error)", tok.size());
     return std::nullopt;
   }
   ChronyTrackingRecord r;
@@ -224,7 +207,7 @@ std::optional<ChronyTrackingRecord> ParseTrackingLine(const std::vector<std::str
 std::optional<ChronyStatisticsRecord> ParseStatisticsLine(const std::vector<std::string_view>& tok,
                                                           std::string& reason) {
   if (tok.size() != 13 && tok.size() != 12) {
-    reason = Printf("statistics.log line has %zu fields, expected 13 (12 without Asym)", tok.size());
+    reason = StringPrintf("statistics.log line has %zu fields, expected 13 (12 without Asym)", tok.size());
     return std::nullopt;
   }
   ChronyStatisticsRecord r;
@@ -255,7 +238,7 @@ bool IsTsSource(std::string_view s) { return s == "D" || s == "K" || s == "H" ||
 std::optional<ChronyMeasurementsRecord> ParseMeasurementsLine(const std::vector<std::string_view>& tok,
                                                               std::string& reason) {
   if (tok.size() != 20 && tok.size() != 17) {
-    reason = Printf("measurements.log line has %zu fields, expected 20 (17 before chrony 3.0)", tok.size());
+    reason = StringPrintf("measurements.log line has %zu fields, expected 20 (17 before chrony 3.0)", tok.size());
     return std::nullopt;
   }
   ChronyMeasurementsRecord r;
@@ -264,7 +247,7 @@ std::optional<ChronyMeasurementsRecord> ParseMeasurementsLine(const std::vector<
   if (f.reason.empty()) {
     if (!IsTestDigits(tok[5], 3) || !IsTestDigits(tok[6], 3) || !IsTestDigits(tok[7], 4)) {
       f.Fail("test flags " +
-             Quote(std::string(tok[5]) + " " + std::string(tok[6]) + " " + std::string(tok[7])) +
+             QuoteRaw(std::string(tok[5]) + " " + std::string(tok[6]) + " " + std::string(tok[7])) +
              " are not 3+3+4 digits 0/1");
     } else {
       r.tests_123 = std::string(tok[5]);
@@ -287,10 +270,10 @@ std::optional<ChronyMeasurementsRecord> ParseMeasurementsLine(const std::vector<
     }
     const std::string_view m = tok[17];
     if (!hex) {
-      f.Fail("Refid " + Quote(refid) + " is not 8 hex digits");
+      f.Fail("Refid " + QuoteRaw(refid) + " is not 8 hex digits");
     } else if (m.size() != 2 || !IsDigit(m[0]) || (m[1] != 'B' && m[1] != 'I') || !IsTsSource(tok[18]) ||
                !IsTsSource(tok[19])) {
-      f.Fail("MTxRx " + Quote(std::string(m) + " " + std::string(tok[18]) + " " + std::string(tok[19])) +
+      f.Fail("MTxRx " + QuoteRaw(std::string(m) + " " + std::string(tok[18]) + " " + std::string(tok[19])) +
              " is not <mode><B|I> <D|K|H> <D|K|H>");
     } else {
       r.refid = static_cast<uint32_t>(*ParseInt("0x" + std::string(refid)));
@@ -426,7 +409,7 @@ Result<ChronyLogKind> ReadChronyLog(LineReader& lines, std::string_view source, 
         if (kind != ChronyLogKind::kUnknown && kind != title_kind) {
           diag.Warn(
               source, ln, raw,
-              Printf("banner switches the log from %s to %s", std::string(ChronyLogKindName(kind)).c_str(),
+              StringPrintf("banner switches the log from %s to %s", std::string(ChronyLogKindName(kind)).c_str(),
                      std::string(ChronyLogKindName(title_kind)).c_str()));
         }
         kind = title_kind;
@@ -443,7 +426,7 @@ Result<ChronyLogKind> ReadChronyLog(LineReader& lines, std::string_view source, 
     } else if (kind == ChronyLogKind::kUnknown) {
       reason = "not a chrony tracking/statistics/measurements log line";
     } else if (shape != ChronyLogKind::kUnknown && shape != kind) {
-      reason = Printf("a %s.log line in a %s.log", std::string(ChronyLogKindName(shape)).c_str(),
+      reason = StringPrintf("a %s.log line in a %s.log", std::string(ChronyLogKindName(shape)).c_str(),
                       std::string(ChronyLogKindName(kind)).c_str());
     }
     if (!reason.empty()) {
@@ -565,10 +548,10 @@ std::string ChronyTrackingBanner() {
 
 std::string FormatChronyTrackingLine(const ChronyTrackingRecord& r) {
   std::string line = FormatLogTime(r.time_ns) +
-                     Printf(" %-15s %2d %10.3f %10.3f %10.3e %1c %2d %10.3e %10.3e %10.3e %10.3e",
+                     StringPrintf(" %-15s %2d %10.3f %10.3f %10.3e %1c %2d %10.3e %10.3e %10.3e %10.3e",
                             r.ip.c_str(), r.stratum, r.freq_ppm, r.skew_ppm, r.offset_s, r.leap, r.combined,
                             r.offset_sd_s, r.remaining_correction_s, r.root_delay_s, r.root_dispersion_s);
-  if (!std::isnan(r.max_error_s)) line += Printf(" %10.3e", r.max_error_s);
+  if (!std::isnan(r.max_error_s)) line += StringPrintf(" %10.3e", r.max_error_s);
   return line;
 }
 
@@ -664,7 +647,7 @@ std::optional<int64_t> ParseCtime(std::string_view s) {
   if (month == 0) return std::nullopt;
   const auto day = ParseDecimal(tok[2], 1, 31);
   if (!day || !AllDigits(tok[4]) || tok[4].size() != 4) return std::nullopt;
-  const std::string date = std::string(tok[4]) + Printf("-%02d-%02d", month, static_cast<int>(*day));
+  const std::string date = std::string(tok[4]) + StringPrintf("-%02d-%02d", month, static_cast<int>(*day));
   return ParseLogTime(date, tok[3]);
 }
 
@@ -728,7 +711,7 @@ Result<ChronycTracking> ParseChronycTracking(std::string_view text, std::string_
       std::optional<int64_t> id;
       if (!tok.empty() && tok[0].size() == 8) id = ParseInt("0x" + std::string(tok[0]));
       if (!id || *id < 0) {
-        reason = "Reference ID " + Quote(v) + " is not 8 hex digits";
+        reason = "Reference ID " + QuoteRaw(v) + " is not 8 hex digits";
       } else {
         tr.reference_id = static_cast<uint32_t>(*id);
         const size_t lp = v.find('(');
@@ -740,13 +723,13 @@ Result<ChronycTracking> ParseChronycTracking(std::string_view text, std::string_
     } else if (key == "Stratum") {
       const auto s = ParseDecimal(v, 0, kMaxStratum);
       if (!s)
-        reason = "Stratum " + Quote(v) + " is not 0..16";
+        reason = "Stratum " + QuoteRaw(v) + " is not 0..16";
       else
         tr.stratum = static_cast<int>(*s);
     } else if (key == "Ref time (UTC)") {
       const auto tm = ParseCtime(v);
       if (!tm)
-        reason = "Ref time " + Quote(v) + " is not like 'Thu Apr 05 18:27:33 2018'";
+        reason = "Ref time " + QuoteRaw(v) + " is not like 'Thu Apr 05 18:27:33 2018'";
       else
         tr.ref_time_ns = *tm;
     } else if (key == "System time") {
@@ -758,7 +741,7 @@ Result<ChronycTracking> ParseChronycTracking(std::string_view text, std::string_
         x = ParseDouble(tok[0]);
       }
       if (!x || std::fabs(*x) > kMaxOffsetS) {
-        reason = "System time " + Quote(v) + " is not 'N seconds fast|slow of NTP time'";
+        reason = "System time " + QuoteRaw(v) + " is not 'N seconds fast|slow of NTP time'";
       } else {
         tr.system_time_offset_s = tok[2] == "fast" ? *x : -*x;
       }
@@ -766,7 +749,7 @@ Result<ChronycTracking> ParseChronycTracking(std::string_view text, std::string_
                key == "Root dispersion" || key == "Update interval") {
       const auto x = ValueWithUnit(v, "seconds");
       if (!x || std::fabs(*x) > kMaxOffsetS) {
-        reason = key + " " + Quote(v) + " is not 'N seconds'";
+        reason = key + " " + QuoteRaw(v) + " is not 'N seconds'";
       } else if (key == "Last offset") {
         tr.last_offset_s = *x;
       } else if (key == "RMS offset") {
@@ -785,20 +768,20 @@ Result<ChronycTracking> ParseChronycTracking(std::string_view text, std::string_
         x = ParseDouble(tok[0]);
       }
       if (!x || std::fabs(*x) > kMaxPpm)
-        reason = "Frequency " + Quote(v) + " is not 'N ppm fast|slow'";
+        reason = "Frequency " + QuoteRaw(v) + " is not 'N ppm fast|slow'";
       else
         tr.frequency_ppm = tok[2] == "fast" ? *x : -*x;
     } else if (key == "Residual freq" || key == "Skew") {
       const auto x = ValueWithUnit(v, "ppm");
       if (!x || std::fabs(*x) > kMaxPpm)
-        reason = key + " " + Quote(v) + " is not 'N ppm'";
+        reason = key + " " + QuoteRaw(v) + " is not 'N ppm'";
       else if (key == "Skew")
         tr.skew_ppm = *x;
       else
         tr.residual_freq_ppm = *x;
     } else if (key == "Leap status") {
       if (v != "Normal" && v != "Insert second" && v != "Delete second" && v != "Not synchronised") {
-        reason = "Leap status " + Quote(v) + " is unknown";
+        reason = "Leap status " + QuoteRaw(v) + " is unknown";
       } else {
         tr.leap_status = std::string(v);
       }
@@ -859,7 +842,7 @@ Result<ChronycSources> ParseChronycSources(std::string_view text, std::string_vi
     const std::string_view rest = raw.substr(3);
     const auto tok = SplitWhitespace(rest);
     if (tok.size() < 6) {
-      reject(Printf("sources row has %zu fields after the mode, expected at least 6", tok.size()));
+      reject(StringPrintf("sources row has %zu fields after the mode, expected at least 6", tok.size()));
       continue;
     }
     s.name = std::string(tok[0]);
@@ -879,19 +862,19 @@ Result<ChronycSources> ParseChronycSources(std::string_view text, std::string_vi
     else
       last_rx = ParseChronycInterval(tok[4]);
     if (!st) {
-      reject("Stratum " + Quote(tok[1]) + " is not 0..16");
+      reject("Stratum " + QuoteRaw(tok[1]) + " is not 0..16");
       continue;
     }
     if (!poll) {
-      reject("Poll " + Quote(tok[2]) + " is not an integer in [-32, 32]");
+      reject("Poll " + QuoteRaw(tok[2]) + " is not an integer in [-32, 32]");
       continue;
     }
     if (!reach || *reach > 0377) {
-      reject("Reach " + Quote(tok[3]) + " is not octal 0..377");
+      reject("Reach " + QuoteRaw(tok[3]) + " is not octal 0..377");
       continue;
     }
     if (!last_rx) {
-      reject("LastRx " + Quote(tok[4]) + " is not an interval");
+      reject("LastRx " + QuoteRaw(tok[4]) + " is not an interval");
       continue;
     }
     s.stratum = static_cast<int>(*st);
@@ -906,14 +889,14 @@ Result<ChronycSources> ParseChronycSources(std::string_view text, std::string_vi
     const size_t pm = sample.find("+/-");
     if (lb == std::string_view::npos || rb == std::string_view::npos || pm == std::string_view::npos ||
         !(lb < rb && rb < pm)) {
-      reject("sample " + Quote(sample) + " is not 'X[Y] +/- Z'");
+      reject("sample " + QuoteRaw(sample) + " is not 'X[Y] +/- Z'");
       continue;
     }
     const auto adj = ParseChronycSeconds(sample.substr(0, lb));
     const auto meas = ParseChronycSeconds(sample.substr(lb + 1, rb - lb - 1));
     const auto err = ParseChronycSeconds(sample.substr(pm + 3));
     if (!adj || !meas || !err || !Trim(sample.substr(rb + 1, pm - rb - 1)).empty()) {
-      reject("sample " + Quote(sample) + " has a value without a unit ns/us/ms/s or junk");
+      reject("sample " + QuoteRaw(sample) + " has a value without a unit ns/us/ms/s or junk");
       continue;
     }
     s.adjusted_offset_s = *adj;
@@ -958,7 +941,7 @@ Result<ChronycSourceStatsTable> ParseChronycSourceStats(std::string_view text, s
     };
     const auto tok = SplitWhitespace(t);
     if (tok.size() != 8) {
-      reject(Printf("sourcestats row has %zu fields, expected 8", tok.size()));
+      reject(StringPrintf("sourcestats row has %zu fields, expected 8", tok.size()));
       continue;
     }
     ChronycSourceStats s;
@@ -977,31 +960,31 @@ Result<ChronycSourceStatsTable> ParseChronycSourceStats(std::string_view text, s
       continue;
     }
     if (!np) {
-      reject("NP " + Quote(tok[1]) + " is not a count");
+      reject("NP " + QuoteRaw(tok[1]) + " is not a count");
       continue;
     }
     if (!nr) {
-      reject("NR " + Quote(tok[2]) + " is not a count");
+      reject("NR " + QuoteRaw(tok[2]) + " is not a count");
       continue;
     }
     if (!span) {
-      reject("Span " + Quote(tok[3]) + " is not an interval");
+      reject("Span " + QuoteRaw(tok[3]) + " is not an interval");
       continue;
     }
     if (!freq || std::fabs(*freq) > kMaxPpm) {
-      reject("Frequency " + Quote(tok[4]) + " is not ppm");
+      reject("Frequency " + QuoteRaw(tok[4]) + " is not ppm");
       continue;
     }
     if (!skew || *skew < 0 || *skew > kMaxPpm) {
-      reject("Freq Skew " + Quote(tok[5]) + " is not ppm");
+      reject("Freq Skew " + QuoteRaw(tok[5]) + " is not ppm");
       continue;
     }
     if (!off) {
-      reject("Offset " + Quote(tok[6]) + " is not a time with unit ns/us/ms/s");
+      reject("Offset " + QuoteRaw(tok[6]) + " is not a time with unit ns/us/ms/s");
       continue;
     }
     if (!sd || *sd < 0) {
-      reject("Std Dev " + Quote(tok[7]) + " is not a time with unit ns/us/ms/s");
+      reject("Std Dev " + QuoteRaw(tok[7]) + " is not a time with unit ns/us/ms/s");
       continue;
     }
     s.np = static_cast<int>(*np);

@@ -199,7 +199,6 @@ int64_t FloorDiv(int64_t a, int64_t b) {
   return q;
 }
 
-std::string Quote(std::string_view s) { return "'" + ClipRaw(s, 40) + "'"; }
 
 // Control bytes other than tab (NUL, form feed, DEL, ...): never in dcgmi's own output.
 bool HasControl(std::string_view s) {
@@ -605,7 +604,7 @@ struct DmonParser::Impl {
     DmonEntity entity;
     const size_t used = ParseEntityTokens(tok, &entity);
     if (used == 0) {
-      Reject(line_no, raw, "unknown entity label " + Quote(content.substr(0, 24)));
+      Reject(line_no, raw, "unknown entity label " + QuoteRaw(content.substr(0, 24)));
       return;
     }
     if (!have_header) {
@@ -658,7 +657,7 @@ struct DmonParser::Impl {
         }
         if (type == static_cast<int>(FieldValueType::kInt64)) {
           Reject(line_no, raw,
-                 Quote(c) + " is out of int64 range for " + header.fields[i].short_name);
+                 QuoteRaw(c) + " is out of int64 range for " + header.fields[i].short_name);
           return;
         }
       }
@@ -669,7 +668,7 @@ struct DmonParser::Impl {
       if (type == static_cast<int>(FieldValueType::kInt64) ||
           type == static_cast<int>(FieldValueType::kDouble)) {
         Reject(line_no, raw,
-               Quote(c) + " is not a number (field " + header.fields[i].short_name + " is " +
+               QuoteRaw(c) + " is not a number (field " + header.fields[i].short_name + " is " +
                    std::string(FieldValueTypeName(static_cast<FieldValueType>(type))) + ")");
         return;
       }

@@ -18,24 +18,7 @@ constexpr int64_t kMaxMonotonicS = 9000000000;  // ~285 years of uptime; keeps n
 constexpr double kMaxFreqPpb = 1e10;
 constexpr double kMaxStat = 1e15;
 
-std::string Printf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string Printf(const char* fmt, ...) {
-  char buf[512];
-  va_list ap;
-  va_start(ap, fmt);
-  const int n = std::vsnprintf(buf, sizeof(buf), fmt, ap);
-  va_end(ap);
-  if (n < 0) return {};
-  if (static_cast<size_t>(n) < sizeof(buf)) return std::string(buf, static_cast<size_t>(n));
-  std::string out(static_cast<size_t>(n) + 1, '\0');
-  va_start(ap, fmt);
-  std::vsnprintf(out.data(), out.size(), fmt, ap);
-  va_end(ap);
-  out.resize(static_cast<size_t>(n));
-  return out;
-}
 
-std::string Quote(std::string_view s) { return "'" + ClipRaw(s, 40) + "'"; }
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
@@ -173,7 +156,7 @@ bool ParseMessage(std::string_view msg, PtpRecord& r, std::string& reason) {
   if (tok.size() >= 2 && tok[0] == "master" && tok[1] == "offset") {
     r.kind = PtpLineKind::kMasterOffset;
     if (tok.size() != 6 && tok.size() != 9) {
-      reason = Printf(
+      reason = StringPrintf(
           "master offset line has %zu fields, expected 9 "
           "('master offset N sK freq F path delay D')",
           tok.size());
@@ -183,19 +166,19 @@ bool ParseMessage(std::string_view msg, PtpRecord& r, std::string& reason) {
     const auto st = ParseServoState(tok[3]);
     const auto fr = ParseFreq(tok[5]);
     if (!off) {
-      reason = "offset " + Quote(tok[2]) + " is not an integer (ns)";
+      reason = "offset " + QuoteRaw(tok[2]) + " is not an integer (ns)";
       return false;
     }
     if (!st) {
-      reason = "servo state " + Quote(tok[3]) + " is not sN";
+      reason = "servo state " + QuoteRaw(tok[3]) + " is not sN";
       return false;
     }
     if (tok[4] != "freq" && tok[4] != "adj") {
-      reason = "expected 'freq', got " + Quote(tok[4]);
+      reason = "expected 'freq', got " + QuoteRaw(tok[4]);
       return false;
     }
     if (!fr) {
-      reason = "freq " + Quote(tok[5]) + " is not a number (ppb)";
+      reason = "freq " + QuoteRaw(tok[5]) + " is not a number (ppb)";
       return false;
     }
     r.offset_ns = *off;
@@ -204,11 +187,11 @@ bool ParseMessage(std::string_view msg, PtpRecord& r, std::string& reason) {
     if (tok.size() == 9) {
       const auto d = ParseDecimal(tok[8]);
       if (tok[6] != "path" || tok[7] != "delay") {
-        reason = "expected 'path delay', got " + Quote(std::string(tok[6]) + " " + std::string(tok[7]));
+        reason = "expected 'path delay', got " + QuoteRaw(std::string(tok[6]) + " " + std::string(tok[7]));
         return false;
       }
       if (!d) {
-        reason = "path delay " + Quote(tok[8]) + " is not an integer (ns)";
+        reason = "path delay " + QuoteRaw(tok[8]) + " is not an integer (ns)";
         return false;
       }
       r.delay_ns = *d;
@@ -220,7 +203,7 @@ bool ParseMessage(std::string_view msg, PtpRecord& r, std::string& reason) {
       (tok[1] == "phc" || tok[1] == "sys" || tok[1] == "pps" || r.program == "phc2sys")) {
     r.kind = PtpLineKind::kPhc2sysOffset;
     if (tok.size() != 7 && tok.size() != 9) {
-      reason = Printf(
+      reason = StringPrintf(
           "phc2sys offset line has %zu fields, expected 9 "
           "('CLOCK LABEL offset N sK freq F delay D')",
           tok.size());
@@ -230,19 +213,19 @@ bool ParseMessage(std::string_view msg, PtpRecord& r, std::string& reason) {
     const auto st = ParseServoState(tok[4]);
     const auto fr = ParseFreq(tok[6]);
     if (!off) {
-      reason = "offset " + Quote(tok[3]) + " is not an integer (ns)";
+      reason = "offset " + QuoteRaw(tok[3]) + " is not an integer (ns)";
       return false;
     }
     if (!st) {
-      reason = "servo state " + Quote(tok[4]) + " is not sN";
+      reason = "servo state " + QuoteRaw(tok[4]) + " is not sN";
       return false;
     }
     if (tok[5] != "freq") {
-      reason = "expected 'freq', got " + Quote(tok[5]);
+      reason = "expected 'freq', got " + QuoteRaw(tok[5]);
       return false;
     }
     if (!fr) {
-      reason = "freq " + Quote(tok[6]) + " is not a number (ppb)";
+      reason = "freq " + QuoteRaw(tok[6]) + " is not a number (ppb)";
       return false;
     }
     r.clock = std::string(tok[0]);
@@ -253,11 +236,11 @@ bool ParseMessage(std::string_view msg, PtpRecord& r, std::string& reason) {
     if (tok.size() == 9) {
       const auto d = ParseDecimal(tok[8]);
       if (tok[7] != "delay") {
-        reason = "expected 'delay', got " + Quote(tok[7]);
+        reason = "expected 'delay', got " + QuoteRaw(tok[7]);
         return false;
       }
       if (!d) {
-        reason = "delay " + Quote(tok[8]) + " is not an integer (ns)";
+        reason = "delay " + QuoteRaw(tok[8]) + " is not an integer (ns)";
         return false;
       }
       r.delay_ns = *d;
@@ -271,12 +254,12 @@ bool ParseMessage(std::string_view msg, PtpRecord& r, std::string& reason) {
     if (tok[0] != "rms") r.clock = std::string(tok[i++]);
     auto num = [&](size_t k, const char* name, double& out) {
       if (k >= tok.size()) {
-        reason = Printf("summary ends before its %s value", name);
+        reason = StringPrintf("summary ends before its %s value", name);
         return false;
       }
       const auto v = ParseDouble(tok[k]);
       if (!v || std::fabs(*v) > kMaxStat) {
-        reason = Printf("summary %s ", name) + Quote(tok[k]) + " is not a number";
+        reason = StringPrintf("summary %s ", name) + QuoteRaw(tok[k]) + " is not a number";
         return false;
       }
       out = *v;
@@ -307,7 +290,7 @@ bool ParseMessage(std::string_view msg, PtpRecord& r, std::string& reason) {
       }
     }
     if (i != tok.size()) {
-      reason = "summary has trailing text " + Quote(tok[i]);
+      reason = "summary has trailing text " + QuoteRaw(tok[i]);
       return false;
     }
     return true;
@@ -329,7 +312,7 @@ bool ParseMessage(std::string_view msg, PtpRecord& r, std::string& reason) {
     const auto port = ParseDecimal(head);
     r.kind = PtpLineKind::kPortState;
     if (!port || *port < 0 || *port > 65535) {
-      reason = "port number " + Quote(head) + " is not 0..65535";
+      reason = "port number " + QuoteRaw(head) + " is not 0..65535";
       return false;
     }
     r.port = static_cast<int>(*port);
@@ -349,34 +332,34 @@ std::string FormatMonotonic(int64_t ns) {
     rem += kNsPerS;
     --s;
   }
-  return Printf("%lld.%03lld", static_cast<long long>(s), static_cast<long long>(rem / 1000000));
+  return StringPrintf("%lld.%03lld", static_cast<long long>(s), static_cast<long long>(rem / 1000000));
 }
 
 std::string FormatBody(const PtpRecord& r) {
   switch (r.kind) {
     case PtpLineKind::kMasterOffset: {
-      std::string s = Printf("master offset %10lld s%d freq %+7.0f", static_cast<long long>(r.offset_ns),
+      std::string s = StringPrintf("master offset %10lld s%d freq %+7.0f", static_cast<long long>(r.offset_ns),
                              r.servo_state, r.freq_ppb);
-      if (r.delay_ns) s += Printf(" path delay %9lld", static_cast<long long>(*r.delay_ns));
+      if (r.delay_ns) s += StringPrintf(" path delay %9lld", static_cast<long long>(*r.delay_ns));
       return s;
     }
     case PtpLineKind::kPhc2sysOffset: {
       std::string s = r.clock + " " + r.source_label +
-                      Printf(" offset %9lld s%d freq %+7.0f", static_cast<long long>(r.offset_ns),
+                      StringPrintf(" offset %9lld s%d freq %+7.0f", static_cast<long long>(r.offset_ns),
                              r.servo_state, r.freq_ppb);
-      if (r.delay_ns) s += Printf(" delay %6lld", static_cast<long long>(*r.delay_ns));
+      if (r.delay_ns) s += StringPrintf(" delay %6lld", static_cast<long long>(*r.delay_ns));
       return s;
     }
     case PtpLineKind::kSummary: {
       std::string s = r.clock.empty() ? std::string() : r.clock + " ";
-      s += Printf("rms %4.0f max %4.0f", r.rms_ns, r.max_ns);
+      s += StringPrintf("rms %4.0f max %4.0f", r.rms_ns, r.max_ns);
       if (!std::isnan(r.freq_mean_ppb)) {
-        s += Printf(" freq %+6.0f", r.freq_mean_ppb);
-        if (!std::isnan(r.freq_sd_ppb)) s += Printf(" +/- %3.0f", r.freq_sd_ppb);
+        s += StringPrintf(" freq %+6.0f", r.freq_mean_ppb);
+        if (!std::isnan(r.freq_sd_ppb)) s += StringPrintf(" +/- %3.0f", r.freq_sd_ppb);
       }
       if (!std::isnan(r.delay_mean_ns)) {
-        s += Printf(" delay %5.0f", r.delay_mean_ns);
-        if (!std::isnan(r.delay_sd_ns)) s += Printf(" +/- %3.0f", r.delay_sd_ns);
+        s += StringPrintf(" delay %5.0f", r.delay_mean_ns);
+        if (!std::isnan(r.delay_sd_ns)) s += StringPrintf(" +/- %3.0f", r.delay_sd_ns);
       }
       return s;
     }
@@ -577,7 +560,7 @@ Result<PtpLog> ParsePtpLog(std::string_view text, std::string_view source, std::
 std::string FormatPtp4lSampleLine(int64_t monotonic_ns, int64_t offset_ns, int servo_state, double freq_ppb,
                                   int64_t path_delay_ns) {
   return "ptp4l[" + FormatMonotonic(monotonic_ns) + "]: " +
-         Printf("master offset %10lld s%d freq %+7.0f path delay %9lld", static_cast<long long>(offset_ns),
+         StringPrintf("master offset %10lld s%d freq %+7.0f path delay %9lld", static_cast<long long>(offset_ns),
                 servo_state, freq_ppb, static_cast<long long>(path_delay_ns));
 }
 

@@ -69,25 +69,7 @@ std::vector<std::string_view> SplitLines(std::string_view text) {
 
 std::string Str(std::string_view s) { return std::string(s); }
 
-std::string Printf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string Printf(const char* fmt, ...) {
-  char buf[256];
-  va_list ap;
-  va_start(ap, fmt);
-  const int n = std::vsnprintf(buf, sizeof(buf), fmt, ap);
-  va_end(ap);
-  if (n < 0) return {};
-  if (static_cast<size_t>(n) < sizeof(buf)) return std::string(buf, static_cast<size_t>(n));
-  std::string out(static_cast<size_t>(n) + 1, '\0');
-  va_start(ap, fmt);
-  std::vsnprintf(out.data(), out.size(), fmt, ap);
-  va_end(ap);
-  out.resize(static_cast<size_t>(n));
-  return out;
-}
 
-// A token quoted for a diagnostic, cut short.
-std::string Quote(std::string_view s) { return "'" + ClipRaw(s, 40) + "'"; }
 
 bool IsDecimalInt(std::string_view s) {
   if (s.empty() || s.size() > 9) return false;
@@ -131,24 +113,24 @@ std::optional<double> ReadValue(std::string_view cell, P2pQuantity q, double sca
   if (IsNa(cell)) return NAN;
   const auto v = ParseDouble(cell);
   if (!v) {
-    reason = Quote(cell) + " is not a number";
+    reason = QuoteRaw(cell) + " is not a number";
     return std::nullopt;
   }
   if (*v < 0) {
-    reason = "negative value " + Quote(cell);
+    reason = "negative value " + QuoteRaw(cell);
     return std::nullopt;
   }
   const double x = *v * scale;
   if (q == P2pQuantity::kConnectivity) {
     if (x != 0.0 && x != 1.0) {
-      reason = "connectivity must be 0 or 1, got " + Quote(cell);
+      reason = "connectivity must be 0 or 1, got " + QuoteRaw(cell);
       return std::nullopt;
     }
     return x;
   }
   const double limit = q == P2pQuantity::kLatencyUs ? kMaxLatencyUs : kMaxBandwidthGbps;
   if (x > limit) {
-    reason = "implausible value " + Quote(cell) + " (over " + Printf("%.0f %s", limit, UnitOf(q)) + ")";
+    reason = "implausible value " + QuoteRaw(cell) + " (over " + StringPrintf("%.0f %s", limit, UnitOf(q)) + ")";
     return std::nullopt;
   }
   return x;
@@ -162,7 +144,7 @@ std::optional<std::vector<int>> ReadColumnIds(std::span<const std::string_view> 
     const auto id = ParseDeviceId(Trim(c));
     if (!id) {
       reason =
-          "column header: " + Quote(c) + " is not a device index (0.." + std::to_string(kMaxDeviceId) + ")";
+          "column header: " + QuoteRaw(c) + " is not a device index (0.." + std::to_string(kMaxDeviceId) + ")";
       return std::nullopt;
     }
     if (!seen.insert(*id).second) {
@@ -241,19 +223,19 @@ struct TableReader {
     if (bad_header) return reject("row under an unreadable column header");
     const auto id = ParseDeviceId(tokens[0]);
     if (!id) {
-      return reject("row label " + Quote(tokens[0]) + " is not a device index (0.." +
+      return reject("row label " + QuoteRaw(tokens[0]) + " is not a device index (0.." +
                     std::to_string(kMaxDeviceId) + ")");
     }
     const size_t n = tokens.size() - 1;
     if (n != m.col_ids.size()) {
-      return reject(Printf("row %d has %zu values, expected %zu", *id, n, m.col_ids.size()));
+      return reject(StringPrintf("row %d has %zu values, expected %zu", *id, n, m.col_ids.size()));
     }
-    if (seen_rows.count(*id) != 0) return reject(Printf("duplicate row %d", *id));
+    if (seen_rows.count(*id) != 0) return reject(StringPrintf("duplicate row %d", *id));
     std::vector<double> values;
     values.reserve(n);
     for (size_t i = 0; i < n; ++i) {
       const auto v = ReadValue(tokens[i + 1], m.quantity, scale, reason);
-      if (!v) return reject(Printf("row %d, column %d: ", *id, m.col_ids[i]) + reason);
+      if (!v) return reject(StringPrintf("row %d, column %d: ", *id, m.col_ids[i]) + reason);
       values.push_back(*v);
     }
     seen_rows.insert(*id);
@@ -276,12 +258,12 @@ struct TableReader {
     if (m.values.empty()) {
       diag.Warn(
           source, header_line, header_raw,
-          Printf("matrix dropped: none of its %lld rows could be read", static_cast<long long>(rows_read)));
+          StringPrintf("matrix dropped: none of its %lld rows could be read", static_cast<long long>(rows_read)));
       return -1;
     }
     if (m.gpu_to_gpu && m.row_ids.size() != m.col_ids.size()) {
       diag.Warn(source, header_line, header_raw,
-                Printf("matrix has %zu rows for %zu columns", m.row_ids.size(), m.col_ids.size()));
+                StringPrintf("matrix has %zu rows for %zu columns", m.row_ids.size(), m.col_ids.size()));
     }
     out.push_back(std::move(m));
     m = P2pMatrix{};
@@ -379,7 +361,7 @@ std::optional<P2pDevice> ParseP2pDeviceLine(std::string_view t) {
 void AddDevice(P2pReport& r, std::unordered_set<int>& seen, P2pDevice d, std::string_view source,
                int64_t line, std::string_view raw, Diagnostics& diag) {
   if (!seen.insert(d.index).second) {
-    diag.Warn(source, line, raw, Printf("duplicate device %d ignored", d.index));
+    diag.Warn(source, line, raw, StringPrintf("duplicate device %d ignored", d.index));
     return;
   }
   r.devices.push_back(std::move(d));
@@ -662,11 +644,11 @@ Result<P2pReport> ParseNvbandwidth(std::string_view text, std::string_view sourc
       const std::string_view value = sp == std::string_view::npos ? rest : rest.substr(sp + 1);
       const auto v = ParseDouble(value);
       if (!v || *v < 0) {
-        diag.Warn(source, line_no, raw, "SUM value " + Quote(value) + " is not a number");
+        diag.Warn(source, line_no, raw, "SUM value " + QuoteRaw(value) + " is not a number");
         continue;
       }
       if (*v > kMaxSum) {
-        diag.Warn(source, line_no, raw, "implausible SUM value " + Quote(value));
+        diag.Warn(source, line_no, raw, "implausible SUM value " + QuoteRaw(value));
         continue;
       }
       if (last_matrix < 0 || !std::isnan(report.matrices[static_cast<size_t>(last_matrix)].sum)) {
@@ -868,11 +850,11 @@ Result<P2pReport> ParseP2pCsv(std::string_view text, std::string_view source, Di
       const auto cells = Split(t, ',');
       const std::string_view label = Trim(cells[0]);
       const auto id = ParseDeviceId(label);
-      if (!id) return "row label " + Quote(label) + " is not a device index";
+      if (!id) return "row label " + QuoteRaw(label) + " is not a device index";
       if (cells.size() - 1 != m.col_ids.size()) {
-        return Printf("row %d has %zu values, expected %zu", *id, cells.size() - 1, m.col_ids.size());
+        return StringPrintf("row %d has %zu values, expected %zu", *id, cells.size() - 1, m.col_ids.size());
       }
-      if (seen.count(*id) != 0) return Printf("duplicate row %d", *id);
+      if (seen.count(*id) != 0) return StringPrintf("duplicate row %d", *id);
       std::vector<double> row;
       row.reserve(m.col_ids.size());
       std::string why;
@@ -883,7 +865,7 @@ Result<P2pReport> ParseP2pCsv(std::string_view text, std::string_view source, Di
           continue;
         }
         const auto v = ReadValue(cell, m.quantity, 1.0, why);
-        if (!v) return Printf("row %d, column %d: ", *id, m.col_ids[c - 1]) + why;
+        if (!v) return StringPrintf("row %d, column %d: ", *id, m.col_ids[c - 1]) + why;
         row.push_back(*v);
       }
       seen.insert(*id);
@@ -917,18 +899,18 @@ Result<P2pReport> ParseP2pCsv(std::string_view text, std::string_view source, Di
   data_lines([&](std::string_view t, int64_t) -> std::string {
     const auto cells = Split(t, ',');
     if (cells.size() != head.size()) {
-      return Printf("line has %zu fields, expected %zu", cells.size(), head.size());
+      return StringPrintf("line has %zu fields, expected %zu", cells.size(), head.size());
     }
     const auto src = ParseDeviceId(Trim(cells[0]));
-    if (!src) return "src " + Quote(Trim(cells[0])) + " is not a device index";
+    if (!src) return "src " + QuoteRaw(Trim(cells[0])) + " is not a device index";
     const auto dst = ParseDeviceId(Trim(cells[1]));
-    if (!dst) return "dst " + Quote(Trim(cells[1])) + " is not a device index";
+    if (!dst) return "dst " + QuoteRaw(Trim(cells[1])) + " is not a device index";
     P2pQuantity kind = default_kind;
     if (head.size() >= 4) {
       const std::string_view k = Trim(cells[3]);
       if (!k.empty()) {
         const auto pk = ParseKind(k);
-        if (!pk) return "unknown kind " + Quote(k) + " (unidir|bidir|latency_us|connectivity)";
+        if (!pk) return "unknown kind " + QuoteRaw(k) + " (unidir|bidir|latency_us|connectivity)";
         kind = *pk;
       }
     }
@@ -938,7 +920,7 @@ Result<P2pReport> ParseP2pCsv(std::string_view text, std::string_view source, Di
     if (!cell.empty()) {
       std::string why;
       const auto v = ReadValue(cell, kind, 1.0, why);
-      if (!v) return Printf("%d->%d: ", *src, *dst) + why;
+      if (!v) return StringPrintf("%d->%d: ", *src, *dst) + why;
       value = *v;
     }
     // Lines of one matrix come together: try the last group before the index.
@@ -954,7 +936,7 @@ Result<P2pReport> ParseP2pCsv(std::string_view text, std::string_view source, Di
       g = &groups[last_group];
     }
     const int64_t key = (static_cast<int64_t>(*src) << 32) | *dst;
-    if (!g->cells.emplace(key, value).second) return Printf("duplicate entry %d->%d", *src, *dst);
+    if (!g->cells.emplace(key, value).second) return StringPrintf("duplicate entry %d->%d", *src, *dst);
     if (g->row_index.emplace(*src, g->rows.size()).second) g->rows.push_back(*src);
     if (g->col_index.emplace(*dst, g->cols.size()).second) g->cols.push_back(*dst);
     return {};
@@ -1055,7 +1037,7 @@ std::string NvDescriptionFor(const P2pMatrix& m, const std::string& testcase) {
   const char* arrow = bidir                                                             ? "<->"
                       : (Contains(testcase, "write") || Contains(testcase, "_to_host")) ? "<-"
                                                                                         : "->";
-  return Printf("memcpy %s %s %s GPU(column) bandwidth (GB/s)", engine, rows, arrow);
+  return StringPrintf("memcpy %s %s %s GPU(column) bandwidth (GB/s)", engine, rows, arrow);
 }
 
 int Digits(int v) {
@@ -1166,7 +1148,7 @@ std::string WriteP2pBandwidthLatencyTest(const P2pReport& report) {
     for (size_t r = 0; r < m.row_ids.size(); ++r) {
       for (size_t c = 0; c < m.col_ids.size() && c < m.values[r].size(); ++c) {
         if (m.row_ids[r] == m.col_ids[c] || std::isnan(m.values[r][c])) continue;
-        out += Printf("Device=%d %s Access Peer Device=%d\n", m.row_ids[r],
+        out += StringPrintf("Device=%d %s Access Peer Device=%d\n", m.row_ids[r],
                       m.values[r][c] != 0 ? "CAN" : "CANNOT", m.col_ids[c]);
       }
     }

@@ -14,7 +14,6 @@
 namespace toposcope::formats {
 namespace {
 
-std::string Quote(std::string_view s) { return "'" + ClipRaw(s, 40) + "'"; }
 
 bool HasControlChars(std::string_view s) {
   for (const char c : s) {
@@ -147,7 +146,7 @@ Status ReadSyncCsv(LineReader& lines, std::string_view source, const SyncPointSi
       }
       if (col_host < 0 || col_local < 0 || col_ref < 0) {
         return MakeError(std::string(source), ln, 0,
-                         "not a sync CSV: the header " + Quote(t) + " lacks host, local_ns or ref_ns",
+                         "not a sync CSV: the header " + QuoteRaw(t) + " lacks host, local_ns or ref_ns",
                          "expected 'host,local_ns,ref_ns[,uncertainty_ns][,source]'");
       }
       if (!unknown.empty()) diag.Warn(source, ln, raw, "ignoring unknown columns: " + unknown);
@@ -178,11 +177,11 @@ Status ReadSyncCsv(LineReader& lines, std::string_view source, const SyncPointSi
     const auto local = ParseDecimal(cells[static_cast<size_t>(col_local)]);
     const auto ref = ParseDecimal(cells[static_cast<size_t>(col_ref)]);
     if (!local) {
-      reject("local_ns " + Quote(cells[static_cast<size_t>(col_local)]) + " is not an integer (ns)");
+      reject("local_ns " + QuoteRaw(cells[static_cast<size_t>(col_local)]) + " is not an integer (ns)");
       continue;
     }
     if (!ref) {
-      reject("ref_ns " + Quote(cells[static_cast<size_t>(col_ref)]) + " is not an integer (ns)");
+      reject("ref_ns " + QuoteRaw(cells[static_cast<size_t>(col_ref)]) + " is not an integer (ns)");
       continue;
     }
     int64_t diff = 0;
@@ -198,7 +197,7 @@ Status ReadSyncCsv(LineReader& lines, std::string_view source, const SyncPointSi
       if (!u.empty() && u != "NaN" && u != "nan" && u != "N/A") {
         const auto v = ParseDouble(u);
         if (!v || *v < 0) {
-          reject("uncertainty_ns " + Quote(u) + " is not a finite number >= 0");
+          reject("uncertainty_ns " + QuoteRaw(u) + " is not a finite number >= 0");
           continue;
         }
         p.uncertainty_ns = *v;
