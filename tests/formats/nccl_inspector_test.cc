@@ -111,7 +111,7 @@ TEST(NcclInspectorGolden, AllReduce8Rank) {
   EXPECT_EQ(e.device, "rank2");
   EXPECT_EQ(e.type, "AllReduce");
   EXPECT_EQ(e.category, "coll_perf");
-  EXPECT_EQ(e.context, "comm=0x7f8c496ae9f661;seq=1407");
+  EXPECT_EQ(e.context, "comm=0x7f8c496ae9f661;seq=1407;timing=dump");
   EXPECT_EQ(e.pid, 1639453);
   EXPECT_EQ(e.line, 1);
   EXPECT_EQ(e.phase, 'X');
@@ -142,7 +142,7 @@ TEST(NcclInspectorGolden, ReduceScatter32Rank4Node) {
   EXPECT_NEAR(65536.0 * 32 / 1e9 / 110e-6, x.perf.algobw_gbs, 1e-4);
   EXPECT_NEAR(x.perf.algobw_gbs * 31 / 32, x.perf.busbw_gbs, 1e-5);
   ASSERT_EQ(r.events.size(), 1u);
-  EXPECT_EQ(r.events[0].context, "comm=0x9e7a479f95a66c;seq=129");
+  EXPECT_EQ(r.events[0].context, "comm=0x9e7a479f95a66c;seq=129;timing=dump");
   EXPECT_EQ(r.events[0].rank, 31);
 }
 
@@ -226,7 +226,7 @@ TEST(NcclInspectorParse, CompactLinesDumpStatsCarryForwardP2pAndNan) {
   ASSERT_EQ(r.events.size(), 2u);  // coll + p2p
   EXPECT_EQ(r.events[0].host, "node0");
   EXPECT_EQ(r.events[0].local_ts_ns, (2000000 - 250) * 1000);
-  EXPECT_EQ(r.events[1].context, "comm=0xabc;seq=8;peer=1");
+  EXPECT_EQ(r.events[1].context, "comm=0xabc;seq=8;peer=1;timing=dump");
   EXPECT_EQ(r.events[1].category, "p2p_perf");
 }
 

@@ -42,6 +42,7 @@ struct AnalyzeFlags {
   bool strict = false;
   bool quiet = false;
   bool align = true;  // merge event inputs into DIR/timeline.json
+  bool anchors = true;  // use collective completions as implicit clock anchors
 };
 
 struct SimFlags {
@@ -64,6 +65,7 @@ toposcope::analysis::AnalyzeOptions MakeAnalyzeOptions(const AnalyzeFlags& f) {
   if (f.pcie_cpu_max_gbps > 0) opt.thresholds.pcie_cpu_max_gbps = f.pcie_cpu_max_gbps;
   if (f.degraded_ratio > 0) opt.thresholds.degraded_ratio = f.degraded_ratio;
   opt.confidence.path_period_ms = f.sampling_period_ms;
+  opt.anchors.enabled = f.anchors;
   return opt;
 }
 
@@ -142,6 +144,7 @@ void AddAnalyzeFlags(CLI::App* cmd, AnalyzeFlags& f, bool with_out) {
   cmd->add_option("--pcie-cpu-max-gbps", f.pcie_cpu_max_gbps, "bandwidth at or below which a pair is PCIe through the CPU");
   cmd->add_option("--degraded-ratio", f.degraded_ratio, "flag links measuring below this fraction of expected");
   cmd->add_option("--sampling-period-ms", f.sampling_period_ms, "sampling period for the per-path confidence bound");
+  cmd->add_flag("!--no-anchors", f.anchors, "fit clocks on sync records only (no collective-completion anchors)");
   cmd->add_flag("--strict", f.strict, "fail (exit 1) when any record is rejected");
 }
 

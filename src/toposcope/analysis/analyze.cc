@@ -1,6 +1,9 @@
 #include "toposcope/analysis/analyze.h"
 
 #include <algorithm>
+#include <optional>
+
+#include <tbb/parallel_for.h>
 
 #include "toposcope/analysis/islands.h"
 #include "toposcope/analysis/links.h"
@@ -9,8 +12,13 @@
 namespace toposcope::analysis {
 
 std::vector<HostClockFit> FitClocks(const model::Dataset& ds, const TimesyncOptions& opt) {
-  std::vector<HostClockFit> out;
-  for (const auto& [host, h] : ds.hosts) {
+  std::vector<const std::pair<const std::string, model::HostEvidence>*> hosts;
+  for (const auto& entry : ds.hosts) hosts.push_back(&entry);
+  // Hosts are independent: fitted in parallel, each into its own slot, so the output (ordered by
+  // host) does not depend on the thread count.
+  std::vector<std::optional<HostClockFit>> slots(hosts.size());
+  tbb::parallel_for(size_t{0}, hosts.size(), [&](size_t i) {
+    const auto& [host, h] = *hosts[i];
     std::vector<SyncSample> samples;
     for (const auto& p : h.sync_points) {
       if (!p.synced || p.local_ns == kNoTime || p.ref_ns == kNoTime) continue;
@@ -20,7 +28,7 @@ std::vector<HostClockFit> FitClocks(const model::Dataset& ds, const TimesyncOpti
       s.uncertainty_ns = p.uncertainty_ns;
       samples.push_back(s);
     }
-    if (samples.empty()) continue;
+    if (samples.empty()) return;
     // Sources on the realtime axis (Unix-epoch ns) and on a monotonic axis (ns since boot) cannot be
     // fitted together; events are stamped in realtime, so realtime points win when both exist.
     constexpr int64_t kEpochAxis = 100000000000000000LL;  // 1973: below this, a since-boot clock
@@ -29,7 +37,11 @@ std::vector<HostClockFit> FitClocks(const model::Dataset& ds, const TimesyncOpti
       samples.erase(std::remove_if(samples.begin(), samples.end(), [](const SyncSample& s) { return s.local_ns < kEpochAxis; }),
                     samples.end());
     }
-    out.push_back(FitHostClock(host, std::move(samples), opt));
+    slots[i] = FitHostClock(host, std::move(samples), opt);
+  });
+  std::vector<HostClockFit> out;
+  for (auto& s : slots) {
+    if (s) out.push_back(std::move(*s));
   }
   return out;
 }
@@ -46,6 +58,16 @@ AnalysisResult Analyze(const model::Dataset& ds, const AnalyzeOptions& opt) {
   r.islands = std::move(isl.islands);
   r.confidence = AnalyzeConfidence(r.links, opt.noise, opt.confidence);
   r.clocks = FitClocks(ds, opt.timesync);
+  if (opt.anchors.enabled && !ds.event_inputs.empty()) {
+    Diagnostics scratch;  // the event readers' diagnostics are reported by the alignment pass
+    const AnchorGroups groups = CollectAnchors(ds, opt.anchors, &scratch);
+    r.anchors.present = true;
+    r.anchors.events_scanned = groups.events_scanned;
+    r.anchors.candidate_events = groups.candidate_events;
+    r.anchors.groups = static_cast<int64_t>(groups.groups.size());
+    r.anchors.groups_dropped = groups.groups_dropped;
+    r.anchors.hosts = RefineClocksWithAnchors(&r.clocks, groups, opt.anchors, opt.timesync);
+  }
   r.telemetry = AnalyzeTelemetry(ds.dcgm, r.clocks);
   r.rejected_total = ds.diag.rejected_total();
   r.warnings_total = ds.diag.warnings_total();

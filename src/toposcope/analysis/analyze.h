@@ -1,6 +1,7 @@
 // analysis/analyze: runs every node-level analysis over a Dataset and gathers the findings.
 #pragma once
 
+#include "toposcope/analysis/anchors.h"
 #include "toposcope/analysis/confidence.h"
 #include "toposcope/analysis/result.h"
 #include "toposcope/analysis/timesync.h"
@@ -14,6 +15,7 @@ struct AnalyzeOptions {
   stats::NoiseModel noise;
   ConfidenceOptions confidence;
   TimesyncOptions timesync;
+  AnchorOptions anchors;
 };
 
 // Fits the clock models of every host that has synchronised sync records.

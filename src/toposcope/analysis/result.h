@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "toposcope/analysis/anchors.h"
 #include "toposcope/analysis/telemetry.h"
 #include "toposcope/analysis/timesync.h"
 #include "toposcope/base/link_type.h"
@@ -91,6 +92,13 @@ struct TimelineReport {
   std::vector<TimelineSource> sources;
 };
 
+// What the implicit anchors (collective completions) contributed to the clock models.
+struct AnchorReport {
+  bool present = false;
+  int64_t events_scanned = 0, candidate_events = 0, groups = 0, groups_dropped = 0;
+  std::vector<HostAnchorReport> hosts;
+};
+
 struct AnalysisResult {
   std::vector<InputReport> inputs;
   std::vector<GpuReport> gpus;
@@ -98,6 +106,7 @@ struct AnalysisResult {
   std::vector<LinkReport> links;
   ConfidenceReport confidence;
   std::vector<HostClockFit> clocks;  // per host with sync records: none, linear, quadratic, robust
+  AnchorReport anchors;
   TimelineReport timeline;
   TelemetryReport telemetry;  // DCGM fields, sampling warnings, telemetry findings
   Thresholds thresholds;

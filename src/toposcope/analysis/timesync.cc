@@ -93,7 +93,11 @@ ClockModel FitLinear(const std::vector<SyncSample>& fit) {
 ClockModel FitQuadratic(const std::vector<SyncSample>& fit, const TimesyncOptions& opt) {
   ClockModel m;
   m.kind = ClockModelKind::kQuadratic;
-  if (fit.empty()) return FitNone(fit);
+  if (fit.empty()) {
+    ClockModel z = FitNone(fit);
+    z.kind = ClockModelKind::kQuadratic;
+    return z;
+  }
   const auto period = std::max(static_cast<int64_t>(opt.refit_period_s * kNsPerS),
                                (fit.back().local_ns - fit.front().local_ns) / 100000 + 1);
   const auto window = static_cast<int64_t>(opt.quad_window_s * kNsPerS);
@@ -209,7 +213,11 @@ std::vector<size_t> FindSteps(const std::vector<SyncSample>& s, double threshold
 ClockModel FitRobust(const std::vector<SyncSample>& fit, const TimesyncOptions& opt) {
   ClockModel m;
   m.kind = ClockModelKind::kRobust;
-  if (fit.size() < 2) return FitLinear(fit);
+  if (fit.size() < 2) {
+    ClockModel l = FitLinear(fit);
+    l.kind = ClockModelKind::kRobust;
+    return l;
+  }
   const std::vector<size_t> steps = FindSteps(fit, opt.step_threshold_ns);
   std::vector<std::pair<size_t, size_t>> parts;
   size_t begin = 0;
@@ -251,7 +259,9 @@ ClockModel FitRobust(const std::vector<SyncSample>& fit, const TimesyncOptions& 
   return m;
 }
 
-void Residuals(ClockModel& m, const std::vector<SyncSample>& held) {
+}  // namespace
+
+void ScoreHeldOut(ClockModel& m, const std::vector<SyncSample>& held) {
   std::vector<double> err;
   err.reserve(held.size());
   for (const auto& s : held) err.push_back(std::abs(m.OffsetNs(s.local_ns) - s.offset_ns()) / 1000.0);
@@ -262,8 +272,6 @@ void Residuals(ClockModel& m, const std::vector<SyncSample>& held) {
   m.mean_abs_residual_us = sum / static_cast<double>(err.size());
   m.p99_abs_residual_us = Quantile(err, 0.99);
 }
-
-}  // namespace
 
 std::string_view ClockModelName(ClockModelKind k) {
   switch (k) {
@@ -286,6 +294,76 @@ double ClockModel::OffsetNs(int64_t local_ns) const {
 
 int64_t ClockModel::ToGlobalNs(int64_t local_ns) const {
   return local_ns - static_cast<int64_t>(std::llround(OffsetNs(local_ns)));
+}
+
+ClockModel FitRobustModel(const std::vector<SyncSample>& sorted, const TimesyncOptions& opt) {
+  return FitRobust(sorted, opt);
+}
+
+namespace {
+
+// The offset and its slope (ns per s) of a model at a local time.
+std::pair<double, double> OffsetAndSlope(const ClockModel& m, int64_t local_ns) {
+  if (m.segments.empty()) return {0, 0};
+  auto it = std::upper_bound(m.segments.begin(), m.segments.end(), local_ns,
+                             [](int64_t v, const ClockSegment& s) { return v < s.start_local_ns; });
+  const ClockSegment& s = it == m.segments.begin() ? m.segments.front() : *std::prev(it);
+  const double dt = static_cast<double>(local_ns - s.t0_local_ns) / kNsPerS;
+  return {s.c0 + s.c1 * dt + s.c2 * dt * dt, s.c1 + 2 * s.c2 * dt};
+}
+
+}  // namespace
+
+ClockModel BlendModels(const ClockModel& a, const ClockModel& b, double b_weight, int64_t from_local_ns,
+                       int64_t to_local_ns) {
+  ClockModel out = a;
+  if (!(b_weight > 0) || to_local_ns <= from_local_ns || b.segments.empty()) return out;
+  const double wb = std::min(1.0, b_weight);
+  const double wa = 1.0 - wb;
+  // Boundaries: `from`, every segment start of either model inside the span, `to`.
+  std::vector<int64_t> cuts{from_local_ns};
+  for (const auto* m : {&a, &b}) {
+    for (const auto& sg : m->segments) {
+      if (sg.start_local_ns > from_local_ns && sg.start_local_ns < to_local_ns) cuts.push_back(sg.start_local_ns);
+    }
+  }
+  std::sort(cuts.begin(), cuts.end());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  std::vector<ClockSegment> segs;
+  // a's segments before `from` (the one straddling it is cut there).
+  for (const auto& sg : a.segments) {
+    if (sg.start_local_ns < from_local_ns) segs.push_back(sg);
+  }
+  for (size_t i = 0; i < cuts.size(); ++i) {
+    const int64_t s0 = cuts[i];
+    const int64_t s1 = i + 1 < cuts.size() ? cuts[i + 1] : to_local_ns;
+    const auto [oa, sa] = OffsetAndSlope(a, s0);
+    const auto [ob, sb] = OffsetAndSlope(b, s0);
+    ClockSegment sg;
+    sg.start_local_ns = s0;
+    sg.end_local_ns = s1;
+    sg.t0_local_ns = s0;
+    sg.c0 = wa * oa + wb * ob;
+    sg.c1 = wa * sa + wb * sb;
+    segs.push_back(sg);
+  }
+  // a again from `to` on: the segment covering `to`, re-expressed there, then the later ones.
+  {
+    const auto [oa, sa] = OffsetAndSlope(a, to_local_ns);
+    ClockSegment sg;
+    sg.start_local_ns = to_local_ns;
+    sg.t0_local_ns = to_local_ns;
+    sg.c0 = oa;
+    sg.c1 = sa;
+    auto next = std::upper_bound(a.segments.begin(), a.segments.end(), to_local_ns,
+                                 [](int64_t v, const ClockSegment& s) { return v < s.start_local_ns; });
+    sg.end_local_ns = next == a.segments.end() ? std::max(to_local_ns + 1, a.segments.back().end_local_ns)
+                                               : next->start_local_ns;
+    segs.push_back(sg);
+    for (; next != a.segments.end(); ++next) segs.push_back(*next);
+  }
+  out.segments = std::move(segs);
+  return out;
 }
 
 const ClockModel& HostClockFit::Best() const {
@@ -314,8 +392,9 @@ HostClockFit FitHostClock(const std::string& host, std::vector<SyncSample> sampl
   for (auto& m : out.models) {
     m.host = host;
     m.fit_points = static_cast<int>(fit.size());
-    Residuals(m, held);
+    ScoreHeldOut(m, held);
   }
+  out.heldout = std::move(held);
   return out;
 }
 

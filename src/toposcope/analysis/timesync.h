@@ -46,6 +46,8 @@ struct ClockModel {
   double mean_abs_residual_us = NAN;   // on held-out points
   double p99_abs_residual_us = NAN;
   std::vector<int64_t> steps_local_ns; // clock steps found (robust model only)
+  int anchor_points = 0;               // implicit anchors folded in (robust model only)
+  double anchor_weight = 0;            // their share of the blend inside the anchored span, 0..1
 
   // The offset (local - global) at a local time, in ns.
   [[nodiscard]] double OffsetNs(int64_t local_ns) const;
@@ -65,8 +67,21 @@ struct TimesyncOptions {
 struct HostClockFit {
   std::string host;
   std::vector<ClockModel> models;  // none, linear, quadratic, robust (in that order)
+  std::vector<SyncSample> heldout; // the held-out sync points the residuals are measured on
   [[nodiscard]] const ClockModel& Best() const;  // the robust model unless it is missing
 };
+
+// Sets a model's held-out residuals (mean and p99 of |error|, µs).
+void ScoreHeldOut(ClockModel& m, const std::vector<SyncSample>& held);
+
+// Our robust model alone, on samples sorted by local_ns (no hold-out, no residuals).
+ClockModel FitRobustModel(const std::vector<SyncSample>& sorted, const TimesyncOptions& opt = {});
+
+// Inside [from_local_ns, to_local_ns) the inverse-variance blend (1 - b_weight) * a + b_weight * b
+// of two piecewise-linear models; outside, `a` unchanged. Quadratic terms are evaluated at each
+// segment start (exact for the linear segments of the robust model).
+ClockModel BlendModels(const ClockModel& a, const ClockModel& b, double b_weight, int64_t from_local_ns,
+                       int64_t to_local_ns);
 
 // Fits the four models for one host. Samples need not be sorted. Fewer than 2 samples give
 // constant models.

@@ -335,12 +335,14 @@ bool InspectorRecordToEvent(const InspectorRecord& r, std::string_view source, T
   }
   int64_t start_ns = 0;
   int64_t dur_ns = 0;
+  bool from_dump = false;
   if (first_k >= 0 || p.start_ts_us >= 0) {
     const int64_t b = first_k >= 0 ? first_k : p.start_ts_us;
     const int64_t end = first_k >= 0 ? last_k : p.stop_ts_us;
     if (!us_to_ns(b, &start_ns)) return false;
     if (end >= b && !us_to_ns(end - b, &dur_ns)) dur_ns = 0;
   } else if (r.metadata.dump_timestamp_us >= 0) {
+    from_dump = true;
     if (!us_to_ns(r.metadata.dump_timestamp_us, &start_ns)) return false;
     if (std::isfinite(p.exec_time_us) && p.exec_time_us < 9e12) {
       dur_ns = static_cast<int64_t>(std::llround(p.exec_time_us * 1000.0));
@@ -358,6 +360,7 @@ bool InspectorRecordToEvent(const InspectorRecord& r, std::string_view source, T
   e->category = r.kind == InspectorKind::kCollPerf ? "coll_perf" : "p2p_perf";
   e->context = "comm=" + r.header.id + ";seq=" + std::to_string(p.sn);
   if (r.kind == InspectorKind::kP2pPerf) e->context += ";peer=" + std::to_string(p.peer);
+  if (from_dump) e->context += ";timing=dump";
   e->pid = r.metadata.pid;
   e->tid = 0;
   e->source_file = std::string(source);

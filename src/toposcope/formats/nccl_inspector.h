@@ -95,7 +95,8 @@ using InspectorRecordSink = std::function<void(InspectorRecord&&)>;
 // late bound on the start; documented approximation) and dur = exec_time_us. host =
 // metadata.hostname, rank = header.rank, device = "rank<r>" (the record names no local GPU),
 // pid = metadata.pid, type = op ("AllReduce", "Send"), category = coll_perf / p2p_perf,
-// context = "comm=<id>;seq=<sn>" (+ ";peer=<p>" for p2p), value = busbw_gbs (0 when NaN),
+// context = "comm=<id>;seq=<sn>" (+ ";peer=<p>" for p2p, + ";timing=dump" when the time comes
+// from the dump timestamp: such an event is no completion anchor), value = busbw_gbs (0 when NaN),
 // phase 'X', line = the record's first line. Returns false (event untouched) for dump_stats /
 // proxy records and when no time is known.
 bool InspectorRecordToEvent(const InspectorRecord& record, std::string_view source, TraceEvent* event);

@@ -96,10 +96,25 @@ json ResultToJson(const analysis::AnalysisResult& r) {
                         {"steps_local_ns", m.steps_local_ns},
                         {"fit_points", m.fit_points},
                         {"heldout_points", m.heldout_points},
+                        {"anchor_points", m.anchor_points},
+                        {"anchor_weight", Num(m.anchor_weight, 4)},
                         {"residual_us", {{"mean", Num(m.mean_abs_residual_us, 3)}, {"p99", Num(m.p99_abs_residual_us, 3)}}}});
     }
   }
   j["clocks"] = std::move(clocks);
+  if (r.anchors.present) {
+    json hosts = json::array();
+    for (const auto& h : r.anchors.hosts) {
+      hosts.push_back({{"host", h.host}, {"anchors", h.anchors}, {"weight", Num(h.weight, 4)},
+                       {"scatter_us", Num(h.scatter_us, 3)}, {"sync_sigma_us", Num(h.sync_sigma_us, 3)},
+                       {"new_steps_local_ns", h.new_steps_local_ns}});
+    }
+    j["clock_anchors"] = {{"events_scanned", r.anchors.events_scanned},
+                          {"candidate_events", r.anchors.candidate_events},
+                          {"groups", r.anchors.groups},
+                          {"groups_dropped", r.anchors.groups_dropped},
+                          {"hosts", hosts}};
+  }
   {
     const auto& t = r.telemetry;
     json fields = json::array();
