@@ -33,6 +33,11 @@ seed_dirs() {
     chrony_fuzz) echo "$fixtures/chrony" ;;
     linuxptp_fuzz) echo "$fixtures/linuxptp" ;;
     sync_csv_fuzz) echo "$root/testdata/sync" ;;
+    roce_packet_fuzz) echo "$root/testdata/pcap/frames" ;;
+    pcap_capture_fuzz) echo "$fixtures/pcap/derived $root/testdata/pcap" ;;
+    nccl_log_fuzz) echo "$fixtures/nccl_debug_log $root/testdata/nccl_log" ;;
+    rdma_tools_fuzz) echo "$fixtures/rdma_tools $root/testdata/rdma_tools" ;;
+    inventory_csv_fuzz) echo "$root/testdata/inventory" ;;
     load_fuzz) echo "$fixtures/nvidia_smi_topo $fixtures/nvbandwidth $fixtures/nccl_topo_xml $fixtures/nccl_graph_xml $fixtures/cuda_p2p" ;;
     *) echo "" ;;
   esac

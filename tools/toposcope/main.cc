@@ -43,6 +43,8 @@ struct AnalyzeFlags {
   bool quiet = false;
   bool align = true;  // merge event inputs into DIR/timeline.json
   bool anchors = true;  // use collective completions as implicit clock anchors
+  double entropy_window_ms = 0;  // 0 = automatic from the captures' span
+  bool check_icrc = false;
 };
 
 struct SimFlags {
@@ -53,6 +55,11 @@ struct SimFlags {
   std::vector<std::string> node_types;
   std::string out;
   bool telemetry = true;
+  bool rdma = true;            // RoCE captures, NCCL logs, rdma tools output (<= 1024 hosts)
+  int nccl_channels = 2;
+  int qps_per_connection = 1;
+  double rdma_window_ms = 20;
+  std::string nccl_version;
 };
 
 void PrintError(const Error& e) { std::fprintf(stderr, "toposcope: %s\n", e.ToString().c_str()); }
@@ -66,6 +73,8 @@ toposcope::analysis::AnalyzeOptions MakeAnalyzeOptions(const AnalyzeFlags& f) {
   if (f.degraded_ratio > 0) opt.thresholds.degraded_ratio = f.degraded_ratio;
   opt.confidence.path_period_ms = f.sampling_period_ms;
   opt.anchors.enabled = f.anchors;
+  opt.rdma.entropy.window_ns = static_cast<int64_t>(f.entropy_window_ms * 1e6);
+  opt.rdma.flows.check_icrc = f.check_icrc;
   return opt;
 }
 
@@ -144,6 +153,9 @@ void AddAnalyzeFlags(CLI::App* cmd, AnalyzeFlags& f, bool with_out) {
   cmd->add_option("--pcie-cpu-max-gbps", f.pcie_cpu_max_gbps, "bandwidth at or below which a pair is PCIe through the CPU");
   cmd->add_option("--degraded-ratio", f.degraded_ratio, "flag links measuring below this fraction of expected");
   cmd->add_option("--sampling-period-ms", f.sampling_period_ms, "sampling period for the per-path confidence bound");
+  cmd->add_option("--entropy-window-ms", f.entropy_window_ms, "link entropy window (0: automatic from the captures' span)")
+      ->check(CLI::Range(0.0, 3600000.0));
+  cmd->add_flag("--check-icrc", f.check_icrc, "recompute the ICRC of every RoCE packet (a bad one is a warning)");
   cmd->add_flag("!--no-anchors", f.anchors, "fit clocks on sync records only (no collective-completion anchors)");
   cmd->add_flag("--strict", f.strict, "fail (exit 1) when any record is rejected");
 }
@@ -165,6 +177,11 @@ toposcope::sim::SimOptions MakeSimOptions(const SimFlags& f) {
   o.faults = f.faults;
   if (!f.node_types.empty()) o.node_types = f.node_types;
   o.with_telemetry = f.telemetry;
+  o.with_rdma = f.rdma && f.hosts <= 1024;
+  o.nccl_channels = f.nccl_channels;
+  o.qps_per_connection = f.qps_per_connection;
+  o.rdma_window_ms = f.rdma_window_ms;
+  o.nccl_version = f.nccl_version;
   return o;
 }
 
@@ -226,6 +243,12 @@ int main(int argc, char** argv) {
   simulate->add_option("--node-types", sf.node_types, "node types to cycle through (h100-nvswitch, a100-nvswitch, pcie-bridge, pcie-only)")->delimiter(',');
   simulate->add_option("--out", sf.out, "output directory")->required();
   simulate->add_flag("!--no-telemetry", sf.telemetry, "only the node topology files (no clocks, DCGM, traces)");
+  simulate->add_flag("!--no-rdma", sf.rdma, "no RoCE captures / NCCL logs / rdma tool output (always off above 1024 hosts)");
+  simulate->add_option("--nccl-channels", sf.nccl_channels, "NCCL channels (rings) of the simulated job")->check(CLI::Range(1, 16));
+  simulate->add_option("--qps-per-connection", sf.qps_per_connection, "NCCL_IB_QPS_PER_CONNECTION")->check(CLI::Range(1, 8));
+  simulate->add_option("--rdma-window-ms", sf.rdma_window_ms, "span of the packet captures")->check(CLI::Range(1.0, 1000.0));
+  simulate->add_option("--nccl-version", sf.nccl_version, "NCCL log format: 2.26.2 or 2.16.5 (default: by seed)")
+      ->check(CLI::IsMember({"2.26.2", "2.16.5"}));
 
   std::string truth_path, result_path;
   auto* score = app.add_subcommand("score", "score a result against the simulator's truth");

@@ -69,8 +69,24 @@ AnalysisResult Analyze(const model::Dataset& ds, const AnalyzeOptions& opt) {
     r.anchors.hosts = RefineClocksWithAnchors(&r.clocks, groups, opt.anchors, opt.timesync);
   }
   r.telemetry = AnalyzeTelemetry(ds.dcgm, r.clocks);
-  r.rejected_total = ds.diag.rejected_total();
-  r.warnings_total = ds.diag.warnings_total();
+  {
+    Diagnostics rdma_diag;
+    r.rdma = AnalyzeRdma(ds, opt.rdma, rdma_diag);
+    // Captures are read by the traffic pass: their record counts land in the inputs list here.
+    for (const auto& c : r.rdma.flows.captures) {
+      for (auto& in : r.inputs) {
+        if (in.path == c.path) {
+          in.records = c.counts.read;
+          in.rejected = c.counts.rejected;
+        }
+      }
+    }
+    r.rejected_total += rdma_diag.rejected_total();
+    r.warnings_total += rdma_diag.warnings_total();
+    for (const auto& d : rdma_diag.items()) r.diagnostics.push_back(d.ToString());
+  }
+  r.rejected_total += ds.diag.rejected_total();
+  r.warnings_total += ds.diag.warnings_total();
   for (const auto& d : ds.diag.items()) r.diagnostics.push_back(d.ToString());
   return r;
 }

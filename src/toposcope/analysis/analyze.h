@@ -16,6 +16,7 @@ struct AnalyzeOptions {
   ConfidenceOptions confidence;
   TimesyncOptions timesync;
   AnchorOptions anchors;
+  RdmaOptions rdma;
 };
 
 // Fits the clock models of every host that has synchronised sync records.

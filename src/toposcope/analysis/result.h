@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "toposcope/analysis/anchors.h"
+#include "toposcope/analysis/rdma.h"
 #include "toposcope/analysis/telemetry.h"
 #include "toposcope/analysis/timesync.h"
 #include "toposcope/base/link_type.h"
@@ -107,6 +108,7 @@ struct AnalysisResult {
   ConfidenceReport confidence;
   std::vector<HostClockFit> clocks;  // per host with sync records: none, linear, quadratic, robust
   AnchorReport anchors;
+  RdmaReport rdma;            // flows, QP pairing, link entropy, rings (captures / NCCL logs)
   TimelineReport timeline;
   TelemetryReport telemetry;  // DCGM fields, sampling warnings, telemetry findings
   Thresholds thresholds;

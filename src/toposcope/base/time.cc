@@ -73,6 +73,9 @@ std::optional<int64_t> ParseIsoTimeNs(std::string_view s) {
   if (pos != s.size()) return std::nullopt;
   const int64_t days = DaysFromCivil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d));
   const int64_t secs = days * 86400 + h * 3600 + mi * 60 + sec - offset_s;
+  // int64 ns covers 1677-09-21 .. 2262-04-11; outside, the stamp is no time we can hold.
+  constexpr int64_t kMaxSecs = INT64_MAX / 1000000000 - 1;
+  if (secs > kMaxSecs || secs < -kMaxSecs) return std::nullopt;
   return secs * 1000000000 + frac_ns;
 }
 

@@ -4,6 +4,9 @@
 #include <string>
 
 #include "toposcope/base/text.h"
+#include "toposcope/formats/inventory_csv.h"
+#include "toposcope/formats/nccl_log.h"
+#include "toposcope/formats/rdma_tools.h"
 
 namespace toposcope::formats {
 namespace {
@@ -81,8 +84,27 @@ bool HasTopoHeader(std::string_view head) {
 
 SniffResult SniffFormat(std::string_view head) {
   if (head.empty()) return {FileFormat::kUnknown, "empty file"};
+  if (head.size() >= 4) {
+    const auto b = [&](size_t i) { return static_cast<unsigned char>(head[i]); };
+    const uint32_t le = b(0) | (b(1) << 8) | (b(2) << 16) | (static_cast<uint32_t>(b(3)) << 24);
+    if (le == 0xa1b2c3d4 || le == 0xd4c3b2a1 || le == 0xa1b23c4d || le == 0x4d3cb2a1) {
+      return {FileFormat::kPcap, "pcap magic number"};
+    }
+    if (le == 0x0a0d0d0a) return {FileFormat::kPcapng, "pcapng section header block"};
+  }
   if (LooksBinary(head)) return {FileFormat::kUnknown, "binary content, no known text format"};
   const std::string_view t = Trim(head);
+  if (!t.empty() && t[0] != '{' && t[0] != '[' && LooksLikeNcclLog(head)) return {FileFormat::kNcclLog, "NCCL INFO log lines"};
+  switch (SniffRdmaTool(head)) {
+    case RdmaToolKind::kRdmaResQp: return {FileFormat::kRdmaResQp, "rdma res show qp output"};
+    case RdmaToolKind::kIbstat: return {FileFormat::kIbstat, "ibstat output (CA '...')"};
+    case RdmaToolKind::kIbvDevinfo: return {FileFormat::kIbvDevinfo, "ibv_devinfo output (hca_id:)"};
+    case RdmaToolKind::kShowGids: return {FileFormat::kShowGids, "show_gids table"};
+    case RdmaToolKind::kRdmaResOther:
+      return {FileFormat::kUnknown, "rdma res output for CQs/PDs/MRs: no topology in it"};
+    case RdmaToolKind::kUnknown: break;
+  }
+  if (LooksLikeInventoryCsv(head)) return {FileFormat::kInventoryCsv, "host inventory CSV header (host,ip)"};
   if (!t.empty() && t[0] == '{') {
     if (Contains(head, "\"toposcope.truth/")) {
       return {FileFormat::kTruthJson, "simulator ground truth (read only by `toposcope score`)"};
@@ -186,6 +208,14 @@ SniffResult SniffFormat(std::string_view head) {
 
 std::string_view FormatName(FileFormat f) {
   switch (f) {
+    case FileFormat::kPcap: return "pcap";
+    case FileFormat::kPcapng: return "pcapng";
+    case FileFormat::kNcclLog: return "nccl-log";
+    case FileFormat::kRdmaResQp: return "rdma-res-qp";
+    case FileFormat::kIbstat: return "ibstat";
+    case FileFormat::kIbvDevinfo: return "ibv-devinfo";
+    case FileFormat::kShowGids: return "show-gids";
+    case FileFormat::kInventoryCsv: return "inventory-csv";
     case FileFormat::kNvsmiTopo: return "nvidia-smi-topo";
     case FileFormat::kNcclTopoXml: return "nccl-topo-xml";
     case FileFormat::kNcclGraphXml: return "nccl-graph-xml";

@@ -29,6 +29,14 @@ enum class FileFormat {
   kChromeTrace,             // Chrome trace JSON (PyTorch profiler / Kineto, NCCL profiler)
   kNcclInspector,           // NCCL Inspector JSON records
   kEventJsonl,              // our JSONL events
+  kPcap,                    // packet capture, classic pcap (any byte order, us or ns)
+  kPcapng,                  // packet capture, pcapng
+  kNcclLog,                 // NCCL_DEBUG=INFO log
+  kRdmaResQp,               // `rdma res show qp` (text or -j JSON)
+  kIbstat,                  // ibstat
+  kIbvDevinfo,              // ibv_devinfo [-v]
+  kShowGids,                // show_gids (MLNX_OFED)
+  kInventoryCsv,            // our host inventory CSV (host,ip,...)
   kTruthJson,               // simulator ground truth: never analysed
   kResultJson,              // a toposcope result: never analysed
 };

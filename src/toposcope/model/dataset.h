@@ -12,9 +12,12 @@
 #include "toposcope/base/diagnostics.h"
 #include "toposcope/base/link_type.h"
 #include "toposcope/base/result.h"
+#include "toposcope/formats/inventory_csv.h"
+#include "toposcope/formats/nccl_log.h"
 #include "toposcope/formats/nccl_xml.h"
 #include "toposcope/formats/nvsmi_topo.h"
 #include "toposcope/formats/p2p_matrix.h"
+#include "toposcope/formats/rdma_tools.h"
 #include "toposcope/formats/sniff.h"
 #include "toposcope/formats/sync_point.h"
 #include "toposcope/model/dcgm.h"
@@ -63,6 +66,19 @@ struct HostEvidence {
   std::map<GpuPair, MeasuredLink> measured;     // from P2P matrices
   std::map<std::pair<int, std::string>, LinkClass> gpu_nic;  // GPU <-> NIC classes (nvidia-smi)
   std::vector<formats::SyncPoint> sync_points;  // clock sync records (chrony, linuxptp, sync CSV)
+  std::vector<formats::RdmaQp> rdma_qps;        // `rdma res show qp`
+  std::vector<formats::IbDevice> ib_devices;    // ibstat / ibv_devinfo
+  std::vector<formats::GidEntry> gids;          // show_gids
+};
+
+// A packet capture (pcap/pcapng): streamed by the traffic analyses, never held in memory.
+// `index` is its position in Dataset::captures (RocePacket::capture_index); `point` names the
+// capture point (the mirrored switch port or host), from the file name.
+struct CaptureInput {
+  std::string path;
+  std::string host;   // the host the file was attributed to (directory), may be empty
+  std::string point;  // capture point: the file name without extensions
+  int index = 0;
 };
 
 // An input whose records are events on a host's clock (traces, inspector records, JSONL events,
@@ -87,6 +103,9 @@ struct Dataset {
   std::map<std::string, HostEvidence> hosts;
   std::vector<InputFile> inputs;
   std::vector<EventInput> event_inputs;
+  std::vector<CaptureInput> captures;
+  std::vector<formats::NcclLog> nccl_logs;     // NCCL_DEBUG=INFO logs, topology records only
+  formats::Inventory inventory;                // host inventory CSV rows (IP -> host)
   DcgmStore dcgm;
   Diagnostics diag;
 

@@ -23,7 +23,7 @@ std::string StemOf(const fs::path& p) {
   for (const char* ext : {".gz", ".zst"}) {
     if (EndsWith(name, ext)) name.resize(name.size() - std::string_view(ext).size());
   }
-  for (const char* ext : {".txt", ".log", ".xml", ".csv", ".json", ".out", ".topofile", ".prom"}) {
+  for (const char* ext : {".txt", ".log", ".xml", ".csv", ".json", ".out", ".topofile", ".prom", ".pcap", ".pcapng"}) {
     if (EndsWith(name, ext) && name.size() > std::string_view(ext).size()) {
       name.resize(name.size() - std::string_view(ext).size());
       break;
@@ -56,7 +56,10 @@ void LoadFile(Dataset& ds, const fs::path& file, const std::string& default_host
   // small and read whole.
   const bool whole = sniff.format == FileFormat::kNvsmiTopo || sniff.format == FileFormat::kNcclTopoXml ||
                      sniff.format == FileFormat::kNcclGraphXml || sniff.format == FileFormat::kP2pBandwidthLatencyTest ||
-                     sniff.format == FileFormat::kNvbandwidth || sniff.format == FileFormat::kP2pCsv;
+                     sniff.format == FileFormat::kNvbandwidth || sniff.format == FileFormat::kP2pCsv ||
+                     sniff.format == FileFormat::kRdmaResQp || sniff.format == FileFormat::kIbstat ||
+                     sniff.format == FileFormat::kIbvDevinfo || sniff.format == FileFormat::kShowGids ||
+                     sniff.format == FileFormat::kInventoryCsv;
   auto text = whole ? ReadFileText(in.path) : Result<std::string>(std::string());
   if (!text.ok()) {
     in.skipped = true;
@@ -163,6 +166,78 @@ void LoadFile(Dataset& ds, const fs::path& file, const std::string& default_host
       // Read later, streaming, by the timeline merge.
       ds.event_inputs.push_back({in.path, host, sniff.format});
       break;
+    case FileFormat::kPcap:
+    case FileFormat::kPcapng: {
+      // Read later, streaming, by the traffic analyses (records are counted then).
+      CaptureInput c;
+      c.path = in.path;
+      c.host = opt.host_override.empty() && host == StemOf(file) ? std::string() : host;
+      c.point = StemOf(file);
+      c.index = static_cast<int>(ds.captures.size());
+      ds.captures.push_back(std::move(c));
+      break;
+    }
+    case FileFormat::kNcclLog: {
+      auto stream = OpenInput(in.path);
+      if (!stream.ok()) {
+        error = stream.error().ToString();
+        break;
+      }
+      LineReader lines(std::move(*stream));
+      auto log = formats::ReadNcclLog(lines, in.path, ds.diag);
+      if (!log.ok()) {
+        error = log.error().ToString();
+        break;
+      }
+      counts = log->counts;
+      ds.nccl_logs.push_back(std::move(*log));
+      break;
+    }
+    case FileFormat::kRdmaResQp: {
+      auto t = formats::ParseRdmaResQp(*text, in.path, ds.diag);
+      if (!t.ok()) {
+        error = t.error().ToString();
+        break;
+      }
+      counts = t->counts;
+      for (auto& q : t->qps) ds.Host(host).rdma_qps.push_back(std::move(q));
+      break;
+    }
+    case FileFormat::kIbstat:
+    case FileFormat::kIbvDevinfo: {
+      auto t = sniff.format == FileFormat::kIbstat ? formats::ParseIbstat(*text, in.path, ds.diag)
+                                                   : formats::ParseIbvDevinfo(*text, in.path, ds.diag);
+      if (!t.ok()) {
+        error = t.error().ToString();
+        break;
+      }
+      counts = t->counts;
+      for (auto& d : t->devices) ds.Host(host).ib_devices.push_back(std::move(d));
+      break;
+    }
+    case FileFormat::kShowGids: {
+      auto t = formats::ParseShowGids(*text, in.path, ds.diag);
+      if (!t.ok()) {
+        error = t.error().ToString();
+        break;
+      }
+      counts = t->counts;
+      for (auto& g : t->gids) ds.Host(host).gids.push_back(std::move(g));
+      break;
+    }
+    case FileFormat::kInventoryCsv: {
+      auto t = formats::ParseInventoryCsv(*text, in.path, ds.diag);
+      if (!t.ok()) {
+        error = t.error().ToString();
+        break;
+      }
+      counts = t->counts;
+      for (auto& r : t->rows) ds.inventory.rows.push_back(std::move(r));
+      ds.inventory.counts.read += t->counts.read;
+      ds.inventory.counts.accepted += t->counts.accepted;
+      ds.inventory.counts.rejected += t->counts.rejected;
+      break;
+    }
     default:
       in.skipped = true;
       in.skip_reason = "recognised as " + in.format + ", which `analyze` does not use yet";

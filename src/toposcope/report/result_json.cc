@@ -137,6 +137,102 @@ json ResultToJson(const analysis::AnalysisResult& r) {
     }
     j["telemetry_findings"] = findings;
   }
+  if (r.rdma.present) {
+    const auto& rd = r.rdma;
+    json flows = json::array();
+    for (const auto& f : rd.flows.flows) {
+      json mix = json::object();
+      for (int k = 0; k < analysis::kOpClasses; ++k) {
+        if (f.opcode_mix[static_cast<size_t>(k)] > 0) {
+          mix[std::string(analysis::OpClassName(k))] = f.opcode_mix[static_cast<size_t>(k)];
+        }
+      }
+      flows.push_back({{"src", f.key.src.ToString()},
+                       {"dst", f.key.dst.ToString()},
+                       {"dest_qp", f.key.dest_qp},
+                       {"src_qp", f.pairing == analysis::QpPairing::kNone ? json(nullptr) : json(f.src_qp)},
+                       {"pairing", std::string(analysis::QpPairingName(f.pairing))},
+                       {"pairing_conflict", f.pairing_conflict},
+                       {"pairing_detail", f.pairing_detail},
+                       {"src_host", f.src_host},
+                       {"dst_host", f.dst_host},
+                       {"udp_src_port", f.udp_src_port},
+                       {"packets", f.packets},
+                       {"bytes", f.bytes},
+                       {"data_bytes", f.data_bytes},
+                       {"first_ns", f.first_ns},
+                       {"last_ns", f.last_ns},
+                       {"opcode_mix", mix},
+                       {"psn_gaps", f.psn_gaps},
+                       {"retransmissions", f.retransmissions},
+                       {"naks", f.naks},
+                       {"rnr_naks", f.rnr_naks},
+                       {"capture_points", f.capture_points}});
+    }
+    j["flows"] = std::move(flows);
+    json captures = json::array();
+    for (const auto& c : rd.flows.captures) {
+      captures.push_back({{"path", c.path}, {"records", c.records}, {"roce", c.roce}, {"not_roce", c.not_roce},
+                          {"malformed", c.malformed}, {"truncated", c.truncated}, {"icrc_bad", c.icrc_bad},
+                          {"broke_off", c.broke_off}, {"first_ts_ns", c.first_ts_ns}, {"last_ts_ns", c.last_ts_ns}});
+    }
+    json hostmap = json::array();
+    for (const auto& [ip, hs] : rd.flows.hosts.ip_host_source) {
+      hostmap.push_back({{"ip", ip.ToString()}, {"host", hs.first}, {"source", hs.second}});
+    }
+    j["rdma"] = {{"captures", captures},
+                 {"packets", rd.flows.packets},
+                 {"pairing_counts", rd.flows.pairing_counts},
+                 {"pairing_conflicts", rd.flows.pairing_conflicts},
+                 {"ip_hosts", hostmap},
+                 {"ip_host_conflicts", rd.flows.hosts.conflicts},
+                 {"entropy_window_ns", rd.entropy_window_ns}};
+    json samples = json::array();
+    for (const auto& e : rd.entropy.samples) {
+      samples.push_back({{"link", e.link}, {"window_start_ns", e.window_start_ns}, {"bits", Num(e.bits, 6)},
+                         {"estimator", e.estimator}, {"deterministic", e.deterministic}, {"packets", e.packets},
+                         {"not_enough_packets", e.not_enough_packets}});
+    }
+    j["link_entropy"] = std::move(samples);
+    json links = json::array();
+    for (const auto& l : rd.entropy.links) {
+      links.push_back({{"link", l.link}, {"packets", l.packets}, {"windows", l.windows},
+                       {"seed_bits_median", Num(l.seed_bits_median, 6)},
+                       {"miller_madow_bits_median", Num(l.miller_madow_bits_median, 6)},
+                       {"flow_bits_median", Num(l.flow_bits_median, 6)},
+                       {"message_size_bits_median", Num(l.message_size_bits_median, 6)},
+                       {"qps", l.qps}, {"udp_src_ports", l.udp_src_ports}, {"deterministic", l.deterministic},
+                       {"polarisation_risk", l.polarisation_risk}, {"advice", l.advice},
+                       {"payload_bytes", l.payload_bytes}, {"messages", l.messages}});
+    }
+    j["link_entropy_summary"] = std::move(links);
+    json modes = json::array();
+    for (const auto& m : rd.entropy.modes) {
+      modes.push_back({{"link", m.link}, {"mode", m.mode}, {"low_freq_peak_ratio", Num(m.low_freq_peak_ratio, 4)},
+                       {"spectral_flatness", Num(m.spectral_flatness, 4)},
+                       {"dominant_period_s", Num(m.dominant_period_s, 6)}, {"evidence", m.evidence},
+                       {"series", m.series}, {"spectrum_windows", m.spectrum_windows},
+                       {"fisher_p", Num(m.fisher_p, 6)}, {"cv", Num(m.cv, 4)}});
+    }
+    j["entropy_modes"] = std::move(modes);
+    json rings = json::array();
+    for (const auto& g : rd.rings.rings) {
+      rings.push_back({{"source", g.source}, {"channel", g.channel}, {"comm", g.comm}, {"ranks", g.ranks},
+                       {"hosts", g.hosts}, {"gpus", g.gpus}, {"cross_node_nics", g.cross_node_nics},
+                       {"channels", g.channels}, {"bytes", Num(g.bytes, 0)}});
+    }
+    j["rings"] = std::move(rings);
+    json trees = json::array();
+    for (const auto& t : rd.rings.trees) {
+      json edges = json::array();
+      for (const auto& [c, p] : t.edges) edges.push_back({c, p});
+      trees.push_back({{"channel", t.channel}, {"comm", t.comm}, {"root", t.root}, {"edges", edges}});
+    }
+    j["trees"] = std::move(trees);
+    j["ring_notes"] = {{"notes", rd.rings.notes},
+                       {"log_flow_agree", rd.rings.log_flow_agree},
+                       {"log_flow_disagree", rd.rings.log_flow_disagree}};
+  }
   if (r.timeline.present) {
     json srcs = json::array();
     for (const auto& t : r.timeline.sources) {
@@ -247,6 +343,36 @@ std::string ResultSummaryText(const analysis::AnalysisResult& r) {
     os << "timeline: " << r.timeline.events_in << " events in, " << r.timeline.events_out << " out";
     if (r.timeline.without_clock > 0) os << " (" << r.timeline.without_clock << " on hosts without a clock model)";
     os << " -> " << r.timeline.trace_path << "\n";
+  }
+  if (r.rdma.present) {
+    const auto& rd = r.rdma;
+    int64_t paired = 0;
+    for (const auto& f : rd.flows.flows) paired += f.pairing != analysis::QpPairing::kNone ? 1 : 0;
+    os << "rdma: " << rd.flows.captures.size() << " captures, " << rd.flows.packets << " RoCE packets, "
+       << rd.flows.flows.size() << " flows, " << paired << " with a source QP (";
+    bool first = true;
+    for (const auto& [method, n] : rd.flows.pairing_counts) {
+      os << (first ? "" : ", ") << method << " " << n;
+      first = false;
+    }
+    os << ")\n";
+    int det = 0;
+    std::map<std::string, int> modes;
+    for (const auto& l : rd.entropy.links) det += l.deterministic ? 1 : 0;
+    for (const auto& m : rd.entropy.modes) ++modes[m.mode];
+    if (!rd.entropy.links.empty()) {
+      os << "  entropy (window " << FormatFixed(static_cast<double>(rd.entropy_window_ns) / 1e6, 3) << " ms): "
+         << rd.entropy.links.size() << " links, " << det << " deterministic (< 2.1 bit, LORR backbone candidates);";
+      for (const auto& [m, n] : modes) os << " " << m << " " << n;
+      os << "\n";
+    }
+    for (const auto& l : rd.entropy.links) {
+      if (l.polarisation_risk) os << "  POLARISATION RISK " << l.link << ": " << l.advice << "\n";
+    }
+    int log_rings = 0, flow_rings = 0;
+    for (const auto& g : rd.rings.rings) (g.source == "flows" ? flow_rings : log_rings)++;
+    os << "  rings: " << log_rings << " from NCCL logs, " << flow_rings << " from flows; " << rd.rings.log_flow_agree
+       << " agree, " << rd.rings.log_flow_disagree << " disagree\n";
   }
   if (disagree > 0) os << "islands disagreeing with a declared topology: " << disagree << "\n";
   const auto& c = r.confidence;

@@ -1,9 +1,9 @@
 #include "toposcope/report/score.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
-#include <set>
 #include <set>
 
 #include "toposcope/base/file_io.h"
@@ -179,6 +179,136 @@ json ScoreDetections(const json& truth, const json& result) {
   return out;
 }
 
+// A cycle rotated so that its smallest element comes first (direction kept).
+template <typename T>
+std::vector<T> Rotated(std::vector<T> v) {
+  if (v.empty()) return v;
+  std::rotate(v.begin(), std::min_element(v.begin(), v.end()), v.end());
+  return v;
+}
+
+std::string FlowId(const std::string& src, const std::string& dst, int64_t dest_qp) {
+  return src + ">" + dst + "#" + std::to_string(dest_qp);
+}
+
+// Flows, QP pairing, rings and link entropy against truth["rdma"].
+json ScoreRdma(const json& truth, const json& result) {
+  json out;
+  if (!truth.contains("rdma") || !truth["rdma"].is_object()) return out;
+  const json& tr = truth["rdma"];
+  // Flows: recall over the truth's flows; source-QP accuracy over those found.
+  std::map<std::string, std::pair<bool, int64_t>> found;  // id -> (paired, src_qp)
+  if (result.contains("flows")) {
+    for (const auto& f : result["flows"]) {
+      const bool paired = f.contains("src_qp") && f["src_qp"].is_number();
+      found[FlowId(Str(f, "src"), Str(f, "dst"), f.value("dest_qp", int64_t{-1}))] = {
+          paired, paired ? f["src_qp"].get<int64_t>() : -1};
+    }
+  }
+  int64_t n = 0, hit = 0, qp_ok = 0, paired = 0;
+  std::map<std::string, std::array<int64_t, 3>> by_kind;  // kind -> truth, found, src_qp right
+  if (tr.contains("flows")) {
+    for (const auto& f : tr["flows"]) {
+      ++n;
+      auto& k = by_kind[Str(f, "kind")];
+      ++k[0];
+      auto it = found.find(FlowId(Str(f, "src"), Str(f, "dst"), f.value("dest_qp", int64_t{-1})));
+      if (it == found.end()) continue;
+      ++hit;
+      ++k[1];
+      if (it->second.first) ++paired;
+      if (it->second.first && it->second.second == f.value("src_qp", int64_t{-2})) {
+        ++qp_ok;
+        ++k[2];
+      }
+    }
+    json kinds = json::object();
+    for (const auto& [kind, c] : by_kind) {
+      kinds[kind.empty() ? "unspecified" : kind] = {
+          {"truth", c[0]}, {"found", c[1]}, {"src_qp_right", c[2]},
+          {"src_qp_accuracy", Num(Ratio(static_cast<double>(c[2]), static_cast<double>(c[1])), 6)}};
+    }
+    out["flows"] = {{"truth_flows", n},
+                    {"found", hit},
+                    {"result_flows", found.size()},
+                    {"recall", Num(Ratio(static_cast<double>(hit), static_cast<double>(n)), 6)},
+                    {"paired", paired},
+                    {"src_qp_accuracy", Num(Ratio(static_cast<double>(qp_ok), static_cast<double>(hit)), 6)},
+                    {"src_qp_precision", Num(Ratio(static_cast<double>(qp_ok), static_cast<double>(paired)), 6)},
+                    {"by_kind", kinds}};
+  }
+  // Rings: a truth ring is recovered exactly from the logs when a log ring of the same channel has
+  // the same rank cycle; from the flows when a flow ring has the same host cycle.
+  if (tr.contains("rings") && !tr["rings"].empty()) {
+    std::set<std::pair<int, std::vector<int>>> log_rings;
+    std::set<std::vector<std::string>> flow_cycles, log_cycles;
+    if (result.contains("rings")) {
+      for (const auto& g : result["rings"]) {
+        std::vector<std::string> hosts = g.value("hosts", std::vector<std::string>{});
+        if (Str(g, "source") == "flows") {
+          flow_cycles.insert(Rotated(hosts));
+        } else {
+          log_rings.insert({g.value("channel", -1), Rotated(g.value("ranks", std::vector<int>{}))});
+          log_cycles.insert(Rotated(hosts));
+        }
+      }
+    }
+    int64_t rn = 0, exact = 0, flow_exact = 0;
+    for (const auto& t : tr["rings"]) {
+      ++rn;
+      if (log_rings.count({t.value("channel", -1), Rotated(t.value("ranks", std::vector<int>{}))}) > 0) ++exact;
+      if (flow_cycles.count(Rotated(t.value("hosts", std::vector<std::string>{}))) > 0) ++flow_exact;
+    }
+    out["rings"] = {{"truth_rings", rn},
+                    {"exact_fraction", Num(Ratio(static_cast<double>(exact), static_cast<double>(rn)), 6)},
+                    {"flows_host_cycle_fraction", Num(Ratio(static_cast<double>(flow_exact), static_cast<double>(rn)), 6)}};
+  }
+  // Entropy: the seed's deterministic (< 2.1 bit) links against the truth's ring backbone, and the
+  // named spectrum mode per link.
+  if (tr.contains("links") && !tr["links"].empty()) {
+    std::map<std::string, bool> det;
+    std::map<std::string, std::string> mode;
+    if (result.contains("link_entropy_summary")) {
+      for (const auto& l : result["link_entropy_summary"]) det[Str(l, "link")] = l.value("deterministic", false);
+    }
+    if (result.contains("entropy_modes")) {
+      for (const auto& m : result["entropy_modes"]) mode[Str(m, "link")] = Str(m, "mode");
+    }
+    int64_t tp = 0, fp = 0, fn = 0, tn = 0, seen = 0, mode_n = 0, mode_ok = 0;
+    std::map<std::string, std::map<std::string, int64_t>> confusion;
+    for (const auto& l : tr["links"]) {
+      const std::string id = Str(l, "link");
+      auto it = det.find(id);
+      if (it == det.end()) continue;
+      ++seen;
+      const bool truth_bb = l.value("backbone", false);
+      if (truth_bb && it->second) ++tp;
+      if (!truth_bb && it->second) ++fp;
+      if (truth_bb && !it->second) ++fn;
+      if (!truth_bb && !it->second) ++tn;
+      const std::string tm = Str(l, "mode");
+      if (!tm.empty()) {
+        ++mode_n;
+        const std::string rm = mode.count(id) > 0 ? mode[id] : "missing";
+        ++confusion[tm][rm];
+        if (rm == tm) ++mode_ok;
+      }
+    }
+    out["entropy"] = {{"links_scored", seen},
+                      {"backbone",
+                       {{"precision", Num(Ratio(static_cast<double>(tp), static_cast<double>(tp + fp)), 6)},
+                        {"recall", Num(Ratio(static_cast<double>(tp), static_cast<double>(tp + fn)), 6)},
+                        {"true_positives", tp},
+                        {"false_positives", fp},
+                        {"false_negatives", fn},
+                        {"true_negatives", tn}}},
+                      {"modes", {{"accuracy", Num(Ratio(static_cast<double>(mode_ok), static_cast<double>(mode_n)), 6)},
+                                 {"links", mode_n},
+                                 {"confusion", confusion}}}};
+  }
+  return out;
+}
+
 Result<json> Score(const json& truth, const json& result) {
   if (!HasSchema(truth, "toposcope.truth/")) return MakeError("truth document has no toposcope.truth schema");
   if (!HasSchema(result, "toposcope.result/")) return MakeError("result document has no toposcope.result schema");
@@ -270,6 +400,10 @@ Result<json> Score(const json& truth, const json& result) {
   if (!clocks.empty()) out["clocks"] = clocks;
   const json detections = ScoreDetections(truth, result);
   if (!detections.empty()) out["detection"] = detections;
+  const json rdma = ScoreRdma(truth, result);
+  for (const char* key : {"flows", "rings", "entropy"}) {
+    if (rdma.contains(key)) out[key] = rdma[key];
+  }
   return out;
 }
 

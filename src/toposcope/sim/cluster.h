@@ -38,6 +38,26 @@ struct SimOptions {
   int64_t start_unix_s = 1714564800;    // true time of the run start (2024-05-01T12:00:00Z)
   int clock_checks_per_host = 200;      // truth-only check instants per host
   bool telemetry_faults = true;         // inject thermal link down-speed, straggler, clock step
+
+  // RDMA traffic (sim/rdma_traffic.h): the job's NCCL communicator with its NCCL_DEBUG=INFO logs,
+  // per-port RoCEv2 packet captures of a short window, `rdma res show qp` snapshots, an inventory
+  // CSV, and their truth (truth.json "rdma").
+  bool with_rdma = false;               // off: no RDMA files (at most 1024 hosts when on)
+  double rdma_window_ms = 20;           // captured window (1..1000 ms)
+  int nccl_channels = 2;                // ring/tree channels of the communicator (1..16)
+  int qps_per_connection = 1;           // NCCL_IB_QPS_PER_CONNECTION (1..8)
+  double loss_rate = 2e-4;              // per data packet sent (0..0.05): NAK + go-back-N
+  bool background_traffic = true;       // other tenants' QPs (SEND / READ) on some ports
+  int congested_links = 1;              // backbone links with periodic congestion (0..4)
+  double congestion_period_us = 1000;   // burst period of those links (50..100000 us)
+  int rdma_capture_hosts = 16;          // hosts whose leaf downlink ports are mirrored (0..64)
+  bool spine_capture = true;            // fat-tree: also mirror leaf00's uplink to spine00
+  int rdma_snaplen = 128;               // snaplen of the truncated captures (64..65535); one
+                                        // capture is always full length
+  int max_packets_per_capture = 20000;  // records kept per capture (the earliest)
+  int rdma_message_bytes = 65536;       // bytes of one NCCL network send on a ring hop (4 KiB..16 MiB)
+  double rdma_message_interval_us = 250;  // one send per ring hop and channel every ~this (5..1e5)
+  std::string nccl_version;             // "2.26.2" | "2.16.5"; empty: chosen from the seed
 };
 
 // Which P2P measurement a host's directory holds.

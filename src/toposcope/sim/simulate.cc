@@ -4,6 +4,7 @@
 
 #include "toposcope/base/file_io.h"
 #include "toposcope/base/names.h"
+#include "toposcope/sim/rdma_traffic.h"
 #include "toposcope/sim/telemetry.h"
 #include "toposcope/sim/writers.h"
 
@@ -14,6 +15,7 @@ Result<SimSummary> Simulate(const SimOptions& options, const std::string& out_di
   Result<Cluster> cluster = BuildCluster(options);
   if (!cluster.ok()) return cluster.error();
   if (Status st = ValidateTelemetryOptions(options); !st) return st.error();
+  if (Status st = ValidateRdmaOptions(options); !st) return st.error();
   std::unique_ptr<Telemetry> telemetry;
   if (options.with_telemetry) telemetry = std::make_unique<Telemetry>(SimulateTelemetry(*cluster));
 
@@ -28,10 +30,15 @@ Result<SimSummary> Simulate(const SimOptions& options, const std::string& out_di
     ++summary.files_written;
   }
   summary.truth_path = base + kTruthFile;
+  std::unique_ptr<RdmaPlan> rdma;
+  if (options.with_rdma) rdma = std::make_unique<RdmaPlan>(PlanRdma(*cluster, telemetry.get()));
   for (const HostModel& h : cluster->hosts) {
     std::vector<std::string> files = HostFiles(h);
     if (telemetry) {
       for (std::string& f : TelemetryFiles(*cluster, *telemetry, h)) files.push_back(std::move(f));
+    }
+    if (rdma) {
+      for (std::string& f : RdmaHostFiles(*rdma, h)) files.push_back(std::move(f));
     }
     summary.hosts.push_back({h.name, h.type->name, h.leaf, std::move(files)});
   }

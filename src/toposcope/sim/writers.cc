@@ -4,10 +4,12 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "toposcope/base/names.h"
 #include "toposcope/base/rng.h"
+#include "toposcope/sim/rdma_traffic.h"
 #include "toposcope/sim/telemetry.h"
 
 namespace toposcope::sim {
@@ -348,6 +350,10 @@ std::vector<std::string> HostFiles(const HostModel& host) {
 std::string TruthJson(const Cluster& cluster) { return TruthJson(cluster, nullptr); }
 
 std::string TruthJson(const Cluster& cluster, const Telemetry* telemetry) {
+  return TruthJson(cluster, telemetry, nullptr);
+}
+
+std::string TruthJson(const Cluster& cluster, const Telemetry* telemetry, const RdmaPlan* rdma) {
   using nlohmann::json;
   json root;
   root["seed"] = cluster.options.seed;
@@ -443,6 +449,7 @@ std::string TruthJson(const Cluster& cluster, const Telemetry* telemetry) {
   fabric["rings"] = groups(cluster.fabric.rings, "ring", "racks");
   root["fabric"] = std::move(fabric);
   if (telemetry != nullptr) AddTelemetryTruth(cluster, *telemetry, &root);
+  if (rdma != nullptr) AddRdmaTruth(cluster, *rdma, &root);
   // "schema" goes first, so that format detection finds it in the file's head; the other keys
   // follow sorted.
   std::string text = root.dump(2);
@@ -472,7 +479,12 @@ std::vector<RenderedFile> RenderCluster(const Cluster& cluster, const Telemetry*
   if (telemetry != nullptr) {
     for (RenderedFile& f : RenderTelemetry(cluster, *telemetry)) out.push_back(std::move(f));
   }
-  out.push_back({kTruthFile, TruthJson(cluster, telemetry)});
+  std::unique_ptr<RdmaPlan> rdma;
+  if (cluster.options.with_rdma && ValidateRdmaOptions(cluster.options).ok()) {
+    rdma = std::make_unique<RdmaPlan>(PlanRdma(cluster, telemetry));
+    for (RenderedFile& f : RenderRdma(cluster, *rdma)) out.push_back(std::move(f));
+  }
+  out.push_back({kTruthFile, TruthJson(cluster, telemetry, rdma.get())});
   return out;
 }
 

@@ -17,6 +17,7 @@
 namespace toposcope::sim {
 
 struct Telemetry;  // sim/telemetry.h
+struct RdmaPlan;   // sim/rdma_traffic.h
 
 inline constexpr const char* kNvsmiTopoFile = "nvidia-smi-topo.txt";
 inline constexpr const char* kNcclTopoFile = "nccl-topo.xml";
@@ -50,15 +51,19 @@ std::string TruthJson(const Cluster& cluster);
 // The same plus the telemetry truth (clocks, clock_checks, telemetry_faults, sampling, telemetry,
 // hosts[].telemetry_files) when `telemetry` is not null.
 std::string TruthJson(const Cluster& cluster, const Telemetry* telemetry);
+// The same plus the RDMA truth ("rdma", hosts[].rdma_files) when `rdma` is not null (its packets
+// already simulated by RenderRdma).
+std::string TruthJson(const Cluster& cluster, const Telemetry* telemetry, const RdmaPlan* rdma);
 
 struct RenderedFile {
   std::string path;  // relative to the output directory
   std::string text;
 };
 // Every file of the dataset, in a fixed order (hosts in order, then truth.json last). With
-// options.with_telemetry, also every host's telemetry files (sim/telemetry.h), simulated here.
+// options.with_telemetry, also every host's telemetry files (sim/telemetry.h), simulated here;
+// with options.with_rdma (and valid RDMA options) the RDMA files (sim/rdma_traffic.h) after them.
 std::vector<RenderedFile> RenderCluster(const Cluster& cluster);
-// The same with telemetry already simulated (null: none).
+// The same with telemetry already simulated (null: none); RDMA as above.
 std::vector<RenderedFile> RenderCluster(const Cluster& cluster, const Telemetry* telemetry);
 
 }  // namespace toposcope::sim

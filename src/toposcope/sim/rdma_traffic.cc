@@ -1,0 +1,1676 @@
+#include "toposcope/sim/rdma_traffic.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <span>
+#include <utility>
+
+#include "toposcope/base/rng.h"
+#include "toposcope/base/text.h"
+#include "toposcope/formats/inventory_csv.h"
+#include "toposcope/formats/pcap_capture.h"
+#include "toposcope/formats/rdma_tools.h"
+#include "toposcope/formats/roce_packet.h"
+#include "toposcope/sim/node_types.h"
+#include "toposcope/sim/telemetry.h"
+
+namespace toposcope::sim {
+namespace {
+
+// RNG stream labels (Rng::Mix(seed, label + index)).
+constexpr uint64_t kPlanLabel = 0x52444D4100000000ULL;     // "RDMA"
+constexpr uint64_t kMessageLabel = 0x52444D4200000000ULL;  // per QP pair schedules
+constexpr uint64_t kPacketLabel = 0x52444D4300000000ULL;   // per QP pair losses, jitter
+constexpr uint64_t kLogLabel = 0x52444D4400000000ULL;      // per host NCCL logs
+constexpr uint64_t kEcmpLabel = 0x52444D4500000000ULL;     // per leaf ECMP seed
+
+constexpr uint32_t kPsnMask = 0xFFFFFF;
+constexpr int kAckEveryPackets = 64;        // rxe RXE_MAX_PKT_PER_ACK
+constexpr uint32_t kFifoBytes = 32;         // NCCL's ncclIbSendFifo element
+constexpr int64_t kSwitchNs = 450;          // per switch crossed
+constexpr int64_t kFibreNs = 150;           // per inter-switch link (30 m)
+constexpr int64_t kAckDelayNs = 600;        // responder NIC: packet in -> ACK out
+constexpr int64_t kRetransmitDelayNs = 400; // requester NIC: NAK in -> retransmission
+constexpr int64_t kCnpGapNs = 50000;        // at most one CNP per QP per 50 us
+constexpr double kCongestionDuty = 0.35;
+constexpr double kCongestionCapGbps = 25.0;
+constexpr double kCeMarkProbability = 0.25;
+constexpr uint8_t kDscpRoce = 26, kDscpCnp = 48;
+constexpr uint8_t kEcnEct0 = 2;
+constexpr uint8_t kAethAck = 0x1f, kAethNakPsn = 0x60;
+constexpr int kGidIndex = 3;
+
+constexpr uint8_t kFlagAckReq = 1, kFlagLost = 2, kFlagCe = 4, kFlagBecn = 8, kFlagImm = 16,
+                  kFlagReth = 32, kFlagAeth = 64;
+
+int64_t Ns(double v) { return static_cast<int64_t>(std::llround(v)); }
+
+std::string Hex16(uint64_t v) { return StringPrintf("0x%016llx", static_cast<unsigned long long>(v)); }
+
+// The GPU whose PCIe path to the NIC is best (PIX < PXB < PHB < NODE < SYS), lowest index on ties.
+int GpuClosestToNic(const NodeType& t, int nic) {
+  int best = 0;
+  int best_rank = 1 << 20;
+  for (int g = 0; g < t.GpuCount(); ++g) {
+    const int r = static_cast<int>(PcieRelation(t, t.gpus[static_cast<size_t>(g)].pcie_switch,
+                                                t.nics[static_cast<size_t>(nic)].pcie_switch));
+    if (r < best_rank) {
+      best_rank = r;
+      best = g;
+    }
+  }
+  return best;
+}
+
+bool GdrOk(const NodeType& t, int gpu, int nic) {
+  const LinkType r = PcieRelation(t, t.gpus[static_cast<size_t>(gpu)].pcie_switch,
+                                  t.nics[static_cast<size_t>(nic)].pcie_switch);
+  return r == LinkType::kPix || r == LinkType::kPxb;
+}
+
+// NIC used by channel c on a host with `nics` NICs.
+int ChannelNic(int c, int channels, int nics) {
+  if (nics <= 0) return 0;
+  if (channels <= nics) return c * nics / channels;
+  return c % nics;
+}
+
+// ncclGetBtree (NCCL src/graph/trees.cc).
+void Btree(int n, int r, int* u, int* d0, int* d1) {
+  int bit = 1;
+  for (bit = 1; bit < n; bit <<= 1) {
+    if (bit & r) break;
+  }
+  if (r == 0) {
+    *u = -1;
+    *d0 = -1;
+    *d1 = n > 1 ? bit >> 1 : -1;
+    return;
+  }
+  int up = (r ^ bit) | (bit << 1);
+  if (up >= n) up = r ^ bit;
+  *u = up;
+  int lowbit = bit >> 1;
+  *d0 = lowbit == 0 ? -1 : r - lowbit;
+  int down1 = lowbit == 0 ? -1 : r + lowbit;
+  while (down1 >= n) {
+    down1 = lowbit == 0 ? -1 : r + lowbit;
+    lowbit >>= 1;
+  }
+  *d1 = down1;
+}
+
+// ncclGetDtree's second tree: mirrored for an even node count, shifted for an odd one.
+void Dtree1(int n, int r, int* u, int* d0, int* d1) {
+  if (n % 2 == 1) {
+    const int shift = (r - 1 + n) % n;
+    int uu = 0, a = 0, b = 0;
+    Btree(n, shift, &uu, &a, &b);
+    *u = uu == -1 ? -1 : (uu + 1) % n;
+    *d0 = a == -1 ? -1 : (a + 1) % n;
+    *d1 = b == -1 ? -1 : (b + 1) % n;
+  } else {
+    int uu = 0, a = 0, b = 0;
+    Btree(n, n - 1 - r, &uu, &a, &b);
+    *u = uu == -1 ? -1 : n - 1 - uu;
+    *d0 = a == -1 ? -1 : n - 1 - a;
+    *d1 = b == -1 ? -1 : n - 1 - b;
+  }
+}
+
+IpAddress NicIp(int host, int nic) {
+  const uint32_t h = static_cast<uint32_t>(host + 1);
+  return IpAddress::V4((10u << 24) | (static_cast<uint32_t>(nic & 0xff) << 16) | (((h >> 8) & 0xff) << 8) | (h & 0xff));
+}
+
+std::array<uint8_t, 6> NicMac(int host, int nic) {
+  return {0xb8, 0xce, 0xf6, static_cast<uint8_t>((host >> 8) & 0xff), static_cast<uint8_t>(host & 0xff),
+          static_cast<uint8_t>(nic)};
+}
+std::array<uint8_t, 6> SwitchMac(bool spine, int index) {
+  return {0x0c, 0x42, 0xa1, static_cast<uint8_t>(spine ? 0x80 : 0x00), static_cast<uint8_t>((index >> 8) & 0xff),
+          static_cast<uint8_t>(index & 0xff)};
+}
+
+// "GID 3 (0/302010AFFFF0000)": NCCL prints the GID's two 64-bit halves as host-order integers.
+std::string GidText(const IpAddress& ip) {
+  const auto b = ip.bytes();
+  uint8_t gid[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, b[0], b[1], b[2], b[3]};
+  uint64_t hi = 0, lo = 0;
+  for (int i = 7; i >= 0; --i) hi = (hi << 8) | gid[i];
+  for (int i = 15; i >= 8; --i) lo = (lo << 8) | gid[i];
+  return StringPrintf("%d (%llX/%llX)", kGidIndex, static_cast<unsigned long long>(hi),
+                      static_cast<unsigned long long>(lo));
+}
+
+std::string BusIdHex(int bus) { return StringPrintf("%x000", bus); }
+
+// ---------------------------------------------------------------------------------------------
+// Messages and packets
+// ---------------------------------------------------------------------------------------------
+
+enum class MsgKind : uint8_t { kWriteImm, kWrite, kSend, kRead };
+
+struct Message {
+  int64_t ready_ns = 0;
+  uint32_t bytes = 0;
+  MsgKind kind = MsgKind::kWriteImm;
+  uint64_t va = 0;
+  uint32_t rkey = 0;
+};
+
+uint32_t PacketsOf(uint32_t bytes) { return bytes == 0 ? 1 : (bytes + kRoceMtu - 1) / kRoceMtu; }
+
+// PSNs a message consumes (a READ consumes one per response packet).
+uint32_t PsnsOf(const Message& m) { return PacketsOf(m.bytes); }
+
+struct Stream {
+  std::vector<Message> messages;
+  bool from_b = false;  // requests from the responder end (NCCL's fifo writes)
+  double loss = 0;
+  bool shaped = false;  // periodic congestion
+};
+
+struct PairSchedule {
+  Stream ab;  // requests a -> b
+  Stream ba;  // requests b -> a (ring: fifo writes)
+};
+
+uint32_t StreamPsns(const Stream& s) {
+  uint64_t n = 0;
+  for (const Message& m : s.messages) n += PsnsOf(m);
+  return static_cast<uint32_t>(n & kPsnMask);
+}
+
+// A packet on the wire: sent at t_ns into the sender's leaf port; reaches the receiver's leaf port
+// (egress) at arrive_ns (also set for lost packets: where it would have been).
+struct WireEvent {
+  int64_t t_ns = 0;
+  int64_t arrive_ns = 0;
+  uint64_t reth_va = 0;
+  int32_t pair = 0;
+  uint32_t psn = 0;
+  uint32_t payload = 0;
+  uint32_t aux = 0;  // ImmDt, or the AETH MSN
+  uint32_t reth_rkey = 0, reth_len = 0;
+  uint16_t ip_id = 0;
+  uint8_t from_b = 0;
+  uint8_t opcode = 0;
+  uint8_t flags = 0;
+  uint8_t syndrome = 0;
+};
+
+struct PathInfo {
+  std::vector<std::string> switches;  // leaf [spine leaf]
+  int spine_ab = -1, spine_ba = -1;   // fat-tree spine index per direction (-1: same leaf)
+};
+
+struct Shaper {
+  int64_t phase0_ns = 0;
+  int64_t period_ns = 1;
+  int64_t on_ns = 1;
+  int64_t per_packet_ns = 0;  // at the cap, for a full MTU packet
+  int64_t next_free = 0;
+  int64_t Next(int64_t t) {
+    t = std::max(t, next_free);
+    int64_t x = (t - phase0_ns) % period_ns;
+    if (x < 0) x += period_ns;
+    if (x >= on_ns) t += period_ns - x;
+    next_free = t + per_packet_ns;
+    return t;
+  }
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Public helpers
+// ---------------------------------------------------------------------------------------------
+
+uint32_t RdmaCalcFlowLabel(uint32_t lqpn, uint32_t rqpn) {
+  uint64_t v = static_cast<uint64_t>(lqpn) * rqpn;
+  v ^= v >> 20;
+  v ^= v >> 40;
+  return static_cast<uint32_t>(v & 0xFFFFF);
+}
+
+uint16_t RdmaFlowLabelToUdpSport(uint32_t fl) {
+  const uint32_t lo = fl & 0x3FFF;
+  const uint32_t hi = (fl & 0xFC000) >> 14;
+  return static_cast<uint16_t>((lo ^ hi) | 0xC000);
+}
+
+uint16_t RoceUdpSourcePort(uint32_t lqpn, uint32_t rqpn) {
+  return RdmaFlowLabelToUdpSport(RdmaCalcFlowLabel(lqpn, rqpn));
+}
+
+Status ValidateRdmaOptions(const SimOptions& o) {
+  if (!o.with_rdma) return {};
+  auto bad = [](const std::string& what, const std::string& hint) { return Status(MakeError(what, hint)); };
+  if (o.hosts > kMaxRdmaHosts) {
+    return bad("RDMA simulation supports at most " + std::to_string(kMaxRdmaHosts) + " hosts",
+               "turn RDMA off or simulate fewer hosts");
+  }
+  if (!(o.rdma_window_ms >= 1 && o.rdma_window_ms <= 1000)) return bad("rdma window out of range", "use 1..1000 ms");
+  if (o.nccl_channels < 1 || o.nccl_channels > 16) return bad("NCCL channels out of range", "use 1..16");
+  if (o.qps_per_connection < 1 || o.qps_per_connection > 8) return bad("QPs per connection out of range", "use 1..8");
+  if (!(o.loss_rate >= 0 && o.loss_rate <= 0.05)) return bad("loss rate out of range", "use 0..0.05");
+  if (o.congested_links < 0 || o.congested_links > 4) return bad("congested links out of range", "use 0..4");
+  if (!(o.congestion_period_us >= 50 && o.congestion_period_us <= 100000)) {
+    return bad("congestion period out of range", "use 50..100000 us");
+  }
+  if (o.rdma_capture_hosts < 0 || o.rdma_capture_hosts > 64) return bad("capture hosts out of range", "use 0..64");
+  if (o.rdma_snaplen < 64 || o.rdma_snaplen > 65535) return bad("snaplen out of range", "use 64..65535");
+  if (o.max_packets_per_capture < 1 || o.max_packets_per_capture > 10000000) {
+    return bad("packets per capture out of range", "use 1..10000000");
+  }
+  if (o.rdma_message_bytes < 4096 || o.rdma_message_bytes > (16 << 20)) {
+    return bad("RDMA message size out of range", "use 4096..16777216 bytes");
+  }
+  if (!(o.rdma_message_interval_us >= 5 && o.rdma_message_interval_us <= 100000)) {
+    return bad("RDMA message interval out of range", "use 5..100000 us");
+  }
+  if (!o.nccl_version.empty() && o.nccl_version != "2.26.2" && o.nccl_version != "2.16.5") {
+    return bad("unknown NCCL version '" + o.nccl_version + "'", "use 2.26.2 or 2.16.5");
+  }
+  return {};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Planning
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+int LeafIndexOf(const Cluster& c, const std::string& leaf) {
+  for (size_t i = 0; i < c.fabric.leaves.size(); ++i) {
+    if (c.fabric.leaves[i].name == leaf) return static_cast<int>(i);
+  }
+  return 0;
+}
+
+int SlotInLeaf(const Cluster& c, const HostModel& h) {
+  const auto& members = c.fabric.leaves[static_cast<size_t>(LeafIndexOf(c, h.leaf))].members;
+  for (size_t i = 0; i < members.size(); ++i) {
+    if (members[i] == h.name) return static_cast<int>(i);
+  }
+  return 0;
+}
+
+uint64_t EcmpKey(const IpAddress& src, const IpAddress& dst, uint16_t sport) {
+  return (static_cast<uint64_t>(src.v4_host_order()) << 32) ^ dst.v4_host_order() ^
+         (static_cast<uint64_t>(sport) << 16) ^ (static_cast<uint64_t>(formats::kRoceV2UdpPort) << 40) ^ 17;
+}
+
+int EcmpSpine(const Cluster& c, int leaf, const IpAddress& src, const IpAddress& dst, uint16_t sport) {
+  const auto n = c.fabric.spines.size();
+  if (n == 0) return -1;
+  const uint64_t seed = Rng::Mix(c.options.seed, kEcmpLabel + static_cast<uint64_t>(leaf));
+  return static_cast<int>(Rng::Mix(seed, EcmpKey(src, dst, sport)) % n);
+}
+
+PathInfo PathOf(const Cluster& c, const RdmaPlan& plan, const RdmaQpPair& p) {
+  PathInfo path;
+  const HostModel& ha = c.hosts[static_cast<size_t>(p.a.host)];
+  const HostModel& hb = c.hosts[static_cast<size_t>(p.b.host)];
+  if (ha.leaf == hb.leaf) {
+    path.switches = {ha.leaf};
+    return path;
+  }
+  const std::string& arch = c.options.arch;
+  if (arch == "fat-tree") {
+    const IpAddress& ia = plan.nics[static_cast<size_t>(p.a.host)][static_cast<size_t>(p.a.nic)].ip;
+    const IpAddress& ib = plan.nics[static_cast<size_t>(p.b.host)][static_cast<size_t>(p.b.nic)].ip;
+    path.spine_ab = EcmpSpine(c, LeafIndexOf(c, ha.leaf), ia, ib, p.udp_sport);
+    path.spine_ba = EcmpSpine(c, LeafIndexOf(c, hb.leaf), ib, ia, p.udp_sport);
+    path.switches = {ha.leaf, c.fabric.spines[static_cast<size_t>(path.spine_ab)], hb.leaf};
+  } else if (arch == "hhre") {
+    const int ra = LeafIndexOf(c, ha.leaf) / 4;
+    const int rb = LeafIndexOf(c, hb.leaf) / 4;
+    path.switches = {ha.leaf, c.fabric.spines[static_cast<size_t>(ra)]};
+    if (ra != rb) path.switches.push_back(c.fabric.spines[static_cast<size_t>(rb)]);
+    path.switches.push_back(hb.leaf);
+  } else {  // dragonfly: routers of the same group are one hop apart, else one global link
+    path.switches = {ha.leaf, hb.leaf};
+  }
+  return path;
+}
+
+int64_t SerializationNs(uint32_t frame_bytes, double gbps) {
+  return Ns(static_cast<double>(frame_bytes) * 8.0 / gbps);
+}
+
+uint32_t FrameBytes(uint8_t opcode, uint32_t payload) {
+  return 14 + 20 + 8 + 12 + static_cast<uint32_t>(std::max(0, formats::ExtensionHeaderBytes(opcode))) + payload +
+         ((4 - payload % 4) % 4) + 4;
+}
+
+}  // namespace
+
+RdmaPlan PlanRdma(const Cluster& cluster, const Telemetry* telemetry) {
+  const SimOptions& o = cluster.options;
+  RdmaPlan plan;
+  Rng rng(Rng::Mix(o.seed, kPlanLabel));
+  const int n_hosts = static_cast<int>(cluster.hosts.size());
+
+  // Window.
+  if (telemetry != nullptr) {
+    plan.window_start_ns = telemetry->job_start_ns + (telemetry->job_end_ns - telemetry->job_start_ns) / 2;
+  } else {
+    plan.window_start_ns = o.start_unix_s * 1000000000LL + Ns(o.duration_s * 1e9 / 2.0);
+  }
+  plan.window_end_ns = plan.window_start_ns + Ns(o.rdma_window_ms * 1e6);
+
+  // NCCL version.
+  std::string version = o.nccl_version;
+  if (version.empty()) version = (o.seed % 2 == 0) ? "2.26.2" : "2.16.5";
+  if (version == "2.16.5") {
+    plan.era = formats::NcclLogEra::kV2_16;
+    plan.nccl_version = "2.16.5+cuda11.8";
+  } else {
+    plan.era = formats::NcclLogEra::kV2_26;
+    plan.nccl_version = "2.26.2+cuda12.8";
+  }
+  plan.channels = o.nccl_channels;
+  plan.qps_per_connection = o.qps_per_connection;
+  plan.comm_id = Hex16(rng.NextU64());
+
+  // Ranks.
+  for (const HostModel& h : cluster.hosts) {
+    plan.host_first_rank.push_back(plan.world);
+    for (int g = 0; g < h.type->GpuCount(); ++g) {
+      plan.rank_host.push_back(h.index);
+      plan.rank_gpu.push_back(g);
+      ++plan.world;
+    }
+  }
+  if (telemetry != nullptr && static_cast<int>(telemetry->rank_pid.size()) == plan.world) {
+    plan.rank_pid = telemetry->rank_pid;
+  } else {
+    for (int r = 0; r < plan.world; ++r) plan.rank_pid.push_back(2000 + static_cast<int64_t>(rng.Below(4000000)));
+  }
+
+  // NICs.
+  for (const HostModel& h : cluster.hosts) {
+    const BusLayout bus = AssignBusNumbers(*h.type);
+    const int slot = SlotInLeaf(cluster, h);
+    std::vector<RdmaNic> nics;
+    for (size_t k = 0; k < h.type->nics.size(); ++k) {
+      RdmaNic n;
+      n.host = h.index;
+      n.nic = static_cast<int>(k);
+      n.device = h.type->nics[k].device;
+      n.netdev = StringPrintf("enp%ds0np0", bus.nics[k]);
+      n.ip = NicIp(h.index, static_cast<int>(k));
+      n.mac = NicMac(h.index, static_cast<int>(k));
+      n.leaf_port = slot * kLeafPortsPerHost + static_cast<int>(k) + 1;
+      nics.push_back(std::move(n));
+    }
+    plan.nics.push_back(std::move(nics));
+  }
+
+  // Host roles.
+  const int n_captured = std::min(o.rdma_capture_hosts, n_hosts);
+  for (int i = 0; i < n_hosts; ++i) {
+    plan.captured_host.push_back(i < n_captured);
+    plan.inventory_host.push_back(i % 3 != 1);
+    plan.rdma_res_host.push_back(i % 3 != 2);
+    plan.per_rank_logs.push_back(i % 2 == 0);
+  }
+
+  // Rings: per channel an inter-host order and per host the NIC and the entry GPU.
+  for (int c = 0; c < plan.channels; ++c) {
+    RdmaRing ring;
+    ring.channel = c;
+    if (c % 2 == 0) {
+      for (int i = 0; i < n_hosts; ++i) ring.hosts.push_back(i);
+    } else {
+      for (const FabricGroup& leaf : cluster.fabric.leaves) {
+        std::vector<int> members;
+        for (const std::string& name : leaf.members) {
+          for (const HostModel& h : cluster.hosts) {
+            if (h.name == name) members.push_back(h.index);
+          }
+        }
+        std::sort(members.begin(), members.end());
+        for (auto it = members.rbegin(); it != members.rend(); ++it) ring.hosts.push_back(*it);
+      }
+      // Start from host 0 (the order is a cycle).
+      auto zero = std::find(ring.hosts.begin(), ring.hosts.end(), 0);
+      std::rotate(ring.hosts.begin(), zero, ring.hosts.end());
+    }
+    ring.host_nic.assign(static_cast<size_t>(n_hosts), 0);
+    ring.host_entry_gpu.assign(static_cast<size_t>(n_hosts), 0);
+    for (const HostModel& h : cluster.hosts) {
+      const int nic = ChannelNic(c, plan.channels, static_cast<int>(h.type->nics.size()));
+      ring.host_nic[static_cast<size_t>(h.index)] = nic;
+      ring.host_entry_gpu[static_cast<size_t>(h.index)] = h.type->nics.empty() ? 0 : GpuClosestToNic(*h.type, nic);
+    }
+    for (int hi : ring.hosts) {
+      const int g_count = cluster.hosts[static_cast<size_t>(hi)].type->GpuCount();
+      const int e = ring.host_entry_gpu[static_cast<size_t>(hi)];
+      for (int k = 0; k < g_count; ++k) {
+        ring.ranks.push_back(plan.host_first_rank[static_cast<size_t>(hi)] + ((e - k) % g_count + g_count) % g_count);
+      }
+    }
+    auto zero = std::find(ring.ranks.begin(), ring.ranks.end(), 0);
+    std::rotate(ring.ranks.begin(), zero, ring.ranks.end());
+    plan.rings.push_back(std::move(ring));
+  }
+
+  // Trees: hosts are the tree nodes, each a chain in its channel's ring order from the entry GPU.
+  for (int c = 0; c < plan.channels; ++c) {
+    const RdmaRing& ring = plan.rings[static_cast<size_t>(c)];
+    RdmaTree tree;
+    tree.channel = c;
+    tree.up.assign(static_cast<size_t>(plan.world), -1);
+    tree.down.assign(static_cast<size_t>(plan.world), {-1, -1, -1});
+    const bool second = plan.channels > 1 && c >= plan.channels / 2;
+    auto chain = [&](int hi) {
+      std::vector<int> out;
+      const int g_count = cluster.hosts[static_cast<size_t>(hi)].type->GpuCount();
+      const int e = ring.host_entry_gpu[static_cast<size_t>(hi)];
+      for (int k = 0; k < g_count; ++k) {
+        out.push_back(plan.host_first_rank[static_cast<size_t>(hi)] + ((e - k) % g_count + g_count) % g_count);
+      }
+      return out;
+    };
+    auto add_down = [&](int rank, int child) {
+      for (int& d : tree.down[static_cast<size_t>(rank)]) {
+        if (d == -1) {
+          d = child;
+          return;
+        }
+      }
+    };
+    for (int hi = 0; hi < n_hosts; ++hi) {
+      const std::vector<int> ch = chain(hi);
+      for (size_t k = 1; k < ch.size(); ++k) {
+        tree.up[static_cast<size_t>(ch[k])] = ch[k - 1];
+        add_down(ch[k - 1], ch[k]);
+      }
+    }
+    for (int hi = 0; hi < n_hosts; ++hi) {
+      int u = -1, d0 = -1, d1 = -1;
+      if (second) {
+        Dtree1(n_hosts, hi, &u, &d0, &d1);
+      } else {
+        Btree(n_hosts, hi, &u, &d0, &d1);
+      }
+      const int head = chain(hi).front();
+      if (u >= 0) tree.up[static_cast<size_t>(head)] = chain(u).front();
+      if (u < 0) tree.root = head;
+      if (d0 >= 0) add_down(head, chain(d0).front());
+      if (d1 >= 0) add_down(head, chain(d1).front());
+    }
+    plan.trees.push_back(std::move(tree));
+  }
+
+  // QP numbers: per (host, NIC) a counter from a random base.
+  std::vector<std::vector<uint32_t>> next_qpn(static_cast<size_t>(n_hosts));
+  for (int i = 0; i < n_hosts; ++i) {
+    for (size_t k = 0; k < plan.nics[static_cast<size_t>(i)].size(); ++k) {
+      next_qpn[static_cast<size_t>(i)].push_back(0x100 + static_cast<uint32_t>(rng.Below(0x3000)));
+    }
+  }
+  auto alloc_qpn = [&](int host, int nic) {
+    uint32_t& q = next_qpn[static_cast<size_t>(host)][static_cast<size_t>(nic)];
+    const uint32_t v = q;
+    q += 1 + static_cast<uint32_t>(rng.Below(3));
+    return v & kPsnMask;
+  };
+  auto make_end = [&](int host, int nic, int64_t pid, std::string comm) {
+    RdmaQpEnd e;
+    e.host = host;
+    e.nic = nic;
+    e.qpn = alloc_qpn(host, nic);
+    e.psn0 = static_cast<uint32_t>(rng.Below(1u << 24));
+    e.pid = pid;
+    e.comm = std::move(comm);
+    return e;
+  };
+
+  // Ring QP pairs: per channel, per cross-host hop, per QP.
+  if (n_hosts > 1) {
+    for (const RdmaRing& ring : plan.rings) {
+      for (size_t k = 0; k < ring.hosts.size(); ++k) {
+        const int ha = ring.hosts[k];
+        const int hb = ring.hosts[(k + 1) % ring.hosts.size()];
+        const int ga = cluster.hosts[static_cast<size_t>(ha)].type->GpuCount();
+        const int exit_gpu = (ring.host_entry_gpu[static_cast<size_t>(ha)] + 1) % ga;
+        const int from = plan.host_first_rank[static_cast<size_t>(ha)] + exit_gpu;
+        const int to = plan.host_first_rank[static_cast<size_t>(hb)] + ring.host_entry_gpu[static_cast<size_t>(hb)];
+        for (int q = 0; q < plan.qps_per_connection; ++q) {
+          RdmaQpPair p;
+          p.kind = "ring";
+          p.op = "write";
+          p.channel = ring.channel;
+          p.from_rank = from;
+          p.to_rank = to;
+          p.qp_index = q;
+          p.a = make_end(ha, ring.host_nic[static_cast<size_t>(ha)], plan.rank_pid[static_cast<size_t>(from)],
+                         "python3");
+          p.b = make_end(hb, ring.host_nic[static_cast<size_t>(hb)], plan.rank_pid[static_cast<size_t>(to)],
+                         "python3");
+          plan.qp_pairs.push_back(std::move(p));
+        }
+      }
+    }
+  }
+
+  // Background tenants on some captured hosts.
+  if (o.background_traffic && n_hosts > 1) {
+    std::vector<int> tenants;
+    for (int i = 0; i < n_captured; ++i) {
+      if (rng.Uniform() < 0.4) tenants.push_back(i);
+    }
+    if (tenants.empty() && n_captured > 0) tenants.push_back(static_cast<int>(rng.Below(static_cast<uint64_t>(n_captured))));
+    for (int hi : tenants) {
+      const HostModel& h = cluster.hosts[static_cast<size_t>(hi)];
+      if (h.type->nics.empty()) continue;
+      const int k = 2 + static_cast<int>(rng.Below(3));
+      const bool read_tenant = rng.Below(2) == 1;
+      const int64_t pid = 2000 + static_cast<int64_t>(rng.Below(4000000));
+      for (int j = 0; j < k; ++j) {
+        int peer = static_cast<int>(rng.Below(static_cast<uint64_t>(n_hosts - 1)));
+        if (peer >= hi) ++peer;
+        const HostModel& hp = cluster.hosts[static_cast<size_t>(peer)];
+        if (hp.type->nics.empty()) continue;
+        const int c = static_cast<int>(rng.Below(static_cast<uint64_t>(plan.channels)));
+        const int nic = plan.rings[static_cast<size_t>(c)].host_nic[static_cast<size_t>(hi)];
+        const int peer_nic = static_cast<int>(rng.Below(hp.type->nics.size()));
+        RdmaQpPair p;
+        p.kind = "background";
+        p.op = read_tenant ? "read" : "send";
+        p.a = make_end(hi, nic, pid, read_tenant ? "ib_read_bw" : "ib_send_bw");
+        p.b = make_end(peer, peer_nic, 2000 + static_cast<int64_t>(rng.Below(4000000)),
+                       read_tenant ? "ib_read_bw" : "ib_send_bw");
+        plan.qp_pairs.push_back(std::move(p));
+      }
+    }
+  }
+  for (RdmaQpPair& p : plan.qp_pairs) p.udp_sport = RoceUdpSourcePort(p.a.qpn, p.b.qpn);
+
+  // Captures: the downlink ports of the NICs the captured hosts' channels use.
+  for (int i = 0; i < n_captured; ++i) {
+    const HostModel& h = cluster.hosts[static_cast<size_t>(i)];
+    std::set<int> used;
+    for (const RdmaRing& ring : plan.rings) used.insert(ring.host_nic[static_cast<size_t>(i)]);
+    for (int nic : used) {
+      if (nic >= static_cast<int>(plan.nics[static_cast<size_t>(i)].size())) continue;
+      RdmaCapture cap;
+      cap.leaf = h.leaf;
+      cap.port = plan.nics[static_cast<size_t>(i)][static_cast<size_t>(nic)].leaf_port;
+      cap.file = std::string(kCaptureDir) + "/" + cap.leaf + "-p" + std::to_string(cap.port) + ".pcap";
+      cap.kind = "downlink";
+      cap.host = i;
+      cap.nic = nic;
+      cap.snaplen = static_cast<uint32_t>(o.rdma_snaplen);
+      plan.captures.push_back(std::move(cap));
+    }
+  }
+  if (!plan.captures.empty()) {
+    // One full-length capture: the first port of the last captured host.
+    size_t full = plan.captures.size() - 1;
+    while (full > 0 && plan.captures[full - 1].host == plan.captures.back().host) --full;
+    plan.captures[full].snaplen = 262144;
+    plan.full_length_capture = static_cast<int>(full);
+  }
+  if (o.spine_capture && o.arch == "fat-tree" && cluster.fabric.leaves.size() > 1 && n_captured > 0 &&
+      !cluster.fabric.spines.empty()) {
+    RdmaCapture cap;
+    cap.leaf = cluster.fabric.leaves[0].name;
+    cap.port = 4 * kLeafPortsPerHost + 1;  // uplinks follow the downlinks of 4 host slots
+    cap.file = std::string(kCaptureDir) + "/" + cap.leaf + "-p" + std::to_string(cap.port) + ".pcap";
+    cap.kind = "uplink";
+    cap.spine = cluster.fabric.spines[0];
+    cap.snaplen = static_cast<uint32_t>(o.rdma_snaplen);
+    plan.captures.push_back(std::move(cap));
+  }
+  for (RdmaQpPair& p : plan.qp_pairs) {
+    for (const RdmaCapture& cap : plan.captures) {
+      if (cap.kind != "downlink") continue;
+      if ((cap.host == p.a.host && cap.nic == p.a.nic) || (cap.host == p.b.host && cap.nic == p.b.nic)) {
+        p.captured = true;
+      }
+    }
+  }
+
+  // Links (host pairs), sorted.
+  std::map<std::pair<int, int>, int> link_of;
+  for (RdmaQpPair& p : plan.qp_pairs) {
+    const auto key = std::minmax(p.a.host, p.b.host);
+    auto it = link_of.find({key.first, key.second});
+    if (it == link_of.end()) it = link_of.emplace(std::make_pair(key.first, key.second), 0).first;
+  }
+  for (auto& [key, index] : link_of) {
+    index = static_cast<int>(plan.links.size());
+    RdmaLink l;
+    l.host_a = key.first;
+    l.host_b = key.second;
+    l.mode = "steady";
+    plan.links.push_back(l);
+  }
+  for (RdmaQpPair& p : plan.qp_pairs) {
+    const auto key = std::minmax(p.a.host, p.b.host);
+    p.link = link_of[{key.first, key.second}];
+    RdmaLink& l = plan.links[static_cast<size_t>(p.link)];
+    if (p.kind == "ring") l.backbone = true;
+    if (p.kind == "background") l.mode = "multi_tenant_contention";
+  }
+  // Periodic congestion on some captured backbone links (cross-leaf ones first).
+  std::vector<int> cross, same;
+  for (size_t i = 0; i < plan.links.size(); ++i) {
+    const RdmaLink& l = plan.links[i];
+    if (!l.backbone || l.mode != "steady") continue;
+    if (!plan.captured_host[static_cast<size_t>(l.host_a)] && !plan.captured_host[static_cast<size_t>(l.host_b)]) {
+      continue;
+    }
+    const bool is_cross =
+        cluster.hosts[static_cast<size_t>(l.host_a)].leaf != cluster.hosts[static_cast<size_t>(l.host_b)].leaf;
+    (is_cross ? cross : same).push_back(static_cast<int>(i));
+  }
+  for (int k = 0; k < o.congested_links; ++k) {
+    std::vector<int>& pool = cross.empty() ? same : cross;
+    if (pool.empty()) break;
+    const size_t pick = rng.Below(pool.size());
+    RdmaLink& l = plan.links[static_cast<size_t>(pool[pick])];
+    l.mode = "periodic_congestion";
+    l.period_us = o.congestion_period_us;
+    pool.erase(pool.begin() + static_cast<std::ptrdiff_t>(pick));
+  }
+  for (RdmaQpPair& p : plan.qp_pairs) {
+    p.congested = p.kind == "ring" && plan.links[static_cast<size_t>(p.link)].mode == "periodic_congestion";
+  }
+  return plan;
+}
+
+std::vector<std::string> RdmaHostFiles(const RdmaPlan& plan, const HostModel& host) {
+  std::vector<std::string> out;
+  const auto hi = static_cast<size_t>(host.index);
+  if (hi >= plan.host_first_rank.size()) return out;
+  const std::string dir = host.name + "/";
+  if (plan.per_rank_logs[hi]) {
+    for (int g = 0; g < host.type->GpuCount(); ++g) {
+      out.push_back(dir + "nccl-rank" + std::to_string(plan.host_first_rank[hi] + g) + ".log");
+    }
+  } else {
+    out.push_back(dir + kNcclDebugLogFile);
+  }
+  if (plan.rdma_res_host[hi]) out.push_back(dir + kRdmaResQpFile);
+  for (const RdmaCapture& cap : plan.captures) {
+    if (cap.kind == "downlink" && cap.host == host.index) out.push_back(cap.file);
+  }
+  return out;
+}
+
+std::vector<std::string> RdmaSharedFiles(const RdmaPlan& plan) {
+  std::vector<std::string> out = {kInventoryFile};
+  for (const RdmaCapture& cap : plan.captures) {
+    if (cap.kind != "downlink") out.push_back(cap.file);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Message schedules and packet simulation
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+PairSchedule ScheduleOf(const Cluster& cluster, const RdmaPlan& plan, const RdmaQpPair& p, size_t index) {
+  const SimOptions& o = cluster.options;
+  Rng rng(Rng::Mix(o.seed, kMessageLabel + index));
+  PairSchedule s;
+  const int64_t start = plan.window_start_ns;
+  const int64_t end = plan.window_end_ns;
+  const uint64_t va_a = 0x7f0000000000ULL + (rng.NextU64() & 0xfffff000000ULL);
+  const uint64_t va_b = 0x7f0000000000ULL + (rng.NextU64() & 0xfffff000000ULL);
+  const uint32_t rkey_a = static_cast<uint32_t>(rng.NextU64() & 0xffffff);
+  const uint32_t rkey_b = static_cast<uint32_t>(rng.NextU64() & 0xffffff);
+  if (p.kind == "ring") {
+    const double interval_ns = o.rdma_message_interval_us * 1e3;
+    const int q = plan.qps_per_connection;
+    uint32_t share = static_cast<uint32_t>(o.rdma_message_bytes / q);
+    share = std::max<uint32_t>(4, share & ~3u);
+    int64_t t = start + Ns(rng.Uniform(0.0, interval_ns));
+    int k = 0;
+    s.ab.loss = o.loss_rate;
+    s.ab.shaped = p.congested;
+    while (t < end) {
+      const int slot = k % 8;  // NCCL_STEPS buffer slots
+      Message m;
+      m.ready_ns = t;
+      m.bytes = share;
+      m.kind = MsgKind::kWriteImm;
+      m.va = va_b + static_cast<uint64_t>(slot) * static_cast<uint64_t>(o.rdma_message_bytes) +
+             static_cast<uint64_t>(p.qp_index) * share;
+      m.rkey = rkey_b;
+      s.ab.messages.push_back(m);
+      if (p.qp_index == 0) {  // the receiver's fifo entry for this send, on the first QP
+        Message f;
+        f.ready_ns = t - Ns(rng.Uniform(2000.0, 6000.0));
+        f.bytes = kFifoBytes;
+        f.kind = MsgKind::kWrite;
+        f.va = va_a + static_cast<uint64_t>(slot) * 64;
+        f.rkey = rkey_a;
+        s.ba.messages.push_back(f);
+      }
+      t += Ns(interval_ns * rng.Uniform(0.95, 1.05));
+      ++k;
+    }
+    s.ba.from_b = true;
+  } else {
+    const double mean_ns = rng.Uniform(300.0, 900.0) * 1e3;
+    const bool read = p.op == "read";
+    int64_t t = start + Ns(rng.Exponential() * mean_ns);
+    s.ab.loss = read ? 0.0 : o.loss_rate;
+    while (t < end) {
+      Message m;
+      m.ready_ns = t;
+      m.bytes = static_cast<uint32_t>(std::exp(rng.Uniform(std::log(256.0), std::log(131072.0))));
+      m.kind = read ? MsgKind::kRead : MsgKind::kSend;
+      m.va = (read ? va_b : va_a) + (rng.NextU64() & 0xfff000ULL);
+      m.rkey = read ? rkey_b : 0;
+      s.ab.messages.push_back(m);
+      t += Ns(rng.Exponential() * mean_ns) + 1000;
+    }
+  }
+  return s;
+}
+
+// One request packet of a stream.
+struct ReqPacket {
+  int64_t ready_ns = 0;
+  uint32_t psn_offset = 0;  // from the stream's first PSN
+  uint32_t payload = 0;
+  uint32_t span = 1;        // PSNs consumed (READ request: its response packets)
+  uint32_t msg = 0;
+  uint8_t opcode = 0;
+  bool ack_req = false;
+  bool last_of_msg = false;
+  bool reth = false, imm = false;
+  uint64_t va = 0;
+  uint32_t rkey = 0, dma_len = 0, imm_data = 0;
+};
+
+std::vector<ReqPacket> Packetize(const Stream& s) {
+  using namespace formats::roce_op;
+  std::vector<ReqPacket> out;
+  uint32_t psn = 0;
+  uint32_t since_ack = 0;
+  for (size_t mi = 0; mi < s.messages.size(); ++mi) {
+    const Message& m = s.messages[mi];
+    if (m.kind == MsgKind::kRead) {
+      ReqPacket r;
+      r.ready_ns = m.ready_ns;
+      r.psn_offset = psn;
+      r.span = PacketsOf(m.bytes);
+      r.msg = static_cast<uint32_t>(mi);
+      r.opcode = kReadRequest;
+      r.reth = true;
+      r.va = m.va;
+      r.rkey = m.rkey;
+      r.dma_len = m.bytes;
+      r.last_of_msg = true;
+      r.ack_req = true;
+      out.push_back(r);
+      psn += r.span;
+      since_ack = 0;
+      continue;
+    }
+    const uint32_t n = PacketsOf(m.bytes);
+    for (uint32_t k = 0; k < n; ++k) {
+      ReqPacket r;
+      r.ready_ns = m.ready_ns;
+      r.psn_offset = psn++;
+      r.msg = static_cast<uint32_t>(mi);
+      r.payload = k + 1 < n ? kRoceMtu : m.bytes - (n - 1) * kRoceMtu;
+      const bool first = k == 0, last = k + 1 == n;
+      switch (m.kind) {
+        case MsgKind::kWriteImm:
+          r.opcode = n == 1 ? kWriteOnlyImm : first ? kWriteFirst : last ? kWriteLastImm : kWriteMiddle;
+          r.imm = last;
+          r.imm_data = m.bytes;
+          break;
+        case MsgKind::kWrite:
+          r.opcode = n == 1 ? kWriteOnly : first ? kWriteFirst : last ? kWriteLast : kWriteMiddle;
+          break;
+        default:
+          r.opcode = n == 1 ? kSendOnly : first ? kSendFirst : last ? kSendLast : kSendMiddle;
+          break;
+      }
+      if (first && m.kind != MsgKind::kSend) {
+        r.reth = true;
+        r.va = m.va;
+        r.rkey = m.rkey;
+        r.dma_len = m.bytes;
+      }
+      r.last_of_msg = last;
+      ++since_ack;
+      r.ack_req = last || since_ack >= kAckEveryPackets;
+      if (r.ack_req) since_ack = 0;
+      out.push_back(r);
+    }
+  }
+  return out;
+}
+
+struct StreamResult {
+  std::vector<uint32_t> lost;  // PSNs
+  int64_t naks = 0, cnps = 0;
+};
+
+struct StreamEnv {
+  int32_t pair = 0;
+  uint32_t psn0 = 0;
+  int64_t lat_ns = 0;       // requester leaf ingress -> responder leaf egress (no serialization)
+  int64_t back_lat_ns = 0;  // the reverse
+  int hops = 1;             // switches crossed
+  double req_gbps = 400, resp_gbps = 400;
+  int64_t window_end_ns = 0;
+  Shaper* shaper = nullptr;
+};
+
+void SimulateStream(const Stream& s, const StreamEnv& env, Rng& rng, std::vector<WireEvent>& events,
+                    StreamResult& result) {
+  using namespace formats::roce_op;
+  const std::vector<ReqPacket> pkts = Packetize(s);
+  const uint8_t fwd = s.from_b ? 1 : 0;
+  const uint8_t back = s.from_b ? 0 : 1;
+  uint16_t ip_id_fwd = static_cast<uint16_t>(rng.Below(65536));
+  uint16_t ip_id_back = static_cast<uint16_t>(rng.Below(65536));
+  int64_t last_arrive = 0, last_back_t = 0;
+  auto arrive = [&](int64_t t, uint32_t frame, int64_t lat, int hops, double gbps, int64_t& last) {
+    const int64_t ser = SerializationNs(frame, gbps);
+    int64_t a = t + lat + ser * hops + Ns(rng.Uniform(0.0, 60.0 * hops));
+    a = std::max(a, last + ser);
+    last = a;
+    return a;
+  };
+  // Responder-side packets (ACK, NAK, CNP, READ responses) leave in order.
+  int64_t last_back_arrive = 0;
+  auto emit_back = [&](int64_t t, uint8_t opcode, uint32_t psn, uint8_t syndrome, uint32_t msn, uint32_t payload,
+                       uint8_t flags) {
+    t = std::max(t, last_back_t + SerializationNs(FrameBytes(opcode, payload), env.resp_gbps));
+    last_back_t = t;
+    WireEvent e;
+    e.t_ns = t;
+    e.pair = env.pair;
+    e.from_b = back;
+    e.opcode = opcode;
+    e.psn = psn & kPsnMask;
+    e.syndrome = syndrome;
+    e.aux = msn & kPsnMask;
+    e.payload = payload;
+    e.flags = flags;
+    e.ip_id = ip_id_back++;
+    e.arrive_ns = arrive(t, FrameBytes(opcode, payload), env.back_lat_ns, env.hops, env.resp_gbps, last_back_arrive);
+    if (t <= env.window_end_ns) events.push_back(e);
+    return e.arrive_ns;
+  };
+
+  size_t i = 0;
+  size_t expected = 0;  // responder: next packet index it accepts
+  uint32_t msn = 0;
+  bool nak_sent = false;
+  int64_t nak_arrival = INT64_MAX;
+  size_t nak_target = 0;
+  int64_t t = 0;
+  int64_t last_cnp = INT64_MIN / 2;
+  while (i < pkts.size()) {
+    const ReqPacket& p = pkts[i];
+    int64_t send_t = std::max(t, p.ready_ns);
+    if (nak_arrival != INT64_MAX && nak_arrival <= send_t) {
+      i = nak_target;
+      t = std::max(t, nak_arrival + kRetransmitDelayNs);
+      nak_arrival = INT64_MAX;
+      continue;
+    }
+    if (env.shaper != nullptr) send_t = env.shaper->Next(send_t);
+    if (send_t > env.window_end_ns + 1000000) break;  // far past the window: stop
+    const uint32_t frame = FrameBytes(p.opcode, p.payload);
+    WireEvent e;
+    e.t_ns = send_t;
+    e.pair = env.pair;
+    e.from_b = fwd;
+    e.opcode = p.opcode;
+    e.psn = (env.psn0 + p.psn_offset) & kPsnMask;
+    e.payload = p.payload;
+    e.flags = static_cast<uint8_t>((p.ack_req ? kFlagAckReq : 0) | (p.reth ? kFlagReth : 0) | (p.imm ? kFlagImm : 0));
+    e.reth_va = p.va;
+    e.reth_rkey = p.rkey;
+    e.reth_len = p.dma_len;
+    e.aux = p.imm_data;
+    e.ip_id = ip_id_fwd++;
+    const bool ce = env.shaper != nullptr && rng.Uniform() < kCeMarkProbability;
+    if (ce) e.flags |= kFlagCe;
+    const bool lost = p.opcode != kReadRequest && s.loss > 0 && rng.Uniform() < s.loss;
+    if (lost) {
+      e.flags |= kFlagLost;
+      result.lost.push_back(e.psn);
+    }
+    e.arrive_ns = arrive(send_t, frame, env.lat_ns, env.hops, env.req_gbps, last_arrive);
+    if (send_t <= env.window_end_ns) events.push_back(e);
+    t = send_t + SerializationNs(frame, env.req_gbps);
+    if (!lost) {
+      const int64_t at = e.arrive_ns;
+      if (i == expected) {
+        expected = i + 1;
+        nak_sent = false;
+        if (p.last_of_msg) msn = (msn + 1) & kPsnMask;
+        if (p.opcode == kReadRequest) {
+          const uint32_t n = p.span;
+          int64_t rt = at + kAckDelayNs;
+          for (uint32_t k = 0; k < n; ++k) {
+            const uint32_t payload = k + 1 < n ? kRoceMtu : p.dma_len - (n - 1) * kRoceMtu;
+            const uint8_t op = n == 1 ? kReadResponseOnly
+                               : k == 0 ? kReadResponseFirst
+                               : k + 1 == n ? kReadResponseLast
+                                            : kReadResponseMiddle;
+            const bool aeth = op != kReadResponseMiddle;
+            emit_back(rt, op, env.psn0 + p.psn_offset + k, aeth ? kAethAck : 0, msn, payload,
+                      aeth ? kFlagAeth : 0);
+            rt += SerializationNs(FrameBytes(op, payload), env.resp_gbps);
+          }
+        } else if (p.ack_req) {
+          emit_back(at + kAckDelayNs, kAcknowledge, e.psn, kAethAck, msn, 0, kFlagAeth);
+        }
+        if (ce && at - last_cnp >= kCnpGapNs) {
+          last_cnp = at;
+          ++result.cnps;
+          emit_back(at + kAckDelayNs / 2, kCnp, 0, 0, 0, 0, kFlagBecn);
+        }
+      } else if (i > expected && !nak_sent) {
+        nak_sent = true;
+        ++result.naks;
+        const int64_t nak_back = emit_back(at + kAckDelayNs, kAcknowledge,
+                                           env.psn0 + pkts[expected].psn_offset, kAethNakPsn, msn, 0, kFlagAeth);
+        // The requester's leaf egress is where the NAK "arrives" (+ a cable and the NIC).
+        nak_arrival = nak_back + 300;
+        nak_target = expected;
+      }
+      // else: out of sequence after a NAK, or a duplicate: dropped by the responder's NIC.
+    }
+    ++i;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Capture rendering
+// ---------------------------------------------------------------------------------------------
+
+enum class View : uint8_t { kAtSender, kAtReceiver, kUplinkOut, kUplinkIn };
+
+struct CapRecord {
+  int64_t ts_ns = 0;
+  uint32_t event = 0;
+  View view = View::kAtSender;
+};
+
+struct PairGeometry {
+  PathInfo path;
+  int leaf_a = 0, leaf_b = 0;
+};
+
+std::vector<uint8_t> EncodeEvent(const RdmaPlan& plan, const PairGeometry& geo,
+                                 const WireEvent& e, View view) {
+  const RdmaQpPair& p = plan.qp_pairs[static_cast<size_t>(e.pair)];
+  const RdmaQpEnd& src = e.from_b ? p.b : p.a;
+  const RdmaQpEnd& dst = e.from_b ? p.a : p.b;
+  const RdmaNic& sn = plan.nics[static_cast<size_t>(src.host)][static_cast<size_t>(src.nic)];
+  const RdmaNic& dn = plan.nics[static_cast<size_t>(dst.host)][static_cast<size_t>(dst.nic)];
+  const int src_leaf = e.from_b ? geo.leaf_b : geo.leaf_a;
+  const int dst_leaf = e.from_b ? geo.leaf_a : geo.leaf_b;
+  const int spine = e.from_b ? geo.path.spine_ba : geo.path.spine_ab;
+  const int switches = static_cast<int>(geo.path.switches.size());
+  std::array<uint8_t, 6> smac{}, dmac{};
+  uint8_t ttl = 64;
+  switch (view) {
+    case View::kAtSender:
+      smac = sn.mac;
+      dmac = SwitchMac(false, src_leaf);
+      break;
+    case View::kAtReceiver:
+      smac = SwitchMac(false, dst_leaf);
+      dmac = dn.mac;
+      ttl = static_cast<uint8_t>(64 - switches);
+      break;
+    case View::kUplinkOut:
+      smac = SwitchMac(false, src_leaf);
+      dmac = SwitchMac(true, std::max(spine, 0));
+      ttl = 63;
+      break;
+    case View::kUplinkIn:
+      smac = SwitchMac(true, std::max(spine, 0));
+      dmac = SwitchMac(false, dst_leaf);
+      ttl = 62;
+      break;
+  }
+  formats::RocePacket pkt;
+  pkt.src_ip = sn.ip;
+  pkt.dst_ip = dn.ip;
+  const bool cnp = e.opcode == formats::roce_op::kCnp;
+  pkt.ip_dscp = cnp ? kDscpCnp : kDscpRoce;
+  pkt.ip_ecn = cnp ? 0 : kEcnEct0;
+  pkt.ip_ecn_ce = (e.flags & kFlagCe) != 0 && view == View::kAtReceiver;
+  pkt.ip_ttl = ttl;
+  pkt.ip_id = e.ip_id;
+  pkt.udp_src_port = p.udp_sport;
+  pkt.udp_dst_port = formats::kRoceV2UdpPort;
+  pkt.opcode = e.opcode;
+  pkt.mig_req = !cnp;
+  pkt.pkey = 0xffff;
+  pkt.becn = (e.flags & kFlagBecn) != 0;
+  pkt.dest_qp = dst.qpn;
+  pkt.ack_req = (e.flags & kFlagAckReq) != 0;
+  pkt.psn = e.psn;
+  pkt.payload_bytes = e.payload;
+  pkt.pad_count = static_cast<uint8_t>((4 - e.payload % 4) % 4);
+  pkt.reth_va = e.reth_va;
+  pkt.reth_rkey = e.reth_rkey;
+  pkt.reth_dma_len = e.reth_len;
+  pkt.imm_data = e.aux;
+  pkt.aeth_syndrome = e.syndrome;
+  pkt.aeth_msn = e.aux;
+  return formats::EncodeRoceFrame(pkt, smac.data(), dmac.data());
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// NCCL logs
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+struct LogLine {
+  int64_t order = 0;  // pseudo time for interleaving
+  std::string text;
+};
+
+std::vector<LogLine> RankLog(const Cluster& cluster, const RdmaPlan& plan, int rank, Rng& rng,
+                             const std::vector<std::vector<const RdmaQpPair*>>& send_pairs,
+                             const std::vector<std::vector<const RdmaQpPair*>>& recv_pairs) {
+  using formats::NcclConnection;
+  const int hi = plan.rank_host[static_cast<size_t>(rank)];
+  const int g = plan.rank_gpu[static_cast<size_t>(rank)];
+  const HostModel& h = cluster.hosts[static_cast<size_t>(hi)];
+  const NodeType& t = *h.type;
+  const bool v16 = plan.era == formats::NcclLogEra::kV2_16;
+  const int64_t pid = plan.rank_pid[static_cast<size_t>(rank)];
+  const int64_t init_tid = pid + 30 + static_cast<int64_t>(rng.Below(60));
+  const int64_t proxy_tid = init_tid + 3 + static_cast<int64_t>(rng.Below(4));
+  formats::NcclLogPrefix main_at{h.name, pid, pid, g, kNoTime};
+  formats::NcclLogPrefix init_at{h.name, pid, init_tid, g, kNoTime};
+  formats::NcclLogPrefix proxy_at{h.name, pid, proxy_tid, g, kNoTime};
+  formats::NcclLogWriter w(plan.era, main_at);
+  std::vector<LogLine> out;
+  int64_t clock = static_cast<int64_t>(rng.Below(2000));
+  auto add = [&](std::string text) {
+    clock += 1 + static_cast<int64_t>(rng.Below(40));
+    out.push_back({clock, std::move(text)});
+  };
+  const auto& nics = plan.nics[static_cast<size_t>(hi)];
+  const std::string ip0 = nics.empty() ? std::string("10.255.255.1") : nics[0].ip.ToString();
+  const std::string if0 = nics.empty() ? std::string("eth0") : nics[0].netdev;
+
+  add(w.Info("Bootstrap : Using " + if0 + ":" + ip0 + "<0>"));
+  add(w.Info(v16 ? "NET/Plugin : No plugin found (libnccl-net.so), using internal implementation"
+                 : "NET/Plugin: Could not find: libnccl-net.so. Using internal net plugin."));
+  add(w.Info(v16 ? "cudaDriverVersion 12020" : "cudaDriverVersion 12080"));
+  add(w.Version(plan.nccl_version));
+  w.set_prefix(init_at);
+  formats::NcclNetUsing u;
+  u.net_name = "IB";
+  for (const RdmaNic& n : nics) {
+    formats::NcclNetDevice d;
+    d.index = n.nic;
+    d.name = n.device;
+    d.port = 1;
+    d.link_layer = "RoCE";
+    u.devices.push_back(d);
+  }
+  u.relaxed_ordering = true;
+  u.oob_iface = if0;
+  u.oob_ip = ip0;
+  u.oob_port = 0;
+  add(w.NetUsing(u));
+  add(w.Info("Using network IB"));
+  if (!v16) add(w.Info(StringPrintf("DMA-BUF is available on GPU device %d", g)));
+  const std::string comm_ptr = StringPrintf("0x%llx", static_cast<unsigned long long>(
+                                                          0x55d000000000ULL + (rng.NextU64() & 0xffffffff0ULL)));
+  formats::NcclCommInit ci;
+  ci.comm = comm_ptr;
+  ci.rank = rank;
+  ci.nranks = plan.world;
+  ci.nnodes = static_cast<int>(cluster.hosts.size());
+  ci.local_ranks = t.GpuCount();
+  ci.local_rank = g;
+  ci.cuda_dev = g;
+  ci.nvml_dev = g;
+  ci.mnnvl = 0;
+  const BusLayout bus = AssignBusNumbers(t);
+  ci.bus_id = BusIdHex(bus.gpus[static_cast<size_t>(g)]);
+  ci.comm_id = plan.comm_id;
+  if (!v16) {
+    ci.kind = formats::NcclCommInitKind::kRankInfo;
+    add(w.CommInit(ci));
+  }
+  if (rank == 0) {
+    for (const RdmaRing& ring : plan.rings) {
+      formats::NcclRingOrder ro;
+      ro.channel = ring.channel;
+      ro.nchannels = plan.channels;
+      ro.ranks = ring.ranks;
+      add(w.RingOrder(ro, plan.world));
+    }
+  }
+  // prev/next of this rank per channel.
+  std::vector<int> prev(static_cast<size_t>(plan.channels)), next(static_cast<size_t>(plan.channels));
+  for (const RdmaRing& ring : plan.rings) {
+    const auto it = std::find(ring.ranks.begin(), ring.ranks.end(), rank);
+    const size_t pos = static_cast<size_t>(it - ring.ranks.begin());
+    const size_t n = ring.ranks.size();
+    prev[static_cast<size_t>(ring.channel)] = ring.ranks[(pos + n - 1) % n];
+    next[static_cast<size_t>(ring.channel)] = ring.ranks[(pos + 1) % n];
+  }
+  if (v16) {
+    for (int c = 0; c < plan.channels; ++c) {
+      formats::NcclRingLine rl;
+      rl.channel = c;
+      rl.prev = prev[static_cast<size_t>(c)];
+      rl.me = rank;
+      rl.next = next[static_cast<size_t>(c)];
+      add(w.Ring(rl));
+    }
+  }
+  std::vector<formats::NcclTreeLine> trees;
+  for (const RdmaTree& tree : plan.trees) {
+    formats::NcclTreeLine tl;
+    tl.channel = tree.channel;
+    tl.down = tree.down[static_cast<size_t>(rank)];
+    tl.me = rank;
+    tl.up = tree.up[static_cast<size_t>(rank)];
+    trees.push_back(tl);
+  }
+  add(w.Trees(trees));
+  add(w.Info("P2P Chunksize set to 131072"));
+
+  auto dev_text = [&](int r) {
+    const HostModel& rh = cluster.hosts[static_cast<size_t>(plan.rank_host[static_cast<size_t>(r)])];
+    const int rg = plan.rank_gpu[static_cast<size_t>(r)];
+    if (!v16) return std::to_string(rg);
+    return BusIdHex(AssignBusNumbers(*rh.type).gpus[static_cast<size_t>(rg)]);
+  };
+  auto net_conn = [&](int c, int from, int to, NcclConnection::Dir dir) {
+    NcclConnection cn;
+    cn.channel = c;
+    cn.conn_index = 0;
+    cn.from_rank = from;
+    cn.to_rank = to;
+    cn.from_dev = dev_text(from);
+    cn.to_dev = dev_text(to);
+    cn.dir = dir;
+    cn.transport = formats::NcclTransport::kNet;
+    cn.net_name = "IB";
+    const int nic = plan.rings[static_cast<size_t>(c)].host_nic[static_cast<size_t>(hi)];
+    cn.net_dev = nic;
+    cn.gdrdma = !t.nics.empty() && GdrOk(t, g, nic);
+    return cn;
+  };
+  const std::vector<LinkTruth> links = HostLinks(h);
+  for (int c = 0; c < plan.channels; ++c) {
+    const int p = prev[static_cast<size_t>(c)];
+    if (plan.rank_host[static_cast<size_t>(p)] != hi) add(w.Connection(net_conn(c, p, rank, NcclConnection::Dir::kReceive)));
+  }
+  for (int c = 0; c < plan.channels; ++c) {
+    const int n = next[static_cast<size_t>(c)];
+    if (plan.rank_host[static_cast<size_t>(n)] != hi) {
+      add(w.Connection(net_conn(c, rank, n, NcclConnection::Dir::kSend)));
+      continue;
+    }
+    if (n == rank) continue;
+    NcclConnection cn;
+    cn.channel = c;
+    cn.from_rank = rank;
+    cn.to_rank = n;
+    cn.from_dev = dev_text(rank);
+    cn.to_dev = dev_text(n);
+    const int gn = plan.rank_gpu[static_cast<size_t>(n)];
+    LinkType lt = LinkType::kUnknown;
+    for (const LinkTruth& l : links) {
+      if ((l.a == std::min(g, gn)) && (l.b == std::max(g, gn))) lt = l.type;
+    }
+    if (lt == LinkType::kSys) {
+      cn.transport = formats::NcclTransport::kShm;
+      cn.p2p_kind = "direct/direct";
+    } else {
+      cn.transport = formats::NcclTransport::kP2p;
+      cn.p2p_kind = v16 ? "IPC" : "CUMEM";
+    }
+    add(w.Connection(cn));
+  }
+  add(w.Info("Connected all rings"));
+  // QP lines of the proxy thread: the local QPs of every cross-host connection (2.16 prints only the
+  // sending side's, in ncclIbConnect).
+  w.set_prefix(proxy_at);
+  auto qpn_line = [&](const RdmaQpEnd& end, int dev) {
+    formats::NcclQpn q;
+    q.dev = dev;
+    q.ib_dev_index = dev;
+    q.port = 1;
+    q.qpn = end.qpn;
+    q.mtu = 5;
+    q.gid = GidText(plan.nics[static_cast<size_t>(end.host)][static_cast<size_t>(end.nic)].ip);
+    add(w.Qpn(q));
+  };
+  for (const RdmaQpPair* p : send_pairs[static_cast<size_t>(rank)]) qpn_line(p->a, p->a.nic);
+  if (!v16) {
+    for (const RdmaQpPair* p : recv_pairs[static_cast<size_t>(rank)]) qpn_line(p->b, p->b.nic);
+  }
+  w.set_prefix(init_at);
+  add(w.Info("Connected all trees"));
+  add(w.Info("threadThresholds 8/8/64 | " + std::to_string(8 * plan.world) + "/8/64 | 512 | 512"));
+  if (v16) {
+    add(w.Info(StringPrintf("%d coll channels, %d p2p channels, %d p2p channels per peer", plan.channels,
+                            plan.channels, plan.channels)));
+    ci.kind = formats::NcclCommInitKind::kRankInfo;  // written as "... - Init COMPLETE" in 2.16
+  } else {
+    add(w.Info(StringPrintf("%d coll channels, %d collnet channels, 0 nvls channels, %d p2p channels, %d p2p "
+                            "channels per peer",
+                            plan.channels, plan.channels, plan.channels, plan.channels)));
+    ci.kind = formats::NcclCommInitKind::kInitComplete;
+    ci.api = "ncclCommInitRank";
+  }
+  add(w.CommInit(ci));
+  return out;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Rendering
+// ---------------------------------------------------------------------------------------------
+
+std::vector<RenderedFile> RenderRdma(const Cluster& cluster, RdmaPlan& plan) {
+  const SimOptions& o = cluster.options;
+  std::vector<RenderedFile> out;
+  const int n_hosts = static_cast<int>(cluster.hosts.size());
+
+  // Schedules for every pair (cheap); PSNs consumed.
+  std::vector<PairSchedule> schedules;
+  schedules.reserve(plan.qp_pairs.size());
+  for (size_t i = 0; i < plan.qp_pairs.size(); ++i) {
+    RdmaQpPair& p = plan.qp_pairs[i];
+    schedules.push_back(ScheduleOf(cluster, plan, p, i));
+    p.a.psns = StreamPsns(schedules.back().ab);
+    p.b.psns = StreamPsns(schedules.back().ba);
+  }
+
+  // Packets of the captured pairs.
+  std::vector<WireEvent> events;
+  std::vector<PairGeometry> geometry(plan.qp_pairs.size());
+  for (size_t i = 0; i < plan.qp_pairs.size(); ++i) {
+    RdmaQpPair& p = plan.qp_pairs[i];
+    PairGeometry& geo = geometry[i];
+    geo.path = PathOf(cluster, plan, p);
+    geo.leaf_a = LeafIndexOf(cluster, cluster.hosts[static_cast<size_t>(p.a.host)].leaf);
+    geo.leaf_b = LeafIndexOf(cluster, cluster.hosts[static_cast<size_t>(p.b.host)].leaf);
+    if (!p.captured) continue;
+    Rng rng(Rng::Mix(o.seed, kPacketLabel + i));
+    const int hops = static_cast<int>(geo.path.switches.size());
+    StreamEnv env;
+    env.pair = static_cast<int32_t>(i);
+    env.hops = hops;
+    env.lat_ns = hops * kSwitchNs + (hops - 1) * kFibreNs;
+    env.back_lat_ns = env.lat_ns;
+    env.req_gbps = cluster.hosts[static_cast<size_t>(p.a.host)].type->nics[static_cast<size_t>(p.a.nic)].speed_gbps;
+    env.resp_gbps = cluster.hosts[static_cast<size_t>(p.b.host)].type->nics[static_cast<size_t>(p.b.nic)].speed_gbps;
+    env.window_end_ns = plan.window_end_ns;
+    StreamResult ra, rb;
+    Shaper shaper;
+    if (p.congested) {
+      // Every link has its own phase; the cap is shared by the ring QPs crossing it one way.
+      Rng srng(Rng::Mix(o.seed, kPacketLabel + 0x100000 + static_cast<uint64_t>(p.link)));
+      shaper.period_ns = Ns(plan.links[static_cast<size_t>(p.link)].period_us * 1e3);
+      shaper.on_ns = Ns(static_cast<double>(shaper.period_ns) * kCongestionDuty);
+      shaper.phase0_ns = plan.window_start_ns + static_cast<int64_t>(srng.Below(static_cast<uint64_t>(shaper.period_ns)));
+      const int dir = p.a.host < p.b.host ? 0 : 1;
+      int sharing = 0;
+      for (const RdmaQpPair& q : plan.qp_pairs) {
+        if (q.link == p.link && q.kind == "ring" && (q.a.host < q.b.host ? 0 : 1) == dir) ++sharing;
+      }
+      shaper.per_packet_ns = SerializationNs(FrameBytes(formats::roce_op::kWriteMiddle, kRoceMtu),
+                                             kCongestionCapGbps / std::max(1, sharing));
+    }
+    env.psn0 = p.a.psn0;
+    env.shaper = p.congested ? &shaper : nullptr;
+    SimulateStream(schedules[i].ab, env, rng, events, ra);
+    if (!schedules[i].ba.messages.empty()) {
+      StreamEnv eb = env;
+      eb.psn0 = p.b.psn0;
+      std::swap(eb.req_gbps, eb.resp_gbps);
+      eb.shaper = nullptr;
+      SimulateStream(schedules[i].ba, eb, rng, events, rb);
+    }
+    p.lost_a = ra.lost;
+    p.lost_b = rb.lost;
+    p.naks = ra.naks + rb.naks;
+    p.cnps = ra.cnps + rb.cnps;
+  }
+
+  // Distribute the events to the captures.
+  std::map<std::pair<int, int>, size_t> downlink;  // (host, nic) -> capture
+  int uplink = -1;
+  for (size_t c = 0; c < plan.captures.size(); ++c) {
+    const RdmaCapture& cap = plan.captures[c];
+    if (cap.kind == "downlink") downlink[{cap.host, cap.nic}] = c;
+    if (cap.kind == "uplink") uplink = static_cast<int>(c);
+  }
+  std::vector<std::vector<CapRecord>> records(plan.captures.size());
+  const int64_t w0 = plan.window_start_ns, w1 = plan.window_end_ns;
+  auto put = [&](size_t cap, int64_t ts, size_t ev, View view) {
+    if (ts < w0 || ts >= w1) return;
+    records[cap].push_back({ts, static_cast<uint32_t>(ev), view});
+  };
+  for (size_t ev = 0; ev < events.size(); ++ev) {
+    const WireEvent& e = events[ev];
+    const RdmaQpPair& p = plan.qp_pairs[static_cast<size_t>(e.pair)];
+    const PairGeometry& geo = geometry[static_cast<size_t>(e.pair)];
+    const RdmaQpEnd& src = e.from_b ? p.b : p.a;
+    const RdmaQpEnd& dst = e.from_b ? p.a : p.b;
+    if (auto it = downlink.find({src.host, src.nic}); it != downlink.end()) put(it->second, e.t_ns, ev, View::kAtSender);
+    if ((e.flags & kFlagLost) == 0) {
+      if (auto it = downlink.find({dst.host, dst.nic}); it != downlink.end()) {
+        put(it->second, e.arrive_ns, ev, View::kAtReceiver);
+      }
+    }
+    if (uplink >= 0 && geo.path.spine_ab >= 0) {
+      const int src_leaf = e.from_b ? geo.leaf_b : geo.leaf_a;
+      const int dst_leaf = e.from_b ? geo.leaf_a : geo.leaf_b;
+      const int spine = e.from_b ? geo.path.spine_ba : geo.path.spine_ab;
+      if (spine == 0 && src_leaf == 0) put(static_cast<size_t>(uplink), e.t_ns + kSwitchNs + 100, ev, View::kUplinkOut);
+      if (spine == 0 && dst_leaf == 0) {
+        put(static_cast<size_t>(uplink), e.arrive_ns - kSwitchNs - kFibreNs, ev, View::kUplinkIn);
+      }
+    }
+  }
+
+  // Per host: NCCL logs, rdma res. Pairs by rank for the QP lines.
+  std::vector<std::vector<const RdmaQpPair*>> send_pairs(static_cast<size_t>(plan.world)),
+      recv_pairs(static_cast<size_t>(plan.world));
+  for (const RdmaQpPair& p : plan.qp_pairs) {
+    if (p.kind != "ring") continue;
+    send_pairs[static_cast<size_t>(p.from_rank)].push_back(&p);
+    recv_pairs[static_cast<size_t>(p.to_rank)].push_back(&p);
+  }
+  auto render_capture = [&](size_t c) {
+    RdmaCapture& cap = plan.captures[c];
+    std::vector<CapRecord>& recs = records[c];
+    std::sort(recs.begin(), recs.end(), [](const CapRecord& a, const CapRecord& b) {
+      if (a.ts_ns != b.ts_ns) return a.ts_ns < b.ts_ns;
+      if (a.event != b.event) return a.event < b.event;
+      return a.view < b.view;
+    });
+    if (static_cast<int64_t>(recs.size()) > o.max_packets_per_capture) {
+      recs.resize(static_cast<size_t>(o.max_packets_per_capture));
+      cap.cut = true;
+    }
+    std::vector<uint8_t> bytes;
+    formats::AppendPcapFileHeader(bytes, cap.snaplen);
+    for (const CapRecord& r : recs) {
+      const WireEvent& e = events[r.event];
+      const std::vector<uint8_t> frame =
+          EncodeEvent(plan, geometry[static_cast<size_t>(e.pair)], e, r.view);
+      formats::AppendPcapRecord(bytes, r.ts_ns, frame, cap.snaplen);
+    }
+    cap.packets = static_cast<int64_t>(recs.size());
+    cap.bytes = static_cast<int64_t>(bytes.size());
+    out.push_back({cap.file, std::string(bytes.begin(), bytes.end())});
+    std::vector<CapRecord>().swap(recs);
+  };
+
+  for (int hi = 0; hi < n_hosts; ++hi) {
+    const HostModel& h = cluster.hosts[static_cast<size_t>(hi)];
+    Rng lrng(Rng::Mix(o.seed, kLogLabel + static_cast<uint64_t>(hi)));
+    const std::string dir = h.name + "/";
+    const int first = plan.host_first_rank[static_cast<size_t>(hi)];
+    if (plan.per_rank_logs[static_cast<size_t>(hi)]) {
+      for (int g = 0; g < h.type->GpuCount(); ++g) {
+        std::string text;
+        for (LogLine& l : RankLog(cluster, plan, first + g, lrng, send_pairs, recv_pairs)) text += l.text;
+        out.push_back({dir + "nccl-rank" + std::to_string(first + g) + ".log", std::move(text)});
+      }
+    } else {
+      std::vector<LogLine> all;
+      for (int g = 0; g < h.type->GpuCount(); ++g) {
+        for (LogLine& l : RankLog(cluster, plan, first + g, lrng, send_pairs, recv_pairs)) all.push_back(std::move(l));
+      }
+      std::stable_sort(all.begin(), all.end(), [](const LogLine& a, const LogLine& b) { return a.order < b.order; });
+      std::string text;
+      for (const LogLine& l : all) text += l.text;
+      out.push_back({dir + kNcclDebugLogFile, std::move(text)});
+    }
+    if (plan.rdma_res_host[static_cast<size_t>(hi)]) {
+      std::vector<formats::RdmaQp> qps;
+      for (const RdmaNic& n : plan.nics[static_cast<size_t>(hi)]) {
+        formats::RdmaQp gsi;
+        gsi.dev = n.device;
+        gsi.port = 1;
+        gsi.lqpn = 1;
+        gsi.type = "GSI";
+        gsi.state = "RTS";
+        gsi.sq_psn = 0;
+        gsi.comm = "ib_core";
+        gsi.kernel_owner = true;
+        qps.push_back(gsi);
+        std::vector<formats::RdmaQp> rc;
+        for (const RdmaQpPair& p : plan.qp_pairs) {
+          for (int side = 0; side < 2; ++side) {
+            const RdmaQpEnd& me = side == 0 ? p.a : p.b;
+            const RdmaQpEnd& peer = side == 0 ? p.b : p.a;
+            if (me.host != hi || me.nic != n.nic) continue;
+            formats::RdmaQp q;
+            q.dev = n.device;
+            q.port = 1;
+            q.lqpn = me.qpn;
+            q.rqpn = peer.qpn;
+            q.type = "RC";
+            q.state = "RTS";
+            q.rq_psn = (peer.psn0 + peer.psns) & kPsnMask;
+            q.sq_psn = (me.psn0 + me.psns) & kPsnMask;
+            q.path_mig_state = "MIGRATED";
+            q.pdn = 3 + (me.pid % 5);
+            q.pid = me.pid;
+            q.comm = me.comm;
+            rc.push_back(q);
+          }
+        }
+        std::sort(rc.begin(), rc.end(), [](const formats::RdmaQp& a, const formats::RdmaQp& b) { return a.lqpn < b.lqpn; });
+        for (auto& q : rc) qps.push_back(std::move(q));
+      }
+      out.push_back({dir + kRdmaResQpFile, formats::WriteRdmaResQp(qps)});
+    }
+    for (size_t c = 0; c < plan.captures.size(); ++c) {
+      if (plan.captures[c].kind == "downlink" && plan.captures[c].host == hi) render_capture(c);
+    }
+  }
+
+  // Inventory.
+  formats::Inventory inv;
+  for (int hi = 0; hi < n_hosts; ++hi) {
+    if (!plan.inventory_host[static_cast<size_t>(hi)]) continue;
+    const HostModel& h = cluster.hosts[static_cast<size_t>(hi)];
+    for (const RdmaNic& n : plan.nics[static_cast<size_t>(hi)]) {
+      formats::InventoryRow row;
+      row.host = h.name;
+      row.ip = n.ip.ToString();
+      row.addr = n.ip;
+      row.nic = n.device;
+      row.port = 1;
+      row.gid = "::ffff:" + n.ip.ToString();
+      row.rack = o.arch == "hhre" ? h.leaf : std::string();
+      row.leaf = h.leaf;
+      inv.rows.push_back(std::move(row));
+    }
+  }
+  out.push_back({kInventoryFile, formats::WriteInventoryCsv(inv)});
+  for (size_t c = 0; c < plan.captures.size(); ++c) {
+    if (plan.captures[c].kind != "downlink") render_capture(c);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Truth
+// ---------------------------------------------------------------------------------------------
+
+void AddRdmaTruth(const Cluster& cluster, const RdmaPlan& plan, nlohmann::json* root) {
+  using nlohmann::json;
+  const auto host_name = [&](int h) { return cluster.hosts[static_cast<size_t>(h)].name; };
+  const auto ip_of = [&](const RdmaQpEnd& e) {
+    return plan.nics[static_cast<size_t>(e.host)][static_cast<size_t>(e.nic)].ip.ToString();
+  };
+  json r;
+  r["window"] = {{"start_ns", plan.window_start_ns}, {"end_ns", plan.window_end_ns}};
+  r["nccl"] = {{"version", plan.nccl_version},
+               {"era", plan.era == formats::NcclLogEra::kV2_16 ? "2.16" : "2.26"},
+               {"channels", plan.channels},
+               {"qps_per_connection", plan.qps_per_connection},
+               {"world", plan.world},
+               {"nodes", static_cast<int>(cluster.hosts.size())},
+               {"comm_id", plan.comm_id}};
+
+  json addresses = json::array();
+  for (const auto& host_nics : plan.nics) {
+    for (const RdmaNic& n : host_nics) {
+      addresses.push_back({{"host", host_name(n.host)},
+                           {"nic", n.device},
+                           {"netdev", n.netdev},
+                           {"ip", n.ip.ToString()},
+                           {"leaf_port", n.leaf_port},
+                           {"in_inventory", static_cast<bool>(plan.inventory_host[static_cast<size_t>(n.host)])}});
+    }
+  }
+  r["addresses"] = std::move(addresses);
+
+  json captures = json::array();
+  for (const RdmaCapture& c : plan.captures) {
+    captures.push_back({{"file", c.file},
+                        {"port", c.port},
+                        {"leaf", c.leaf},
+                        {"kind", c.kind},
+                        {"host", c.host >= 0 ? host_name(c.host) : std::string()},
+                        {"nic", c.host >= 0 ? plan.nics[static_cast<size_t>(c.host)][static_cast<size_t>(c.nic)].device
+                                            : std::string()},
+                        {"spine", c.spine},
+                        {"snaplen", c.snaplen},
+                        {"packets", c.packets},
+                        {"bytes", c.bytes},
+                        {"cut", c.cut}});
+  }
+  r["captures"] = std::move(captures);
+
+  json rings = json::array();
+  for (const RdmaRing& ring : plan.rings) {
+    json hosts = json::array();
+    for (int h : ring.hosts) hosts.push_back(host_name(h));
+    rings.push_back({{"channel", ring.channel}, {"ranks", ring.ranks}, {"hosts", hosts}});
+  }
+  r["rings"] = std::move(rings);
+  json trees = json::array();
+  for (const RdmaTree& t : plan.trees) {
+    trees.push_back({{"channel", t.channel}, {"root", t.root}, {"up", t.up}});
+  }
+  r["trees"] = std::move(trees);
+
+  json pairs = json::array();
+  json flows = json::array();
+  for (const RdmaQpPair& p : plan.qp_pairs) {
+    auto end_json = [&](const RdmaQpEnd& e) {
+      return json{{"host", host_name(e.host)},
+                  {"nic", plan.nics[static_cast<size_t>(e.host)][static_cast<size_t>(e.nic)].device},
+                  {"ip", ip_of(e)},
+                  {"qpn", e.qpn},
+                  {"psn0", e.psn0},
+                  {"sq_psn", (e.psn0 + e.psns) & kPsnMask},
+                  {"pid", e.pid},
+                  {"comm", e.comm}};
+    };
+    pairs.push_back({{"kind", p.kind},
+                     {"op", p.op},
+                     {"channel", p.channel},
+                     {"from_rank", p.from_rank},
+                     {"to_rank", p.to_rank},
+                     {"qp_index", p.qp_index},
+                     {"requester", end_json(p.a)},
+                     {"responder", end_json(p.b)},
+                     {"udp_sport", p.udp_sport},
+                     {"captured", p.captured},
+                     {"congested", p.congested},
+                     {"naks", p.naks},
+                     {"cnps", p.cnps}});
+    const std::string link = host_name(plan.links[static_cast<size_t>(p.link)].host_a) + "~" +
+                             host_name(plan.links[static_cast<size_t>(p.link)].host_b);
+    flows.push_back({{"src", ip_of(p.a)},
+                     {"dst", ip_of(p.b)},
+                     {"dest_qp", p.b.qpn},
+                     {"src_qp", p.a.qpn},
+                     {"src_host", host_name(p.a.host)},
+                     {"dst_host", host_name(p.b.host)},
+                     {"kind", p.kind},
+                     {"udp_sport", p.udp_sport},
+                     {"channel", p.channel},
+                     {"link", link},
+                     {"lost_psns", p.lost_a},
+                     {"captured", p.captured}});
+    flows.push_back({{"src", ip_of(p.b)},
+                     {"dst", ip_of(p.a)},
+                     {"dest_qp", p.a.qpn},
+                     {"src_qp", p.b.qpn},
+                     {"src_host", host_name(p.b.host)},
+                     {"dst_host", host_name(p.a.host)},
+                     {"kind", p.kind == "ring" ? "ack" : "background"},
+                     {"udp_sport", p.udp_sport},
+                     {"channel", p.channel},
+                     {"link", link},
+                     {"lost_psns", p.lost_b},
+                     {"captured", p.captured}});
+  }
+  r["qp_pairs"] = std::move(pairs);
+  r["flows"] = std::move(flows);
+
+  json links = json::array();
+  for (const RdmaLink& l : plan.links) {
+    json j = {{"link", host_name(l.host_a) + "~" + host_name(l.host_b)},
+              {"backbone", l.backbone},
+              {"mode", l.mode},
+              {"period_us", l.period_us}};
+    links.push_back(std::move(j));
+  }
+  r["links"] = std::move(links);
+
+  json inventory_hosts = json::array(), res_hosts = json::array();
+  for (size_t i = 0; i < cluster.hosts.size(); ++i) {
+    if (plan.inventory_host[i]) inventory_hosts.push_back(cluster.hosts[i].name);
+    if (plan.rdma_res_host[i]) res_hosts.push_back(cluster.hosts[i].name);
+  }
+  r["inventory_hosts"] = std::move(inventory_hosts);
+  r["rdma_res_hosts"] = std::move(res_hosts);
+  r["shared_files"] = RdmaSharedFiles(plan);
+  (*root)["rdma"] = std::move(r);
+
+  // hosts[].rdma_files
+  if (root->contains("hosts") && (*root)["hosts"].is_array()) {
+    auto& hosts = (*root)["hosts"];
+    for (size_t i = 0; i < hosts.size() && i < cluster.hosts.size(); ++i) {
+      hosts[i]["rdma_files"] = RdmaHostFiles(plan, cluster.hosts[i]);
+    }
+  }
+}
+
+}  // namespace toposcope::sim
