@@ -213,14 +213,17 @@ TEST(TrafficEntropy, WindowsFlagsAndDeterministicLinks) {
 
 // Synthetic traffic: `packets_in_window(w)` packets of `bytes` each, one QP per packet mod 8.
 template <typename F>
-TrafficEntropyReport Synth(int windows, F packets_in_window, EntropyOptions opt = {}) {
+TrafficEntropyReport Synth(int windows, F packets_in_window, EntropyOptions opt = {}, int ce_above = -1) {
   TrafficEntropyAccumulator acc(opt);
   uint32_t psn = 0;
   for (int w = 0; w < windows; ++w) {
     const int n = packets_in_window(w);
     for (int i = 0; i < n; ++i) {
       const int64_t ts = w * opt.window_ns + (opt.window_ns * i) / std::max(n, 1);
-      acc.Add(Pkt(ts, op::kWriteOnly, 1 + (psn % 8), psn, 4096), 0, kLink);
+      auto p = Pkt(ts, op::kWriteOnly, 1 + (psn % 8), psn, 4096);
+      // A queue builds in the busy windows: the switch marks ECN CE.
+      p.ip_ecn_ce = ce_above >= 0 && n > ce_above && i % 10 == 0;
+      acc.Add(p, 0, kLink);
       ++psn;
     }
   }
@@ -229,7 +232,7 @@ TrafficEntropyReport Synth(int windows, F packets_in_window, EntropyOptions opt 
 
 TEST(TrafficEntropy, PeriodicCongestionIsFound) {
   // Bursts every 1 s (10 windows of 100 ms): 2 busy windows, 8 quiet ones, for 12.8 s.
-  const TrafficEntropyReport r = Synth(128, [](int w) { return w % 10 < 2 ? 200 : 20; });
+  const TrafficEntropyReport r = Synth(128, [](int w) { return w % 10 < 2 ? 200 : 20; }, {}, 100);
   ASSERT_EQ(r.modes.size(), 1u);
   const LinkEntropyMode& m = r.modes[0];
   EXPECT_EQ(m.mode, "periodic_congestion") << m.evidence;
@@ -244,9 +247,13 @@ TEST(TrafficEntropy, PeriodicCongestionIsFound) {
   // The same on the seed-entropy series.
   EntropyOptions opt;
   opt.spectrum_series = SpectrumSeries::kSeedBits;
-  const TrafficEntropyReport r2 = Synth(128, [](int w) { return w % 10 < 2 ? 200 : 20; }, opt);
+  const TrafficEntropyReport r2 = Synth(128, [](int w) { return w % 10 < 2 ? 200 : 20; }, opt, 100);
   EXPECT_EQ(r2.modes[0].mode, "periodic_congestion") << r2.modes[0].evidence;
   EXPECT_NEAR(r2.modes[0].dominant_period_s, 1.0, 0.05);
+  // The same cadence with no congestion mark is the job's own rhythm, not congestion.
+  const TrafficEntropyReport calm = Synth(128, [](int w) { return w % 10 < 2 ? 200 : 20; });
+  EXPECT_EQ(calm.modes[0].mode, "steady") << calm.modes[0].evidence;
+  EXPECT_NEAR(calm.modes[0].dominant_period_s, 1.0, 0.05);
 }
 
 TEST(TrafficEntropy, WhiteNoiseIsContentionAndFlatIsSteady) {

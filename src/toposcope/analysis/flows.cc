@@ -351,8 +351,53 @@ HostMap BuildHostMap(const model::Dataset& ds) {
         if (auto ip = IpAddress::Parse(d.address)) m.Add(*ip, u.at.host, "nccl_log", d.name);
       }
     }
+    // RoCE qpn lines name the local GID: every NIC's address, not only the OOB one.
+    for (const auto& q : log.qpns) {
+      if (q.gid.empty() || q.at.host.empty()) continue;
+      if (auto ip = NcclGidToIp(q.gid)) m.Add(*ip, q.at.host, "nccl_log", q.ib_dev);
+    }
   }
   return m;
+}
+
+std::optional<IpAddress> NcclGidToIp(std::string_view gid) {
+  // "<index> (<subnet prefix>/<interface id>)": two uint64 printed with %lX after NCCL copied the
+  // GID's network-order bytes into them on a little-endian host.
+  const size_t open = gid.find('(');
+  const size_t slash = gid.find('/', open == std::string_view::npos ? 0 : open);
+  const size_t close = gid.find(')', slash == std::string_view::npos ? 0 : slash);
+  if (open == std::string_view::npos || slash == std::string_view::npos || close == std::string_view::npos) {
+    return std::nullopt;
+  }
+  auto hex = [](std::string_view h, uint64_t* v) {
+    if (h.empty() || h.size() > 16) return false;
+    *v = 0;
+    for (char c : h) {
+      int d = -1;
+      if (c >= '0' && c <= '9') d = c - '0';
+      if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
+      if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
+      if (d < 0) return false;
+      *v = (*v << 4) | static_cast<uint64_t>(d);
+    }
+    return true;
+  };
+  uint64_t prefix = 0, iid = 0;
+  if (!hex(gid.substr(open + 1, slash - open - 1), &prefix) || !hex(gid.substr(slash + 1, close - slash - 1), &iid)) {
+    return std::nullopt;
+  }
+  std::array<uint8_t, 16> b{};
+  for (int i = 0; i < 8; ++i) {
+    b[static_cast<size_t>(i)] = static_cast<uint8_t>(prefix >> (8 * i));
+    b[static_cast<size_t>(8 + i)] = static_cast<uint8_t>(iid >> (8 * i));
+  }
+  const bool all_zero = std::all_of(b.begin(), b.end(), [](uint8_t x) { return x == 0; });
+  if (all_zero) return std::nullopt;
+  const bool v4_mapped = std::all_of(b.begin(), b.begin() + 10, [](uint8_t x) { return x == 0; }) && b[10] == 0xff &&
+                         b[11] == 0xff;
+  if (v4_mapped) return IpAddress::V4(b.data() + 12);
+  if (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) return std::nullopt;  // link-local: not routable, no host identity
+  return IpAddress::V6(b.data());
 }
 
 // ---------------------------------------------------------------------------------------------

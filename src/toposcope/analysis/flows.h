@@ -205,6 +205,10 @@ HostMap BuildHostMap(const model::Dataset& ds);
 // Parses a GID as printed (8 groups of 4 hex digits or compressed IPv6); an IPv4-mapped GID
 // (::ffff:a.b.c.d) gives the IPv4 address. nullopt when it is not a GID / is the zero GID.
 std::optional<IpAddress> GidToIp(std::string_view gid);
+// The address in an NCCL qpn line's GID text, "3 (0/B00000AFFFF0000)": NCCL prints the GID's two
+// halves as little-endian uint64 in hex. IPv4-mapped GIDs give the IPv4 address; link-local and
+// zero GIDs give nullopt.
+std::optional<IpAddress> NcclGidToIp(std::string_view gid);
 
 struct PairingOptions {
   // Reverse flows must overlap in time within this slack (capture clocks of different points may

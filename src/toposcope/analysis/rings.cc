@@ -135,6 +135,7 @@ struct GroupData {
   std::map<int, RankInfo> ranks;
   std::map<int, const formats::NcclRingOrder*> orders;                // channel -> order
   std::map<int, std::map<int, int>> ring_next;                        // channel -> me -> next
+  std::map<int, std::map<int, std::set<int>>> conn_next;              // channel -> from -> to (connection lines)
   std::map<int, std::set<std::pair<int, int>>> tree_edges;            // channel -> child->parent
   std::map<int, std::set<int>> tree_nodes;                            // channel -> ranks
   // (channel, from, to, is_send) -> (host that printed, net dev)
@@ -147,6 +148,25 @@ void PutRank(GroupData& g, int rank, const std::string& host, int gpu) {
   if (inserted) return;
   if (it->second.host != host) it->second.ambiguous = true;
   if (it->second.gpu < 0) it->second.gpu = gpu;
+}
+
+// The cycle through `next` starting at `start` (or at the smallest rank when start < 0); empty
+// unless following `next` returns to the start after visiting every rank of the map exactly once.
+std::vector<int> CycleFrom(const std::map<int, int>& next, int start) {
+  if (next.empty()) return {};
+  if (start < 0 || next.count(start) == 0) start = next.begin()->first;
+  std::vector<int> seq{start};
+  std::set<int> seen{start};
+  int cur = start;
+  for (size_t k = 0; k <= next.size(); ++k) {
+    auto e = next.find(cur);
+    if (e == next.end()) return {};
+    if (e->second == start) return seq.size() == next.size() ? seq : std::vector<int>{};
+    if (!seen.insert(e->second).second) return {};
+    seq.push_back(e->second);
+    cur = e->second;
+  }
+  return {};
 }
 
 }  // namespace
@@ -204,6 +224,9 @@ RingReport RingsFromLogs(const model::Dataset& ds) {
       const bool recv = c.dir == formats::NcclConnection::Dir::kReceive;
       if (send || c.dir == formats::NcclConnection::Dir::kNone) PutRank(g, c.from_rank, c.at.host, c.at.cuda_dev);
       if (recv) PutRank(g, c.to_rank, c.at.host, c.at.cuda_dev);
+      if (c.from_rank >= 0 && c.to_rank >= 0 && c.from_rank != c.to_rank) {
+        g.conn_next[c.channel][c.from_rank].insert(c.to_rank);
+      }
       if (c.transport == formats::NcclTransport::kNet && (send || recv)) {
         g.net_conns[{c.channel, c.from_rank, c.to_rank, send}] = {c.at.host, c.net_dev};
       }
@@ -232,13 +255,17 @@ RingReport RingsFromLogs(const model::Dataset& ds) {
       v.comm = gname;
       auto oit = g.orders.find(ch);
       auto nit = g.ring_next.find(ch);
+      // Cut short: marked '...', or fewer ranks than the logs name (NCCL <= 2.22 prints rank 0's
+      // order into a fixed-size line).
+      const bool truncated = oit != g.orders.end() &&
+                             (oit->second->truncated || oit->second->ranks.size() < g.ranks.size());
       if (oit != g.orders.end()) {
         v.ranks = oit->second->ranks;
-        if (oit->second->truncated) {
-          report.notes.push_back(StringPrintf("comm %s channel %d: the ring order is cut short ('...')",
-                                              gname.c_str(), ch));
+        if (truncated) {
+          report.notes.push_back(StringPrintf("comm %s channel %d: rank 0's ring order is cut short (%zu of %zu ranks)",
+                                              gname.c_str(), ch, oit->second->ranks.size(), g.ranks.size()));
         }
-        if (nit != g.ring_next.end() && !v.ranks.empty() && !oit->second->truncated) {
+        if (nit != g.ring_next.end() && !v.ranks.empty() && !truncated) {
           int mismatches = 0;
           for (size_t i = 0; i < v.ranks.size(); ++i) {
             auto e = nit->second.find(v.ranks[i]);
@@ -250,33 +277,46 @@ RingReport RingsFromLogs(const model::Dataset& ds) {
                 mismatches));
           }
         }
-      } else if (nit != g.ring_next.end() && !nit->second.empty()) {
-        // Rebuild from the Ring lines when they close one cycle.
-        const auto& next = nit->second;
-        int start = next.begin()->first;
-        std::vector<int> seq{start};
-        std::set<int> seen{start};
-        int cur = start;
-        bool closed = false;
-        for (size_t k = 0; k <= next.size(); ++k) {
-          auto e = next.find(cur);
-          if (e == next.end()) break;
-          if (e->second == start) {
-            closed = true;
-            break;
-          }
-          if (!seen.insert(e->second).second) break;
-          seq.push_back(e->second);
-          cur = e->second;
+      }
+      if (oit == g.orders.end() || truncated) {
+        // Rebuild the whole cycle from the Ring lines (prev -> me -> next), else from the
+        // connection lines when every rank has exactly one successor on the channel.
+        std::map<int, int> next;
+        std::string from;
+        if (nit != g.ring_next.end()) {
+          next = nit->second;
+          from = "Ring lines";
         }
-        if (!closed) {
+        std::vector<int> seq = CycleFrom(next, v.ranks.empty() ? -1 : v.ranks.front());
+        if (seq.empty()) {
+          next.clear();
+          bool unique = true;
+          if (auto cit = g.conn_next.find(ch); cit != g.conn_next.end()) {
+            for (const auto& [a, bs] : cit->second) {
+              if (bs.size() != 1) unique = false;
+              next[a] = *bs.begin();
+            }
+          }
+          if (unique) seq = CycleFrom(next, v.ranks.empty() ? -1 : v.ranks.front());
+          from = "connection lines";
+        }
+        if (!seq.empty()) {
+          // A cut order must be the start of the rebuilt cycle.
+          bool consistent = v.ranks.size() <= seq.size();
+          for (size_t i = 0; consistent && i < v.ranks.size(); ++i) consistent = v.ranks[i] == seq[i];
+          if (!consistent) {
+            report.notes.push_back(StringPrintf("comm %s channel %d: the %s disagree with rank 0's ring order",
+                                                gname.c_str(), ch, from.c_str()));
+          }
+          v.ranks = std::move(seq);
+          report.notes.push_back(StringPrintf("comm %s channel %d: ring rebuilt from %zu %s", gname.c_str(), ch,
+                                              next.size(), from.c_str()));
+        } else if (oit == g.orders.end()) {
           report.notes.push_back(StringPrintf(
-              "comm %s channel %d: no ring order and the Ring lines do not close a cycle", gname.c_str(), ch));
+              "comm %s channel %d: no ring order and neither Ring lines nor connections close a cycle",
+              gname.c_str(), ch));
           continue;
         }
-        v.ranks = std::move(seq);
-        report.notes.push_back(StringPrintf("comm %s channel %d: ring rebuilt from %zu Ring lines",
-                                            gname.c_str(), ch, next.size()));
       }
       if (v.ranks.empty()) continue;
       std::vector<std::string> per_rank;
@@ -330,20 +370,14 @@ RingReport RingsFromLogs(const model::Dataset& ds) {
   return report;
 }
 
-std::vector<RingView> RingsFromFlows(const FlowReport& flows, double min_share) {
-  // Host graph of data bytes, and the IP pairs behind every edge.
-  std::map<std::pair<std::string, std::string>, double> w;
-  std::map<std::pair<std::string, std::string>, std::map<std::pair<IpAddress, IpAddress>, double>> ip_pairs;
-  for (const auto& f : flows.flows) {
-    if (f.data_bytes <= 0) continue;
-    const std::string a = f.src_host.empty() ? f.key.src.ToString() : f.src_host;
-    const std::string b = f.dst_host.empty() ? f.key.dst.ToString() : f.dst_host;
-    if (a == b) continue;
-    w[{a, b}] += static_cast<double>(f.data_bytes);
-    ip_pairs[{a, b}][{f.key.src, f.key.dst}] += static_cast<double>(f.data_bytes);
-  }
-  std::vector<RingView> out;
-  std::map<std::vector<std::string>, size_t> seen;
+namespace {
+
+// Cycles of a weighted directed graph, heaviest first: every node follows its heaviest outgoing
+// edge, the cycles of that successor graph are taken and their bottleneck subtracted, until what is
+// left is below `min_share` of the first cycle. Returns (cycle, bottleneck weight).
+std::vector<std::pair<std::vector<std::string>, double>> PeelCycles(
+    std::map<std::pair<std::string, std::string>, double> w, double min_share) {
+  std::vector<std::pair<std::vector<std::string>, double>> out;
   double first = 0;
   const size_t max_rounds = w.size() + 1;
   for (size_t round = 0; round < max_rounds && !w.empty(); ++round) {
@@ -356,7 +390,6 @@ std::vector<RingView> RingsFromFlows(const FlowReport& flows, double min_share) 
         succ[e.first] = e.second;
       }
     }
-    // Cycles of the successor graph.
     std::vector<std::vector<std::string>> cycles;
     std::map<std::string, int> state;  // 0 new, 1 on the current walk, 2 done
     for (const auto& [start, unused] : succ) {
@@ -384,48 +417,96 @@ std::vector<RingView> RingsFromFlows(const FlowReport& flows, double min_share) 
     if (cycles.empty()) break;
     for (const auto& cyc : cycles) {
       double bottleneck = std::numeric_limits<double>::infinity();
-      for (size_t i = 0; i < cyc.size(); ++i) {
-        bottleneck = std::min(bottleneck, w[{cyc[i], cyc[(i + 1) % cyc.size()]}]);
-      }
+      for (size_t i = 0; i < cyc.size(); ++i) bottleneck = std::min(bottleneck, w[{cyc[i], cyc[(i + 1) % cyc.size()]}]);
       if (first == 0) first = bottleneck;
-      if (bottleneck >= min_share * first) {
-        auto canon = CanonicalCycle(cyc);
-        auto it = seen.find(canon);
-        if (it != seen.end()) {
-          out[it->second].bytes += bottleneck;
-        } else {
-          RingView v;
-          v.source = "flows";
-          v.channel = -1;
-          v.hosts = canon;
-          v.bytes = bottleneck;
-          for (size_t i = 0; i < canon.size(); ++i) {
-            const auto key = std::make_pair(canon[i], canon[(i + 1) % canon.size()]);
-            std::vector<std::pair<double, std::string>> hops;
-            for (const auto& [ips, bytes] : ip_pairs[key]) {
-              std::string na = flows.hosts.NicOf(ips.first), nb = flows.hosts.NicOf(ips.second);
-              if (na.empty()) na = ips.first.ToString();
-              if (nb.empty()) nb = ips.second.ToString();
-              hops.emplace_back(-bytes, key.first + ":" + na + "->" + key.second + ":" + nb);
-            }
-            std::sort(hops.begin(), hops.end());
-            std::string s;
-            for (const auto& h : hops) {
-              if (!s.empty()) s += ",";
-              s += h.second;
-            }
-            v.cross_node_nics.push_back(std::move(s));
-          }
-          seen.emplace(canon, out.size());
-          out.push_back(std::move(v));
-        }
-      }
+      if (bottleneck >= min_share * first) out.emplace_back(cyc, bottleneck);
       for (size_t i = 0; i < cyc.size(); ++i) {
         auto it = w.find({cyc[i], cyc[(i + 1) % cyc.size()]});
         it->second -= bottleneck;
         if (it->second <= first * 1e-12) w.erase(it);
       }
     }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<RingView> RingsFromFlows(const FlowReport& flows, double min_share) {
+  // Two graphs of data bytes: address level (NCCL gives each channel its own NIC, i.e. rail, so a
+  // channel's ring is a cycle of addresses even when several channels share the hosts) and host
+  // level (when a channel enters and leaves a host on different NICs the address cycles break).
+  std::map<std::pair<std::string, std::string>, double> w_host, w_ip;
+  std::map<std::pair<std::string, std::string>, std::map<std::pair<IpAddress, IpAddress>, double>> ip_pairs;
+  std::map<std::string, IpAddress> ip_of;
+  std::map<IpAddress, std::string> host_by_ip;  // what the flows themselves say
+  for (const auto& f : flows.flows) {
+    if (!f.src_host.empty()) host_by_ip.emplace(f.key.src, f.src_host);
+    if (!f.dst_host.empty()) host_by_ip.emplace(f.key.dst, f.dst_host);
+  }
+  auto host_of = [&flows, &host_by_ip](const IpAddress& ip, const std::string& known) {
+    if (!known.empty()) return known;
+    if (auto it = host_by_ip.find(ip); it != host_by_ip.end()) return it->second;
+    const std::string h = flows.hosts.HostOf(ip);
+    return h.empty() ? ip.ToString() : h;
+  };
+  for (const auto& f : flows.flows) {
+    if (f.data_bytes <= 0) continue;
+    const std::string a = host_of(f.key.src, f.src_host);
+    const std::string b = host_of(f.key.dst, f.dst_host);
+    if (a == b) continue;
+    w_host[{a, b}] += static_cast<double>(f.data_bytes);
+    ip_pairs[{a, b}][{f.key.src, f.key.dst}] += static_cast<double>(f.data_bytes);
+    const std::string ia = f.key.src.ToString(), ib = f.key.dst.ToString();
+    ip_of.emplace(ia, f.key.src);
+    ip_of.emplace(ib, f.key.dst);
+    w_ip[{ia, ib}] += static_cast<double>(f.data_bytes);
+  }
+  // Address cycles that span at least two hosts.
+  std::vector<std::pair<std::vector<std::string>, double>> cycles;
+  for (auto& [ips, bytes] : PeelCycles(w_ip, min_share)) {
+    std::vector<std::string> hosts;
+    for (const auto& ip : ips) hosts.push_back(host_of(ip_of.at(ip), ""));
+    std::vector<std::string> collapsed = CollapseHosts(hosts);
+    if (collapsed.size() < 2) continue;
+    cycles.emplace_back(std::move(collapsed), bytes);
+  }
+  const bool by_address = !cycles.empty();
+  if (!by_address) cycles = PeelCycles(w_host, min_share);
+
+  std::vector<RingView> out;
+  std::map<std::vector<std::string>, size_t> seen;
+  for (const auto& [cyc, bottleneck] : cycles) {
+    auto canon = CanonicalCycle(cyc);
+    auto it = seen.find(canon);
+    if (it != seen.end()) {
+      out[it->second].bytes += bottleneck;
+      continue;
+    }
+    RingView v;
+    v.source = "flows";
+    v.channel = -1;
+    v.hosts = canon;
+    v.bytes = bottleneck;
+    for (size_t i = 0; i < canon.size(); ++i) {
+      const auto key = std::make_pair(canon[i], canon[(i + 1) % canon.size()]);
+      std::vector<std::pair<double, std::string>> hops;
+      for (const auto& [ips, bytes] : ip_pairs[key]) {
+        std::string na = flows.hosts.NicOf(ips.first), nb = flows.hosts.NicOf(ips.second);
+        if (na.empty()) na = ips.first.ToString();
+        if (nb.empty()) nb = ips.second.ToString();
+        hops.emplace_back(-bytes, key.first + ":" + na + "->" + key.second + ":" + nb);
+      }
+      std::sort(hops.begin(), hops.end());
+      std::string s;
+      for (const auto& h : hops) {
+        if (!s.empty()) s += ",";
+        s += h.second;
+      }
+      v.cross_node_nics.push_back(std::move(s));
+    }
+    seen.emplace(canon, out.size());
+    out.push_back(std::move(v));
   }
   std::stable_sort(out.begin(), out.end(), [](const RingView& a, const RingView& b) { return a.bytes > b.bytes; });
   return out;

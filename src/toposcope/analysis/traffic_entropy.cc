@@ -97,6 +97,7 @@ struct Link {
   int64_t packets = 0;
   uint64_t bytes = 0;
   int64_t messages = 0;
+  int64_t congestion_marks = 0;  // IP ECN CE, BTH FECN/BECN, CNPs
 };
 
 int64_t FloorDiv(int64_t a, int64_t b) {
@@ -264,6 +265,7 @@ void TrafficEntropyAccumulator::Add(const formats::RocePacket& p, uint32_t src_q
       ++link.messages;
     }
     link.udp_ports.insert(p.udp_src_port);
+    if (p.ip_ecn_ce || p.fecn || p.becn || p.opcode == 0x81) ++link.congestion_marks;
     ++link.packets;
     link.bytes += p.payload_bytes;
     // Compact windows the link has moved past.
@@ -291,7 +293,7 @@ struct WindowFigures {
 };
 
 LinkEntropyMode ClassifySpectrum(const std::string& id, const std::vector<WindowFigures>& figs,
-                                 const EntropyOptions& opt) {
+                                 int64_t congestion_marks, const EntropyOptions& opt) {
   LinkEntropyMode mode;
   mode.link = id;
   mode.series = std::string(SpectrumSeriesName(opt.spectrum_series));
@@ -356,14 +358,19 @@ LinkEntropyMode ClassifySpectrum(const std::string& id, const std::vector<Window
                                   static_cast<long long>(n), window_s, cut.c_str());
   const std::string tail = Format("; flatness %.3f (white >= %.2f); cv %.3f (contention >= %.2f)",
                                   mode.spectral_flatness, opt.white_flatness, mode.cv, opt.min_cv);
-  if (peak.found && peak.fisher_p < opt.fisher_alpha) {
+  const std::string marks = Format("; %lld congestion marks (ECN CE, FECN/BECN, CNP)",
+                                   static_cast<long long>(congestion_marks));
+  if (peak.found && peak.fisher_p < opt.fisher_alpha && congestion_marks >= opt.min_congestion_marks) {
     mode.mode = "periodic_congestion";
+  } else if (peak.found && peak.fisher_p < opt.fisher_alpha) {
+    // A periodic load with no sign of a queue building: the job's own cadence, not congestion.
+    mode.mode = "steady";
   } else if (mode.spectral_flatness >= opt.white_flatness && mode.cv >= opt.min_cv) {
     mode.mode = "multi_tenant_contention";
   } else {
     mode.mode = "steady";
   }
-  mode.evidence = head + peak_text + tail;
+  mode.evidence = head + peak_text + tail + marks;
   return mode;
 }
 
@@ -382,6 +389,8 @@ TrafficEntropyReport TrafficEntropyAccumulator::Finish() {
   for (const std::string& id : ids) {
     Link& link = state_->links[id];
     std::vector<WindowFigures> figs;
+    std::array<uint64_t, kSizeClasses> pooled_sizes{};
+    int64_t message_windows = 0;
     figs.reserve(link.windows.size());
     for (auto& [index, w] : link.windows) {
       if (w.packets == 0) continue;
@@ -404,6 +413,8 @@ TrafficEntropyReport TrafficEntropyAccumulator::Finish() {
       std::sort(flow_weights.begin(), flow_weights.end());  // independent of flow-id (feeding) order
       f.flow = stats::FlowEntropyBits(flow_weights);
       f.msg = stats::ShannonBits(w.size_classes);
+      for (size_t k = 0; k < pooled_sizes.size(); ++k) pooled_sizes[k] += w.size_classes[k];
+      if (w.messages > 0) ++message_windows;
       figs.push_back(f);
       const int64_t start_ns = index * opt.window_ns;
       const bool few = w.packets < opt.min_packets;
@@ -442,6 +453,15 @@ TrafficEntropyReport TrafficEntropyAccumulator::Finish() {
     sum.miller_madow_bits_median = Median(mm);
     sum.flow_bits_median = Median(flow);
     sum.message_size_bits_median = Median(msg);
+    // Ours: a backbone (ring) link carries the same few message sizes all the time.
+    std::vector<double> pooled_weights(pooled_sizes.begin(), pooled_sizes.end());
+    sum.message_size_bits_pooled = stats::ShannonBitsWeights(pooled_weights);
+    const int64_t span_windows = figs.empty() ? 0 : figs.back().index - figs.front().index + 1;
+    sum.message_windows_fraction =
+        span_windows > 0 ? static_cast<double>(message_windows) / static_cast<double>(span_windows) : 0.0;
+    sum.regular = link.messages >= opt.regular_min_messages &&
+                  sum.message_size_bits_pooled < opt.deterministic_below_bits &&
+                  sum.message_windows_fraction >= opt.regular_min_window_fraction;
     int request_flows = 0;
     for (bool r : link.flow_is_request) request_flows += r ? 1 : 0;
     sum.qps = request_flows > 0 ? request_flows : static_cast<int>(link.flow_ids.size());
@@ -459,7 +479,7 @@ TrafficEntropyReport TrafficEntropyAccumulator::Finish() {
                           sum.seed_bits_median, opt.deterministic_below_bits);
     }
     report.links.push_back(std::move(sum));
-    report.modes.push_back(ClassifySpectrum(id, figs, opt));
+    report.modes.push_back(ClassifySpectrum(id, figs, link.congestion_marks, opt));
   }
   state_->links.clear();
   state_->packets = 0;

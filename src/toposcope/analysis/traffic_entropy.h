@@ -68,6 +68,11 @@ struct EntropyOptions {
   double low_band_fraction = 0.5;  // low band: f <= this fraction of the Nyquist frequency
   double fisher_alpha = 0.01;
   double white_flatness = 0.35;  // exp(-gamma) = 0.56 is the expected flatness of white noise
+  int64_t min_congestion_marks = 1;
+  // Our backbone test (beside the seed's): at least this many messages, pooled message-size
+  // entropy below deterministic_below_bits, and messages in at least this fraction of the windows.
+  int64_t regular_min_messages = 32;
+  double regular_min_window_fraction = 0.5;  // periodic_congestion also needs ECN CE / FECN / BECN / CNP marks
   double min_cv = 0.2;           // std/mean of the series for "contention"
   int64_t max_spectrum_windows = 1 << 20;  // longer series: the first this many windows are used
 };
@@ -112,6 +117,9 @@ struct LinkEntropySummary {
   int udp_src_ports = 0;  // distinct UDP source ports (the only ECMP entropy of RoCEv2)
   int64_t payload_bytes = 0;
   int64_t messages = 0;
+  double message_size_bits_pooled = 0;  // message-size-class entropy over the whole capture
+  double message_windows_fraction = 0;  // windows with a message / windows the link spans
+  bool regular = false;  // ours: sustained traffic of a few fixed message sizes (ring backbone)
 };
 
 struct TrafficEntropyReport {

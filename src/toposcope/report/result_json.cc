@@ -203,7 +203,10 @@ json ResultToJson(const analysis::AnalysisResult& r) {
                        {"message_size_bits_median", Num(l.message_size_bits_median, 6)},
                        {"qps", l.qps}, {"udp_src_ports", l.udp_src_ports}, {"deterministic", l.deterministic},
                        {"polarisation_risk", l.polarisation_risk}, {"advice", l.advice},
-                       {"payload_bytes", l.payload_bytes}, {"messages", l.messages}});
+                       {"payload_bytes", l.payload_bytes}, {"messages", l.messages},
+                       {"message_size_bits_pooled", Num(l.message_size_bits_pooled, 6)},
+                       {"message_windows_fraction", Num(l.message_windows_fraction, 4)},
+                       {"regular", l.regular}});
     }
     j["link_entropy_summary"] = std::move(links);
     json modes = json::array();
@@ -358,11 +361,16 @@ std::string ResultSummaryText(const analysis::AnalysisResult& r) {
     os << ")\n";
     int det = 0;
     std::map<std::string, int> modes;
-    for (const auto& l : rd.entropy.links) det += l.deterministic ? 1 : 0;
+    int regular = 0;
+    for (const auto& l : rd.entropy.links) {
+      det += l.deterministic ? 1 : 0;
+      regular += l.regular ? 1 : 0;
+    }
     for (const auto& m : rd.entropy.modes) ++modes[m.mode];
     if (!rd.entropy.links.empty()) {
       os << "  entropy (window " << FormatFixed(static_cast<double>(rd.entropy_window_ns) / 1e6, 3) << " ms): "
-         << rd.entropy.links.size() << " links, " << det << " deterministic (< 2.1 bit, LORR backbone candidates);";
+         << rd.entropy.links.size() << " links; seed header entropy < 2.1 bit (LORR candidates): " << det
+         << "; regular ring traffic (ours: pooled message-size entropy < 2.1 bit, sustained): " << regular << ";";
       for (const auto& [m, n] : modes) os << " " << m << " " << n;
       os << "\n";
     }

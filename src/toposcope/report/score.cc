@@ -266,15 +266,19 @@ json ScoreRdma(const json& truth, const json& result) {
   // Entropy: the seed's deterministic (< 2.1 bit) links against the truth's ring backbone, and the
   // named spectrum mode per link.
   if (tr.contains("links") && !tr["links"].empty()) {
-    std::map<std::string, bool> det;
+    std::map<std::string, bool> det, regular;
     std::map<std::string, std::string> mode;
     if (result.contains("link_entropy_summary")) {
-      for (const auto& l : result["link_entropy_summary"]) det[Str(l, "link")] = l.value("deterministic", false);
+      for (const auto& l : result["link_entropy_summary"]) {
+        det[Str(l, "link")] = l.value("deterministic", false);
+        regular[Str(l, "link")] = l.value("regular", false);
+      }
     }
     if (result.contains("entropy_modes")) {
       for (const auto& m : result["entropy_modes"]) mode[Str(m, "link")] = Str(m, "mode");
     }
     int64_t tp = 0, fp = 0, fn = 0, tn = 0, seen = 0, mode_n = 0, mode_ok = 0;
+    int64_t stp = 0, sfp = 0, sfn = 0, stn = 0;  // the seed's criterion
     std::map<std::string, std::map<std::string, int64_t>> confusion;
     for (const auto& l : tr["links"]) {
       const std::string id = Str(l, "link");
@@ -282,10 +286,15 @@ json ScoreRdma(const json& truth, const json& result) {
       if (it == det.end()) continue;
       ++seen;
       const bool truth_bb = l.value("backbone", false);
-      if (truth_bb && it->second) ++tp;
-      if (!truth_bb && it->second) ++fp;
-      if (truth_bb && !it->second) ++fn;
-      if (!truth_bb && !it->second) ++tn;
+      const bool ours = regular[id];
+      if (truth_bb && ours) ++tp;
+      if (!truth_bb && ours) ++fp;
+      if (truth_bb && !ours) ++fn;
+      if (!truth_bb && !ours) ++tn;
+      if (truth_bb && it->second) ++stp;
+      if (!truth_bb && it->second) ++sfp;
+      if (truth_bb && !it->second) ++sfn;
+      if (!truth_bb && !it->second) ++stn;
       const std::string tm = Str(l, "mode");
       if (!tm.empty()) {
         ++mode_n;
@@ -301,7 +310,16 @@ json ScoreRdma(const json& truth, const json& result) {
                         {"true_positives", tp},
                         {"false_positives", fp},
                         {"false_negatives", fn},
-                        {"true_negatives", tn}}},
+                        {"true_negatives", tn},
+                        {"method", "regular: pooled message-size entropy < 2.1 bit, sustained"}}},
+                      {"seed_backbone",
+                       {{"precision", Num(Ratio(static_cast<double>(stp), static_cast<double>(stp + sfp)), 6)},
+                        {"recall", Num(Ratio(static_cast<double>(stp), static_cast<double>(stp + sfn)), 6)},
+                        {"true_positives", stp},
+                        {"false_positives", sfp},
+                        {"false_negatives", sfn},
+                        {"true_negatives", stn},
+                        {"method", "seed: median per-window header entropy < 2.1 bit"}}},
                       {"modes", {{"accuracy", Num(Ratio(static_cast<double>(mode_ok), static_cast<double>(mode_n)), 6)},
                                  {"links", mode_n},
                                  {"confusion", confusion}}}};
