@@ -23,6 +23,12 @@ assert c["best"]["mean_abs_error_us"] * 2.5 <= c["quadratic"]["mean_abs_error_us
 for kind in ("thermal_link_downspeed", "straggler", "clock_step"):
     d = s["detection"][kind]
     assert d["precision"] == 1.0 and d["recall"] == 1.0, (kind, d)
+f = s["flows"]
+assert f["recall"] == 1.0 and f["src_qp_accuracy"] >= 0.99, f
+assert s["rings"]["exact_fraction"] == 1.0 and s["rings"]["flows_host_cycle_fraction"] == 1.0, s["rings"]
+b = s["entropy"]["backbone"]
+assert b["precision"] >= 0.9 and b["recall"] >= 0.9, b
+assert s["entropy"]["modes"]["accuracy"] >= 0.8, s["entropy"]["modes"]
 PY
 /usr/bin/python3 - "$tmp/demo/analysis/timeline.json" "$tmp/demo/analysis/result.json" <<'PY'
 import json, sys

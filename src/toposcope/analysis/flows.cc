@@ -423,6 +423,7 @@ struct NcclQp {
   std::string host;
   std::optional<uint32_t> remote;  // 2.21+: the peer QP printed right after it ("set_ece")
   int peer_rank = -1;              // the NET send connection it was zipped with (2.16 style)
+  std::optional<IpAddress> local_ip;  // from the line's RoCE GID
 };
 
 // Rank -> host from every line whose printing rank is known (comm lines, Ring/Trees "me",
@@ -476,6 +477,7 @@ std::vector<NcclQp> NcclQpsOfLogs(const std::vector<formats::NcclLog>& logs) {
           n.qpn = q->qpn;
           n.dev = q->dev;
           n.host = q->at.host;
+          if (!q->gid.empty()) n.local_ip = NcclGidToIp(q->gid);
           pend.push_back(local.size());
           local.push_back(std::move(n));
         } else {
@@ -660,7 +662,11 @@ int64_t PairFlows(std::vector<Flow>& flows, const model::Dataset& ds, const Host
     if (f.src_host.empty() || f.requests() == 0) continue;
     auto hit = nccl_by_host.find(f.src_host);
     if (hit == nccl_by_host.end()) continue;
-    std::vector<const NcclQp*> all = hit->second, towards;
+    // A qpn whose GID names another address of the host belongs to another NIC's connection.
+    std::vector<const NcclQp*> all, towards;
+    for (const auto* q : hit->second) {
+      if (!q->local_ip || *q->local_ip == f.key.src) all.push_back(q);
+    }
     for (const auto* q : all) {
       if (q->peer_rank < 0) continue;
       auto rh = rank_host.find(q->peer_rank);
@@ -684,7 +690,10 @@ int64_t PairFlows(std::vector<Flow>& flows, const model::Dataset& ds, const Host
       pick = towards.front();
       why = "the only NCCL qpn of " + f.src_host + " on a connection to " + f.dst_host;
     }
-    if (pick == nullptr && all.size() == 1 && towards.empty()) {
+    // The only qpn of the host, when the log does not say where it goes (a qpn whose peer host is
+    // known and is another host belongs to another connection).
+    const bool peer_unknown = all.size() == 1 && (all.front()->peer_rank < 0 || rank_host.count(all.front()->peer_rank) == 0);
+    if (pick == nullptr && all.size() == 1 && towards.empty() && peer_unknown) {
       pick = all.front();
       why = "the only NCCL qpn of " + f.src_host;
     }

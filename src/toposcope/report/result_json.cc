@@ -141,6 +141,10 @@ json ResultToJson(const analysis::AnalysisResult& r) {
     const auto& rd = r.rdma;
     json flows = json::array();
     for (const auto& f : rd.flows.flows) {
+      json candidates = json::array();
+      for (const auto& [method, qp] : f.candidates) {
+        candidates.push_back({{"method", std::string(analysis::QpPairingName(method))}, {"src_qp", qp}});
+      }
       json mix = json::object();
       for (int k = 0; k < analysis::kOpClasses; ++k) {
         if (f.opcode_mix[static_cast<size_t>(k)] > 0) {
@@ -167,7 +171,8 @@ json ResultToJson(const analysis::AnalysisResult& r) {
                        {"retransmissions", f.retransmissions},
                        {"naks", f.naks},
                        {"rnr_naks", f.rnr_naks},
-                       {"capture_points", f.capture_points}});
+                       {"capture_points", f.capture_points},
+                       {"candidates", candidates}});
     }
     j["flows"] = std::move(flows);
     json captures = json::array();

@@ -198,13 +198,18 @@ json ScoreRdma(const json& truth, const json& result) {
   const json& tr = truth["rdma"];
   // Flows: recall over the truth's flows; source-QP accuracy over those found.
   std::map<std::string, std::pair<bool, int64_t>> found;  // id -> (paired, src_qp)
+  std::map<std::string, std::vector<std::pair<std::string, int64_t>>> proposals;  // id -> (method, qp)
   if (result.contains("flows")) {
     for (const auto& f : result["flows"]) {
       const bool paired = f.contains("src_qp") && f["src_qp"].is_number();
-      found[FlowId(Str(f, "src"), Str(f, "dst"), f.value("dest_qp", int64_t{-1}))] = {
-          paired, paired ? f["src_qp"].get<int64_t>() : -1};
+      const std::string id = FlowId(Str(f, "src"), Str(f, "dst"), f.value("dest_qp", int64_t{-1}));
+      found[id] = {paired, paired ? f["src_qp"].get<int64_t>() : -1};
+      if (f.contains("candidates") && f["candidates"].is_array()) {
+        for (const auto& c : f["candidates"]) proposals[id].emplace_back(Str(c, "method"), c.value("src_qp", int64_t{-1}));
+      }
     }
   }
+  std::map<std::string, std::array<int64_t, 2>> by_method;  // method -> proposed, right
   int64_t n = 0, hit = 0, qp_ok = 0, paired = 0;
   std::map<std::string, std::array<int64_t, 3>> by_kind;  // kind -> truth, found, src_qp right
   if (tr.contains("flows")) {
@@ -212,7 +217,12 @@ json ScoreRdma(const json& truth, const json& result) {
       ++n;
       auto& k = by_kind[Str(f, "kind")];
       ++k[0];
-      auto it = found.find(FlowId(Str(f, "src"), Str(f, "dst"), f.value("dest_qp", int64_t{-1})));
+      const std::string id = FlowId(Str(f, "src"), Str(f, "dst"), f.value("dest_qp", int64_t{-1}));
+      for (const auto& [method, qp] : proposals[id]) {
+        ++by_method[method][0];
+        if (qp == f.value("src_qp", int64_t{-2})) ++by_method[method][1];
+      }
+      auto it = found.find(id);
       if (it == found.end()) continue;
       ++hit;
       ++k[1];
@@ -228,6 +238,11 @@ json ScoreRdma(const json& truth, const json& result) {
           {"truth", c[0]}, {"found", c[1]}, {"src_qp_right", c[2]},
           {"src_qp_accuracy", Num(Ratio(static_cast<double>(c[2]), static_cast<double>(c[1])), 6)}};
     }
+    json methods = json::object();
+    for (const auto& [m, c] : by_method) {
+      methods[m] = {{"proposed", c[0]}, {"right", c[1]},
+                    {"accuracy", Num(Ratio(static_cast<double>(c[1]), static_cast<double>(c[0])), 6)}};
+    }
     out["flows"] = {{"truth_flows", n},
                     {"found", hit},
                     {"result_flows", found.size()},
@@ -235,7 +250,8 @@ json ScoreRdma(const json& truth, const json& result) {
                     {"paired", paired},
                     {"src_qp_accuracy", Num(Ratio(static_cast<double>(qp_ok), static_cast<double>(hit)), 6)},
                     {"src_qp_precision", Num(Ratio(static_cast<double>(qp_ok), static_cast<double>(paired)), 6)},
-                    {"by_kind", kinds}};
+                    {"by_kind", kinds},
+                    {"by_method", methods}};
   }
   // Rings: a truth ring is recovered exactly from the logs when a log ring of the same channel has
   // the same rank cycle; from the flows when a flow ring has the same host cycle.
