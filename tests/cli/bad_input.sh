@@ -21,6 +21,10 @@ printf 'src,dst,bandwidth_gbps\n0,1,12.5\n1,0,abc\n0,2,-4\n0,3,99999999\n' > "$d
 printf '<graphs version="1"><graph id="0" pattern="4"><channel><gpu dev="zz"/></channel></graph></graphs>' > "$d/graph.xml"
 printf '{"schema": "toposcope.truth/1"}' > "$d/truth.json"
 gzip -c "$fixtures/nvidia_smi_topo/dgx_a100_8gpu_nv12_12nic_mlx5_rows.txt" | head -c 300 > "$d/cut.txt.gz"
+testdata="$(cd "$(dirname "$0")/../../testdata" && pwd)"
+cp "$testdata/pcap/broken_tail_usec.pcap" "$d/broken.pcap"   # breaks off mid-record
+printf '\xd4\xc3\xb2\xa1\x02\x00' > "$d/short.pcap"        # pcap magic, then nothing
+printf 'node1:1:2 [0] NCCL INFO Channel 00/02 :    0   x   1\nnode1:1:2 [0] NCCL INFO Ring 00 : 3 -> 0\n' > "$d/nccl.log"
 set +e
 "$bin" analyze "$tmp/in" --out "$tmp/out" > "$tmp/log" 2> "$tmp/err"
 code=$?
@@ -32,7 +36,10 @@ r = json.load(open(sys.argv[1]))
 by = {i["path"].rsplit("/", 1)[1]: i for i in r["inputs"]}
 for name in ["empty.txt", "garbage.bin", "truth.json", "cut.txt.gz", "truncated.xml"]:
     assert by[name]["skipped"] and by[name]["skip_reason"], by[name]
-for name in ["bad-cells-topo.txt", "dup-topo.txt", "nan-nvbandwidth.txt", "p2p.csv", "graph.xml"]:
+for name in ["short.pcap"]:
+    assert by[name]["skipped"] and by[name]["rejected"] == 1, by[name]
+assert any("broken.pcap@byte" in k for k in r["diagnostics"]["kept"]), r["diagnostics"]["kept"]
+for name in ["bad-cells-topo.txt", "dup-topo.txt", "nan-nvbandwidth.txt", "p2p.csv", "graph.xml", "broken.pcap", "nccl.log"]:
     assert not by[name]["skipped"], by[name]
     assert by[name]["rejected"] > 0, by[name]
 kept = r["diagnostics"]["kept"]

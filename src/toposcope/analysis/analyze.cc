@@ -73,12 +73,19 @@ AnalysisResult Analyze(const model::Dataset& ds, const AnalyzeOptions& opt) {
     Diagnostics rdma_diag;
     r.rdma = AnalyzeRdma(ds, opt.rdma, rdma_diag);
     // Captures are read by the traffic pass: their record counts land in the inputs list here.
-    for (const auto& c : r.rdma.flows.captures) {
-      for (auto& in : r.inputs) {
-        if (in.path == c.path) {
-          in.records = c.counts.read;
-          in.rejected = c.counts.rejected;
-        }
+    for (auto& in : r.inputs) {
+      if (in.skipped || (in.format != "pcap" && in.format != "pcapng")) continue;
+      bool read = false;
+      for (const auto& c : r.rdma.flows.captures) {
+        if (in.path != c.path) continue;
+        in.records = c.counts.read;
+        in.rejected = c.counts.rejected;
+        read = true;
+      }
+      if (!read) {  // the traffic pass rejected the whole file (one diagnostic at byte 0)
+        in.skipped = true;
+        in.rejected = 1;
+        in.skip_reason = "capture could not be read (see diagnostics)";
       }
     }
     r.rejected_total += rdma_diag.rejected_total();
