@@ -187,3 +187,18 @@ TEST(Time, ParsesIsoAndEpochForms) {
 
 }  // namespace
 }  // namespace toposcope
+
+namespace toposcope {
+TEST(Text, SplitCsvLineAndControlChars) {
+  std::vector<std::string> c;
+  ASSERT_TRUE(SplitCsvLine(" a , \"b,\"\"c\"\" \" ,", c));
+  EXPECT_EQ(c, (std::vector<std::string>{"a", "b,\"c\" ", ""}));
+  EXPECT_FALSE(SplitCsvLine("\"open", c));
+  EXPECT_FALSE(SplitCsvLine("\"x\" y", c));
+  ASSERT_TRUE(SplitCsvLine("", c));
+  EXPECT_EQ(c, (std::vector<std::string>{""}));
+  EXPECT_TRUE(HasControlChars(std::string_view("a\x01", 2)));
+  EXPECT_TRUE(HasControlChars("a\x7f"));
+  EXPECT_FALSE(HasControlChars("plain text"));
+}
+}  // namespace toposcope

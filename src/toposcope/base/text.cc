@@ -123,4 +123,52 @@ std::string FormatFixed(double v, int decimals) {
   return s;
 }
 
+bool SplitCsvLine(std::string_view line, std::vector<std::string>& cells) {
+  cells.clear();
+  size_t i = 0;
+  while (true) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    std::string cell;
+    if (i < line.size() && line[i] == '"') {
+      ++i;
+      bool closed = false;
+      while (i < line.size()) {
+        if (line[i] == '"') {
+          if (i + 1 < line.size() && line[i + 1] == '"') {
+            cell.push_back('"');
+            i += 2;
+            continue;
+          }
+          ++i;
+          closed = true;
+          break;
+        }
+        cell.push_back(line[i++]);
+      }
+      if (!closed) return false;
+      while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+      if (i < line.size() && line[i] != ',') return false;
+    } else {
+      const size_t start = i;
+      while (i < line.size() && line[i] != ',') ++i;
+      cell = std::string(Trim(line.substr(start, i - start)));
+    }
+    cells.push_back(std::move(cell));
+    if (i >= line.size()) break;
+    ++i;  // the comma
+    if (i >= line.size()) {
+      cells.emplace_back();
+      break;
+    }
+  }
+  return true;
+}
+
+bool HasControlChars(std::string_view s) {
+  for (const char c : s) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return true;
+  }
+  return false;
+}
+
 }  // namespace toposcope

@@ -20,6 +20,14 @@ std::vector<std::string_view> SplitWhitespace(std::string_view s);
 // Splits on one delimiter character; keeps empty fields.
 std::vector<std::string_view> Split(std::string_view s, char delim);
 
+// Splits one CSV line (RFC 4180 quoting, no embedded newlines): unquoted cells are trimmed, quoted
+// cells kept verbatim ("" is a quote); a trailing comma gives a last empty cell. False on an
+// unterminated quote or text after a closing quote.
+bool SplitCsvLine(std::string_view line, std::vector<std::string>& cells);
+
+// True when the text holds an ASCII control character (below 0x20, or DEL).
+bool HasControlChars(std::string_view s);
+
 // Parses a whole field as a finite double; nullopt on junk, NaN, infinity or overflow.
 std::optional<double> ParseDouble(std::string_view s);
 // Parses a whole field as a signed 64-bit integer (decimal, or hex with 0x); nullopt otherwise.

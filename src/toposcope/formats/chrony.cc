@@ -111,13 +111,6 @@ std::string FormatLogTime(int64_t ns) {
                 static_cast<long long>(rem % 60));
 }
 
-bool HasControlChars(std::string_view s) {
-  for (const char c : s) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return true;
-  }
-  return false;
-}
-
 // Field parsing that records the first failure as a reason.
 struct Fields {
   const std::vector<std::string_view>& tok;

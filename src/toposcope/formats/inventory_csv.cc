@@ -45,50 +45,6 @@ Column ColumnOf(std::string_view name) {
   return Column::kUnknown;
 }
 
-// Splits one CSV line (RFC 4180 quoting, no embedded newlines). Unquoted cells are trimmed; quoted
-// cells keep their content verbatim ("" is a quote). False on an unterminated quote or text after
-// a closing quote.
-bool SplitCsv(std::string_view line, std::vector<std::string>& cells) {
-  cells.clear();
-  size_t i = 0;
-  while (true) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-    std::string cell;
-    if (i < line.size() && line[i] == '"') {
-      ++i;
-      bool closed = false;
-      while (i < line.size()) {
-        if (line[i] == '"') {
-          if (i + 1 < line.size() && line[i + 1] == '"') {
-            cell.push_back('"');
-            i += 2;
-            continue;
-          }
-          ++i;
-          closed = true;
-          break;
-        }
-        cell.push_back(line[i++]);
-      }
-      if (!closed) return false;
-      while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-      if (i < line.size() && line[i] != ',') return false;
-    } else {
-      const size_t start = i;
-      while (i < line.size() && line[i] != ',') ++i;
-      cell = std::string(Trim(line.substr(start, i - start)));
-    }
-    cells.push_back(std::move(cell));
-    if (i >= line.size()) break;
-    ++i;  // the comma
-    if (i >= line.size()) {
-      cells.emplace_back();
-      break;
-    }
-  }
-  return true;
-}
-
 bool IsComment(std::string_view t) { return !t.empty() && t[0] == '#'; }
 
 // Maps an IPv4-mapped IPv6 address (::ffff:a.b.c.d) to IPv4.
@@ -166,7 +122,7 @@ Status ReadInventoryCsv(LineReader& lines, std::string_view source, const Invent
     }
     if (IsComment(t)) continue;
     if (!have_header) {
-      if (!SplitCsv(t, cells)) {
+      if (!SplitCsvLine(t, cells)) {
         return MakeError(std::string(source), no, 0, Cat({"not an inventory CSV: bad header ", QuoteRaw(t)}),
                          "the first line must be a header such as host,ip,nic,port,gid,rack,leaf");
       }
@@ -188,7 +144,7 @@ Status ReadInventoryCsv(LineReader& lines, std::string_view source, const Invent
       ++counts.rejected;
       diag.Reject(source, no, t, reason);
     };
-    if (!SplitCsv(t, cells)) {
+    if (!SplitCsvLine(t, cells)) {
       reject("unterminated quote or text after a closing quote");
       continue;
     }
@@ -301,7 +257,7 @@ bool LooksLikeInventoryCsv(std::string_view head) {
     if (first && StartsWith(t, "\xEF\xBB\xBF")) t = Trim(t.substr(3));
     first = false;
     if (t.empty() || IsComment(t)) continue;
-    if (!SplitCsv(t, cells) || cells.size() < 2) return false;
+    if (!SplitCsvLine(t, cells) || cells.size() < 2) return false;
     Header h;
     std::vector<std::string> unknown;
     return !ParseHeader(cells, h, unknown).has_value();

@@ -89,13 +89,6 @@ std::optional<int> ParseDeviceId(std::string_view s) {
 
 bool IsNa(std::string_view s) { return s == "N/A" || s == "n/a"; }
 
-bool HasControlChars(std::string_view s) {
-  for (const char c : s) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return true;
-  }
-  return false;
-}
-
 const char* UnitOf(P2pQuantity q) {
   switch (q) {
     case P2pQuantity::kLatencyUs:

@@ -15,51 +15,6 @@ namespace toposcope::formats {
 namespace {
 
 
-bool HasControlChars(std::string_view s) {
-  for (const char c : s) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return true;
-  }
-  return false;
-}
-
-// Splits one CSV line (RFC 4180 quotes; unquoted cells are trimmed). False on a broken quote.
-bool SplitCsv(std::string_view line, std::vector<std::string>& cells) {
-  cells.clear();
-  size_t i = 0;
-  while (true) {
-    std::string cell;
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-    if (i < line.size() && line[i] == '"') {
-      ++i;
-      bool closed = false;
-      while (i < line.size()) {
-        if (line[i] == '"') {
-          if (i + 1 < line.size() && line[i + 1] == '"') {
-            cell += '"';
-            i += 2;
-            continue;
-          }
-          ++i;
-          closed = true;
-          break;
-        }
-        cell += line[i++];
-      }
-      if (!closed) return false;
-      while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-      if (i < line.size() && line[i] != ',') return false;
-    } else {
-      const size_t e = line.find(',', i);
-      const size_t end = e == std::string_view::npos ? line.size() : e;
-      cell = std::string(Trim(line.substr(i, end - i)));
-      i = end;
-    }
-    cells.push_back(std::move(cell));
-    if (i >= line.size()) return true;
-    ++i;  // the comma
-  }
-}
-
 // A strict decimal int64 with an optional sign.
 std::optional<int64_t> ParseDecimal(std::string_view s) {
   std::string_view d = s;
@@ -116,7 +71,7 @@ Status ReadSyncCsv(LineReader& lines, std::string_view source, const SyncPointSi
     if (ln == 1 && StartsWith(t, "\xEF\xBB\xBF")) t = Trim(t.substr(3));  // UTF-8 BOM
     if (t.empty() || t[0] == '#') continue;
     if (!have_header) {
-      if (!SplitCsv(t, cells)) {
+      if (!SplitCsvLine(t, cells)) {
         return MakeError(std::string(source), ln, 0, "sync CSV header has a broken quote",
                          "expected 'host,local_ns,ref_ns[,uncertainty_ns][,source]'");
       }
@@ -159,7 +114,7 @@ Status ReadSyncCsv(LineReader& lines, std::string_view source, const SyncPointSi
       ++counts.rejected;
       diag.Reject(source, ln, raw, reason);
     };
-    if (!SplitCsv(t, cells)) {
+    if (!SplitCsvLine(t, cells)) {
       reject("broken quote");
       continue;
     }
