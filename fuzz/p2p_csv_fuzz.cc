@@ -1,54 +1,11 @@
-// libFuzzer target for the p2p CSV reader: counts must balance on any input, and what parses must
-// write with WriteP2pCsv, re-parse without rejects into the same matrices (shapes, ids, kinds, values
-// to 2 decimals, NaNs kept) and write back to the same text.
-#include <cmath>
-#include <cstddef>
-#include <cstdint>
-#include <string>
-#include <string_view>
-
-#include "toposcope/formats/p2p_matrix.h"
-
-namespace {
-
-bool SameMatrices(const toposcope::formats::P2pReport& a, const toposcope::formats::P2pReport& b) {
-  if (a.matrices.size() != b.matrices.size()) return false;
-  for (size_t k = 0; k < a.matrices.size(); ++k) {
-    const auto& x = a.matrices[k];
-    const auto& y = b.matrices[k];
-    if (x.row_ids != y.row_ids || x.col_ids != y.col_ids || x.quantity != y.quantity) return false;
-    if (x.gpu_to_gpu != y.gpu_to_gpu) return false;
-    for (size_t r = 0; r < x.values.size(); ++r) {
-      for (size_t c = 0; c < x.values[r].size(); ++c) {
-        const double u = x.values[r][c];
-        const double v = y.values[r][c];
-        if (std::isnan(u) != std::isnan(v)) return false;
-        if (!std::isnan(u) && std::fabs(u - v) > 0.0051 * (1 + std::fabs(u) * 1e-12)) return false;
-      }
-    }
-  }
-  return true;
-}
-
-}  // namespace
+// libFuzzer target for the P2P CSV reader: the P2P round trip of p2p_round_trip.h.
+#include "p2p_round_trip.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  using namespace toposcope;
-  const std::string_view text(reinterpret_cast<const char*>(data), size);
-  Diagnostics diag;
-  ReadCounts counts;
-  auto report = formats::ParseP2pCsv(text, "fuzz", diag, counts);
-  if (!counts.Balanced()) __builtin_trap();
-  if (diag.rejected_total() != counts.rejected) __builtin_trap();
-  if (!report.ok()) return 0;
-  if (report->matrices.empty()) __builtin_trap();
-
-  const std::string written = formats::WriteP2pCsv(*report);
-  Diagnostics diag2;
-  ReadCounts counts2;
-  auto again = formats::ParseP2pCsv(written, "fuzz-rewritten", diag2, counts2);
-  if (!again.ok() || !counts2.Balanced() || counts2.rejected != 0) __builtin_trap();
-  if (!SameMatrices(*report, *again)) __builtin_trap();
-  if (formats::WriteP2pCsv(*again) != written) __builtin_trap();
-  return 0;
+  return p2p_fuzz::RoundTrip(
+      data, size,
+      [](std::string_view t, std::string_view s, toposcope::Diagnostics& d, toposcope::ReadCounts& c) {
+        return toposcope::formats::ParseP2pCsv(t, s, d, c);
+      },
+      [](const toposcope::formats::P2pReport& r) { return toposcope::formats::WriteP2pCsv(r); });
 }
