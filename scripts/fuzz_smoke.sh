@@ -38,6 +38,11 @@ seed_dirs() {
     nccl_log_fuzz) echo "$fixtures/nccl_debug_log $root/testdata/nccl_log" ;;
     rdma_tools_fuzz) echo "$fixtures/rdma_tools $root/testdata/rdma_tools" ;;
     inventory_csv_fuzz) echo "$root/testdata/inventory" ;;
+    ibnetdiscover_fuzz) echo "$fixtures/ibnetdiscover $root/testdata/ibnetdiscover" ;;
+    slurm_topology_fuzz) echo "$fixtures/slurm_topology $root/testdata/slurm_topology" ;;
+    topograph_model_fuzz) echo "$fixtures/topograph_models" ;;
+    qp_state_log_fuzz) echo "$root/testdata/qp_state" ;;
+    path_probe_fuzz) echo "$root/testdata/path_probe" ;;
     load_fuzz) echo "$fixtures/nvidia_smi_topo $fixtures/nvbandwidth $fixtures/nccl_topo_xml $fixtures/nccl_graph_xml $fixtures/cuda_p2p" ;;
     *) echo "" ;;
   esac
