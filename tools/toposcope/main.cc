@@ -56,6 +56,7 @@ struct SimFlags {
   std::string out;
   bool telemetry = true;
   bool rdma = true;            // RoCE captures, NCCL logs, rdma tools output (<= 1024 hosts)
+  bool fabric = true;          // switch fabric: path probes, QP state logs, ibnetdiscover dump (<= 512 hosts)
   int nccl_channels = 2;
   int qps_per_connection = 1;
   double rdma_window_ms = 20;
@@ -178,6 +179,7 @@ toposcope::sim::SimOptions MakeSimOptions(const SimFlags& f) {
   if (!f.node_types.empty()) o.node_types = f.node_types;
   o.with_telemetry = f.telemetry;
   o.with_rdma = f.rdma && f.hosts <= 1024;
+  o.with_fabric = f.fabric && f.hosts <= 512;
   o.nccl_channels = f.nccl_channels;
   o.qps_per_connection = f.qps_per_connection;
   o.rdma_window_ms = f.rdma_window_ms;
@@ -243,6 +245,7 @@ int main(int argc, char** argv) {
   simulate->add_option("--node-types", sf.node_types, "node types to cycle through (h100-nvswitch, a100-nvswitch, pcie-bridge, pcie-only)")->delimiter(',');
   simulate->add_option("--out", sf.out, "output directory")->required();
   simulate->add_flag("!--no-telemetry", sf.telemetry, "only the node topology files (no clocks, DCGM, traces)");
+  simulate->add_flag("!--no-fabric", sf.fabric, "no path probes / QP state logs / ibnetdiscover dump (always off above 512 hosts)");
   simulate->add_flag("!--no-rdma", sf.rdma, "no RoCE captures / NCCL logs / rdma tool output (always off above 1024 hosts)");
   simulate->add_option("--nccl-channels", sf.nccl_channels, "NCCL channels (rings) of the simulated job")->check(CLI::Range(1, 16));
   simulate->add_option("--qps-per-connection", sf.qps_per_connection, "NCCL_IB_QPS_PER_CONNECTION")->check(CLI::Range(1, 8));

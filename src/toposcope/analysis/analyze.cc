@@ -7,6 +7,7 @@
 
 #include "toposcope/analysis/islands.h"
 #include "toposcope/analysis/links.h"
+#include "toposcope/base/file_io.h"
 #include "toposcope/base/time.h"
 
 namespace toposcope::analysis {
@@ -69,6 +70,45 @@ AnalysisResult Analyze(const model::Dataset& ds, const AnalyzeOptions& opt) {
     r.anchors.hosts = RefineClocksWithAnchors(&r.clocks, groups, opt.anchors, opt.timesync);
   }
   r.telemetry = AnalyzeTelemetry(ds.dcgm, r.clocks);
+  r.fabric = AnalyzeFabric(ds);
+  if (!ds.qp_state_inputs.empty()) {
+    Diagnostics qp_diag;
+    QpPatternAccumulator acc(opt.qp_patterns);
+    for (const auto& input : ds.qp_state_inputs) {
+      ReadCounts counts;
+      std::string error;
+      if (auto stream = OpenInput(input.path); !stream.ok()) {
+        error = stream.error().ToString();
+      } else {
+        LineReader lines(std::move(*stream));
+        auto sum = formats::ReadQpStateLog(lines, input.path, qp_diag,
+                                           [&acc](const formats::QpStateRecord& rec) { acc.Add(rec); });
+        if (sum.ok()) {
+          counts = sum->counts;
+        } else {
+          error = sum.error().ToString();
+        }
+      }
+      for (auto& in : r.inputs) {
+        if (in.path != input.path) continue;
+        in.records = counts.read;
+        in.rejected = counts.rejected;
+        if (!error.empty()) {
+          in.skipped = true;
+          in.skip_reason = error;
+        }
+      }
+    }
+    r.patterns_present = true;
+    r.patterns = acc.Finish();
+    r.rejected_total += qp_diag.rejected_total();
+    r.warnings_total += qp_diag.warnings_total();
+    for (const auto& d : qp_diag.items()) r.diagnostics.push_back(d.ToString());
+  }
+  if (!ds.path_probes.empty()) {
+    r.paths_present = true;
+    r.paths = AnalyzePaths(ds.path_probes, opt.paths);
+  }
   {
     Diagnostics rdma_diag;
     r.rdma = AnalyzeRdma(ds, opt.rdma, rdma_diag);

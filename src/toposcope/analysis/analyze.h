@@ -3,6 +3,8 @@
 
 #include "toposcope/analysis/anchors.h"
 #include "toposcope/analysis/confidence.h"
+#include "toposcope/analysis/path_entropy.h"
+#include "toposcope/analysis/qp_patterns.h"
 #include "toposcope/analysis/result.h"
 #include "toposcope/analysis/timesync.h"
 #include "toposcope/model/dataset.h"
@@ -17,6 +19,8 @@ struct AnalyzeOptions {
   TimesyncOptions timesync;
   AnchorOptions anchors;
   RdmaOptions rdma;
+  QpPatternOptions qp_patterns;
+  PathOptions paths;
 };
 
 // Fits the clock models of every host that has synchronised sync records.

@@ -7,6 +7,9 @@
 #include <vector>
 
 #include "toposcope/analysis/anchors.h"
+#include "toposcope/analysis/fabric.h"
+#include "toposcope/analysis/path_entropy.h"
+#include "toposcope/analysis/qp_patterns.h"
 #include "toposcope/analysis/rdma.h"
 #include "toposcope/analysis/telemetry.h"
 #include "toposcope/analysis/timesync.h"
@@ -109,6 +112,11 @@ struct AnalysisResult {
   std::vector<HostClockFit> clocks;  // per host with sync records: none, linear, quadratic, robust
   AnchorReport anchors;
   RdmaReport rdma;            // flows, QP pairing, link entropy, rings (captures / NCCL logs)
+  FabricReport fabric;        // switches, adapters, hosts, links, leaves/spines (ibnetdiscover)
+  bool patterns_present = false;
+  QpPatternResult patterns;   // communication patterns from QP state logs (seed §3.2)
+  bool paths_present = false;
+  PathReport paths;           // path entropy, bottlenecks, redundant hops (seed §3.3)
   TimelineReport timeline;
   TelemetryReport telemetry;  // DCGM fields, sampling warnings, telemetry findings
   Thresholds thresholds;

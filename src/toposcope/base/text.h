@@ -28,6 +28,10 @@ bool SplitCsvLine(std::string_view line, std::vector<std::string>& cells);
 // True when the text holds an ASCII control character (below 0x20, or DEL).
 bool HasControlChars(std::string_view s);
 
+// True when the text is well-formed UTF-8 (no overlong forms, surrogates or code points past
+// U+10FFFF): names that must survive a JSON round trip.
+bool ValidUtf8(std::string_view s);
+
 // Parses a whole field as a finite double; nullopt on junk, NaN, infinity or overflow.
 std::optional<double> ParseDouble(std::string_view s);
 // Parses a whole field as a signed 64-bit integer (decimal, or hex with 0x); nullopt otherwise.

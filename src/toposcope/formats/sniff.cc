@@ -4,9 +4,12 @@
 #include <string>
 
 #include "toposcope/base/text.h"
+#include "toposcope/formats/ibnetdiscover.h"
 #include "toposcope/formats/inventory_csv.h"
 #include "toposcope/formats/nccl_log.h"
 #include "toposcope/formats/rdma_tools.h"
+#include "toposcope/formats/slurm_topology.h"
+#include "toposcope/formats/topograph_model.h"
 
 namespace toposcope::formats {
 namespace {
@@ -104,7 +107,21 @@ SniffResult SniffFormat(std::string_view head) {
       return {FileFormat::kUnknown, "rdma res output for CQs/PDs/MRs: no topology in it"};
     case RdmaToolKind::kUnknown: break;
   }
+  if (Contains(head, "from_state") && Contains(head, "to_state")) {
+    return {FileFormat::kQpStateLog, "QP state log (from_state, to_state)"};
+  }
+  if (LineStartsWith(head, "traceroute to ") || LineStartsWith(head, "From ca ") ||
+      LineStartsWith(head, "From switch ") ||
+      (Contains(head, "src") && Contains(head, "dst") && Contains(head, "hops") &&
+       (Contains(head, "\"hops\"") || LineStartsWith(head, "ts_ns,src,dst,hops") || LineStartsWith(head, "ts,src,dst,hops") ||
+        LineStartsWith(head, "src,dst,hops")))) {
+    return {FileFormat::kPathProbe, "path probes (src, dst, hops / traceroute / ibtracert)"};
+  }
   if (LooksLikeInventoryCsv(head)) return {FileFormat::kInventoryCsv, "host inventory CSV header (host,ip)"};
+  if (LooksLikeIbnetdiscover(head)) return {FileFormat::kIbnetdiscover, "ibnetdiscover fabric dump"};
+  if (LooksLikeSlurmTopologyYaml(head)) return {FileFormat::kSlurmTopologyYaml, "Slurm topology.yaml"};
+  if (LooksLikeSlurmTopology(head)) return {FileFormat::kSlurmTopologyConf, "Slurm topology.conf (SwitchName=/BlockName=)"};
+  if (LooksLikeTopographModel(head)) return {FileFormat::kTopographModel, "topograph simulation model"};
   if (!t.empty() && t[0] == '{') {
     if (Contains(head, "\"toposcope.truth/")) {
       return {FileFormat::kTruthJson, "simulator ground truth (read only by `toposcope score`)"};
@@ -216,6 +233,12 @@ std::string_view FormatName(FileFormat f) {
     case FileFormat::kIbvDevinfo: return "ibv-devinfo";
     case FileFormat::kShowGids: return "show-gids";
     case FileFormat::kInventoryCsv: return "inventory-csv";
+    case FileFormat::kIbnetdiscover: return "ibnetdiscover";
+    case FileFormat::kSlurmTopologyConf: return "slurm-topology-conf";
+    case FileFormat::kSlurmTopologyYaml: return "slurm-topology-yaml";
+    case FileFormat::kTopographModel: return "topograph-model";
+    case FileFormat::kQpStateLog: return "qp-state-log";
+    case FileFormat::kPathProbe: return "path-probe";
     case FileFormat::kNvsmiTopo: return "nvidia-smi-topo";
     case FileFormat::kNcclTopoXml: return "nccl-topo-xml";
     case FileFormat::kNcclGraphXml: return "nccl-graph-xml";

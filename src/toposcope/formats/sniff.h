@@ -37,6 +37,12 @@ enum class FileFormat {
   kIbvDevinfo,              // ibv_devinfo [-v]
   kShowGids,                // show_gids (MLNX_OFED)
   kInventoryCsv,            // our host inventory CSV (host,ip,...)
+  kIbnetdiscover,           // ibnetdiscover fabric dump
+  kSlurmTopologyConf,       // Slurm topology.conf
+  kSlurmTopologyYaml,       // Slurm topology.yaml
+  kTopographModel,          // NVIDIA topograph simulation model (YAML)
+  kQpStateLog,              // our QP state-transition log (CSV / JSONL)
+  kPathProbe,               // path probes: our CSV / JSONL, traceroute, ibtracert
   kTruthJson,               // simulator ground truth: never analysed
   kResultJson,              // a toposcope result: never analysed
 };

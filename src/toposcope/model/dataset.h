@@ -12,13 +12,17 @@
 #include "toposcope/base/diagnostics.h"
 #include "toposcope/base/link_type.h"
 #include "toposcope/base/result.h"
+#include "toposcope/formats/ibnetdiscover.h"
 #include "toposcope/formats/inventory_csv.h"
 #include "toposcope/formats/nccl_log.h"
 #include "toposcope/formats/nccl_xml.h"
 #include "toposcope/formats/nvsmi_topo.h"
 #include "toposcope/formats/p2p_matrix.h"
+#include "toposcope/formats/path_probe.h"
 #include "toposcope/formats/rdma_tools.h"
+#include "toposcope/formats/slurm_topology.h"
 #include "toposcope/formats/sniff.h"
+#include "toposcope/formats/topograph_model.h"
 #include "toposcope/formats/sync_point.h"
 #include "toposcope/model/dcgm.h"
 
@@ -106,6 +110,11 @@ struct Dataset {
   std::vector<CaptureInput> captures;
   std::vector<formats::NcclLog> nccl_logs;     // NCCL_DEBUG=INFO logs, topology records only
   formats::Inventory inventory;                // host inventory CSV rows (IP -> host)
+  std::vector<formats::IbFabric> fabrics;                 // ibnetdiscover dumps
+  std::vector<formats::SlurmTopology> slurm_topologies;   // topology.conf / topology.yaml
+  std::vector<formats::TopographModel> topograph_models;  // topograph simulation models
+  std::vector<EventInput> qp_state_inputs;                // QP state logs: streamed by the pattern pass
+  std::vector<formats::PathProbe> path_probes;            // host-to-host path probes
   DcgmStore dcgm;
   Diagnostics diag;
 

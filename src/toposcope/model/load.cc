@@ -59,7 +59,9 @@ void LoadFile(Dataset& ds, const fs::path& file, const std::string& default_host
                      sniff.format == FileFormat::kNvbandwidth || sniff.format == FileFormat::kP2pCsv ||
                      sniff.format == FileFormat::kRdmaResQp || sniff.format == FileFormat::kIbstat ||
                      sniff.format == FileFormat::kIbvDevinfo || sniff.format == FileFormat::kShowGids ||
-                     sniff.format == FileFormat::kInventoryCsv;
+                     sniff.format == FileFormat::kInventoryCsv || sniff.format == FileFormat::kIbnetdiscover ||
+                     sniff.format == FileFormat::kSlurmTopologyConf || sniff.format == FileFormat::kSlurmTopologyYaml ||
+                     sniff.format == FileFormat::kTopographModel;
   auto text = whole ? ReadFileText(in.path) : Result<std::string>(std::string());
   if (!text.ok()) {
     in.skipped = true;
@@ -223,6 +225,63 @@ void LoadFile(Dataset& ds, const fs::path& file, const std::string& default_host
       }
       counts = t->counts;
       for (auto& g : t->gids) ds.Host(host).gids.push_back(std::move(g));
+      break;
+    }
+    case FileFormat::kIbnetdiscover: {
+      auto t = formats::ParseIbnetdiscover(*text, in.path, ds.diag);
+      if (!t.ok()) {
+        error = t.error().ToString();
+        break;
+      }
+      counts = t->counts;
+      ds.fabrics.push_back(std::move(*t));
+      break;
+    }
+    case FileFormat::kSlurmTopologyConf:
+    case FileFormat::kSlurmTopologyYaml: {
+      auto t = sniff.format == FileFormat::kSlurmTopologyConf ? formats::ParseSlurmTopologyConf(*text, in.path, ds.diag)
+                                                              : formats::ParseSlurmTopologyYaml(*text, in.path, ds.diag);
+      if (!t.ok()) {
+        error = t.error().ToString();
+        break;
+      }
+      for (auto& topo : *t) {
+        counts.read += topo.counts.read;
+        counts.accepted += topo.counts.accepted;
+        counts.rejected += topo.counts.rejected;
+        ds.slurm_topologies.push_back(std::move(topo));
+      }
+      break;
+    }
+    case FileFormat::kTopographModel: {
+      auto t = formats::ParseTopographModel(*text, in.path, ds.diag);
+      if (!t.ok()) {
+        error = t.error().ToString();
+        break;
+      }
+      counts = t->counts;
+      ds.topograph_models.push_back(std::move(*t));
+      break;
+    }
+    case FileFormat::kQpStateLog:
+      // Read later, streaming, by the QP pattern pass (records are counted then).
+      ds.qp_state_inputs.push_back({in.path, host, sniff.format});
+      break;
+    case FileFormat::kPathProbe: {
+      auto stream = OpenInput(in.path);
+      if (!stream.ok()) {
+        error = stream.error().ToString();
+        break;
+      }
+      LineReader lines(std::move(*stream));
+      // traceroute / ibtracert do not print their source: the file's host is it.
+      auto t = formats::ReadPathProbes(lines, in.path, ds.diag,
+                                       [&](const formats::PathProbe& p) { ds.path_probes.push_back(p); }, host);
+      if (!t.ok()) {
+        error = t.error().ToString();
+        break;
+      }
+      counts = t->counts;
       break;
     }
     case FileFormat::kInventoryCsv: {

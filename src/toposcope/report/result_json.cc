@@ -241,6 +241,68 @@ json ResultToJson(const analysis::AnalysisResult& r) {
                        {"log_flow_agree", rd.rings.log_flow_agree},
                        {"log_flow_disagree", rd.rings.log_flow_disagree}};
   }
+  if (r.fabric.present) {
+    const auto& fb = r.fabric;
+    auto ports_json = [](const std::vector<analysis::FabricPort>& ports) {
+      json a = json::array();
+      for (const auto& p : ports) {
+        a.push_back({{"port", p.port}, {"peer", p.peer}, {"peer_port", p.peer_port}, {"rate_gbps", Num(p.rate_gbps, 1)}});
+      }
+      return a;
+    };
+    json switches = json::array(), cas = json::array(), links = json::array(), leaves = json::array();
+    for (const auto& s : fb.switches) {
+      switches.push_back({{"id", s.id}, {"desc", s.desc}, {"level", s.level}, {"hosts", s.hosts}, {"ports", ports_json(s.ports)}});
+    }
+    for (const auto& c : fb.cas) {
+      cas.push_back({{"id", c.id}, {"desc", c.desc}, {"host", c.host}, {"device", c.device}, {"ports", ports_json(c.ports)}});
+    }
+    for (const auto& l : fb.links) {
+      links.push_back({{"a", l.a}, {"a_port", l.a_port}, {"b", l.b}, {"b_port", l.b_port}, {"rate_gbps", Num(l.rate_gbps, 1)}});
+    }
+    for (const auto& l : fb.leaves) leaves.push_back({{"switch", l.switch_id}, {"desc", l.desc}, {"hosts", l.hosts}});
+    j["fabric"] = {{"switches", switches}, {"cas", cas}, {"hosts", fb.hosts}, {"links", links},
+                   {"leaves", leaves}, {"spines", fb.spines}};
+  }
+  if (r.patterns_present) {
+    const auto& pr = r.patterns;
+    json pats = json::array();
+    for (const auto& p : pr.patterns) {
+      pats.push_back({{"scope", p.scope}, {"class", p.cls},
+                      {"reset_density", p.reset_density_defined ? json(Num(p.reset_density, 6)) : json(nullptr)},
+                      {"state_entropy", Num(p.state_entropy, 6)}, {"windows", p.windows}, {"qps", p.qps},
+                      {"evidence", p.evidence}, {"seed_feature_informative", p.seed_feature_informative},
+                      {"seed_class", p.seed_cls}, {"allreduce_share", Num(p.allreduce_share, 4)},
+                      {"pipeline_share", Num(p.pipeline_share, 4)}, {"median_sync", Num(p.median_sync, 4)}});
+    }
+    j["patterns"] = std::move(pats);
+    json quantiles = json::object();
+    for (const auto& [name, q] : pr.feature_quantiles) {
+      quantiles[name] = {Num(q[0], 4), Num(q[1], 4), Num(q[2], 4), Num(q[3], 4), Num(q[4], 4)};
+    }
+    j["pattern_features"] = {{"note", pr.note}, {"records", pr.records}, {"windows", pr.windows},
+                             {"windows_ratio_defined", pr.windows_ratio_defined},
+                             {"illegal_transitions", pr.illegal_transitions}, {"cluster_sizes", pr.cluster_sizes},
+                             {"cluster_names", pr.cluster_names},
+                             {"quantiles_min_q25_median_q75_max", quantiles},
+                             {"seed_thresholds", {{"allreduce", "reset_density > 0.92 and state_entropy < 1.8"},
+                                                  {"pipeline", "reset_density < 0.35 and state_entropy > 2.6"}}}};
+  }
+  if (r.paths_present) {
+    auto findings = [](const std::vector<analysis::PathFinding>& fs) {
+      json a = json::array();
+      for (const auto& f : fs) {
+        a.push_back({{"node", f.node}, {"kind", f.kind}, {"entropy", Num(f.entropy, 4)},
+                     {"reuse_rate", Num(f.reuse_rate, 4)}, {"extra_hops", f.extra_hops}, {"paths", f.paths},
+                     {"evidence", f.evidence}});
+      }
+      return a;
+    };
+    j["paths"] = {{"bottlenecks", findings(r.paths.bottlenecks)},
+                  {"redundant_hops", findings(r.paths.redundant_hops)},
+                  {"overall_entropy", Num(r.paths.overall_entropy, 4)},
+                  {"probes", r.paths.paths}};
+  }
   if (r.timeline.present) {
     json srcs = json::array();
     for (const auto& t : r.timeline.sources) {
@@ -386,6 +448,25 @@ std::string ResultSummaryText(const analysis::AnalysisResult& r) {
     for (const auto& g : rd.rings.rings) (g.source == "flows" ? flow_rings : log_rings)++;
     os << "  rings: " << log_rings << " from NCCL logs, " << flow_rings << " from flows; " << rd.rings.log_flow_agree
        << " agree, " << rd.rings.log_flow_disagree << " disagree\n";
+  }
+  if (r.patterns_present) {
+    os << "qp patterns: " << r.patterns.records << " transitions, " << r.patterns.windows << " QP-windows";
+    for (const auto& p : r.patterns.patterns) {
+      if (p.scope == "all") os << "; overall " << p.cls;
+    }
+    os << "\n";
+    if (!r.patterns.note.empty()) os << "  " << r.patterns.note << "\n";
+  }
+  if (r.paths_present) {
+    os << "paths: " << r.paths.paths << " probes, " << r.paths.bottlenecks.size() << " bottleneck(s), "
+       << r.paths.redundant_hops.size() << " redundant hop(s)\n";
+    for (const auto& f : r.paths.bottlenecks) os << "  BOTTLENECK " << f.node << ": " << f.evidence << "\n";
+    for (const auto& f : r.paths.redundant_hops) os << "  REDUNDANT HOP " << f.node << ": " << f.evidence << "\n";
+  }
+  if (r.fabric.present) {
+    os << "fabric: " << r.fabric.switches.size() << " switches (" << r.fabric.leaves.size() << " leaves, "
+       << r.fabric.spines.size() << " spines), " << r.fabric.cas.size() << " adapters, " << r.fabric.hosts.size()
+       << " hosts, " << r.fabric.links.size() << " links\n";
   }
   if (disagree > 0) os << "islands disagreeing with a declared topology: " << disagree << "\n";
   const auto& c = r.confidence;

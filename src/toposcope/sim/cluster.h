@@ -58,6 +58,20 @@ struct SimOptions {
   int rdma_message_bytes = 65536;       // bytes of one NCCL network send on a ring hop (4 KiB..16 MiB)
   double rdma_message_interval_us = 250;  // one send per ring hop and channel every ~this (5..1e5)
   std::string nccl_version;             // "2.26.2" | "2.16.5"; empty: chosen from the seed
+
+  // Fabric (sim/fabric_sim.h): switch graph, ECMP routing, host-to-host path probes, QP state
+  // logs, an ibnetdiscover dump, and their truth (truth.json "fabric").
+  bool with_fabric = false;             // off: no fabric files (at most 512 hosts when on)
+  int probes_per_pair = 8;              // probes per ordered host pair (1..1000)
+  double probe_window_s = 10;           // span of the probes (0.01..3600 s)
+  int max_probe_peers = 64;             // peers each host probes (all when fewer hosts)
+  double probe_extra_rtt_us = 0;        // added to every RTT (0: idle RDMA regime; e.g. 250 for
+                                        // the seed's kernel-TCP-like regime)
+  int qp_jobs = 3;                      // jobs over the hosts (kinds allreduce/pipeline/mixed)
+  int qps_per_host = 8;                 // RC QPs each host's job opens (1..256)
+  double qp_window_s = 2;               // span of the QP state logs (0.05..600 s)
+  bool fabric_faults = true;            // congested switch, degraded/flapping link, detour,
+                                        // slow host
 };
 
 // Which P2P measurement a host's directory holds.

@@ -4,6 +4,7 @@
 
 #include "toposcope/base/file_io.h"
 #include "toposcope/base/names.h"
+#include "toposcope/sim/fabric_sim.h"
 #include "toposcope/sim/rdma_traffic.h"
 #include "toposcope/sim/telemetry.h"
 #include "toposcope/sim/writers.h"
@@ -16,6 +17,7 @@ Result<SimSummary> Simulate(const SimOptions& options, const std::string& out_di
   if (!cluster.ok()) return cluster.error();
   if (Status st = ValidateTelemetryOptions(options); !st) return st.error();
   if (Status st = ValidateRdmaOptions(options); !st) return st.error();
+  if (Status st = ValidateFabricOptions(options); !st) return st.error();
   std::unique_ptr<Telemetry> telemetry;
   if (options.with_telemetry) telemetry = std::make_unique<Telemetry>(SimulateTelemetry(*cluster));
 
@@ -39,6 +41,9 @@ Result<SimSummary> Simulate(const SimOptions& options, const std::string& out_di
     }
     if (rdma) {
       for (std::string& f : RdmaHostFiles(*rdma, h)) files.push_back(std::move(f));
+    }
+    if (options.with_fabric) {
+      for (std::string& f : FabricHostFiles(h)) files.push_back(std::move(f));
     }
     summary.hosts.push_back({h.name, h.type->name, h.leaf, std::move(files)});
   }

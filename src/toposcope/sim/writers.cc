@@ -9,6 +9,7 @@
 
 #include "toposcope/base/names.h"
 #include "toposcope/base/rng.h"
+#include "toposcope/sim/fabric_sim.h"
 #include "toposcope/sim/rdma_traffic.h"
 #include "toposcope/sim/telemetry.h"
 
@@ -354,6 +355,11 @@ std::string TruthJson(const Cluster& cluster, const Telemetry* telemetry) {
 }
 
 std::string TruthJson(const Cluster& cluster, const Telemetry* telemetry, const RdmaPlan* rdma) {
+  return TruthJson(cluster, telemetry, rdma, nullptr, nullptr);
+}
+
+std::string TruthJson(const Cluster& cluster, const Telemetry* telemetry, const RdmaPlan* rdma,
+                      const FabricPlan* fabric_plan, const FabricStats* fabric_stats) {
   using nlohmann::json;
   json root;
   root["seed"] = cluster.options.seed;
@@ -450,6 +456,9 @@ std::string TruthJson(const Cluster& cluster, const Telemetry* telemetry, const 
   root["fabric"] = std::move(fabric);
   if (telemetry != nullptr) AddTelemetryTruth(cluster, *telemetry, &root);
   if (rdma != nullptr) AddRdmaTruth(cluster, *rdma, &root);
+  if (fabric_plan != nullptr) {
+    AddFabricTruth(cluster, *fabric_plan, fabric_stats != nullptr ? *fabric_stats : FabricStats{}, &root);
+  }
   // "schema" goes first, so that format detection finds it in the file's head; the other keys
   // follow sorted.
   std::string text = root.dump(2);
@@ -484,7 +493,13 @@ std::vector<RenderedFile> RenderCluster(const Cluster& cluster, const Telemetry*
     rdma = std::make_unique<RdmaPlan>(PlanRdma(cluster, telemetry));
     for (RenderedFile& f : RenderRdma(cluster, *rdma)) out.push_back(std::move(f));
   }
-  out.push_back({kTruthFile, TruthJson(cluster, telemetry, rdma.get())});
+  std::unique_ptr<FabricPlan> fabric;
+  FabricStats fabric_stats;
+  if (cluster.options.with_fabric && ValidateFabricOptions(cluster.options).ok()) {
+    fabric = std::make_unique<FabricPlan>(PlanFabric(cluster));
+    for (RenderedFile& f : RenderFabric(cluster, *fabric, &fabric_stats)) out.push_back(std::move(f));
+  }
+  out.push_back({kTruthFile, TruthJson(cluster, telemetry, rdma.get(), fabric.get(), &fabric_stats)});
   return out;
 }
 

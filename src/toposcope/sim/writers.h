@@ -18,6 +18,8 @@ namespace toposcope::sim {
 
 struct Telemetry;  // sim/telemetry.h
 struct RdmaPlan;   // sim/rdma_traffic.h
+struct FabricPlan;   // sim/fabric_sim.h
+struct FabricStats;  // sim/fabric_sim.h
 
 inline constexpr const char* kNvsmiTopoFile = "nvidia-smi-topo.txt";
 inline constexpr const char* kNcclTopoFile = "nccl-topo.xml";
@@ -54,6 +56,10 @@ std::string TruthJson(const Cluster& cluster, const Telemetry* telemetry);
 // The same plus the RDMA truth ("rdma", hosts[].rdma_files) when `rdma` is not null (its packets
 // already simulated by RenderRdma).
 std::string TruthJson(const Cluster& cluster, const Telemetry* telemetry, const RdmaPlan* rdma);
+// The same plus the fabric truth (more keys in "fabric", hosts[].fabric_files) when `fabric` is
+// not null (`fabric_stats` from RenderFabric; may be null).
+std::string TruthJson(const Cluster& cluster, const Telemetry* telemetry, const RdmaPlan* rdma,
+                      const FabricPlan* fabric, const FabricStats* fabric_stats);
 
 struct RenderedFile {
   std::string path;  // relative to the output directory
@@ -61,7 +67,8 @@ struct RenderedFile {
 };
 // Every file of the dataset, in a fixed order (hosts in order, then truth.json last). With
 // options.with_telemetry, also every host's telemetry files (sim/telemetry.h), simulated here;
-// with options.with_rdma (and valid RDMA options) the RDMA files (sim/rdma_traffic.h) after them.
+// with options.with_rdma (and valid RDMA options) the RDMA files (sim/rdma_traffic.h) after them;
+// with options.with_fabric (and valid fabric options) the fabric files (sim/fabric_sim.h) last.
 std::vector<RenderedFile> RenderCluster(const Cluster& cluster);
 // The same with telemetry already simulated (null: none); RDMA as above.
 std::vector<RenderedFile> RenderCluster(const Cluster& cluster, const Telemetry* telemetry);
