@@ -29,6 +29,10 @@ assert s["rings"]["exact_fraction"] == 1.0 and s["rings"]["flows_host_cycle_frac
 b = s["entropy"]["backbone"]
 assert b["precision"] >= 0.9 and b["recall"] >= 0.9, b
 assert s["entropy"]["modes"]["accuracy"] >= 0.8, s["entropy"]["modes"]
+assert s["patterns"]["accuracy"] >= 0.99, s["patterns"]
+for k in ("bottleneck", "redundant_hop"):
+    assert s["paths"][k]["precision"] == 1.0 and s["paths"][k]["recall"] == 1.0, s["paths"]
+assert s["fabric"]["leaf_accuracy"] == 1.0, s["fabric"]
 PY
 /usr/bin/python3 - "$tmp/demo/analysis/timeline.json" "$tmp/demo/analysis/result.json" <<'PY'
 import json, sys

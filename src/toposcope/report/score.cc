@@ -343,6 +343,66 @@ json ScoreRdma(const json& truth, const json& result) {
   return out;
 }
 
+// Patterns, path findings and leaf membership against truth["fabric"].
+json ScoreFabric(const json& truth, const json& result) {
+  json out;
+  if (!truth.contains("fabric") || !truth["fabric"].is_object()) return out;
+  const json& tf = truth["fabric"];
+  // Patterns: each host's class against its job's kind.
+  if (tf.contains("cas") && result.contains("patterns")) {
+    std::map<std::string, std::string> got;
+    for (const auto& p : result["patterns"]) {
+      const std::string scope = Str(p, "scope");
+      if (scope.rfind("host:", 0) == 0) got[scope.substr(5)] = Str(p, "class");
+    }
+    std::map<std::string, std::string> want;
+    for (const auto& c : tf["cas"]) {
+      if (!Str(c, "host").empty() && !Str(c, "qp_pattern").empty()) want[Str(c, "host")] = Str(c, "qp_pattern");
+    }
+    int64_t ok = 0;
+    for (const auto& [h, k] : want) ok += got.count(h) > 0 && got[h] == k ? 1 : 0;
+    out["patterns"] = {{"hosts", want.size()}, {"correct", ok},
+                       {"accuracy", Num(Ratio(static_cast<double>(ok), static_cast<double>(want.size())), 6)}};
+  }
+  // Path findings: precision and recall by node.
+  auto pr = [&](const char* truth_key, const char* result_key) {
+    std::set<std::string> want, got;
+    if (tf.contains(truth_key)) {
+      for (const auto& b : tf[truth_key]) want.insert(Str(b, "node"));
+    }
+    if (result.contains("paths") && result["paths"].contains(result_key)) {
+      for (const auto& b : result["paths"][result_key]) got.insert(Str(b, "node"));
+    }
+    int64_t tp = 0;
+    for (const auto& n : got) tp += want.count(n);
+    const auto fp = static_cast<int64_t>(got.size()) - tp;
+    const auto fn = static_cast<int64_t>(want.size()) - tp;
+    return json{{"precision", Num(Ratio(static_cast<double>(tp), static_cast<double>(tp + fp)), 6)},
+                {"recall", Num(Ratio(static_cast<double>(tp), static_cast<double>(tp + fn)), 6)},
+                {"true_positives", tp}, {"false_positives", fp}, {"false_negatives", fn}};
+  };
+  if (result.contains("paths")) {
+    out["paths"] = {{"bottleneck", pr("bottlenecks", "bottlenecks")}, {"redundant_hop", pr("redundant_hops", "redundant_hops")}};
+  }
+  // Leaf membership: hosts whose leaf (by the set of hosts sharing it) matches the truth.
+  if (tf.contains("leaves") && result.contains("fabric") && result["fabric"].contains("leaves")) {
+    std::map<std::string, std::set<std::string>> truth_group, result_group;
+    for (const auto& l : tf["leaves"]) {
+      const auto hosts = l.value("hosts", std::vector<std::string>{});
+      for (const auto& h : hosts) truth_group[h] = std::set<std::string>(hosts.begin(), hosts.end());
+    }
+    for (const auto& l : result["fabric"]["leaves"]) {
+      const auto hosts = l.value("hosts", std::vector<std::string>{});
+      for (const auto& h : hosts) result_group[h] = std::set<std::string>(hosts.begin(), hosts.end());
+    }
+    int64_t ok = 0;
+    for (const auto& [h, g] : truth_group) ok += result_group.count(h) > 0 && result_group[h] == g ? 1 : 0;
+    out["fabric"] = {{"hosts", truth_group.size()}, {"source", "ibnetdiscover"},
+                     {"leaf_accuracy", Num(Ratio(static_cast<double>(ok), static_cast<double>(truth_group.size())), 6)}};
+  }
+  return out;
+}
+
 Result<json> Score(const json& truth, const json& result) {
   if (!HasSchema(truth, "toposcope.truth/")) return MakeError("truth document has no toposcope.truth schema");
   if (!HasSchema(result, "toposcope.result/")) return MakeError("result document has no toposcope.result schema");
@@ -437,6 +497,10 @@ Result<json> Score(const json& truth, const json& result) {
   const json rdma = ScoreRdma(truth, result);
   for (const char* key : {"flows", "rings", "entropy"}) {
     if (rdma.contains(key)) out[key] = rdma[key];
+  }
+  const json fabric = ScoreFabric(truth, result);
+  for (const char* key : {"patterns", "paths", "fabric"}) {
+    if (fabric.contains(key)) out[key] = fabric[key];
   }
   return out;
 }
