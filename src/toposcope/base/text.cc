@@ -207,4 +207,36 @@ bool ValidUtf8(std::string_view s) {
   return true;
 }
 
+std::string ToLowerAscii(std::string_view s) {
+  std::string out(s);
+  for (char& ch : out) {
+    if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
+  }
+  return out;
+}
+
+bool AllDigits(std::string_view s) {
+  if (s.empty()) return false;
+  for (const char ch : s) {
+    if (ch < '0' || ch > '9') return false;
+  }
+  return true;
+}
+
+std::string CsvCell(std::string_view s) {
+  bool quote = !s.empty() && (s.front() == ' ' || s.back() == ' ' || s.front() == '\t' || s.back() == '\t' ||
+                              s.front() == '#');
+  for (const char ch : s) {
+    if (ch == ',' || ch == '"' || ch == '\n' || ch == '\r') quote = true;
+  }
+  if (!quote) return std::string(s);
+  std::string out = "\"";
+  for (const char ch : s) {
+    if (ch == '"') out += '"';
+    out += ch;
+  }
+  out += '"';
+  return out;
+}
+
 }  // namespace toposcope

@@ -25,6 +25,16 @@ std::vector<std::string_view> Split(std::string_view s, char delim);
 // unterminated quote or text after a closing quote.
 bool SplitCsvLine(std::string_view line, std::vector<std::string>& cells);
 
+// The text with ASCII letters lowered (other bytes unchanged).
+std::string ToLowerAscii(std::string_view s);
+
+// True when the text is one or more ASCII digits.
+bool AllDigits(std::string_view s);
+
+// One CSV cell as written: quoted (RFC 4180, "" for a quote) when it holds a comma, a quote or a
+// line break, starts or ends with a blank or tab, or starts with '#' (our readers' comment mark).
+std::string CsvCell(std::string_view s);
+
 // True when the text holds an ASCII control character (below 0x20, or DEL).
 bool HasControlChars(std::string_view s);
 

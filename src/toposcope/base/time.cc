@@ -134,4 +134,17 @@ std::string FormatIsoTimeNs(int64_t ns) {
   return buf;
 }
 
+std::optional<int64_t> ParseTimestampNs(std::string_view s, bool integer_ns) {
+  s = Trim(s);
+  if (s.empty()) return std::nullopt;
+  std::string_view digits = s;
+  if (digits.front() == '-' || digits.front() == '+') digits.remove_prefix(1);
+  if (integer_ns && AllDigits(digits)) {
+    if (digits.size() > 19) return std::nullopt;
+    return ParseInt(s);
+  }
+  if (const auto v = ParseEpochAutoNs(s)) return v;
+  return ParseIsoTimeNs(s);
+}
+
 }  // namespace toposcope

@@ -37,6 +37,10 @@ std::optional<int64_t> ParseIsoTimeNs(std::string_view s);
 // the unit by magnitude (s < 1e11 <= ms < 1e14 <= us < 1e17 <= ns). Fractions allowed.
 std::optional<int64_t> ParseEpochAutoNs(std::string_view s);
 
+// A timestamp cell (trimmed): with `integer_ns` a plain signed integer is taken as ns as it is;
+// otherwise, and for anything else, epoch s/ms/us/ns by magnitude (ParseEpochAutoNs) or ISO 8601.
+std::optional<int64_t> ParseTimestampNs(std::string_view s, bool integer_ns);
+
 // Formats ns since the epoch as "2024-05-01T12:00:00.123456789Z".
 std::string FormatIsoTimeNs(int64_t ns);
 

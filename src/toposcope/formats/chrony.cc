@@ -31,14 +31,6 @@ constexpr int kMaxStratum = 16;
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
-bool AllDigits(std::string_view s) {
-  if (s.empty()) return false;
-  for (const char c : s) {
-    if (!IsDigit(c)) return false;
-  }
-  return true;
-}
-
 // A decimal integer with an optional sign, within [lo, hi].
 std::optional<int64_t> ParseDecimal(std::string_view s, int64_t lo, int64_t hi) {
   std::string_view d = s;

@@ -35,14 +35,6 @@ std::string Cat(std::initializer_list<std::string_view> parts) {
   return out;
 }
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
-
 bool EqualsNoCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
@@ -288,7 +280,7 @@ class CsvParser {
     for (size_t i = 0; i < cells_.size(); ++i) {
       const std::string name(cells_[i]);
       summary_.columns.push_back(name);
-      const Col c = Classify(Lower(name));
+      const Col c = Classify(ToLowerAscii(name));
       const int idx = static_cast<int>(i);
       auto take = [&](int* slot) {
         if (*slot < 0) {

@@ -60,14 +60,6 @@ void Tokenize(std::string_view s, std::vector<std::string_view>& out) {
   }
 }
 
-bool AllDigits(std::string_view s) {
-  if (s.empty()) return false;
-  for (const char c : s) {
-    if (c < '0' || c > '9') return false;
-  }
-  return true;
-}
-
 // A non-negative decimal id of at most `max`.
 bool ParseSmallId(std::string_view s, int max, int* out) {
   if (!AllDigits(s) || s.size() > 9) return false;

@@ -462,12 +462,6 @@ const Row kRows[] = {
     {1075, "nvlink_l17_rx_bytes", "NVL17R", "DCGM_FI_PROF_NVLINK_L17_RX_BYTES", "", "B/s", kInt64, kCommunication, 0, true},
 };
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 struct Catalog {
   std::vector<DcgmField> fields;
   std::unordered_map<int, size_t> by_id;
@@ -496,9 +490,9 @@ struct Catalog {
     for (size_t i = 0; i < fields.size(); ++i) {
       const DcgmField& f = fields[i];
       by_id.emplace(f.id, i);
-      if (!f.constant.empty()) by_lower_name.emplace(Lower(f.constant), i);
-      for (const auto a : f.aliases) by_lower_name.emplace(Lower(a), i);
-      by_lower_name.emplace(Lower(f.long_name), i);
+      if (!f.constant.empty()) by_lower_name.emplace(ToLowerAscii(f.constant), i);
+      for (const auto a : f.aliases) by_lower_name.emplace(ToLowerAscii(a), i);
+      by_lower_name.emplace(ToLowerAscii(f.long_name), i);
       by_short.emplace(f.short_name, i);  // sorted by id: emplace keeps the lowest id
     }
   }
@@ -526,7 +520,7 @@ const DcgmField* FindFieldByName(std::string_view name) {
     // short names are capitals and long names lower case, so the exact short match goes first.
     return &c.fields[it->second];
   }
-  if (const auto it = c.by_lower_name.find(Lower(name)); it != c.by_lower_name.end()) {
+  if (const auto it = c.by_lower_name.find(ToLowerAscii(name)); it != c.by_lower_name.end()) {
     return &c.fields[it->second];
   }
   return nullptr;

@@ -85,21 +85,6 @@ std::optional<std::string> ParseHeader(const std::vector<std::string>& cells, He
   return std::nullopt;
 }
 
-// A cell needs quotes when it holds a comma, a quote, leading/trailing blanks, or starts with '#'.
-std::string QuoteCell(const std::string& s) {
-  const bool needs = s.find_first_of(",\"\r\n") != std::string::npos ||
-                     (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.back() == ' ' ||
-                                     s.back() == '\t' || s.front() == '#'));
-  if (!needs) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out.push_back('"');
-    out.push_back(c);
-  }
-  out.push_back('"');
-  return out;
-}
-
 }  // namespace
 
 Status ReadInventoryCsv(LineReader& lines, std::string_view source, const InventoryRowSink& sink,
@@ -241,9 +226,9 @@ Result<Inventory> ParseInventoryCsv(std::string_view text, std::string_view sour
 std::string WriteInventoryCsv(const Inventory& inventory) {
   std::string out = "host,ip,nic,port,gid,rack,leaf\n";
   for (const InventoryRow& r : inventory.rows) {
-    out += Cat({QuoteCell(r.host), ",", r.ip.empty() ? r.addr.ToString() : r.ip, ",", QuoteCell(r.nic), ",",
-                r.port >= 0 ? Num(r.port) : std::string(), ",", QuoteCell(r.gid), ",", QuoteCell(r.rack), ",",
-                QuoteCell(r.leaf), "\n"});
+    out += Cat({CsvCell(r.host), ",", r.ip.empty() ? r.addr.ToString() : r.ip, ",", CsvCell(r.nic), ",",
+                r.port >= 0 ? Num(r.port) : std::string(), ",", CsvCell(r.gid), ",", CsvCell(r.rack), ",",
+                CsvCell(r.leaf), "\n"});
   }
   return out;
 }

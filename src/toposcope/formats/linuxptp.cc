@@ -22,14 +22,6 @@ constexpr double kMaxStat = 1e15;
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
-bool AllDigits(std::string_view s) {
-  if (s.empty()) return false;
-  for (const char c : s) {
-    if (!IsDigit(c)) return false;
-  }
-  return true;
-}
-
 bool IsProgChar(char c) {
   return IsDigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '-' || c == '.' ||
          c == '/';

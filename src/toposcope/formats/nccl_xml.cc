@@ -11,6 +11,8 @@
 namespace toposcope::formats {
 namespace {
 
+std::string LowerTrimmed(std::string_view s) { return ToLowerAscii(Trim(s)); }
+
 // Deepest element nesting we accept (NCCL's own trees are at most ~8 levels deep).
 constexpr int kMaxDepth = 64;
 
@@ -128,14 +130,6 @@ std::string RawTag(const XmlElement& e) {
   return out;
 }
 
-std::string Lower(std::string_view s) {
-  std::string out(Trim(s));
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
-
 bool HasElement(const XmlElement& e, std::string_view name) {
   if (e.name == name) return true;
   return std::any_of(e.children.begin(), e.children.end(),
@@ -230,7 +224,7 @@ class TopoWalker {
 
   void Pci(const XmlElement& e) {
     ++counts_.read;
-    const std::string bus_id = Lower(e.Attr("busid").value_or(""));
+    const std::string bus_id = LowerTrimmed(e.Attr("busid").value_or(""));
     if (bus_id.empty()) {
       Reject(e, "pci element without busid");
       WalkChildren(e);
@@ -238,7 +232,7 @@ class TopoWalker {
     }
     NcclTopoPci pci;
     pci.bus_id = bus_id;
-    pci.pci_class = Lower(e.Attr("class").value_or(""));
+    pci.pci_class = LowerTrimmed(e.Attr("class").value_or(""));
     pci.parent = pci_stack_.empty() ? "" : pci_stack_.back();
     pci.numa_id = numa_;
     pci.link_speed = e.Attr("link_speed").value_or("");
@@ -321,7 +315,7 @@ class TopoWalker {
       Reject(e, "nvlink outside a gpu element");
     } else {
       NcclNvlink link;
-      link.target = Lower(e.Attr("target").value_or(""));
+      link.target = LowerTrimmed(e.Attr("target").value_or(""));
       const Parsed count = IntAttr(e, "count", link.count);
       if (link.target.empty()) {
         Reject(e, "nvlink without target");
@@ -330,7 +324,7 @@ class TopoWalker {
       } else if (count == Parsed::kBad || link.count <= 0) {
         Reject(e, "nvlink count is not a positive integer");
       } else {
-        link.tclass = Lower(e.Attr("tclass").value_or(""));
+        link.tclass = LowerTrimmed(e.Attr("tclass").value_or(""));
         ++counts_.accepted;
         topo_.gpus[static_cast<size_t>(gpu_index_)].nvlinks.push_back(std::move(link));
       }

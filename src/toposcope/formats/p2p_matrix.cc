@@ -758,14 +758,6 @@ std::optional<P2pQuantity> ParseKind(std::string_view k) {
   return std::nullopt;
 }
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
-
 // One long-form group: cells keyed by (src, dst), rows/columns in order of first appearance.
 struct LongGroup {
   LongGroup(P2pQuantity q, std::string l) : quantity(q), label(std::move(l)) {}
@@ -800,7 +792,7 @@ Result<P2pReport> ParseP2pCsv(std::string_view text, std::string_view source, Di
     return NoMatrix(source, text.empty() ? "the input is empty" : "the CSV has no header line");
   }
   std::vector<std::string> head;
-  for (const auto c : Split(header, ',')) head.push_back(Lower(Trim(c)));
+  for (const auto c : Split(header, ',')) head.push_back(ToLowerAscii(Trim(c)));
 
   const bool long_form = head.size() >= 3 && head.size() <= 5 && (head[0] == "src" || head[0] == "source") &&
                          (head[1] == "dst" || head[1] == "destination" || head[1] == "dest");

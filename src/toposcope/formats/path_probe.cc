@@ -23,33 +23,6 @@ bool HasBadChars(std::string_view s) { return HasControlChars(s) || !ValidUtf8(s
 using nlohmann::json;
 
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-bool AllDigits(std::string_view s) {
-  if (s.empty()) return false;
-  for (const char c : s) {
-    if (c < '0' || c > '9') return false;
-  }
-  return true;
-}
-
-std::optional<int64_t> ParseTs(std::string_view s, bool ns_column) {
-  s = Trim(s);
-  if (s.empty()) return std::nullopt;
-  std::string_view digits = s;
-  if (digits.front() == '-' || digits.front() == '+') digits.remove_prefix(1);
-  if (ns_column && AllDigits(digits)) {
-    if (digits.size() > 19) return std::nullopt;
-    return ParseInt(s);
-  }
-  if (const auto v = ParseEpochAutoNs(s)) return v;
-  return ParseIsoTimeNs(s);
-}
-
 // An RTT in µs: finite, >= 0, below an hour.
 std::optional<double> ParseRtt(std::string_view s) {
   const auto v = ParseDouble(Trim(s));
@@ -236,7 +209,7 @@ class Reader {
   Status CsvHeader(std::string_view t, int64_t ln) {
     if (!SplitCsvLine(t, cells_)) return MakeError(std::string(source_), ln, 0, "path probe CSV header has a broken quote");
     for (size_t i = 0; i < cells_.size(); ++i) {
-      const std::string name = Lower(cells_[i]);
+      const std::string name = ToLowerAscii(cells_[i]);
       int* slot = nullptr;
       if (name == "ts" || name == "ts_ns" || name == "time" || name == "timestamp") {
         slot = &c_ts_;
@@ -275,7 +248,7 @@ class Reader {
     p.line = ln;
     p.ts_ns = kNoTime;
     if (c_ts_ >= 0 && !cell(c_ts_).empty()) {
-      const auto ts = ParseTs(cell(c_ts_), ts_is_ns_);
+      const auto ts = ParseTimestampNs(cell(c_ts_), ts_is_ns_);
       if (!ts) return Reject(ln, raw, "ts " + QuoteRaw(cell(c_ts_)) + " is not a time (epoch number or ISO 8601)");
       p.ts_ns = *ts;
     }
@@ -322,7 +295,7 @@ class Reader {
         } else if (v.is_number_float()) {
           ts = ParseEpochAutoNs(v.dump());
         } else if (v.is_string()) {
-          ts = ParseTs(v.get<std::string>(), k == "ts_ns");
+          ts = ParseTimestampNs(v.get<std::string>(), k == "ts_ns");
         }
         if (!ts) return Reject(ln, raw, "'" + k + "' " + QuoteRaw(v.dump()) + " is not a time");
         p.ts_ns = *ts;

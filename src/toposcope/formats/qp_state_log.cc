@@ -25,50 +25,6 @@ constexpr std::string_view kStateNames[kNumQpStates] = {"RESET", "INIT", "RTR", 
                                                         "SQD",   "SQE",  "ERR", "UNKNOWN"};
 constexpr uint32_t kMaxQpn = (1u << 24) - 1;
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-
-std::string CsvCell(std::string_view s) {
-  bool quote = !s.empty() && (s.front() == ' ' || s.back() == ' ' || s.front() == '#');
-  for (const char c : s) {
-    if (c == ',' || c == '"' || c == '\n' || c == '\r') quote = true;
-  }
-  if (!quote) return std::string(s);
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  out += '"';
-  return out;
-}
-
-bool AllDigits(std::string_view s) {
-  if (s.empty()) return false;
-  for (const char c : s) {
-    if (c < '0' || c > '9') return false;
-  }
-  return true;
-}
-
-// A timestamp cell: integer ns when `ns_column` (ts_ns), else epoch s/ms/us/ns by magnitude, or
-// ISO 8601.
-std::optional<int64_t> ParseTs(std::string_view s, bool ns_column) {
-  s = Trim(s);
-  if (s.empty()) return std::nullopt;
-  std::string_view digits = s;
-  if (digits.front() == '-' || digits.front() == '+') digits.remove_prefix(1);
-  if (ns_column && AllDigits(digits)) {
-    if (digits.size() > 19) return std::nullopt;
-    return ParseInt(s);
-  }
-  if (const auto v = ParseEpochAutoNs(s)) return v;
-  return ParseIsoTimeNs(s);
-}
 
 // A QP number: decimal or 0x hex, < 2^24.
 std::optional<uint32_t> ParseQpn(std::string_view s) {
@@ -182,7 +138,7 @@ std::string ParseJsonRecord(std::string_view t, QpStateRecord& r) {
       } else if (v.is_number_float()) {
         ts = ParseEpochAutoNs(v.dump());
       } else if (v.is_string()) {
-        ts = ParseTs(v.get<std::string>(), k == "ts_ns");
+        ts = ParseTimestampNs(v.get<std::string>(), k == "ts_ns");
       }
       if (!ts) return "'" + k + "' " + QuoteRaw(v.dump()) + " is not a time (epoch number or ISO 8601)";
       r.ts_ns = *ts;
@@ -308,7 +264,7 @@ Result<QpStateLogSummary> ReadQpStateLog(LineReader& reader, std::string_view so
           return MakeError(std::string(source), ln, 0, "QP state CSV header has a broken quote");
         }
         for (size_t i = 0; i < cells.size(); ++i) {
-          const std::string name = Lower(cells[i]);
+          const std::string name = ToLowerAscii(cells[i]);
           int* slot = nullptr;
           if (name == "ts" || name == "ts_ns" || name == "time" || name == "timestamp") {
             slot = &c_ts;
@@ -365,7 +321,7 @@ Result<QpStateLogSummary> ReadQpStateLog(LineReader& reader, std::string_view so
         continue;
       }
       auto cell = [&](int c) -> const std::string& { return cells[static_cast<size_t>(c)]; };
-      const auto ts = ParseTs(cell(c_ts), ts_is_ns);
+      const auto ts = ParseTimestampNs(cell(c_ts), ts_is_ns);
       if (!ts) {
         reject("ts " + QuoteRaw(cell(c_ts)) + " is not a time (epoch number or ISO 8601)");
         continue;

@@ -19,20 +19,6 @@ namespace {
 
 constexpr size_t kMaxHosts = 1000000;
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-bool AllDigits(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-  }
-  return true;
-}
-
 // Expands the inside of one bracket group ("01-04,07") into zero-padded number strings.
 bool ExpandGroup(std::string_view body, std::vector<std::string>* out, std::string* err) {
   if (body.empty()) {
@@ -408,7 +394,7 @@ Result<std::vector<SlurmTopology>> ParseSlurmTopologyConf(std::string_view text,
         err = "expected key=value, got " + QuoteRaw(toks[k]);
         break;
       }
-      const std::string key = Lower(toks[k].substr(0, eq));
+      const std::string key = ToLowerAscii(toks[k].substr(0, eq));
       const std::string_view value = toks[k].substr(eq + 1);
       if (value.empty()) {
         err = "empty value for " + std::string(toks[k].substr(0, eq));
@@ -473,7 +459,7 @@ Result<std::vector<SlurmTopology>> ParseSlurmTopologyConf(std::string_view text,
     if (!err.empty()) {
       // Foreign input: the first record is not a topology record at all.
       if (!any_known && records.empty() && rejected_early.empty() && toks.size() > 0) {
-        const std::string k0 = Lower(toks[0].substr(0, toks[0].find('=')));
+        const std::string k0 = ToLowerAscii(toks[0].substr(0, toks[0].find('=')));
         if (k0 != "switchname" && k0 != "blockname" && k0 != "blocksizes") {
           return MakeError(src, rec.line, 0, "not a Slurm topology.conf: " + ClipRaw(rec_text, 60),
                            "expected SwitchName=/BlockName= lines");
@@ -898,7 +884,7 @@ bool LooksLikeSlurmTopology(std::string_view head) {
     const std::string_view l = Trim(head.substr(start, end - start));
     start = end + 1;
     if (l.empty() || l[0] == '#') continue;
-    const std::string k = Lower(l.substr(0, std::min<size_t>(l.size(), 11)));
+    const std::string k = ToLowerAscii(l.substr(0, std::min<size_t>(l.size(), 11)));
     if (StartsWith(k, "switchname=") || StartsWith(k, "blockname=") || StartsWith(k, "blocksizes=")) return true;
     return LooksLikeSlurmTopologyYaml(head);
   }

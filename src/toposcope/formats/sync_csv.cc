@@ -26,23 +26,6 @@ std::optional<int64_t> ParseDecimal(std::string_view s) {
   return ParseInt(s);
 }
 
-std::string CsvCell(std::string_view s) {
-  bool quote = s.empty() ? false
-                         : (s.front() == ' ' || s.back() == ' ' || s.front() == '\t' || s.back() == '\t' ||
-                            s.front() == '#');
-  for (const char c : s) {
-    if (c == ',' || c == '"' || c == '\n' || c == '\r') quote = true;
-  }
-  if (!quote) return std::string(s);
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  out += '"';
-  return out;
-}
-
 std::string ShortestDouble(double v) {
   char buf[64];
   const auto [ptr, ec] = std::to_chars(buf, buf + sizeof(buf), v);
