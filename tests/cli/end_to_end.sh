@@ -33,7 +33,37 @@ assert s["patterns"]["accuracy"] >= 0.99, s["patterns"]
 for k in ("bottleneck", "redundant_hop"):
     assert s["paths"][k]["precision"] == 1.0 and s["paths"][k]["recall"] == 1.0, s["paths"]
 assert s["fabric"]["leaf_accuracy"] == 1.0, s["fabric"]
+t = s["tomography"]
+assert t["identifiable"] >= 0.9 * t["truth_links"] and t["median_rel_error"] <= 0.05, t
+assert s["fabric"]["source"] == "probes" and s["fabric"]["pod_accuracy"] == 1.0, s["fabric"]
+assert s["architecture"]["correct"] == 1, s["architecture"]
+ac = s["architecture_comparison"]
+assert ac["correct"] == 3 and ac["total"] == 3, ac
+tm = s["traffic_matrix"]
+assert tm["pairs_scored"] > 0 and tm["pairs_missing"] == 0, tm
+assert tm["median_rel_error"] <= 0.1 and tm["coverage"] >= 0.9, tm
 PY
+grep -q 'SwitchName=leaf-00 Nodes=' "$tmp/demo/analysis/topology.conf" || fail "no Slurm topology.conf"
+grep -q 'seed claim' "$tmp/demo/architectures.txt" || fail "no architecture comparison"
+"$bin" analyze "$tmp/demo/analysis/topology.conf" "$tmp/demo/analysis/topology.yaml" --out "$tmp/slurm" > /dev/null \
+  || fail "the Slurm files written do not read back"
+"$bin" identify "$tmp/demo/data" > "$tmp/identify.txt" || fail "identify"
+grep -q '^architecture: fat-tree' "$tmp/identify.txt" || fail "identify: $(head -1 "$tmp/identify.txt")"
+"$bin" identify "$tmp/demo/data" --json | grep -q '"avg_allreduce_hops"' || fail "identify --json"
+
+# The real DGX H100 SuperPOD fabric: probes over its switches, leaves recovered from RTTs alone.
+"$bin" simulate --fabric-ibnet "$fixtures/ibnetdiscover/topograph_ndr_dgx_h100_superpod_40switch_582ca.out" \
+  --probes-per-pair 8 --out "$tmp/superpod" > /dev/null
+"$bin" analyze "$tmp/superpod" --out "$tmp/superpod-r" > /dev/null 2>&1
+"$bin" score --truth "$tmp/superpod/truth.json" --result "$tmp/superpod-r/result.json" > "$tmp/superpod-score.json"
+/usr/bin/python3 - "$tmp/superpod-score.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["fabric"]["hosts"] > 500 and s["fabric"]["leaf_accuracy"] >= 0.99, s["fabric"]
+assert s["tomography"]["median_rel_error"] <= 0.05, s["tomography"]
+assert s["architecture"]["result"] == "fat-tree" and s["architecture"]["scored"] is False, s["architecture"]
+PY
+grep -q '^0x[0-9a-f]\{16\} [0-9]\+ [0-9]\+$' "$tmp/demo/analysis/opensm-hop-weights.txt" || fail "no OpenSM hop weights"
 /usr/bin/python3 - "$tmp/demo/analysis/timeline.json" "$tmp/demo/analysis/result.json" <<'PY'
 import json, sys
 t = json.load(open(sys.argv[1]))

@@ -1,9 +1,12 @@
 // toposcope: the command-line driver. Parses flags, calls the library, maps errors to exit codes
 // (0 ok, 1 input rejected under --strict, 2 usage, 3 unreadable input, 4 internal).
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fmt/format.h>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -22,6 +25,7 @@
 #include "toposcope/report/perfetto.h"
 #include "toposcope/report/result_json.h"
 #include "toposcope/report/score.h"
+#include "toposcope/sim/architecture_compare.h"
 #include "toposcope/sim/simulate.h"
 
 namespace {
@@ -45,6 +49,7 @@ struct AnalyzeFlags {
   bool anchors = true;  // use collective completions as implicit clock anchors
   double entropy_window_ms = 0;  // 0 = automatic from the captures' span
   bool check_icrc = false;
+  std::string tomography_rtt = "min";
 };
 
 struct SimFlags {
@@ -61,6 +66,11 @@ struct SimFlags {
   int qps_per_connection = 1;
   double rdma_window_ms = 20;
   std::string nccl_version;
+  int probes_per_pair = 32;  // more than the library default (8): tomography needs the floor of each route
+  int probe_peers = 64;
+  double probe_extra_rtt_us = 0;
+  bool fabric_faults = true;
+  std::string fabric_ibnet, fabric_topograph;  // take the fabric from a real dump / topograph model
 };
 
 void PrintError(const Error& e) { std::fprintf(stderr, "toposcope: %s\n", e.ToString().c_str()); }
@@ -76,6 +86,7 @@ toposcope::analysis::AnalyzeOptions MakeAnalyzeOptions(const AnalyzeFlags& f) {
   opt.anchors.enabled = f.anchors;
   opt.rdma.entropy.window_ns = static_cast<int64_t>(f.entropy_window_ms * 1e6);
   opt.rdma.flows.check_icrc = f.check_icrc;
+  opt.link_weights.rtt_statistic = f.tomography_rtt;
   return opt;
 }
 
@@ -121,8 +132,23 @@ int RunAnalyze(const AnalyzeFlags& f, toposcope::analysis::AnalysisResult* resul
     const std::filesystem::path dir(f.out);
     const std::string topology =
         toposcope::report::DumpSchemaFirst(toposcope::model::TopologyToJson(toposcope::model::BuildTopology(*ds)));
-    for (const auto& [name, text] : {std::pair{"result.json", toposcope::report::ResultJsonText(r)},
-                                     std::pair{"topology.json", topology}}) {
+    std::vector<std::pair<std::string, std::string>> files = {
+        {"result.json", toposcope::report::ResultJsonText(r)}, {"topology.json", topology}};
+    if (r.leaves_inferred && !r.inferred_leaves.leaves.empty()) {
+      // Slurm topology from the inferred leaves: topology.conf (tree), topology.yaml (tree + block).
+      toposcope::formats::SlurmTopology tree = toposcope::analysis::ToSlurmTopology(r.inferred_leaves);
+      files.emplace_back("topology.conf", toposcope::formats::WriteSlurmTopologyConf(tree));
+      tree.name = "inferred-tree";
+      tree.cluster_default = true;
+      toposcope::formats::SlurmTopology block = toposcope::analysis::ToSlurmBlockTopology(r.inferred_leaves);
+      block.name = "inferred-block";
+      files.emplace_back("topology.yaml", toposcope::formats::WriteSlurmTopologyYaml({tree, block}));
+    }
+    if (!r.link_weights.hop_weights.empty()) {
+      files.emplace_back("opensm-hop-weights.txt",
+                         toposcope::analysis::WriteOpenSmHopWeights(r.link_weights.hop_weights));
+    }
+    for (const auto& [name, text] : files) {
       if (auto st = toposcope::WriteFileText((dir / name).string(), text); !st.ok()) {
         PrintError(st.error());
         return kUnreadable;
@@ -143,6 +169,22 @@ int RunAnalyze(const AnalyzeFlags& f, toposcope::analysis::AnalysisResult* resul
   return kOk;
 }
 
+// The architecture, its confidence, metrics and evidence, as text.
+std::string ArchitectureText(const toposcope::analysis::AnalysisResult& r) {
+  if (!r.architecture_present) return "architecture: no fabric dump or path probes in the inputs\n";
+  const auto& a = r.architecture;
+  auto num = [](double v, int d) { return std::isfinite(v) ? fmt::format("{:.{}f}", v, d) : std::string("n/a"); };
+  std::string out = fmt::format("architecture: {} (confidence {:.2f}, from the {})\n", a.arch_class, a.confidence,
+                                a.graph_source);
+  out += fmt::format("  avg AllReduce hops {} (ring order: {}), worst-case jitter +/-{} us, entropy stability {} "
+                     "({} windows)\n",
+                     num(a.avg_allreduce_hops, 2), a.ring_order, num(a.jitter_us, 2), num(a.entropy_stability, 4),
+                     a.entropy_windows);
+  out += "evidence:\n";
+  for (const auto& e : a.evidence) out += "  - " + e + "\n";
+  return out;
+}
+
 void AddAnalyzeFlags(CLI::App* cmd, AnalyzeFlags& f, bool with_out) {
   cmd->add_option("paths", f.paths, "files and directories to read (formats are detected by content)")
       ->required();
@@ -156,6 +198,8 @@ void AddAnalyzeFlags(CLI::App* cmd, AnalyzeFlags& f, bool with_out) {
   cmd->add_option("--sampling-period-ms", f.sampling_period_ms, "sampling period for the per-path confidence bound");
   cmd->add_option("--entropy-window-ms", f.entropy_window_ms, "link entropy window (0: automatic from the captures' span)")
       ->check(CLI::Range(0.0, 3600000.0));
+  cmd->add_option("--tomography-rtt", f.tomography_rtt, "RTT of a probed route for tomography: min, endpoint or median")
+      ->check(CLI::IsMember({"min", "endpoint", "median"}));
   cmd->add_flag("--check-icrc", f.check_icrc, "recompute the ICRC of every RoCE packet (a bad one is a warning)");
   cmd->add_flag("!--no-anchors", f.anchors, "fit clocks on sync records only (no collective-completion anchors)");
   cmd->add_flag("--strict", f.strict, "fail (exit 1) when any record is rejected");
@@ -184,6 +228,12 @@ toposcope::sim::SimOptions MakeSimOptions(const SimFlags& f) {
   o.qps_per_connection = f.qps_per_connection;
   o.rdma_window_ms = f.rdma_window_ms;
   o.nccl_version = f.nccl_version;
+  o.probes_per_pair = f.probes_per_pair;
+  o.max_probe_peers = f.probe_peers;
+  o.probe_extra_rtt_us = f.probe_extra_rtt_us;
+  o.fabric_faults = f.fabric_faults;
+  o.fabric_ibnet_path = f.fabric_ibnet;
+  o.fabric_topograph_path = f.fabric_topograph;
   return o;
 }
 
@@ -236,6 +286,21 @@ int main(int argc, char** argv) {
   auto* islands = app.add_subcommand("islands", "only the GPU islands, as JSON");
   AddAnalyzeFlags(islands, lf, false);
 
+  AnalyzeFlags idf;
+  bool identify_json = false;
+  auto* identify = app.add_subcommand("identify", "name the cluster's architecture (fat-tree, dragonfly, HHRE) with its evidence");
+  AddAnalyzeFlags(identify, idf, false);
+  identify->add_flag("--json", identify_json, "print result.json's architecture object");
+
+  int cmp_hosts = 64;
+  uint64_t cmp_seed = 1;
+  bool cmp_faults = true;
+  auto* compare = app.add_subcommand("compare-architectures",
+                                     "simulate fat-tree, dragonfly and HHRE of equal size; measure them side by side");
+  compare->add_option("--hosts", cmp_hosts, "hosts of each cluster")->check(CLI::Range(2, 512));
+  compare->add_option("--seed", cmp_seed, "random seed");
+  compare->add_flag("!--no-fabric-faults", cmp_faults, "no congested switch, degraded/flapping link, detour or slow host");
+
   SimFlags sf;
   auto* simulate = app.add_subcommand("simulate", "generate a cluster with known topology in real formats");
   simulate->add_option("--arch", sf.arch, "fat-tree, dragonfly or hhre")->check(CLI::IsMember({"fat-tree", "dragonfly", "hhre"}));
@@ -250,6 +315,16 @@ int main(int argc, char** argv) {
   simulate->add_option("--nccl-channels", sf.nccl_channels, "NCCL channels (rings) of the simulated job")->check(CLI::Range(1, 16));
   simulate->add_option("--qps-per-connection", sf.qps_per_connection, "NCCL_IB_QPS_PER_CONNECTION")->check(CLI::Range(1, 8));
   simulate->add_option("--rdma-window-ms", sf.rdma_window_ms, "span of the packet captures")->check(CLI::Range(1.0, 1000.0));
+  simulate->add_option("--probes-per-pair", sf.probes_per_pair, "path probes per ordered host pair")->check(CLI::Range(1, 1000));
+  simulate->add_option("--probe-peers", sf.probe_peers, "peers each host probes (all when fewer hosts)")->check(CLI::Range(1, 100000));
+  simulate->add_option("--probe-extra-rtt-us", sf.probe_extra_rtt_us, "added to every probe RTT (e.g. 250 for a kernel-TCP regime)")->check(CLI::Range(0.0, 1e6));
+  simulate->add_option("--fabric-ibnet", sf.fabric_ibnet,
+                       "take the fabric from an ibnetdiscover dump (probes over its real switches; --arch/--hosts ignored)")
+      ->check(CLI::ExistingFile);
+  simulate->add_option("--fabric-topograph", sf.fabric_topograph,
+                       "take the fabric from a topograph model YAML (--arch/--hosts ignored)")
+      ->check(CLI::ExistingFile);
+  simulate->add_flag("!--no-fabric-faults", sf.fabric_faults, "no congested switch, degraded/flapping link, detour or slow host");
   simulate->add_option("--nccl-version", sf.nccl_version, "NCCL log format: 2.26.2 or 2.16.5 (default: by seed)")
       ->check(CLI::IsMember({"2.26.2", "2.16.5"}));
 
@@ -300,6 +375,30 @@ int main(int argc, char** argv) {
       std::cout << toposcope::report::DumpSchemaFirst(out);
       return Strictness(lf, r, code);
     }
+    if (*identify) {
+      idf.quiet = true;
+      toposcope::analysis::AnalysisResult r;
+      const int code = RunAnalyze(idf, &r);
+      if (code != kOk) return code;
+      if (identify_json) {
+        nlohmann::json j = toposcope::report::ResultToJson(r);
+        std::cout << (j.contains("architecture") ? j["architecture"].dump(2) : std::string("null")) << "\n";
+      } else {
+        std::fputs(ArchitectureText(r).c_str(), stdout);
+      }
+      return r.architecture_present ? Strictness(idf, r, code) : kUnreadable;
+    }
+    if (*compare) {
+      toposcope::sim::ArchitectureCompareOptions co;
+      co.fabric_faults = cmp_faults;
+      auto c = toposcope::sim::CompareArchitectures(cmp_hosts, cmp_seed, co);
+      if (!c.ok()) {
+        PrintError(c.error());
+        return kUsage;
+      }
+      std::fputs(c->table.c_str(), stdout);
+      return kOk;
+    }
     if (*simulate) {
       auto s = toposcope::sim::Simulate(MakeSimOptions(sf), sf.out);
       if (!s.ok()) {
@@ -341,6 +440,25 @@ int main(int argc, char** argv) {
       const std::string result = (std::filesystem::path(res_dir) / "result.json").string();
       if (const int code = RunScore(truth, result, &j); code != kOk) return code;
       std::cout << toposcope::report::DumpSchemaFirst(j);
+      // The three architectures side by side, each identified from its own simulated fabric.
+      std::printf("\n== compare architectures (%d hosts each, seed %llu)\n", demo_sim.hosts,
+                  static_cast<unsigned long long>(demo_sim.seed));
+      if (auto c = toposcope::sim::CompareArchitectures(std::clamp(demo_sim.hosts, 2, 512), demo_sim.seed); c.ok()) {
+        std::fputs(c->table.c_str(), stdout);
+        nlohmann::json rows = nlohmann::json::object();
+        int correct = 0;
+        for (const auto& row : c->rows) {
+          const bool ok = row.identified == row.arch && row.identified_from_probes == row.arch;
+          correct += ok ? 1 : 0;
+          rows[row.arch] = {{"identified_from_fabric", row.identified}, {"identified_from_probes", row.identified_from_probes},
+                            {"correct", ok}};
+        }
+        j["architecture_comparison"] = {{"hosts", c->hosts}, {"architectures", rows}, {"correct", correct},
+                                        {"total", c->rows.size()}};
+        (void)toposcope::WriteFileText((std::filesystem::path(demo_out) / "architectures.txt").string(), c->table);
+      } else {
+        PrintError(c.error());
+      }
       if (auto st = toposcope::WriteFileText((std::filesystem::path(demo_out) / "score.json").string(), toposcope::report::DumpSchemaFirst(j)); !st.ok()) {
         PrintError(st.error());
         return kUnreadable;

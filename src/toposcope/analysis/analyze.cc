@@ -108,6 +108,9 @@ AnalysisResult Analyze(const model::Dataset& ds, const AnalyzeOptions& opt) {
   if (!ds.path_probes.empty()) {
     r.paths_present = true;
     r.paths = AnalyzePaths(ds.path_probes, opt.paths);
+    r.link_weights = AnalyzeLinkWeights(ds.path_probes, r.fabric, opt.link_weights);
+    r.leaves_inferred = true;
+    r.inferred_leaves = InferLeaves(ds.path_probes, opt.leaf_inference);
   }
   {
     Diagnostics rdma_diag;
@@ -127,6 +130,16 @@ AnalysisResult Analyze(const model::Dataset& ds, const AnalyzeOptions& opt) {
         in.rejected = 1;
         in.skip_reason = "capture could not be read (see diagnostics)";
       }
+    }
+    r.traffic_matrix = EstimateTrafficMatrix(ds, r.rdma.rings, opt.traffic_matrix);
+    if (r.fabric.present || !ds.path_probes.empty()) {
+      ArchitectureInputs ai;
+      ai.fabric = &r.fabric;
+      ai.probes = &ds.path_probes;
+      ai.rings = RingHostOrders(r.rdma.rings);
+      ai.ring_source = "nccl_log";
+      r.architecture_present = true;
+      r.architecture = IdentifyArchitecture(ai, opt.architecture);
     }
     r.rejected_total += rdma_diag.rejected_total();
     r.warnings_total += rdma_diag.warnings_total();

@@ -21,6 +21,10 @@ struct AnalyzeOptions {
   RdmaOptions rdma;
   QpPatternOptions qp_patterns;
   PathOptions paths;
+  LinkWeightOptions link_weights;
+  LeafInferenceOptions leaf_inference;
+  TrafficMatrixOptions traffic_matrix;
+  ArchitectureOptions architecture;
 };
 
 // Fits the clock models of every host that has synchronised sync records.

@@ -34,6 +34,7 @@ FabricReport AnalyzeFabric(const model::Dataset& ds) {
         FabricSwitch& s = switches[n.id];
         s.id = n.id;
         s.desc = n.desc;
+        s.port_guid = !n.port0_guid.empty() ? n.port0_guid : n.guid;
         for (auto& p : ports) s.ports.push_back(std::move(p));
       } else {
         FabricCa& c = cas[n.id];

@@ -20,6 +20,7 @@ struct FabricPort {
 
 struct FabricSwitch {
   std::string id, desc;
+  std::string port_guid;  // the switch's port GUID (port 0; hex without 0x), for OpenSM files
   std::string level;      // "leaf" | "spine" | "isolated"
   int hosts = 0;          // host adapters attached
   std::vector<FabricPort> ports;

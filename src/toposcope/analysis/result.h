@@ -7,12 +7,16 @@
 #include <vector>
 
 #include "toposcope/analysis/anchors.h"
+#include "toposcope/analysis/architecture.h"
 #include "toposcope/analysis/fabric.h"
+#include "toposcope/analysis/leaf_inference.h"
+#include "toposcope/analysis/link_weights.h"
 #include "toposcope/analysis/path_entropy.h"
 #include "toposcope/analysis/qp_patterns.h"
 #include "toposcope/analysis/rdma.h"
 #include "toposcope/analysis/telemetry.h"
 #include "toposcope/analysis/timesync.h"
+#include "toposcope/analysis/traffic_matrix.h"
 #include "toposcope/base/link_type.h"
 
 namespace toposcope::analysis {
@@ -117,6 +121,12 @@ struct AnalysisResult {
   QpPatternResult patterns;   // communication patterns from QP state logs (seed §3.2)
   bool paths_present = false;
   PathReport paths;           // path entropy, bottlenecks, redundant hops (seed §3.3)
+  bool leaves_inferred = false;
+  LeafInference inferred_leaves;  // leaves and pods from probe RTTs alone (no switch access, §4)
+  LinkWeightReport link_weights;
+  TrafficMatrixReport traffic_matrix;
+  bool architecture_present = false;
+  ArchitectureReport architecture;  // fat-tree / dragonfly / HHRE with evidence and metrics (§1)  // GPU-pair NVLink traffic from DCGM counters + rings  // per-cable latencies by tomography, OpenSM hop weights (§4.2)
   TimelineReport timeline;
   TelemetryReport telemetry;  // DCGM fields, sampling warnings, telemetry findings
   Thresholds thresholds;

@@ -262,7 +262,32 @@ json ResultToJson(const analysis::AnalysisResult& r) {
     }
     for (const auto& l : fb.leaves) leaves.push_back({{"switch", l.switch_id}, {"desc", l.desc}, {"hosts", l.hosts}});
     j["fabric"] = {{"switches", switches}, {"cas", cas}, {"hosts", fb.hosts}, {"links", links},
-                   {"leaves", leaves}, {"spines", fb.spines}};
+                   {"leaves", leaves}, {"spines", fb.spines}, {"source", "ibnetdiscover"}};
+  }
+  if (r.leaves_inferred) {
+    const auto& inf = r.inferred_leaves;
+    json leaves = json::array(), pods = json::array(), offsets = json::array(), levels = json::array();
+    for (const auto& l : inf.leaves) leaves.push_back({{"name", l.name}, {"hosts", l.hosts}});
+    for (const auto& p : inf.pods) pods.push_back({{"name", p.name}, {"leaves", p.leaves}, {"hosts", p.hosts}});
+    for (size_t i = 0; i < inf.hosts.size() && i < inf.offset_us.size(); ++i) {
+      offsets.push_back({{"host", inf.hosts[i]}, {"offset_us", Num(inf.offset_us[i], 4)}});
+    }
+    for (double v : inf.levels_us) levels.push_back(Num(v, 4));
+    const json inferred = {{"leaves", leaves}, {"pods", pods}, {"levels_us", levels}, {"unplaced", inf.unplaced},
+                           {"evidence", inf.evidence}, {"offsets", offsets}, {"margin_us", Num(inf.margin_us, 4)},
+                           {"separation", Num(inf.separation, 4)}, {"pod_margin_us", Num(inf.pod_margin_us, 4)},
+                           {"confidence", Num(inf.confidence, 4)}, {"iterations", inf.iterations},
+                           {"converged", inf.converged}, {"pairs", inf.pairs}, {"probes_used", inf.probes_used},
+                           {"probes_ignored", inf.probes_ignored}, {"method", "probe RTTs alone"}};
+    if (!j.contains("fabric")) {
+      // No switch access: the fabric is what the probes say.
+      json fleaves = json::array();
+      for (const auto& l : inf.leaves) fleaves.push_back({{"switch", l.name}, {"desc", ""}, {"hosts", l.hosts}});
+      j["fabric"] = {{"switches", json::array()}, {"cas", json::array()}, {"hosts", inf.hosts},
+                     {"links", json::array()}, {"leaves", fleaves}, {"spines", json::array()},
+                     {"source", "probes"}};
+    }
+    j["fabric"]["inferred"] = inferred;
   }
   if (r.patterns_present) {
     const auto& pr = r.patterns;
@@ -302,6 +327,84 @@ json ResultToJson(const analysis::AnalysisResult& r) {
                   {"redundant_hops", findings(r.paths.redundant_hops)},
                   {"overall_entropy", Num(r.paths.overall_entropy, 4)},
                   {"probes", r.paths.paths}};
+  }
+  if (r.architecture_present) {
+    const auto& a = r.architecture;
+    auto num = [](double v, int d) { return std::isfinite(v) ? json(Num(v, d)) : json(nullptr); };
+    json classes = json::array();
+    for (const auto& c : a.jitter_classes) {
+      classes.push_back({{"links", c.links}, {"pairs", c.pairs}, {"samples", c.samples}, {"dropped", c.dropped},
+                         {"half_spread_us", Num(c.half_spread_us, 4)}});
+    }
+    json windows = json::array();
+    for (double v : a.window_entropy_bits) windows.push_back(Num(v, 6));
+    j["architecture"] = {
+        {"class", a.arch_class}, {"confidence", Num(a.confidence, 4)}, {"graph_source", a.graph_source},
+        {"avg_allreduce_hops", num(a.avg_allreduce_hops, 4)}, {"jitter_us", num(a.jitter_us, 4)},
+        {"entropy_stability", num(a.entropy_stability, 6)}, {"evidence", a.evidence},
+        {"ring_order", a.ring_order},
+        {"ring_pairs", {{"total", a.ring_pairs}, {"probed", a.ring_pairs_probed}, {"graph", a.ring_pairs_graph},
+                        {"unreachable", a.ring_pairs_unreachable}}},
+        {"mean_pair_hops", num(a.mean_pair_hops, 4)}, {"jitter_links", a.jitter_links},
+        {"jitter_classes", classes}, {"entropy_windows", a.entropy_windows},
+        {"window_entropy_bits", windows}, {"entropy_mean_bits", num(a.entropy_mean_bits, 6)},
+        {"structure", {{"switches", a.switches}, {"host_switches", a.host_switches},
+                       {"core_switches", a.core_switches}, {"endpoints", a.endpoints},
+                       {"hh_links", a.hh_links}, {"hc_links", a.hc_links}, {"cc_links", a.cc_links},
+                       {"layered", a.layered}, {"tiers", a.tiers}, {"group_sizes", a.group_sizes},
+                       {"ring_lengths", a.ring_lengths}, {"cores_complete", a.cores_complete}}}};
+  }
+  if (r.traffic_matrix.present) {
+    const auto& tm = r.traffic_matrix;
+    json hosts = json::array();
+    for (const auto& h : tm.hosts) {
+      json pairs = json::array();
+      for (const auto& p : h.pairs) {
+        pairs.push_back({{"src", p.src_gpu}, {"dst", p.dst_gpu}, {"bytes_per_s", Num(p.bytes_per_s, 0)},
+                         {"bytes", Num(p.bytes, 0)}, {"err_bytes_per_s", Num(p.err_bytes_per_s, 0)},
+                         {"sigma", {{"noise", Num(p.sigma_noise, 0)}, {"margin", Num(p.sigma_margin, 0)},
+                                    {"ambiguity", Num(p.sigma_ambiguity, 0)}}},
+                         {"range", {Num(p.range_lo, 0), Num(p.range_hi, 0)}}, {"supported", p.supported},
+                         {"channels", p.channels}, {"pipeline", p.pipeline}});
+      }
+      json tx = json::array(), rx = json::array();
+      for (double v : h.tx_bytes_per_s) tx.push_back(Num(v, 0));
+      for (double v : h.rx_bytes_per_s) rx.push_back(Num(v, 0));
+      json channels = json::array();
+      for (size_t c = 0; c < h.channel_ids.size() && c < h.channel_bytes_per_s.size(); ++c) {
+        channels.push_back({{"channel", h.channel_ids[c]}, {"bytes_per_s", Num(h.channel_bytes_per_s[c], 0)}});
+      }
+      hosts.push_back({{"host", h.host}, {"estimable", h.estimable}, {"reason", h.reason}, {"gpus", h.gpus},
+                       {"window_s", Num(h.window_s, 3)}, {"samples", h.samples},
+                       {"tx_bytes_per_s", tx}, {"rx_bytes_per_s", rx}, {"unknowns", h.unknowns},
+                       {"margins", h.margins}, {"margin_rank", h.margin_rank}, {"separable", h.separable},
+                       {"assumption", h.assumption}, {"channels", channels},
+                       {"pipeline_bytes_per_s", Num(h.pipeline_bytes_per_s, 0)},
+                       {"margin_residual_rel", Num(h.margin_residual_rel, 6)},
+                       {"margin_mismatch_rel", Num(h.margin_mismatch_rel, 6)}, {"pairs", pairs}});
+    }
+    j["traffic_matrix"] = {{"method", tm.method}, {"comm", tm.comm}, {"channels", tm.channels},
+                           {"hosts_estimable", tm.hosts_estimable}, {"notes", tm.notes}, {"hosts", hosts}};
+  }
+  if (r.link_weights.present) {
+    const auto& lw = r.link_weights;
+    json weights = json::array();
+    for (const auto& l : lw.tomography.links) {
+      weights.push_back({{"link", l.link}, {"weight", l.identifiable ? json(Num(l.weight, 4)) : json(nullptr)},
+                         {"latency_us", l.identifiable ? json(Num(l.latency_us, 4)) : json(nullptr)},
+                         {"identifiable", l.identifiable}, {"reason", l.reason}, {"paths", l.paths}});
+    }
+    j["link_weights"] = std::move(weights);
+    const auto& t = lw.tomography;
+    j["tomography"] = {{"probes", lw.probes}, {"probes_used", lw.probes_used},
+                       {"probes_unusable", lw.probes_unusable}, {"routes", lw.routes},
+                       {"rtt_statistic", lw.rtt_statistic}, {"links", t.link_count},
+                       {"rank_deficiency", t.rank_deficiency}, {"iterations", t.iterations},
+                       {"relative_residual", Num(t.relative_residual, 6)}, {"method", t.method},
+                       {"latency_unit", "us per crossing (one way)"},
+                       {"opensm_hop_weights", lw.hop_weights.size()},
+                       {"cables_mapped_to_ports", lw.cables_mapped},
+                       {"cables_not_in_fabric", lw.cables_unmapped}};
   }
   if (r.timeline.present) {
     json srcs = json::array();
@@ -462,6 +565,23 @@ std::string ResultSummaryText(const analysis::AnalysisResult& r) {
        << r.paths.redundant_hops.size() << " redundant hop(s)\n";
     for (const auto& f : r.paths.bottlenecks) os << "  BOTTLENECK " << f.node << ": " << f.evidence << "\n";
     for (const auto& f : r.paths.redundant_hops) os << "  REDUNDANT HOP " << f.node << ": " << f.evidence << "\n";
+    if (r.link_weights.present) {
+      const auto& t = r.link_weights.tomography;
+      int64_t ident = 0;
+      for (const auto& l : t.links) ident += l.identifiable ? 1 : 0;
+      os << "link weights: " << t.links.size() << " cables from " << r.link_weights.routes << " routes ("
+         << r.link_weights.probes_used << " probes), " << ident << " identifiable, rank deficiency "
+         << t.rank_deficiency << "\n";
+    }
+  }
+  if (r.leaves_inferred) {
+    os << "leaves from probe RTTs: " << r.inferred_leaves.leaves.size() << " leaves, " << r.inferred_leaves.pods.size()
+       << " pods, " << r.inferred_leaves.unplaced.size() << " unplaced hosts (confidence "
+       << r.inferred_leaves.confidence << ")\n";
+  }
+  if (r.architecture_present) {
+    os << "architecture: " << r.architecture.arch_class << " (confidence " << r.architecture.confidence
+       << ", from the " << r.architecture.graph_source << ")\n";
   }
   if (r.fabric.present) {
     os << "fabric: " << r.fabric.switches.size() << " switches (" << r.fabric.leaves.size() << " leaves, "

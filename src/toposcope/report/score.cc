@@ -10,6 +10,8 @@
 #include "toposcope/base/names.h"
 #include "toposcope/report/result_json.h"
 #include "toposcope/analysis/timesync.h"
+#include "toposcope/analysis/leaf_inference.h"
+#include "toposcope/analysis/traffic_matrix.h"
 #include "toposcope/stats/ari.h"
 
 namespace toposcope::report {
@@ -384,8 +386,41 @@ json ScoreFabric(const json& truth, const json& result) {
   if (result.contains("paths")) {
     out["paths"] = {{"bottleneck", pr("bottlenecks", "bottlenecks")}, {"redundant_hop", pr("redundant_hops", "redundant_hops")}};
   }
-  // Leaf membership: hosts whose leaf (by the set of hosts sharing it) matches the truth.
-  if (tf.contains("leaves") && result.contains("fabric") && result["fabric"].contains("leaves")) {
+  // Leaf membership: hosts whose leaf (by the set of hosts sharing it) matches the truth. From probe
+  // RTTs alone (fabric.inferred) when present; from the discovered fabric's leaves beside it.
+  auto groups = [](const json& arr) {
+    std::vector<std::vector<std::string>> g;
+    for (const auto& l : arr) g.push_back(l.value("hosts", std::vector<std::string>{}));
+    return g;
+  };
+  if (tf.contains("leaves") && result.contains("fabric") && result["fabric"].contains("inferred")) {
+    const json& inf = result["fabric"]["inferred"];
+    const auto truth_leaves = groups(tf["leaves"]);
+    std::vector<std::string> hosts;
+    for (const auto& g : truth_leaves) hosts.insert(hosts.end(), g.begin(), g.end());
+    std::sort(hosts.begin(), hosts.end());
+    json f = {{"hosts", hosts.size()}, {"source", "probes"},
+              {"leaf_accuracy", Num(analysis::GroupingAccuracy(groups(inf.value("leaves", json::array())), truth_leaves, hosts), 6)}};
+    // Pods: the truth's pods (fat-tree: one; dragonfly: its groups; HHRE: its rings), as hosts.
+    std::map<std::string, std::vector<std::string>> leaf_hosts;
+    for (const auto& l : tf["leaves"]) leaf_hosts[Str(l, "switch")] = l.value("hosts", std::vector<std::string>{});
+    std::vector<std::vector<std::string>> truth_pods;
+    if (tf.contains("pods") && tf["pods"].is_array()) {
+      for (const auto& p : tf["pods"]) {
+        std::vector<std::string> hs;
+        for (const auto& m : p.value("leaves", std::vector<std::string>{})) {
+          hs.insert(hs.end(), leaf_hosts[m].begin(), leaf_hosts[m].end());
+        }
+        if (!hs.empty()) truth_pods.push_back(hs);
+      }
+    }
+    if (!truth_pods.empty()) {
+      f["pod_accuracy"] = Num(analysis::GroupingAccuracy(groups(inf.value("pods", json::array())), truth_pods, hosts), 6);
+    }
+    out["fabric"] = f;
+  }
+  if (tf.contains("leaves") && result.contains("fabric") && result["fabric"].contains("leaves") &&
+      Str(result["fabric"], "source") != "probes") {
     std::map<std::string, std::set<std::string>> truth_group, result_group;
     for (const auto& l : tf["leaves"]) {
       const auto hosts = l.value("hosts", std::vector<std::string>{});
@@ -395,11 +430,89 @@ json ScoreFabric(const json& truth, const json& result) {
       const auto hosts = l.value("hosts", std::vector<std::string>{});
       for (const auto& h : hosts) result_group[h] = std::set<std::string>(hosts.begin(), hosts.end());
     }
-    int64_t ok = 0;
-    for (const auto& [h, g] : truth_group) ok += result_group.count(h) > 0 && result_group[h] == g ? 1 : 0;
-    out["fabric"] = {{"hosts", truth_group.size()}, {"source", "ibnetdiscover"},
-                     {"leaf_accuracy", Num(Ratio(static_cast<double>(ok), static_cast<double>(truth_group.size())), 6)}};
+    int64_t ok = 0, named = 0;
+    for (const auto& [h, g] : truth_group) {
+      named += result_group.count(h);
+      ok += result_group.count(h) > 0 && result_group[h] == g ? 1 : 0;
+    }
+    const json acc = Num(Ratio(static_cast<double>(ok), static_cast<double>(truth_group.size())), 6);
+    if (out.contains("fabric")) {
+      // Beside the probes' figure; not when the dump names other endpoints than the truth's.
+      if (named > 0) out["fabric"]["ibnetdiscover_leaf_accuracy"] = acc;
+    } else {
+      out["fabric"] = {{"hosts", truth_group.size()}, {"source", "ibnetdiscover"}, {"leaf_accuracy", acc}};
+    }
   }
+  // Tomography: solved per-crossing latency of each identifiable cable against its true latency_us.
+  if (tf.contains("links") && result.contains("link_weights")) {
+    std::map<std::string, double> want;
+    for (const auto& l : tf["links"]) {
+      if (l.contains("latency_us") && l["latency_us"].is_number()) want[Str(l, "id")] = l["latency_us"].get<double>();
+    }
+    std::vector<double> rel;
+    int64_t identifiable = 0, not_identifiable = 0, unknown = 0;
+    for (const auto& l : result["link_weights"]) {
+      auto it = want.find(Str(l, "link"));
+      if (it == want.end()) {
+        ++unknown;
+        continue;
+      }
+      if (!l.value("identifiable", false) || !l.contains("latency_us") || !l["latency_us"].is_number()) {
+        ++not_identifiable;
+        continue;
+      }
+      ++identifiable;
+      rel.push_back(std::abs(l["latency_us"].get<double>() - it->second) / std::max(it->second, 1e-9));
+    }
+    std::sort(rel.begin(), rel.end());
+    auto q = [&rel](double f) {
+      return rel.empty() ? json(nullptr) : json(Num(rel[static_cast<size_t>(f * static_cast<double>(rel.size() - 1))], 6));
+    };
+    out["tomography"] = {{"truth_links", want.size()}, {"identifiable", identifiable},
+                         {"not_identifiable", not_identifiable}, {"links_not_in_truth", unknown},
+                         {"median_rel_error", q(0.5)}, {"p90_rel_error", q(0.9)}, {"max_rel_error", q(1.0)}};
+  }
+  return out;
+}
+
+// GPU-pair NVLink traffic of NVSwitch hosts against truth["traffic_matrix"].
+json ScoreTrafficMatrixJson(const json& truth, const json& result) {
+  json out;
+  if (!truth.contains("traffic_matrix") || !truth["traffic_matrix"].contains("hosts")) return out;
+  std::vector<analysis::TruePairTraffic> want;
+  for (const auto& h : truth["traffic_matrix"]["hosts"]) {
+    if (Str(h, "fabric") != "nvswitch" || !h.contains("pairs")) continue;
+    for (const auto& p : h["pairs"]) {
+      want.push_back({Str(h, "host"), p.value("src", -1), p.value("dst", -1), p.value("bytes_per_s", 0.0)});
+    }
+  }
+  analysis::TrafficMatrixReport got;
+  if (result.contains("traffic_matrix") && result["traffic_matrix"].contains("hosts")) {
+    got.present = true;
+    for (const auto& h : result["traffic_matrix"]["hosts"]) {
+      analysis::HostTrafficMatrix m;
+      m.host = Str(h, "host");
+      m.estimable = h.value("estimable", false);
+      if (h.contains("pairs")) {
+        for (const auto& p : h["pairs"]) {
+          analysis::PairTraffic pt;
+          pt.src_gpu = p.value("src", -1);
+          pt.dst_gpu = p.value("dst", -1);
+          pt.bytes_per_s = p.value("bytes_per_s", 0.0);
+          pt.err_bytes_per_s = p.value("err_bytes_per_s", 0.0);
+          m.pairs.push_back(pt);
+        }
+      }
+      got.hosts.push_back(std::move(m));
+    }
+  }
+  const analysis::TrafficMatrixScore sc = analysis::ScoreTrafficMatrix(got, want, 0.01);
+  auto num = [](double v) { return std::isfinite(v) ? json(Num(v, 6)) : json(nullptr); };
+  out["traffic_matrix"] = {{"pairs_scored", sc.pairs_scored}, {"pairs_missing", sc.pairs_missing},
+                           {"median_rel_error", num(sc.median_rel_error)}, {"p90_rel_error", num(sc.p90_rel_error)},
+                           {"coverage", num(sc.coverage)},
+                           {"max_abs_error_below_floor_bytes_per_s", Num(sc.max_abs_error_below_floor, 0)},
+                           {"floor", "pairs at or above 1 % of their host's largest true pair"}};
   return out;
 }
 
@@ -498,8 +611,19 @@ Result<json> Score(const json& truth, const json& result) {
   for (const char* key : {"flows", "rings", "entropy"}) {
     if (rdma.contains(key)) out[key] = rdma[key];
   }
+  if (truth.contains("arch") && truth["arch"].is_string()) {
+    const std::string want = truth["arch"].get<std::string>();
+    const std::string got = result.contains("architecture") ? Str(result["architecture"], "class") : "";
+    if (want == "fat-tree" || want == "dragonfly" || want == "hhre") {
+      out["architecture"] = {{"truth", want}, {"result", got}, {"correct", want == got ? 1 : 0}};
+    } else {  // an imported real fabric: its architecture is not known to the truth
+      out["architecture"] = {{"truth", want}, {"result", got}, {"scored", false}};
+    }
+  }
+  const json tm = ScoreTrafficMatrixJson(truth, result);
+  if (tm.contains("traffic_matrix")) out["traffic_matrix"] = tm["traffic_matrix"];
   const json fabric = ScoreFabric(truth, result);
-  for (const char* key : {"patterns", "paths", "fabric"}) {
+  for (const char* key : {"patterns", "paths", "fabric", "tomography", "architecture", "traffic_matrix"}) {
     if (fabric.contains(key)) out[key] = fabric[key];
   }
   return out;

@@ -72,6 +72,13 @@ struct SimOptions {
   double qp_window_s = 2;               // span of the QP state logs (0.05..600 s)
   bool fabric_faults = true;            // congested switch, degraded/flapping link, detour,
                                         // slow host
+  // Real fabric import (sim/fabric_import.h): when one is set, Simulate takes the cluster from this
+  // ibnetdiscover dump (checked first) or topograph model instead of `arch`: one endpoint per
+  // compute adapter, the real switches, ports and rates, and writes only the fabric files
+  // (per-host probes.csv / qp-states.csv, fabric.ibnet) and truth.json. The fabric options above
+  // apply; arch, hosts, node_types, faults, noise, with_telemetry and with_rdma are ignored.
+  std::string fabric_ibnet_path;
+  std::string fabric_topograph_path;
 };
 
 // Which P2P measurement a host's directory holds.

@@ -373,9 +373,17 @@ void PlaceFaults(const Cluster& c, FabricPlan& p, Rng& rng) {
         q.pop_front();
         if (cur == to) continue;
         const auto cand = Candidates(p, cur, d, policy, 0);
+        // Imports: parallel links to one switch are no choice between switches (a leaf reached
+        // from a spine over two cables cannot be over-weighted): count distinct neighbours.
+        size_t choices = cand.size();
+        if (p.imported) {
+          std::set<int> distinct;
+          for (const auto& cnd : cand) distinct.insert(cnd.first);
+          choices = distinct.size();
+        }
         for (const auto& cnd : cand) {
           used[static_cast<size_t>(cnd.second)] = true;
-          if (cand.size() >= 2) ecmp_members.insert(cnd.first);
+          if (choices >= 2) ecmp_members.insert(cnd.first);
           if (cand.size() == 1) sole[static_cast<size_t>(cnd.second)][p.links[static_cast<size_t>(cnd.second)].a == cur ? 0 : 1] = true;
           if (!seen[static_cast<size_t>(cnd.first)]) {
             seen[static_cast<size_t>(cnd.first)] = true;
@@ -407,8 +415,10 @@ void PlaceFaults(const Cluster& c, FabricPlan& p, Rng& rng) {
     p.degraded_link = pool[rng.Below(pool.size())];
     const size_t di = static_cast<size_t>(p.degraded_link);
     FabricLink& l = p.links[di];
+    l.design_width = l.width;
     l.width = "1x";
-    l.rate_gbps = 100;
+    l.rate_gbps = formats::IbRateGbps("1x", l.speed);  // 1x NDR = 100 Gb/s
+    if (l.rate_gbps <= 0) l.rate_gbps = 100;
     l.extra_us = rng.Uniform(0.6, 1.0);
     if (!sole[di][0] || !sole[di][1]) {
       if (sole[di][0]) {  // end b is the safe one: make it `a`
@@ -477,6 +487,13 @@ void PlaceDetour(FabricPlan& p, Rng& rng) {
     Walk(p, a, via, 0, 0, 0, 0, 0, false, &r);
     Walk(p, via, b, 0, 0, 0, 0, 0, false, &r);
     if (std::find(r.links.begin(), r.links.end(), p.flapping_link) != r.links.end()) continue;
+    if (p.imported) {
+      // A static route that visits a switch twice (trees: up to `via` and back) is no detour.
+      std::vector<int> seen{a};
+      for (int n : r.nodes) seen.push_back(n);
+      std::sort(seen.begin(), seen.end());
+      if (std::adjacent_find(seen.begin(), seen.end()) != seen.end()) continue;
+    }
     p.detour_src = a;
     p.detour_dst = b;
     p.detour_via = via;
@@ -631,29 +648,62 @@ Status ValidateFabricOptions(const SimOptions& o) {
   return {};
 }
 
-FabricPlan PlanFabric(const Cluster& c) {
-  const SimOptions& o = c.options;
-  FabricPlan p;
+namespace {
+
+void SetWindows(const SimOptions& o, FabricPlan& p) {
   p.hhre = o.arch == "hhre";
   p.extra_rtt_us = o.probe_extra_rtt_us;
-  Rng rng(Rng::Mix(o.seed, kFabricStreamLabel));
   const int64_t mid_ns = o.start_unix_s * 1000000000LL + Ns(o.duration_s * 1e9 / 2.0);
   p.probe_start_ns = mid_ns - Ns(o.probe_window_s * 1e9 / 2.0);
   p.probe_end_ns = p.probe_start_ns + Ns(o.probe_window_s * 1e9);
   p.qp_start_ns = mid_ns - Ns(o.qp_window_s * 1e9 / 2.0);
   p.qp_end_ns = p.qp_start_ns + Ns(o.qp_window_s * 1e9);
+}
 
-  BuildGraph(c, p, rng);
+// Imports: a flapping link whose loss disconnects two host switches (a bridge) would lose probes,
+// which the model does not have: the fault is dropped.
+void DropFlappingBridge(const Cluster& c, FabricPlan& p) {
+  if (p.flapping_link < 0) return;
+  bool bridge = false;
+  for (int a : p.host_switch) {
+    for (int b : p.host_switch) {
+      if (a != b && DistTo(p, 0, 0, b)[static_cast<size_t>(a)] >= 0 && DistTo(p, 0, 1, b)[static_cast<size_t>(a)] < 0) {
+        bridge = true;
+      }
+    }
+    if (bridge) break;
+  }
+  if (!bridge) return;
+  p.notes.push_back("flapping_link dropped: " + FabricLinkId(c, p, p.flapping_link) +
+                    " is a bridge (its loss would disconnect hosts; the probe model has no loss)");
+  p.links[static_cast<size_t>(p.flapping_link)].flapping = false;
+  p.flapping_link = -1;
+  p.flaps.clear();
+}
+
+// Everything after the graph: NIC latencies, routing, faults, latencies, fault texts, QP jobs.
+void CompletePlan(const Cluster& c, FabricPlan& p, Rng& rng) {
+  const SimOptions& o = c.options;
+  const bool fill_ip = p.host_ip.size() != c.hosts.size();
+  const bool fill_guid = p.host_guid.size() != c.hosts.size();
+  if (fill_ip) p.host_ip.clear();
+  if (fill_guid) p.host_guid.clear();
+  p.host_nic_us.clear();
   for (const HostModel& h : c.hosts) {
     const uint32_t n = static_cast<uint32_t>(h.index + 1);
-    p.host_ip.push_back((10U << 24) | (((n >> 8) & 0xFFU) << 8) | (n & 0xFFU));  // 10.0.x.y as sim/rdma_traffic.h
+    if (fill_ip) p.host_ip.push_back((10U << 24) | (((n >> 8) & 0xFFU) << 8) | (n & 0xFFU));  // 10.0.x.y as sim/rdma_traffic.h
     p.host_nic_us.push_back(rng.Uniform(0.6, 0.8));
-    p.host_guid.push_back(0x946dae0300b00000ULL + (static_cast<uint64_t>(h.index) << 4));
+    if (fill_guid) p.host_guid.push_back(0x946dae0300b00000ULL + (static_cast<uint64_t>(h.index) << 4));
   }
   ComputeRouting(p);  // without faults, to find ECMP members
   if (o.fabric_faults) {
     PlaceFaults(c, p, rng);
     ComputeRouting(p);  // with the flapping link
+    if (p.imported) {
+      const int before = p.flapping_link;
+      DropFlappingBridge(c, p);
+      if (before != p.flapping_link) ComputeRouting(p);
+    }
     PlaceDetour(p, rng);
   }
   ComputeLatencies(p);
@@ -666,8 +716,9 @@ FabricPlan PlanFabric(const Cluster& c) {
   }
   if (p.degraded_link >= 0) {
     const FabricLink& l = p.links[static_cast<size_t>(p.degraded_link)];
-    char buf[200];
-    std::snprintf(buf, sizeof buf, "trained 1x NDR (designed 4x); +%.3f us per crossing; %s", l.extra_us,
+    char buf[240];
+    std::snprintf(buf, sizeof buf, "trained 1x %s (designed %s); +%.3f us per crossing; %s", l.speed.c_str(),
+                  l.design_width.c_str(), l.extra_us,
                   l.ecmp_excluded_at_a ? (name(l.a) + " drops it from its ECMP groups").c_str()
                                        : "no ECMP group can drop it (always a sole next hop)");
     p.faults.push_back({"degraded_link", FabricLinkId(c, p, p.degraded_link), buf});
@@ -708,7 +759,26 @@ FabricPlan PlanFabric(const Cluster& c) {
     if (job.kind == "mixed") job.stagger_ms = Round3(std::max(2.0, std::ceil(250.0 / job.step_ms)) * job.step_ms);
     p.jobs.push_back(std::move(job));
   }
+}
+
+}  // namespace
+
+FabricPlan PlanFabric(const Cluster& c) {
+  FabricPlan p;
+  Rng rng(Rng::Mix(c.options.seed, kFabricStreamLabel));
+  SetWindows(c.options, p);
+  BuildGraph(c, p, rng);
+  CompletePlan(c, p, rng);
   return p;
+}
+
+FabricPlan PlanFabricOnGraph(const Cluster& c, FabricPlan graph) {
+  Rng rng(Rng::Mix(c.options.seed, kFabricStreamLabel));
+  SetWindows(c.options, graph);
+  graph.faults.clear();
+  graph.jobs.clear();
+  CompletePlan(c, graph, rng);
+  return graph;
 }
 
 FabricRoute RouteFlow(const FabricPlan& p, int host_a, int host_b, uint16_t udp_sport, int64_t t_ns,
@@ -941,7 +1011,7 @@ std::vector<RenderedFile> RenderFabric(const Cluster& c, const FabricPlan& p, Fa
       rec.ts_ns = e.ts_ns;
       rec.host = h.name;
       rec.qp = e.qp;
-      rec.dev = "mlx5_0";
+      rec.dev = p.host_dev.size() == c.hosts.size() ? p.host_dev[static_cast<size_t>(s)] : "mlx5_0";
       rec.job = job.id;
       rec.from = e.from;
       rec.to = e.to;
@@ -991,6 +1061,7 @@ void AddFabricTruth(const Cluster& c, const FabricPlan& p, const FabricStats& st
                         {"guid", "0x" + Hex(s.guid)},
                         {"lid", s.lid},
                         {"ports", s.ports}});
+    if (!s.desc.empty()) switches.back()["desc"] = s.desc;  // imports: the real description
   }
   f["switches"] = std::move(switches);
 

@@ -59,6 +59,9 @@
 //    >= 25 ms away from the step boundaries.
 // Every transition is legal per formats::IsLegalQpTransition.
 //
+// Real fabrics: sim/fabric_import.h builds the graph from an ibnetdiscover dump or a topograph model
+// and completes it with PlanFabricOnGraph (same routing, latency model, faults and QP jobs).
+//
 // Pure functions of the cluster: the same options give the same bytes.
 #pragma once
 
@@ -89,6 +92,8 @@ struct FabricSwitch {
   int lid = 0;
   int ports = 0;      // ports in use (numbered 1..ports)
   uint32_t ecmp_seed = 0;
+  std::string desc;   // imports: the node description as printed ("MF0;A09-P1-IBLEAF-04-04:
+                      // MQM9701/U1"); empty for the built-in architectures
 };
 
 struct FabricLink {
@@ -107,6 +112,7 @@ struct FabricLink {
   double latency_us = 0;     // per crossing, ends' halves included (see the file comment)
   bool ecmp_excluded_at_a = false;  // degraded: end `a` drops it from its ECMP groups
   bool flapping = false;
+  std::string design_width;  // degraded: the width as built ("4x"); empty otherwise
 };
 
 struct FabricFault {
@@ -157,6 +163,10 @@ struct FabricPlan {
   std::vector<std::vector<int>> dist;
   double extra_rtt_us = 0;          // options.probe_extra_rtt_us
   bool hhre = false;
+  std::vector<std::string> host_dev;  // per host: adapter device in the QP logs; empty: "mlx5_0"
+  bool imported = false;            // graph from sim/fabric_import.h: faults that do not apply are
+                                    // dropped (a flapping bridge, a detour visiting a switch twice)
+  std::vector<std::string> notes;   // what planning dropped (imports)
 };
 
 // What rendering measured (filled by RenderFabric; the truth reads it).
@@ -184,6 +194,15 @@ Status ValidateFabricOptions(const SimOptions& options);
 
 // Builds the fabric graph, faults and QP jobs (no probes yet). Options must be valid.
 FabricPlan PlanFabric(const Cluster& cluster);
+
+// Completes a plan whose graph is given — switches (name, role, group, latency_us, guid, lid, ports,
+// ecmp_seed), links (ends, ports, kind, length_m, width, speed, rate_gbps, phy_us), host_switch,
+// host_link; optionally host_ip, host_guid, host_dev (filled as PlanFabric does when their size is
+// not the host count) — exactly as PlanFabric completes a built-in graph: probe/QP windows, NIC
+// latencies, routing tables, faults (options.fabric_faults), per-link latencies, QP jobs. The
+// cluster supplies hosts (names) and options (seed, windows, fabric options); its arch selects
+// the HHRE routing policy only when "hhre".
+FabricPlan PlanFabricOnGraph(const Cluster& cluster, FabricPlan graph);
 
 // The switch-level ECMP hash: CRC-32C over the 13-byte tuple (lower IP, higher IP, UDP source
 // port, 4791, 17; big-endian) with `seed` as the initial value, folded (h ^ h >> 16).

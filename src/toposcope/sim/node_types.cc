@@ -210,6 +210,26 @@ LinkType PcieRelation(const NodeType& type, int switch_a, int switch_b) {
   return type.SocketOfSwitch(switch_a) == type.SocketOfSwitch(switch_b) ? LinkType::kNode : LinkType::kSys;
 }
 
+int GpuClosestToNic(const NodeType& type, int nic) {
+  int best = 0;
+  int best_rank = 1 << 20;
+  for (int g = 0; g < type.GpuCount(); ++g) {
+    const int r = static_cast<int>(PcieRelation(type, type.gpus[static_cast<size_t>(g)].pcie_switch,
+                                                type.nics[static_cast<size_t>(nic)].pcie_switch));
+    if (r < best_rank) {
+      best_rank = r;
+      best = g;
+    }
+  }
+  return best;
+}
+
+int ChannelNic(int c, int channels, int nics) {
+  if (nics <= 0) return 0;
+  if (channels <= nics) return c * nics / channels;
+  return c % nics;
+}
+
 double PcieLinkGbps(int pcie_gen, int width) {
   double gt_per_s = 0;
   double encoding = 128.0 / 130.0;

@@ -96,6 +96,12 @@ const NodeType* FindNodeType(std::string_view name);
 // names it: same switch PIX; a common upstream switch PXB; same socket NODE; else SYS.
 LinkType PcieRelation(const NodeType& type, int switch_a, int switch_b);
 
+// The GPU whose PCIe path to NIC `nic` is best (PIX < PXB < PHB < NODE < SYS), lowest index on ties.
+int GpuClosestToNic(const NodeType& type, int nic);
+
+// The NIC an NCCL channel c of `channels` uses on a host with `nics` NICs (0 when it has none).
+int ChannelNic(int c, int channels, int nics);
+
 // One-direction usable bandwidth of a PCIe link (see the model parameters above); 0 for an unknown
 // generation.
 double PcieLinkGbps(int pcie_gen, int width);

@@ -50,32 +50,10 @@ int64_t Ns(double v) { return static_cast<int64_t>(std::llround(v)); }
 
 std::string Hex16(uint64_t v) { return StringPrintf("0x%016llx", static_cast<unsigned long long>(v)); }
 
-// The GPU whose PCIe path to the NIC is best (PIX < PXB < PHB < NODE < SYS), lowest index on ties.
-int GpuClosestToNic(const NodeType& t, int nic) {
-  int best = 0;
-  int best_rank = 1 << 20;
-  for (int g = 0; g < t.GpuCount(); ++g) {
-    const int r = static_cast<int>(PcieRelation(t, t.gpus[static_cast<size_t>(g)].pcie_switch,
-                                                t.nics[static_cast<size_t>(nic)].pcie_switch));
-    if (r < best_rank) {
-      best_rank = r;
-      best = g;
-    }
-  }
-  return best;
-}
-
 bool GdrOk(const NodeType& t, int gpu, int nic) {
   const LinkType r = PcieRelation(t, t.gpus[static_cast<size_t>(gpu)].pcie_switch,
                                   t.nics[static_cast<size_t>(nic)].pcie_switch);
   return r == LinkType::kPix || r == LinkType::kPxb;
-}
-
-// NIC used by channel c on a host with `nics` NICs.
-int ChannelNic(int c, int channels, int nics) {
-  if (nics <= 0) return 0;
-  if (channels <= nics) return c * nics / channels;
-  return c % nics;
 }
 
 // ncclGetBtree (NCCL src/graph/trees.cc).

@@ -1,18 +1,56 @@
 #include "toposcope/sim/simulate.h"
 
+#include <map>
 #include <memory>
 
 #include "toposcope/base/file_io.h"
 #include "toposcope/base/names.h"
+#include "toposcope/sim/fabric_import.h"
 #include "toposcope/sim/fabric_sim.h"
 #include "toposcope/sim/rdma_traffic.h"
 #include "toposcope/sim/telemetry.h"
 #include "toposcope/sim/writers.h"
 
 namespace toposcope::sim {
+namespace {
+
+// A real fabric (sim/fabric_import.h): only the fabric files and truth.json.
+Result<SimSummary> SimulateImported(const SimOptions& options, const std::string& out_dir) {
+  Result<ImportedFabric> imported = ImportFabricFromOptions(options);
+  if (!imported.ok()) return imported.error();
+  const std::string base = out_dir.back() == '/' ? out_dir : out_dir + "/";
+  SimSummary summary;
+  summary.out_dir = out_dir;
+  summary.arch = "imported";
+  summary.seed = options.seed;
+  for (const RenderedFile& f : RenderImportedFabric(*imported)) {
+    if (Status st = WriteFileText(base + f.path, f.text); !st) return st.error();
+    ++summary.files_written;
+  }
+  summary.truth_path = base + kTruthFile;
+  // One summary per host directory: its files, and the leaves of its endpoints (comma-joined).
+  std::map<std::string, SimHostSummary> dirs;
+  for (size_t e = 0; e < imported->endpoints.size(); ++e) {
+    const ImportedEndpoint& ep = imported->endpoints[e];
+    SimHostSummary& h = dirs[ep.dir];
+    if (h.name.empty()) {
+      h.name = ep.dir;
+      h.files = ImportedEndpointFiles(*imported, static_cast<int>(e));
+    }
+    const std::string& leaf = imported->cluster.hosts[e].leaf;
+    if (("," + h.leaf + ",").find("," + leaf + ",") == std::string::npos) h.leaf += (h.leaf.empty() ? "" : ",") + leaf;
+  }
+  for (auto& [dir, h] : dirs) summary.hosts.push_back(std::move(h));
+  return summary;
+}
+
+}  // namespace
 
 Result<SimSummary> Simulate(const SimOptions& options, const std::string& out_dir) {
   if (out_dir.empty()) return MakeError("no output directory given", "pass a directory to write into");
+  if (!options.fabric_ibnet_path.empty() || !options.fabric_topograph_path.empty()) {
+    return SimulateImported(options, out_dir);
+  }
   Result<Cluster> cluster = BuildCluster(options);
   if (!cluster.ok()) return cluster.error();
   if (Status st = ValidateTelemetryOptions(options); !st) return st.error();

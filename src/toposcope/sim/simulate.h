@@ -6,6 +6,9 @@
 //   OUT/truth.json (read only by the scorer);
 // with SimOptions::with_telemetry also every host's clock-sync logs, DCGM samples, per-rank traces
 // and NCCL Inspector records (sim/telemetry.h lists them).
+// With SimOptions::fabric_ibnet_path or fabric_topograph_path set, the cluster is a real fabric
+// instead (sim/fabric_import.h): only the fabric files (per host directory probes.csv and
+// qp-states.csv, fabric.ibnet) and truth.json are written; arch "imported".
 // The same options (seed included) give byte-identical output.
 #pragma once
 
@@ -20,7 +23,8 @@ namespace toposcope::sim {
 struct SimHostSummary {
   std::string name;                // "node001"
   std::string node_type;           // "h100-nvswitch"
-  std::string leaf;                // fabric switch the host attaches to
+  std::string leaf;                // fabric switch the host attaches to (imported fabrics: the
+                                   // switches of the host's adapters, comma-joined)
   std::vector<std::string> files;  // relative to the output directory
 };
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <sstream>
 
 #include "toposcope/base/names.h"
@@ -888,6 +889,73 @@ std::vector<RenderedFile> RenderTelemetry(const Cluster& cluster, const Telemetr
   return out;
 }
 
+namespace {
+
+// truth.json "traffic_matrix": the true NVLink bytes per directed GPU pair of every NVLink host over
+// the DCGM window (docs/truth_schema.md).
+void AddTrafficMatrixTruth(const Cluster& cluster, const Telemetry& t, nlohmann::json* root) {
+  using nlohmann::json;
+  const int64_t from = t.grid.start_ns;
+  const int64_t to = t.grid.start_ns + t.grid.step_ns * t.grid.bins;
+  const double window_s = static_cast<double>(to - from) / 1e9;
+  const std::vector<std::map<std::pair<int, int>, double>> pairs = NvlinkPairBytes(t.job, from, to);
+  const int n_hosts = static_cast<int>(cluster.hosts.size());
+  json hosts = json::array();
+  for (const HostModel& h : cluster.hosts) {
+    if (!h.type->HasNvlink() || window_s <= 0) continue;
+    const auto uh = static_cast<size_t>(h.index);
+    const bool nvswitch = uh < t.job.nvswitch_host.size() && t.job.nvswitch_host[uh];
+    const int g_count = h.type->GpuCount();
+    std::vector<double> tx(static_cast<size_t>(g_count), 0.0), rx(static_cast<size_t>(g_count), 0.0);
+    json pj = json::array();
+    if (uh < pairs.size()) {
+      for (const auto& [key, bytes] : pairs[uh]) {
+        const auto [src, dst] = key;
+        tx[static_cast<size_t>(src)] += bytes;
+        rx[static_cast<size_t>(dst)] += bytes;
+        json channels = json::array();
+        if (nvswitch && dst == (src + g_count - 1) % g_count) {
+          const std::vector<int>& entries = t.job.channel_entry_gpu[uh];
+          for (int c = 0; c < static_cast<int>(entries.size()); ++c) {
+            if (n_hosts > 1 && src == (entries[static_cast<size_t>(c)] + 1) % g_count) continue;
+            channels.push_back(c);
+          }
+        }
+        const int rank = t.job.Rank(h.index, src);
+        const bool pipeline = dst == src + 1 && static_cast<size_t>(rank) < t.job.sendrecv_nvlink.size() &&
+                              t.job.sendrecv_nvlink[static_cast<size_t>(rank)];
+        pj.push_back({{"src", src},
+                      {"dst", dst},
+                      {"bytes", std::round(bytes)},
+                      {"bytes_per_s", Round3(bytes / window_s)},
+                      {"channels", channels},
+                      {"pipeline", pipeline}});
+      }
+    }
+    json txj = json::array(), rxj = json::array();
+    for (int g = 0; g < g_count; ++g) {
+      txj.push_back(Round3(tx[static_cast<size_t>(g)] / window_s));
+      rxj.push_back(Round3(rx[static_cast<size_t>(g)] / window_s));
+    }
+    hosts.push_back({{"host", h.name},
+                     {"fabric", nvswitch ? "nvswitch" : "bridge"},
+                     {"gpus", g_count},
+                     {"channel_entry_gpus", t.job.channel_entry_gpu[uh]},
+                     {"tx_bytes_per_s", txj},
+                     {"rx_bytes_per_s", rxj},
+                     {"pairs", pj}});
+  }
+  json tm;
+  tm["window_start_ns"] = from;
+  tm["window_end_ns"] = to;
+  tm["window_s"] = window_s;
+  tm["channels"] = t.job.channels;
+  tm["hosts"] = std::move(hosts);
+  (*root)["traffic_matrix"] = std::move(tm);
+}
+
+}  // namespace
+
 void AddTelemetryTruth(const Cluster& cluster, const Telemetry& t, nlohmann::json* root) {
   using nlohmann::json;
   json clocks = json::array();
@@ -953,6 +1021,7 @@ void AddTelemetryTruth(const Cluster& cluster, const Telemetry& t, nlohmann::jso
   tel["trace_iterations"] = {t.trace_first_iteration, t.trace_last_iteration};
   tel["dcgm_format"] = std::move(dcgm_format);
   (*root)["telemetry"] = std::move(tel);
+  AddTrafficMatrixTruth(cluster, t, root);
   if (root->contains("hosts")) {
     for (auto& hj : (*root)["hosts"]) {
       for (const HostModel& h : cluster.hosts) {

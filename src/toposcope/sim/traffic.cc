@@ -84,7 +84,81 @@ HostBw HostBandwidths(const HostModel& h) {
   return bw;
 }
 
+// AllReduce bytes of one rank by resource.
+struct ArBytes {
+  double nvl_tx = 0, nvl_rx = 0, pcie_tx = 0, pcie_rx = 0;
+};
+
 }  // namespace
+
+std::vector<int> ChannelEntryGpus(const NodeType& type, int channels) {
+  std::vector<int> out;
+  const int nics = static_cast<int>(type.nics.size());
+  for (int c = 0; c < channels; ++c) out.push_back(nics == 0 ? 0 : GpuClosestToNic(type, ChannelNic(c, channels, nics)));
+  return out;
+}
+
+std::vector<NvlinkSend> NvlinkSends(const JobPlan& plan, const JobOp& op, int rank) {
+  std::vector<NvlinkSend> out;
+  const int n = plan.world;
+  if (n <= 1 || rank < 0 || rank >= n) return out;
+  const auto ur = static_cast<size_t>(rank);
+  if (op.kind == OpKind::kSendRecv) {
+    if (ur < plan.sendrecv_nvlink.size() && plan.sendrecv_nvlink[ur]) {
+      out.push_back({(rank + 1) % n, static_cast<double>(op.bytes)});
+    }
+    return out;
+  }
+  if (op.kind != OpKind::kAllReduce) return out;
+  const int h = plan.rank_host[ur];
+  const int g = plan.rank_gpu[ur];
+  const auto uh = static_cast<size_t>(h);
+  const int n_hosts = static_cast<int>(plan.channel_entry_gpu.size());
+  const int gph = plan.gpus_per_host;
+  const double sent = 2.0 * (n - 1) / n * static_cast<double>(op.bytes);
+  if (uh < plan.nvswitch_host.size() && plan.nvswitch_host[uh]) {
+    const double share = sent / std::max(1, plan.channels);
+    const int succ = plan.Rank(h, (g + gph - 1) % gph);
+    double bytes = 0;
+    for (const int e : plan.channel_entry_gpu[uh]) {
+      if (n_hosts > 1 && g == (e + 1) % gph) continue;  // the exit GPU: its share leaves by the NIC
+      bytes += share;
+    }
+    if (bytes > 0 && succ != rank) out.push_back({succ, bytes});
+    return out;
+  }
+  if (ur < plan.bridge_peers.size() && !plan.bridge_peers[ur].empty()) {
+    const double intra = n_hosts > 1 ? sent - sent / gph : sent;
+    const double each = intra / 2 / static_cast<double>(plan.bridge_peers[ur].size());
+    for (const int peer : plan.bridge_peers[ur]) out.push_back({peer, each});
+  }
+  return out;
+}
+
+std::vector<std::map<std::pair<int, int>, double>> NvlinkPairBytes(const JobPlan& plan, int64_t from_ns,
+                                                                   int64_t to_ns) {
+  std::vector<std::map<std::pair<int, int>, double>> out(plan.channel_entry_gpu.size());
+  for (const JobOp& op : plan.ops) {
+    if (op.kind != OpKind::kSendRecv && op.kind != OpKind::kAllReduce) continue;
+    for (int r = 0; r < plan.world; ++r) {
+      const RankSpan& sp = op.ranks[static_cast<size_t>(r)];
+      const int64_t a = std::max(sp.start_ns, sp.xfer_ns);
+      const int64_t b = sp.end_ns;
+      if (b <= a) continue;
+      const int64_t lo = std::max(a, from_ns);
+      const int64_t hi = std::min(b, to_ns);
+      if (hi <= lo) continue;
+      const double frac = static_cast<double>(hi - lo) / std::max<double>(1.0, static_cast<double>(b - a));
+      const auto h = static_cast<size_t>(plan.rank_host[static_cast<size_t>(r)]);
+      if (h >= out.size()) continue;
+      for (const NvlinkSend& s : NvlinkSends(plan, op, r)) {
+        out[h][{plan.rank_gpu[static_cast<size_t>(r)], plan.rank_gpu[static_cast<size_t>(s.dst_rank)]}] +=
+            s.bytes * frac;
+      }
+    }
+  }
+  return out;
+}
 
 GpuPhysics PhysicsOf(const NodeType& type) {
   GpuPhysics p;
@@ -161,42 +235,66 @@ JobPlan PlanJob(const Cluster& cluster, const JobOptions& o, Rng& rng) {
     bws.push_back(HostBandwidths(h));
   }
   plan.gpus_per_host = cluster.hosts.empty() ? 8 : cluster.hosts[0].type->GpuCount();
+  plan.channels = std::max(1, cluster.options.nccl_channels);
+  for (const HostModel& h : cluster.hosts) {
+    plan.channel_entry_gpu.push_back(ChannelEntryGpus(*h.type, plan.channels));
+    plan.nvswitch_host.push_back(bws[static_cast<size_t>(h.index)].kind == HostBw::Kind::kNvswitch);
+    for (int g = 0; g < h.type->GpuCount(); ++g) {
+      std::vector<int> peers;
+      for (size_t b = 0; b < h.type->bridges.size(); ++b) {
+        const NvlinkBridgeSpec& br = h.type->bridges[b];
+        if (h.bridge_lanes[b] <= 0 || (br.gpu_a != g && br.gpu_b != g)) continue;
+        peers.push_back(plan.Rank(h.index, br.gpu_a == g ? br.gpu_b : br.gpu_a));
+      }
+      plan.bridge_peers.push_back(std::move(peers));
+    }
+  }
   const int n = plan.world;
   const auto un = static_cast<size_t>(n);
   const int n_hosts = static_cast<int>(cluster.hosts.size());
   if (n == 0) return plan;
 
   // AllReduce: bytes per rank by resource, and the transfer time of a bucket of S bytes.
-  auto allreduce_bytes = [&](int r, double s, double* nvl, double* pcie) {
+  auto allreduce_bytes = [&](int r, double s) {
+    ArBytes out;
     const int h = plan.rank_host[static_cast<size_t>(r)];
     const int g = plan.rank_gpu[static_cast<size_t>(r)];
     const HostBw& bw = bws[static_cast<size_t>(h)];
-    const double gph = static_cast<double>(cluster.hosts[static_cast<size_t>(h)].type->GpuCount());
+    const int g_count = cluster.hosts[static_cast<size_t>(h)].type->GpuCount();
+    const auto gph = static_cast<double>(g_count);
     const double sent = n > 1 ? 2.0 * (n - 1) / n * s : 0.0;
     const double net = n_hosts > 1 ? sent / gph : 0.0;
     const double intra = sent - net;
     switch (bw.kind) {
-      case HostBw::Kind::kNvswitch:
-        *nvl = intra;
-        *pcie = net;
+      case HostBw::Kind::kNvswitch: {
+        // Per channel: the exit GPU's share leaves by the NIC, the entry GPU's arrives by it.
+        const double share = sent / plan.channels;
+        for (const int e : plan.channel_entry_gpu[static_cast<size_t>(h)]) {
+          const bool exit = n_hosts > 1 && g == (e + 1) % g_count;
+          const bool entry = n_hosts > 1 && g == e;
+          (exit ? out.pcie_tx : out.nvl_tx) += share;
+          (entry ? out.pcie_rx : out.nvl_rx) += share;
+        }
         break;
+      }
       case HostBw::Kind::kBridged:
-        *nvl = bw.nvlink[static_cast<size_t>(g)] > 0 ? intra / 2 : 0.0;
-        *pcie = intra - *nvl + net;
+        out.nvl_tx = out.nvl_rx = bw.nvlink[static_cast<size_t>(g)] > 0 ? intra / 2 : 0.0;
+        out.pcie_tx = out.pcie_rx = intra - out.nvl_tx + net;
         break;
       case HostBw::Kind::kPcie:
-        *nvl = 0;
-        *pcie = intra + net;
+        out.pcie_tx = out.pcie_rx = intra + net;
         break;
     }
+    return out;
   };
   auto allreduce_xfer_ns = [&](double s) {
     double worst = 0;
     for (int r = 0; r < n; ++r) {
-      double nvl = 0, pcie = 0;
-      allreduce_bytes(r, s, &nvl, &pcie);
+      const ArBytes b = allreduce_bytes(r, s);
       const HostBw& bw = bws[static_cast<size_t>(plan.rank_host[static_cast<size_t>(r)])];
       const auto g = static_cast<size_t>(plan.rank_gpu[static_cast<size_t>(r)]);
+      const double nvl = std::max(b.nvl_tx, b.nvl_rx);
+      const double pcie = std::max(b.pcie_tx, b.pcie_rx);
       if (nvl > 0) worst = std::max(worst, nvl / std::max(1.0, bw.nvlink[g]));
       if (pcie > 0) worst = std::max(worst, pcie / std::max(1.0, bw.pcie[g]));
     }
@@ -232,6 +330,7 @@ JobPlan PlanJob(const Cluster& cluster, const JobOptions& o, Rng& rng) {
     p2p[static_cast<size_t>(r)] = {
         kSendRecvBaseNs + static_cast<double>(kSendRecvBytes) / std::max(1.0, bw) * 1e9, nvlink};
   }
+  for (const P2p& p : p2p) plan.sendrecv_nvlink.push_back(p.nvlink);
 
   const double ring_latency_ns = kAllReduceBaseNs + 2.0 * (n - 1) * kRingHopNs;
   std::vector<int64_t> prev_end(un);
@@ -323,10 +422,11 @@ JobPlan PlanJob(const Cluster& cluster, const JobOptions& o, Rng& rng) {
         RankSpan& sp = ar.ranks[static_cast<size_t>(r)];
         sp.xfer_ns = last_ready;
         sp.end_ns = done + Ns(rng.Uniform(0.0, 2e3));
-        double nvl = 0, pcie = 0;
-        allreduce_bytes(r, s, &nvl, &pcie);
-        sp.nvl_tx = sp.nvl_rx = nvl;
-        sp.pcie_tx = sp.pcie_rx = pcie;
+        const ArBytes b = allreduce_bytes(r, s);
+        sp.nvl_tx = b.nvl_tx;
+        sp.nvl_rx = b.nvl_rx;
+        sp.pcie_tx = b.pcie_tx;
+        sp.pcie_rx = b.pcie_rx;
       }
       prev_spans = ar.ranks.data();
     }

@@ -18,6 +18,14 @@
 //      network (a host's NICs x 0.9 carry G such shares), the rest stays in the node: over NVLink
 //      on NVSwitch nodes (active lanes x lane bandwidth), half over the bridge and half over PCIe
 //      on bridged nodes, over PCIe on PCIe-only nodes; network bytes also cross the GPU's PCIe link.
+//      On NVSwitch nodes the split follows the communicator's rings (sim/rdma_traffic.h, the
+//      orders the NCCL logs print): the bytes are cut into `nccl_channels` equal channel shares;
+//      in channel c a host's GPUs form the chain e, e-1, ..., e+1 (mod G) from the entry GPU e
+//      closest to the channel's NIC, every GPU sends its share to its chain successor over NVLink,
+//      except the exit GPU e+1, whose share leaves through the NIC (PCIe), and the entry GPU
+//      receives its share from the network (PCIe) (a single host closes the chain over NVLink).
+//      So a GPU's NVLink tx/rx is the sum of the channel shares it passes on inside the node, and
+//      NvlinkSends names every NVLink destination (the GPU-pair traffic matrix in truth.json).
 //   4. optimizer step: 12 ms x (1 + N(0, 1 %)); then 0.5-2 ms host gap to the next iteration.
 //
 // DCGM physics per GPU on a base grid (the fastest sampling period): busy share (a kernel runs),
@@ -35,7 +43,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "toposcope/base/rng.h"
@@ -97,6 +107,11 @@ struct JobOptions {
 
 struct JobPlan {
   int world = 0;
+  int channels = 1;                         // NCCL ring channels (SimOptions::nccl_channels)
+  std::vector<std::vector<int>> channel_entry_gpu;  // per host, per channel: the ring's entry GPU
+  std::vector<bool> nvswitch_host;          // per host: AllReduce NVLink bytes follow the rings
+  std::vector<std::vector<int>> bridge_peers;  // per rank: NVLink bridge peers (bridged hosts)
+  std::vector<bool> sendrecv_nvlink;        // per rank: its SendRecv to rank + 1 crosses NVLink
   int gpus_per_host = 8;                    // of rank r's host: the cluster's hosts all have 8 GPUs
   std::vector<int> rank_host;               // rank -> host index
   std::vector<int> rank_gpu;                // rank -> GPU index on its host
@@ -106,6 +121,28 @@ struct JobPlan {
   // Rank of a (host, gpu).
   [[nodiscard]] int Rank(int host, int gpu) const { return host * gpus_per_host + gpu; }
 };
+
+// The entry GPU of each ring channel on a host of this type: the GPU closest (PCIe) to the
+// channel's NIC, as sim/rdma_traffic plans the communicator (0 without NICs).
+std::vector<int> ChannelEntryGpus(const NodeType& type, int channels);
+
+// One NVLink destination of a rank's bytes in one op.
+struct NvlinkSend {
+  int dst_rank = -1;
+  double bytes = 0;
+};
+// Where a rank's NVLink tx bytes of `op` go (their sum is the op's RankSpan::nvl_tx; the bytes
+// move over the rank's [xfer_ns, end_ns] at a constant rate): SendRecv to rank + 1 when that pair
+// is NVLink-connected; AllReduce on NVSwitch nodes per channel to the chain successor, on bridged
+// nodes split equally over the GPU's bridge peers. Empty for compute and optimizer.
+std::vector<NvlinkSend> NvlinkSends(const JobPlan& plan, const JobOp& op, int rank);
+
+// The true NVLink bytes per directed GPU pair of every host moved during [from_ns, to_ns) (true
+// time): every op's NvlinkSends, each spread evenly over the sender's [max(start, xfer), end] as
+// the DCGM bins count them, clipped to the window. Per host index: ((src GPU, dst GPU) -> bytes),
+// only pairs that carried bytes.
+std::vector<std::map<std::pair<int, int>, double>> NvlinkPairBytes(const JobPlan& plan, int64_t from_ns,
+                                                                   int64_t to_ns);
 
 // Plans the job. `rng` is the job's stream.
 JobPlan PlanJob(const Cluster& cluster, const JobOptions& options, Rng& rng);

@@ -1,0 +1,150 @@
+// analysis/link_weights: cable latencies from path probes by tomography, and OpenSM hop weights
+// (see link_weights.h).
+#include "toposcope/analysis/link_weights.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+namespace toposcope::analysis {
+namespace {
+
+// The probe's node list src, hops..., dst; empty when it cannot be used.
+std::vector<std::string> NodeList(const formats::PathProbe& p) {
+  std::vector<std::string> nodes;
+  if (p.src.empty() || p.dst.empty() || p.src == p.dst) return nodes;
+  nodes.push_back(p.src);
+  for (size_t i = 0; i < p.hops.size(); ++i) {
+    const std::string& h = p.hops[i];
+    if (h == formats::kUnknownHop || h.empty()) return {};
+    if (i == 0 && h == p.src) continue;
+    if (i + 1 == p.hops.size() && h == p.dst) continue;
+    nodes.push_back(h);
+  }
+  nodes.push_back(p.dst);
+  std::set<std::string> seen(nodes.begin(), nodes.end());
+  if (seen.size() != nodes.size()) return {};  // a loop: not a route
+  return nodes;
+}
+
+double Statistic(std::vector<double>& v, const std::string& which) {
+  std::sort(v.begin(), v.end());
+  if (which == "endpoint" && v.size() >= 2) {
+    // Robson–Whitlock: the floor below the smallest sample, estimated from the first spacing.
+    return std::max(0.0, 2 * v[0] - v[1]);
+  }
+  if (which == "median") {
+    const size_t n = v.size();
+    return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  }
+  return v.front();
+}
+
+// Switch-port ends of the fabric by node name.
+struct PortIndex {
+  std::map<std::string, const FabricSwitch*> switch_by_name;  // unambiguous descriptions only
+  std::set<std::string> ambiguous;
+  std::map<std::string, std::set<std::string>> ca_ids_by_name;  // host / host-device -> CA ids
+};
+
+PortIndex IndexFabric(const FabricReport& fabric) {
+  PortIndex ix;
+  for (const auto& s : fabric.switches) {
+    if (s.desc.empty()) continue;
+    if (ix.switch_by_name.count(s.desc) > 0) ix.ambiguous.insert(s.desc);
+    ix.switch_by_name[s.desc] = &s;
+  }
+  for (const auto& name : ix.ambiguous) ix.switch_by_name.erase(name);
+  for (const auto& c : fabric.cas) {
+    if (c.host.empty()) continue;
+    ix.ca_ids_by_name[c.host].insert(c.id);
+    ix.ca_ids_by_name[c.host + "-" + c.device].insert(c.id);
+  }
+  return ix;
+}
+
+// The switch ports of `sw` whose peer is the node named `other`.
+std::vector<int> PortsTo(const PortIndex& ix, const FabricSwitch& sw, const std::string& other) {
+  std::vector<int> ports;
+  auto s = ix.switch_by_name.find(other);
+  auto c = ix.ca_ids_by_name.find(other);
+  for (const auto& p : sw.ports) {
+    const bool to_switch = s != ix.switch_by_name.end() && p.peer == s->second->id;
+    const bool to_ca = c != ix.ca_ids_by_name.end() && c->second.count(p.peer) > 0;
+    if (to_switch || to_ca) ports.push_back(p.port);
+  }
+  return ports;
+}
+
+}  // namespace
+
+std::string CableId(const std::string& a, const std::string& b) {
+  return a < b ? a + "--" + b : b + "--" + a;
+}
+
+LinkWeightReport AnalyzeLinkWeights(const std::vector<formats::PathProbe>& probes,
+                                    const FabricReport& fabric, const LinkWeightOptions& opt) {
+  LinkWeightReport r;
+  if (probes.empty()) return r;
+  r.present = true;
+  r.rtt_statistic = opt.rtt_statistic == "median" || opt.rtt_statistic == "endpoint" ? opt.rtt_statistic : "min";
+  // Route groups: endpoints sorted, node list oriented from the lower endpoint.
+  std::map<std::vector<std::string>, std::vector<double>> routes;
+  for (const auto& p : probes) {
+    ++r.probes;
+    std::vector<std::string> nodes = NodeList(p);
+    if (nodes.empty() || !std::isfinite(p.rtt_us) || p.rtt_us < 0) {
+      ++r.probes_unusable;
+      continue;
+    }
+    if (nodes.back() < nodes.front()) std::reverse(nodes.begin(), nodes.end());
+    routes[nodes].push_back(p.rtt_us);
+  }
+  std::vector<TomographyPath> paths;
+  for (auto& [nodes, rtts] : routes) {
+    if (static_cast<int>(rtts.size()) < std::max(1, opt.min_probes_per_route)) {
+      r.probes_unusable += static_cast<int64_t>(rtts.size());
+      continue;
+    }
+    r.probes_used += static_cast<int64_t>(rtts.size());
+    TomographyPath path;
+    path.src = nodes.front();
+    path.dst = nodes.back();
+    for (size_t i = 0; i + 1 < nodes.size(); ++i) {
+      const std::string id = CableId(nodes[i], nodes[i + 1]);
+      path.links.push_back(id);  // out
+      path.links.push_back(id);  // and back
+    }
+    path.rtt_us = Statistic(rtts, r.rtt_statistic);
+    paths.push_back(std::move(path));
+  }
+  r.routes = static_cast<int64_t>(paths.size());
+  r.tomography = SolveTomography(paths, opt.tomography);
+
+  // OpenSM hop weights for the cables the fabric names.
+  const PortIndex ix = IndexFabric(fabric);
+  std::map<std::pair<std::string, int>, int> entries;
+  for (const auto& l : r.tomography.links) {
+    const size_t cut = l.link.find("--");
+    bool mapped = false;
+    if (fabric.present && cut != std::string::npos) {
+      const std::string a = l.link.substr(0, cut), b = l.link.substr(cut + 2);
+      const int w = HopWeightFromTomography(l.weight, opt.tomography.min_weight,
+                                            opt.unidentified_hop_weight);
+      for (const auto& [end, other] : {std::pair{a, b}, std::pair{b, a}}) {
+        auto s = ix.switch_by_name.find(end);
+        if (s == ix.switch_by_name.end() || s->second->port_guid.empty()) continue;
+        for (int port : PortsTo(ix, *s->second, other)) {
+          entries[{"0x" + s->second->port_guid, port}] = w;
+          mapped = true;
+        }
+      }
+    }
+    ++(mapped ? r.cables_mapped : r.cables_unmapped);
+  }
+  for (const auto& [key, w] : entries) r.hop_weights.push_back({key.first, key.second, w});
+  return r;
+}
+
+}  // namespace toposcope::analysis
