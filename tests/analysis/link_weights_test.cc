@@ -102,6 +102,27 @@ TEST(LinkWeights, MedianIsBiasedByQueueingWhereTheMinimumIsNot) {
   EXPECT_GT(err_med, 0.5);
 }
 
+TEST(LinkWeights, QueueSpreadFlagsCablesBehindQueueing) {
+  const SmallFabric f;
+  const LinkWeightReport quiet = AnalyzeLinkWeights(f.Probes(4, 0.0), FabricReport{});
+  const LinkWeightReport busy = AnalyzeLinkWeights(f.Probes(4, 6.0), FabricReport{});
+  ASSERT_EQ(quiet.queue_spread_us.size(), quiet.tomography.links.size());
+  ASSERT_EQ(busy.queue_spread_us.size(), busy.tomography.links.size());
+  for (double s : quiet.queue_spread_us) EXPECT_NEAR(s, 0.0, 1e-9);
+  for (double s : busy.queue_spread_us) EXPECT_GT(s, 0.5);
+  EXPECT_EQ(quiet.links_queueing, 0);
+  EXPECT_GT(busy.links_queueing, 0);
+  // One probe on a route: no spread to measure.
+  formats::PathProbe p;
+  p.src = "h0";
+  p.dst = "h1";
+  p.hops = {"leafA"};
+  p.rtt_us = 2.8;
+  const LinkWeightReport single = AnalyzeLinkWeights({p}, FabricReport{});
+  ASSERT_EQ(single.queue_spread_us.size(), 2u);
+  for (double s : single.queue_spread_us) EXPECT_TRUE(std::isnan(s));
+}
+
 TEST(LinkWeights, UnusableProbesAreCountedNotUsed) {
   const SmallFabric f;
   std::vector<formats::PathProbe> probes = f.Probes(1, 0);

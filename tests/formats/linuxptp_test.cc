@@ -385,6 +385,29 @@ TEST(LinuxPtpBad, MalformedSamplesRejectedOthersKept) {
   EXPECT_EQ(p.log->records[0].kind, PtpLineKind::kOther);
 }
 
+// A bracket that is neither a time nor a process id (12 digits: found by the fuzzer) is not a
+// prefix: a sample behind it is rejected, any other line is kept whole and writes back the same.
+TEST(LinuxPtpBad, OverlongProcessIdIsNotAPrefix) {
+  const std::string text =
+      "ptp4l[123456789012]: master offset 7 s2 freq +1 path delay 5\n"
+      "phc2sys[709098134024]: CLOCK_REALTIME phptp4l[48.343]: master offset 5 s2 freq +83715 path delay 484\n"
+      "ptp4l[11.250]: master offset 7 s2 freq +1 path delay 5\n";
+  auto p = Parse(text);
+  ASSERT_TRUE(p.log.ok()) << p.log.error().ToString();
+  EXPECT_EQ(p.counts.read, 3);
+  EXPECT_EQ(p.counts.rejected, 1) << Reasons(p.diag);
+  EXPECT_NE(Reasons(p.diag).find("malformed monotonic time or process id"), std::string::npos) << Reasons(p.diag);
+  ASSERT_EQ(p.log->records.size(), 2u);
+  EXPECT_EQ(p.log->records[0].kind, PtpLineKind::kOther);
+  EXPECT_EQ(p.log->records[0].program, "");
+  auto again = Parse(WritePtpLog(p.log->records));
+  ASSERT_TRUE(again.log.ok()) << again.log.error().ToString();
+  ASSERT_EQ(again.log->records.size(), 2u);
+  EXPECT_EQ(again.log->records[0].kind, PtpLineKind::kOther);
+  EXPECT_EQ(again.log->records[1].kind, PtpLineKind::kMasterOffset);
+  EXPECT_EQ(WritePtpLog(again.log->records), WritePtpLog(p.log->records));
+}
+
 TEST(LinuxPtpBad, BackwardsTimeDuplicatesAndMissingTime) {
   const std::string text =
       "ptp4l[20.000]: master offset 1 s2 freq +1 path delay 5\n"
@@ -407,10 +430,13 @@ TEST(LinuxPtpBad, BackwardsTimeDuplicatesAndMissingTime) {
 TEST(LinuxPtpBad, OffsetOverflowingTheAxisRejected) {
   const std::string text =
       "ptp4l[8999999999.999]: master offset -9223372036854775807 s2 freq +1 path delay 5\n"
-      "ptp4l[99999999999.000]: master offset 1 s2 freq +1 path delay 5\n";
+      "ptp4l[99999999999.000]: master offset 1 s2 freq +1 path delay 5\n"
+      // 5.7 years: not exact as a double offset, and no clock offset (found by the fuzzer).
+      "ptp4l[2677.908]: master offset 181438906121269846 s2 freq +1000000 path delay 7\n";
   auto p = Parse(text);
   ASSERT_TRUE(p.log.ok());
-  EXPECT_EQ(p.counts.rejected, 2) << Reasons(p.diag);
+  EXPECT_EQ(p.counts.rejected, 3) << Reasons(p.diag);
+  EXPECT_NE(Reasons(p.diag).find("exceeds 2^53 ns"), std::string::npos) << Reasons(p.diag);
   EXPECT_TRUE(p.log->sync_points.empty());
 }
 

@@ -40,6 +40,7 @@ FabricReport AnalyzeFabric(const model::Dataset& ds) {
         FabricCa& c = cas[n.id];
         c.id = n.id;
         c.desc = n.desc;
+        c.guid = n.guid;
         std::tie(c.host, c.device) = HostOfCaDesc(n.desc);
         for (auto& p : ports) c.ports.push_back(std::move(p));
       }

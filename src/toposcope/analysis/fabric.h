@@ -28,6 +28,7 @@ struct FabricSwitch {
 
 struct FabricCa {
   std::string id, desc;
+  std::string guid;       // node GUID (hex without 0x, as ibnetdiscover prints it)
   std::string host;       // from the description "<host> <device>", empty when it names none
   std::string device;     // "mlx5_5"
   std::vector<FabricPort> ports;

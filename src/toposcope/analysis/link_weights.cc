@@ -102,6 +102,7 @@ LinkWeightReport AnalyzeLinkWeights(const std::vector<formats::PathProbe>& probe
     routes[nodes].push_back(p.rtt_us);
   }
   std::vector<TomographyPath> paths;
+  std::map<std::string, std::vector<double>> spreads;  // cable -> spreads of the routes crossing it
   for (auto& [nodes, rtts] : routes) {
     if (static_cast<int>(rtts.size()) < std::max(1, opt.min_probes_per_route)) {
       r.probes_unusable += static_cast<int64_t>(rtts.size());
@@ -117,10 +118,27 @@ LinkWeightReport AnalyzeLinkWeights(const std::vector<formats::PathProbe>& probe
       path.links.push_back(id);  // and back
     }
     path.rtt_us = Statistic(rtts, r.rtt_statistic);
+    if (rtts.size() >= 2) {  // Statistic sorted them
+      const size_t n = rtts.size();
+      const double median = n % 2 == 1 ? rtts[n / 2] : 0.5 * (rtts[n / 2 - 1] + rtts[n / 2]);
+      for (size_t i = 0; i + 1 < nodes.size(); ++i) spreads[CableId(nodes[i], nodes[i + 1])].push_back(median - rtts[0]);
+    }
     paths.push_back(std::move(path));
   }
   r.routes = static_cast<int64_t>(paths.size());
   r.tomography = SolveTomography(paths, opt.tomography);
+  for (const auto& l : r.tomography.links) {
+    auto it = spreads.find(l.link);
+    double spread = NAN;
+    if (it != spreads.end()) {
+      std::vector<double>& v = it->second;
+      std::sort(v.begin(), v.end());
+      const size_t n = v.size();
+      spread = n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    }
+    r.queue_spread_us.push_back(spread);
+    if (l.identifiable && std::isfinite(spread) && spread > l.latency_us) ++r.links_queueing;
+  }
 
   // OpenSM hop weights for the cables the fabric names.
   const PortIndex ix = IndexFabric(fabric);

@@ -15,6 +15,12 @@
 // direction) are grouped and the group's RTT is a low order statistic: its minimum by default
 // (`rtt_statistic` "min"), or its median ("median"). Each group is one tomography path.
 //
+// Queueing evidence. The minimum removes queueing only where some probe of the route met an idle
+// queue; behind a congested switch it stays high. Per cable, `queue_spread_us` is the median over
+// the routes crossing it (with >= 2 probes) of their median RTT minus their minimum: a spread
+// comparable to the cable's latency says its estimate is an upper bound (the idle latency plus
+// what even the fastest probe queued), not the idle latency.
+//
 // Hop weights. With a fabric, a cable between two switch ports named in the probes becomes two
 // OpenSM entries (each switch end's port GUID and port; OpenSM weights the output port), with
 // HopWeightFromTomography of the cable's normalised weight; a host cable becomes one entry for
@@ -41,6 +47,8 @@ struct LinkWeightOptions {
 struct LinkWeightReport {
   bool present = false;
   TomographyResult tomography;        // links sorted by id; latency_us per crossing
+  std::vector<double> queue_spread_us;  // per tomography.links[i]; NaN without a multi-probe route
+  int64_t links_queueing = 0;           // identifiable links whose queue_spread_us > latency_us
   int64_t probes = 0;                 // probes seen
   int64_t probes_used = 0;            // in a route that became a path
   int64_t probes_unusable = 0;        // silent hop, no RTT, repeated node or no endpoint

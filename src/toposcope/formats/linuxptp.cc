@@ -58,7 +58,7 @@ struct Prefix {
   int64_t pid = -1;
   std::string_view header;  // text before the program (syslog/journal header)
   int64_t monotonic_ns = kNoTime;
-  bool bad_time = false;  // a `[...]` that should be a time was malformed
+  bool bad_time = false;  // a `[...]` that should be a time (or a process id) was malformed
   std::string_view rest;  // after the prefix (tags not yet removed)
 };
 
@@ -92,6 +92,7 @@ Prefix FindPrefix(std::string_view t) {
     } else {
       const auto pid = ParseInt(inside);
       p.pid = pid && inside.size() <= 10 ? *pid : -1;
+      if (p.pid < 0) p.bad_time = true;  // `prog[<12 digits>]:` is neither a pid nor a time
       // syslog: the monotonic time follows as `[1234.567] `.
       if (StartsWith(p.rest, "[")) {
         const size_t e = p.rest.find(']');
@@ -113,12 +114,14 @@ Prefix FindPrefix(std::string_view t) {
 }
 
 // Removes leading message tags (`[ptp4l.0.config] [ens7f0] `) from `msg`; returns them joined
-// by spaces, without brackets.
+// by spaces, without brackets. A bracket group with a blank inside is not a tag (tags are single
+// words; the text stays in the message).
 std::string StripTags(std::string_view& msg) {
   std::string tags;
   while (StartsWith(msg, "[")) {
     const size_t e = msg.find(']');
     if (e == std::string_view::npos) break;
+    if (msg.substr(1, e - 1).find_first_of(" \t") != std::string_view::npos) break;
     if (!tags.empty()) tags += ' ';
     tags += std::string(msg.substr(1, e - 1));
     msg = Trim(msg.substr(e + 1));
@@ -393,6 +396,10 @@ std::optional<SyncPoint> ToSyncPoint(const PtpRecord& r, std::string_view host) 
     return std::nullopt;
   }
   if (r.monotonic_ns == kNoTime) return std::nullopt;
+  // SyncPoint keeps the offset as a double: beyond 2^53 ns (104 days) it is neither exact nor a
+  // clock offset.
+  constexpr int64_t kMaxExactNs = int64_t{1} << 53;
+  if (r.offset_ns > kMaxExactNs || r.offset_ns < -kMaxExactNs) return std::nullopt;
   SyncPoint p;
   int64_t ref = 0;
   if (__builtin_sub_overflow(r.monotonic_ns, r.offset_ns, &ref) || ref == kNoTime) {
@@ -435,7 +442,7 @@ Status ReadPtpLog(LineReader& lines, std::string_view source, std::string_view h
     PtpRecord r;
     r.line = ln;
     Prefix p = FindPrefix(t);
-    // A malformed time in a prefix: samples are rejected below; any other line is kept whole,
+    // A malformed time or process id in a prefix: samples are rejected below; any other line is kept whole,
     // as text without a prefix.
     bool bad_time = false;
     if (p.found && p.bad_time) {
@@ -479,7 +486,7 @@ Status ReadPtpLog(LineReader& lines, std::string_view source, std::string_view h
       continue;
     }
     if (bad_time) {
-      reject("malformed monotonic time in the prefix");
+      reject("malformed monotonic time or process id in the prefix");
       continue;
     }
     const bool sample = r.kind == PtpLineKind::kMasterOffset || r.kind == PtpLineKind::kPhc2sysOffset;
@@ -490,7 +497,7 @@ Status ReadPtpLog(LineReader& lines, std::string_view source, std::string_view h
       } else {
         sp = ToSyncPoint(r, host);
         if (!sp) {
-          reject("offset " + std::to_string(r.offset_ns) + " overflows the time axis");
+          reject("offset " + std::to_string(r.offset_ns) + " overflows the time axis or exceeds 2^53 ns");
           continue;
         }
       }

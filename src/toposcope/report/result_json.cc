@@ -255,7 +255,7 @@ json ResultToJson(const analysis::AnalysisResult& r) {
       switches.push_back({{"id", s.id}, {"desc", s.desc}, {"level", s.level}, {"hosts", s.hosts}, {"ports", ports_json(s.ports)}});
     }
     for (const auto& c : fb.cas) {
-      cas.push_back({{"id", c.id}, {"desc", c.desc}, {"host", c.host}, {"device", c.device}, {"ports", ports_json(c.ports)}});
+      cas.push_back({{"id", c.id}, {"guid", c.guid.empty() ? json(nullptr) : json("0x" + c.guid)}, {"desc", c.desc}, {"host", c.host}, {"device", c.device}, {"ports", ports_json(c.ports)}});
     }
     for (const auto& l : fb.links) {
       links.push_back({{"a", l.a}, {"a_port", l.a_port}, {"b", l.b}, {"b_port", l.b_port}, {"rate_gbps", Num(l.rate_gbps, 1)}});
@@ -389,10 +389,13 @@ json ResultToJson(const analysis::AnalysisResult& r) {
   if (r.link_weights.present) {
     const auto& lw = r.link_weights;
     json weights = json::array();
-    for (const auto& l : lw.tomography.links) {
+    for (size_t i = 0; i < lw.tomography.links.size(); ++i) {
+      const auto& l = lw.tomography.links[i];
+      const double spread = i < lw.queue_spread_us.size() ? lw.queue_spread_us[i] : NAN;
       weights.push_back({{"link", l.link}, {"weight", l.identifiable ? json(Num(l.weight, 4)) : json(nullptr)},
                          {"latency_us", l.identifiable ? json(Num(l.latency_us, 4)) : json(nullptr)},
-                         {"identifiable", l.identifiable}, {"reason", l.reason}, {"paths", l.paths}});
+                         {"identifiable", l.identifiable}, {"reason", l.reason}, {"paths", l.paths},
+                         {"queue_spread_us", std::isfinite(spread) ? json(Num(spread, 4)) : json(nullptr)}});
     }
     j["link_weights"] = std::move(weights);
     const auto& t = lw.tomography;
@@ -404,7 +407,8 @@ json ResultToJson(const analysis::AnalysisResult& r) {
                        {"latency_unit", "us per crossing (one way)"},
                        {"opensm_hop_weights", lw.hop_weights.size()},
                        {"cables_mapped_to_ports", lw.cables_mapped},
-                       {"cables_not_in_fabric", lw.cables_unmapped}};
+                       {"cables_not_in_fabric", lw.cables_unmapped},
+                       {"links_queueing", lw.links_queueing}};
   }
   if (r.timeline.present) {
     json srcs = json::array();
