@@ -202,6 +202,38 @@ TEST(LinkWeights, HopWeightsNameBothSwitchEndsOfACableAndTheSwitchEndOfAHostCabl
   EXPECT_NE(text.find("0x00000000000000bb 5 50\n"), std::string::npos) << text;
 }
 
+// An all-pairs RTT matrix with no hop lists: routed by the leaf levels (leaves inferred or from a
+// dump); with every uplink of a leaf equally fast the level model is exact.
+TEST(LinkWeights, ProbesWithoutHopsAreRoutedByLeafLevels) {
+  SmallFabric f;
+  for (const char* leaf : {"leafA", "leafB", "leafC"}) {
+    f.latency[CableId(leaf, "spine1")] = f.latency[CableId(leaf, "spine0")];
+  }
+  std::vector<formats::PathProbe> probes = f.Probes(3, 2.0);
+  for (auto& p : probes) p.hops.clear();
+  LeafInference inferred;
+  for (int l = 0; l < 3; ++l) {
+    InferredLeaf leaf;
+    leaf.name = std::string("leaf") + static_cast<char>('A' + l);
+    for (int k = 0; k < 3; ++k) leaf.hosts.push_back(f.hosts[static_cast<size_t>(3 * l + k)]);
+    inferred.leaves.push_back(leaf);
+  }
+  const LinkWeightReport none = AnalyzeLinkWeights(probes, FabricReport{});
+  EXPECT_EQ(none.probes_unusable, none.probes);  // nothing places the endpoints
+  const LinkWeightReport r = AnalyzeLinkWeights(probes, FabricReport{}, {}, &inferred);
+  EXPECT_EQ(r.level_source, "inferred");
+  EXPECT_EQ(r.probes_by_level, r.probes);
+  EXPECT_EQ(r.probes_unusable, 0);
+  ASSERT_EQ(r.tomography.links.size(), 9u + 3u);  // host cables + one uplink level per leaf
+  for (const auto& l : r.tomography.links) {
+    ASSERT_TRUE(l.identifiable) << l.link << " " << l.reason;
+    const size_t cut = l.link.find("--");
+    const std::string a = l.link.substr(0, cut), b = l.link.substr(cut + 2);
+    const double want = a == kSpineLevel ? f.latency.at(CableId(b, "spine0")) : f.latency.at(l.link);
+    EXPECT_NEAR(l.latency_us, want, 1e-6) << l.link;
+  }
+}
+
 TEST(LinkWeights, NoProbesNoReport) {
   const LinkWeightReport r = AnalyzeLinkWeights({}, FabricReport{});
   EXPECT_FALSE(r.present);

@@ -108,9 +108,9 @@ AnalysisResult Analyze(const model::Dataset& ds, const AnalyzeOptions& opt) {
   if (!ds.path_probes.empty()) {
     r.paths_present = true;
     r.paths = AnalyzePaths(ds.path_probes, opt.paths);
-    r.link_weights = AnalyzeLinkWeights(ds.path_probes, r.fabric, opt.link_weights);
     r.leaves_inferred = true;
     r.inferred_leaves = InferLeaves(ds.path_probes, opt.leaf_inference);
+    r.link_weights = AnalyzeLinkWeights(ds.path_probes, r.fabric, opt.link_weights, &r.inferred_leaves);
   }
   {
     Diagnostics rdma_diag;

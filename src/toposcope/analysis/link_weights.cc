@@ -10,10 +10,20 @@
 namespace toposcope::analysis {
 namespace {
 
-// The probe's node list src, hops..., dst; empty when it cannot be used.
-std::vector<std::string> NodeList(const formats::PathProbe& p) {
+// The probe's node list src, hops..., dst; empty when it cannot be used. Without hops, the level
+// route through the endpoints' leaves (`leaf_of`), when both are known.
+std::vector<std::string> NodeList(const formats::PathProbe& p, const std::map<std::string, std::string>& leaf_of,
+                                  bool* by_level) {
   std::vector<std::string> nodes;
+  *by_level = false;
   if (p.src.empty() || p.dst.empty() || p.src == p.dst) return nodes;
+  if (p.hops.empty()) {
+    auto a = leaf_of.find(p.src), b = leaf_of.find(p.dst);
+    if (a == leaf_of.end() || b == leaf_of.end()) return nodes;
+    *by_level = true;
+    if (a->second == b->second) return {p.src, a->second, p.dst};
+    return {p.src, a->second, kSpineLevel, b->second, p.dst};
+  }
   nodes.push_back(p.src);
   for (size_t i = 0; i < p.hops.size(); ++i) {
     const std::string& h = p.hops[i];
@@ -64,12 +74,17 @@ PortIndex IndexFabric(const FabricReport& fabric) {
   return ix;
 }
 
-// The switch ports of `sw` whose peer is the node named `other`.
+// The switch ports of `sw` whose peer is the node named `other` (kSpineLevel: every port to a
+// switch, the leaf's uplinks).
 std::vector<int> PortsTo(const PortIndex& ix, const FabricSwitch& sw, const std::string& other) {
   std::vector<int> ports;
   auto s = ix.switch_by_name.find(other);
   auto c = ix.ca_ids_by_name.find(other);
   for (const auto& p : sw.ports) {
+    if (other == kSpineLevel) {
+      if (!p.peer.empty() && p.peer[0] == 'S') ports.push_back(p.port);
+      continue;
+    }
     const bool to_switch = s != ix.switch_by_name.end() && p.peer == s->second->id;
     const bool to_ca = c != ix.ca_ids_by_name.end() && c->second.count(p.peer) > 0;
     if (to_switch || to_ca) ports.push_back(p.port);
@@ -84,20 +99,49 @@ std::string CableId(const std::string& a, const std::string& b) {
 }
 
 LinkWeightReport AnalyzeLinkWeights(const std::vector<formats::PathProbe>& probes,
-                                    const FabricReport& fabric, const LinkWeightOptions& opt) {
+                                    const FabricReport& fabric, const LinkWeightOptions& opt,
+                                    const LeafInference* inferred) {
   LinkWeightReport r;
   if (probes.empty()) return r;
   r.present = true;
+  // Leaves of the endpoints, for probes without hop lists.
+  std::map<std::string, std::string> leaf_of;
+  if (std::any_of(probes.begin(), probes.end(), [](const formats::PathProbe& p) { return p.hops.empty(); })) {
+    if (fabric.present) {
+      for (const auto& l : fabric.leaves) {
+        for (const auto& h : l.hosts) leaf_of.emplace(h, l.desc.empty() ? l.switch_id : l.desc);
+      }
+      // Endpoints named "<host>-<device>" (one per adapter).
+      for (const auto& c : fabric.cas) {
+        if (c.host.empty()) continue;
+        for (const auto& sw : fabric.switches) {
+          if (sw.level != "leaf") continue;
+          for (const auto& port : sw.ports) {
+            if (port.peer == c.id) leaf_of.emplace(c.host + "-" + c.device, sw.desc.empty() ? sw.id : sw.desc);
+          }
+        }
+      }
+      if (!leaf_of.empty()) r.level_source = "ibnetdiscover";
+    }
+    if (leaf_of.empty() && inferred != nullptr) {
+      for (const auto& l : inferred->leaves) {
+        for (const auto& h : l.hosts) leaf_of.emplace(h, l.name);
+      }
+      if (!leaf_of.empty()) r.level_source = "inferred";
+    }
+  }
   r.rtt_statistic = opt.rtt_statistic == "median" || opt.rtt_statistic == "endpoint" ? opt.rtt_statistic : "min";
   // Route groups: endpoints sorted, node list oriented from the lower endpoint.
   std::map<std::vector<std::string>, std::vector<double>> routes;
   for (const auto& p : probes) {
     ++r.probes;
-    std::vector<std::string> nodes = NodeList(p);
+    bool by_level = false;
+    std::vector<std::string> nodes = NodeList(p, leaf_of, &by_level);
     if (nodes.empty() || !std::isfinite(p.rtt_us) || p.rtt_us < 0) {
       ++r.probes_unusable;
       continue;
     }
+    r.probes_by_level += by_level ? 1 : 0;
     if (nodes.back() < nodes.front()) std::reverse(nodes.begin(), nodes.end());
     routes[nodes].push_back(p.rtt_us);
   }

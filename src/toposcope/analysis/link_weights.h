@@ -10,6 +10,14 @@
 // listed twice and its solved latency is the per-crossing (one-way) cost. Probes with a silent hop
 // ("*"), no RTT, or a repeated node are not used (counted).
 //
+// Probes without a hop list (an all-pairs latency matrix: ib_write_lat, nccl-tests) are routed
+// by the fabric's levels instead, assuming a 2-tier leaf/spine fabric: each endpoint's leaf comes
+// from the ibnetdiscover fabric (a host's adapter on that switch) or, lacking one, from the leaves
+// inferred from probe RTTs (analysis/leaf_inference.h); same leaf: src, leaf, dst; else src,
+// leaf A, kSpineLevel, leaf B, dst. The cable "(spines)--<leaf>" is then the leaf's uplink level
+// (whichever spine the hash chose; the route's minimum picks the fastest). Probes whose
+// endpoints have no known leaf stay unusable.
+//
 // Robust RTT. Queueing only ever adds delay and a few probes are outliers (the responder was
 // descheduled), so the probes that followed the same route between the same endpoints (either
 // direction) are grouped and the group's RTT is a low order statistic: its minimum by default
@@ -32,10 +40,14 @@
 #include <vector>
 
 #include "toposcope/analysis/fabric.h"
+#include "toposcope/analysis/leaf_inference.h"
 #include "toposcope/analysis/tomography.h"
 #include "toposcope/formats/path_probe.h"
 
 namespace toposcope::analysis {
+
+// The pseudo-node of a level route: any spine above the leaves.
+inline constexpr const char* kSpineLevel = "(spines)";
 
 struct LinkWeightOptions {
   TomographyOptions tomography;
@@ -52,6 +64,8 @@ struct LinkWeightReport {
   int64_t probes = 0;                 // probes seen
   int64_t probes_used = 0;            // in a route that became a path
   int64_t probes_unusable = 0;        // silent hop, no RTT, repeated node or no endpoint
+  int64_t probes_by_level = 0;        // routed by the leaf levels (no hop list)
+  std::string level_source;           // "ibnetdiscover" | "inferred" | "" (none needed / none)
   int64_t routes = 0;                 // distinct (endpoints, route) groups used as paths
   std::string rtt_statistic;
   // OpenSM export (with a fabric).
@@ -62,8 +76,11 @@ struct LinkWeightReport {
 
 // Solves the cable latencies of the probes' routes; maps them to OpenSM hop weights when `fabric`
 // is present. An empty probe list gives a report with present = false.
+// `inferred` (may be null) places endpoints on leaves for probes without hop lists when the
+// fabric does not.
 LinkWeightReport AnalyzeLinkWeights(const std::vector<formats::PathProbe>& probes,
-                                    const FabricReport& fabric, const LinkWeightOptions& opt = {});
+                                    const FabricReport& fabric, const LinkWeightOptions& opt = {},
+                                    const LeafInference* inferred = nullptr);
 
 // The cable id of two node names: sorted, joined by "--".
 std::string CableId(const std::string& a, const std::string& b);

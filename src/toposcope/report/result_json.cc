@@ -400,7 +400,8 @@ json ResultToJson(const analysis::AnalysisResult& r) {
     j["link_weights"] = std::move(weights);
     const auto& t = lw.tomography;
     j["tomography"] = {{"probes", lw.probes}, {"probes_used", lw.probes_used},
-                       {"probes_unusable", lw.probes_unusable}, {"routes", lw.routes},
+                       {"probes_unusable", lw.probes_unusable}, {"probes_by_level", lw.probes_by_level},
+                       {"level_source", lw.level_source}, {"routes", lw.routes},
                        {"rtt_statistic", lw.rtt_statistic}, {"links", t.link_count},
                        {"rank_deficiency", t.rank_deficiency}, {"iterations", t.iterations},
                        {"relative_residual", Num(t.relative_residual, 6)}, {"method", t.method},
