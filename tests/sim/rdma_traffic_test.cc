@@ -23,30 +23,13 @@
 #include "toposcope/formats/rdma_tools.h"
 #include "toposcope/formats/roce_packet.h"
 #include "toposcope/sim/simulate.h"
+#include "temp_dir.h"
 
 namespace toposcope::sim {
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-class TempDir {
- public:
-  explicit TempDir(const std::string& tag) {
-    path_ = fs::temp_directory_path() /
-            ("toposcope_rdma_test_" + tag + "_" + std::to_string(static_cast<long>(::getpid())));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  [[nodiscard]] std::string str() const { return path_.string(); }
-
- private:
-  fs::path path_;
-};
 
 std::string ReadAll(const std::string& path) {
   Result<std::string> text = ReadFileText(path);

@@ -24,30 +24,13 @@
 #include "toposcope/sim/simulate.h"
 #include "toposcope/sim/telemetry.h"
 #include "toposcope/sim/traffic.h"
+#include "temp_dir.h"
 
 namespace toposcope::sim {
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-class TempDir {
- public:
-  explicit TempDir(const std::string& tag) {
-    path_ = fs::temp_directory_path() /
-            ("toposcope_tm_test_" + tag + "_" + std::to_string(static_cast<long>(::getpid())));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  [[nodiscard]] std::string str() const { return path_.string(); }
-
- private:
-  fs::path path_;
-};
 
 SimOptions Options(uint64_t seed, const std::string& arch) {
   SimOptions o;
