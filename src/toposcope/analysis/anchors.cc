@@ -7,9 +7,12 @@
 
 #include "toposcope/base/time.h"
 #include "toposcope/model/events.h"
+#include "toposcope/stats/order_stats.h"
 
 namespace toposcope::analysis {
 namespace {
+
+using stats::Median;
 
 constexpr double kNsPerUs = 1000.0;
 
@@ -37,15 +40,6 @@ std::string AnchorKey(const formats::TraceEvent& e, std::string* ordinal_family)
   if (!seq.empty()) return "k|" + ci.collective + "|" + pg + "|" + seq;
   *ordinal_family = ci.collective + "|" + pg;
   return "o|" + *ordinal_family;
-}
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return NAN;
-  const size_t m = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(m), v.end());
-  const double hi = v[m];
-  if (v.size() % 2 == 1) return hi;
-  return 0.5 * (hi + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(m)));
 }
 
 int64_t MedianNs(std::vector<int64_t> v) {

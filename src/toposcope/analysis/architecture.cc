@@ -15,9 +15,12 @@
 #include "toposcope/analysis/path_entropy.h"
 #include "toposcope/base/text.h"
 #include "toposcope/base/time.h"
+#include "toposcope/stats/order_stats.h"
 
 namespace toposcope::analysis {
 namespace {
+
+using stats::Median;
 
 constexpr size_t kMaxCliques = 200000;  // enumeration budget of the maximal-clique search
 
@@ -175,13 +178,6 @@ std::string SizeSummary(std::vector<int> v) {
     i = j;
   }
   return s.empty() ? "none" : s;
-}
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 // Linear-interpolated quantile (type 7) of sorted values.

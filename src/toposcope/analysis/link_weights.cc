@@ -7,6 +7,8 @@
 #include <map>
 #include <set>
 
+#include "toposcope/stats/order_stats.h"
+
 namespace toposcope::analysis {
 namespace {
 
@@ -38,17 +40,14 @@ std::vector<std::string> NodeList(const formats::PathProbe& p, const std::map<st
   return nodes;
 }
 
-double Statistic(std::vector<double>& v, const std::string& which) {
-  std::sort(v.begin(), v.end());
-  if (which == "endpoint" && v.size() >= 2) {
+// The route's RTT from its probes' RTTs, sorted ascending.
+double Statistic(const std::vector<double>& sorted, const std::string& which) {
+  if (which == "endpoint" && sorted.size() >= 2) {
     // Robson–Whitlock: the floor below the smallest sample, estimated from the first spacing.
-    return std::max(0.0, 2 * v[0] - v[1]);
+    return std::max(0.0, 2 * sorted[0] - sorted[1]);
   }
-  if (which == "median") {
-    const size_t n = v.size();
-    return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-  }
-  return v.front();
+  if (which == "median") return stats::Median(sorted);
+  return sorted.front();
 }
 
 // Switch-port ends of the fabric by node name.
@@ -161,11 +160,11 @@ LinkWeightReport AnalyzeLinkWeights(const std::vector<formats::PathProbe>& probe
       path.links.push_back(id);  // out
       path.links.push_back(id);  // and back
     }
+    std::sort(rtts.begin(), rtts.end());
     path.rtt_us = Statistic(rtts, r.rtt_statistic);
-    if (rtts.size() >= 2) {  // Statistic sorted them
-      const size_t n = rtts.size();
-      const double median = n % 2 == 1 ? rtts[n / 2] : 0.5 * (rtts[n / 2 - 1] + rtts[n / 2]);
-      for (size_t i = 0; i + 1 < nodes.size(); ++i) spreads[CableId(nodes[i], nodes[i + 1])].push_back(median - rtts[0]);
+    if (rtts.size() >= 2) {
+      const double spread = stats::Median(rtts) - rtts.front();
+      for (size_t i = 0; i + 1 < nodes.size(); ++i) spreads[CableId(nodes[i], nodes[i + 1])].push_back(spread);
     }
     paths.push_back(std::move(path));
   }
@@ -173,13 +172,7 @@ LinkWeightReport AnalyzeLinkWeights(const std::vector<formats::PathProbe>& probe
   r.tomography = SolveTomography(paths, opt.tomography);
   for (const auto& l : r.tomography.links) {
     auto it = spreads.find(l.link);
-    double spread = NAN;
-    if (it != spreads.end()) {
-      std::vector<double>& v = it->second;
-      std::sort(v.begin(), v.end());
-      const size_t n = v.size();
-      spread = n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-    }
+    const double spread = it != spreads.end() ? stats::Median(it->second) : NAN;
     r.queue_spread_us.push_back(spread);
     if (l.identifiable && std::isfinite(spread) && spread > l.latency_us) ++r.links_queueing;
   }

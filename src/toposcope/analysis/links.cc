@@ -7,16 +7,12 @@
 
 #include "toposcope/base/names.h"
 #include "toposcope/base/text.h"
+#include "toposcope/stats/order_stats.h"
 
 namespace toposcope::analysis {
 namespace {
 
-double Median(std::vector<double> v) {
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+using stats::Median;
 
 double Mean(const std::vector<double>& v) {
   if (v.empty()) return NAN;

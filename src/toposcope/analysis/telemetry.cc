@@ -7,16 +7,12 @@
 #include "toposcope/base/text.h"
 #include "toposcope/base/time.h"
 #include "toposcope/formats/dcgm_fields.h"
+#include "toposcope/stats/order_stats.h"
 
 namespace toposcope::analysis {
 namespace {
 
-double Median(std::vector<double> v) {
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+using stats::Median;
 
 bool IsTemperature(const model::SeriesKey& k) { return k.field_id == 150; }
 

@@ -1,4 +1,5 @@
 #include "toposcope/analysis/timesync.h"
+#include "toposcope/stats/order_stats.h"
 
 #include <Eigen/Dense>
 #include <algorithm>
@@ -9,16 +10,7 @@ namespace {
 
 constexpr double kNsPerS = 1e9;
 
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  const size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
-  double m = v[mid];
-  if (v.size() % 2 == 0) {
-    m = 0.5 * (m + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid)));
-  }
-  return m;
-}
+double Median(std::vector<double> v) { return v.empty() ? 0.0 : stats::Median(std::move(v)); }
 
 double Quantile(std::vector<double> v, double q) {
   if (v.empty()) return NAN;

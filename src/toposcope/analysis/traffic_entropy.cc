@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "toposcope/stats/entropy.h"
+#include "toposcope/stats/order_stats.h"
 
 namespace toposcope::analysis {
 
@@ -184,12 +185,7 @@ std::optional<uint64_t> MessageSize(const formats::RocePacket& p, MsgState& st) 
   }
 }
 
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+double Median(std::vector<double> v) { return v.empty() ? 0.0 : stats::Median(std::move(v)); }
 
 std::string Format(const char* fmt, auto... args) {
   char buf[512];
