@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "toposcope/formats/dcgm_dmon.h"
+#include "toposcope/formats/dcgm/dcgm_dmon.h"
 
 namespace toposcope::formats {
 namespace {

@@ -23,8 +23,8 @@
 #include <vector>
 
 #include "toposcope/base/file_io.h"
-#include "toposcope/formats/dcgm_csv.h"
-#include "toposcope/formats/prometheus_text.h"
+#include "toposcope/formats/dcgm/dcgm_csv.h"
+#include "toposcope/formats/dcgm/prometheus_text.h"
 
 namespace toposcope::formats {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "toposcope/analysis/traffic_entropy.h"
+#include "toposcope/analysis/traffic/traffic_entropy.h"
 #include "toposcope/base/rng.h"
 #include "toposcope/stats/entropy.h"
 

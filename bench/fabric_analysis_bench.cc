@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "toposcope/analysis/architecture.h"
-#include "toposcope/analysis/fabric.h"
-#include "toposcope/analysis/traffic_matrix.h"
+#include "toposcope/analysis/fabric/architecture.h"
+#include "toposcope/analysis/fabric/fabric.h"
+#include "toposcope/analysis/traffic/traffic_matrix.h"
 #include "toposcope/base/names.h"
 #include "toposcope/base/rng.h"
 #include "toposcope/model/dataset.h"

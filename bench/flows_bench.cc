@@ -9,8 +9,8 @@
 #include <random>
 #include <vector>
 
-#include "toposcope/analysis/flows.h"
-#include "toposcope/analysis/rings.h"
+#include "toposcope/analysis/traffic/flows.h"
+#include "toposcope/analysis/traffic/rings.h"
 
 namespace toposcope::analysis {
 namespace {

@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-#include "toposcope/formats/ibnetdiscover.h"
+#include "toposcope/formats/fabric/ibnetdiscover.h"
 
 namespace toposcope::formats {
 namespace {

@@ -23,8 +23,8 @@
 #include <string_view>
 #include <vector>
 
-#include "toposcope/analysis/islands.h"
-#include "toposcope/analysis/links.h"
+#include "toposcope/analysis/node/islands.h"
+#include "toposcope/analysis/node/links.h"
 #include "toposcope/base/rng.h"
 #include "toposcope/stats/ari.h"
 #include "toposcope/stats/spectral.h"

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "toposcope/analysis/leaf_inference.h"
+#include "toposcope/analysis/fabric/leaf_inference.h"
 #include "toposcope/base/rng.h"
 #include "toposcope/base/text.h"
 

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "toposcope/formats/nccl_log.h"
-#include "toposcope/formats/sync_point.h"
+#include "toposcope/formats/nccl/nccl_log.h"
+#include "toposcope/formats/clock/sync_point.h"
 
 namespace toposcope::formats {
 namespace {

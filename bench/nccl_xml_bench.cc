@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <string>
 
-#include "toposcope/formats/nccl_xml.h"
+#include "toposcope/formats/nccl/nccl_xml.h"
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include <sstream>
 #include <string>
 
-#include "toposcope/formats/nvsmi_topo.h"
+#include "toposcope/formats/node/nvsmi_topo.h"
 
 namespace toposcope::formats {
 namespace {

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "toposcope/formats/p2p_matrix.h"
+#include "toposcope/formats/node/p2p_matrix.h"
 
 namespace toposcope::formats {
 namespace {

@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "toposcope/formats/pcap_capture.h"
+#include "toposcope/formats/rdma/pcap_capture.h"
 
 namespace toposcope::formats {
 namespace {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "toposcope/analysis/path_entropy.h"
-#include "toposcope/analysis/qp_patterns.h"
+#include "toposcope/analysis/fabric/path_entropy.h"
+#include "toposcope/analysis/traffic/qp_patterns.h"
 #include "toposcope/base/rng.h"
 #include "toposcope/stats/kmeans.h"
 

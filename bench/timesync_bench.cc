@@ -7,7 +7,7 @@
 #include <cmath>
 #include <vector>
 
-#include "toposcope/analysis/timesync.h"
+#include "toposcope/analysis/time/timesync.h"
 #include "toposcope/base/rng.h"
 
 #include <tbb/parallel_for.h>

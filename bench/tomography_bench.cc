@@ -16,7 +16,7 @@
 #include <tuple>
 #include <vector>
 
-#include "toposcope/analysis/tomography.h"
+#include "toposcope/analysis/fabric/tomography.h"
 #include "toposcope/base/rng.h"
 
 namespace {

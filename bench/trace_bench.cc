@@ -12,8 +12,8 @@
 #include <fstream>
 #include <string>
 
-#include "toposcope/formats/chrome_trace.h"
-#include "toposcope/formats/event_jsonl.h"
+#include "toposcope/formats/trace/chrome_trace.h"
+#include "toposcope/formats/trace/event_jsonl.h"
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "toposcope/formats/chrome_trace.h"
+#include "toposcope/formats/trace/chrome_trace.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace toposcope;

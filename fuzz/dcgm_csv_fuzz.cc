@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "toposcope/formats/dcgm_csv.h"
+#include "toposcope/formats/dcgm/dcgm_csv.h"
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "toposcope/formats/dcgm_dmon.h"
+#include "toposcope/formats/dcgm/dcgm_dmon.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace toposcope;

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "toposcope/formats/dcgm_exporter_config.h"
+#include "toposcope/formats/dcgm/dcgm_exporter_config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace toposcope;

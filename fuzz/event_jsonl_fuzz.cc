@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "toposcope/formats/event_jsonl.h"
+#include "toposcope/formats/trace/event_jsonl.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace toposcope;

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "toposcope/formats/ibnetdiscover.h"
+#include "toposcope/formats/fabric/ibnetdiscover.h"
 
 namespace {
 

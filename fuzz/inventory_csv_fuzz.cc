@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "toposcope/formats/inventory_csv.h"
+#include "toposcope/formats/rdma/inventory_csv.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace toposcope;

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "toposcope/formats/linuxptp.h"
+#include "toposcope/formats/clock/linuxptp.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace toposcope;

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "toposcope/formats/nccl_xml.h"
+#include "toposcope/formats/nccl/nccl_xml.h"
 
 namespace {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "toposcope/formats/nccl_log.h"
+#include "toposcope/formats/nccl/nccl_log.h"
 
 namespace {
 

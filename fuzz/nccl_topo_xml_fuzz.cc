@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "toposcope/formats/nccl_xml.h"
+#include "toposcope/formats/nccl/nccl_xml.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace toposcope;

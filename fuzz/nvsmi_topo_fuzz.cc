@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "toposcope/formats/nvsmi_topo.h"
+#include "toposcope/formats/node/nvsmi_topo.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace toposcope;

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "toposcope/formats/p2p_matrix.h"
+#include "toposcope/formats/node/p2p_matrix.h"
 
 namespace p2p_fuzz {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "toposcope/formats/path_probe.h"
+#include "toposcope/formats/fabric/path_probe.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace toposcope;

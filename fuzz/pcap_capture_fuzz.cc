@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <span>
 
-#include "toposcope/formats/pcap_capture.h"
+#include "toposcope/formats/rdma/pcap_capture.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace toposcope;

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "toposcope/formats/prometheus_text.h"
+#include "toposcope/formats/dcgm/prometheus_text.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace toposcope;

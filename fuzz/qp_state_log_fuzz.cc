@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "toposcope/formats/qp_state_log.h"
+#include "toposcope/formats/rdma/qp_state_log.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace toposcope;

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "toposcope/formats/rdma_tools.h"
+#include "toposcope/formats/rdma/rdma_tools.h"
 
 namespace {
 

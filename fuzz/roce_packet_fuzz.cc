@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <span>
 
-#include "toposcope/formats/roce_packet.h"
+#include "toposcope/formats/rdma/roce_packet.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace toposcope::formats;

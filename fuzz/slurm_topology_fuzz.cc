@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "toposcope/formats/mini_yaml.h"
-#include "toposcope/formats/slurm_topology.h"
+#include "toposcope/formats/fabric/mini_yaml.h"
+#include "toposcope/formats/fabric/slurm_topology.h"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "toposcope/formats/sync_csv.h"
+#include "toposcope/formats/clock/sync_csv.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace toposcope;

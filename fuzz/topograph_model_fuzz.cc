@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "toposcope/formats/mini_yaml.h"
-#include "toposcope/formats/topograph_model.h"
+#include "toposcope/formats/fabric/mini_yaml.h"
+#include "toposcope/formats/fabric/topograph_model.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace toposcope;

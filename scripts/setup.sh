@@ -49,6 +49,8 @@ case "$mode" in
     "$build_dir/toposcope" demo --out "${TOPOSCOPE_DEMO_DIR:-/tmp/toposcope-demo}"
     ;;
   test)
+    # The layer order and the CMake dependency lists (no include may go up; see docs/architecture.md).
+    /usr/bin/python3 scripts/check_layers.py
     (cd "$build_dir" && ctest --output-on-failure -j "$jobs")
     bash scripts/fuzz_smoke.sh
     ;;

@@ -18,9 +18,9 @@
 
 #include "toposcope/base/diagnostics.h"
 #include "toposcope/base/file_io.h"
-#include "toposcope/formats/ibnetdiscover.h"
-#include "toposcope/formats/path_probe.h"
-#include "toposcope/formats/qp_state_log.h"
+#include "toposcope/formats/fabric/ibnetdiscover.h"
+#include "toposcope/formats/fabric/path_probe.h"
+#include "toposcope/formats/rdma/qp_state_log.h"
 #include "toposcope/sim/simulate.h"
 #include "toposcope/sim/writers.h"
 

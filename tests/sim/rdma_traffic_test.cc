@@ -17,11 +17,11 @@
 
 #include "toposcope/base/diagnostics.h"
 #include "toposcope/base/file_io.h"
-#include "toposcope/formats/inventory_csv.h"
-#include "toposcope/formats/nccl_log.h"
-#include "toposcope/formats/pcap_capture.h"
-#include "toposcope/formats/rdma_tools.h"
-#include "toposcope/formats/roce_packet.h"
+#include "toposcope/formats/rdma/inventory_csv.h"
+#include "toposcope/formats/nccl/nccl_log.h"
+#include "toposcope/formats/rdma/pcap_capture.h"
+#include "toposcope/formats/rdma/rdma_tools.h"
+#include "toposcope/formats/rdma/roce_packet.h"
 #include "toposcope/sim/simulate.h"
 #include "temp_dir.h"
 

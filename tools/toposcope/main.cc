@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "toposcope/analysis/align.h"
+#include "toposcope/analysis/time/align.h"
 #include "toposcope/analysis/analyze.h"
-#include "toposcope/analysis/links.h"
-#include "toposcope/analysis/timeline.h"
+#include "toposcope/analysis/node/links.h"
+#include "toposcope/analysis/time/timeline.h"
 #include "toposcope/base/file_io.h"
 #include "toposcope/model/dataset.h"
 #include "toposcope/model/events.h"
@@ -25,7 +25,7 @@
 #include "toposcope/report/perfetto.h"
 #include "toposcope/report/result_json.h"
 #include "toposcope/report/score.h"
-#include "toposcope/sim/architecture_compare.h"
+#include "toposcope/experiments/architecture_compare.h"
 #include "toposcope/sim/simulate.h"
 
 namespace {
@@ -389,9 +389,9 @@ int main(int argc, char** argv) {
       return r.architecture_present ? Strictness(idf, r, code) : kUnreadable;
     }
     if (*compare) {
-      toposcope::sim::ArchitectureCompareOptions co;
+      toposcope::experiments::ArchitectureCompareOptions co;
       co.fabric_faults = cmp_faults;
-      auto c = toposcope::sim::CompareArchitectures(cmp_hosts, cmp_seed, co);
+      auto c = toposcope::experiments::CompareArchitectures(cmp_hosts, cmp_seed, co);
       if (!c.ok()) {
         PrintError(c.error());
         return kUsage;
@@ -443,7 +443,7 @@ int main(int argc, char** argv) {
       // The three architectures side by side, each identified from its own simulated fabric.
       std::printf("\n== compare architectures (%d hosts each, seed %llu)\n", demo_sim.hosts,
                   static_cast<unsigned long long>(demo_sim.seed));
-      if (auto c = toposcope::sim::CompareArchitectures(std::clamp(demo_sim.hosts, 2, 512), demo_sim.seed); c.ok()) {
+      if (auto c = toposcope::experiments::CompareArchitectures(std::clamp(demo_sim.hosts, 2, 512), demo_sim.seed); c.ok()) {
         std::fputs(c->table.c_str(), stdout);
         nlohmann::json rows = nlohmann::json::object();
         int correct = 0;

@@ -5,9 +5,9 @@
 
 #include <tbb/parallel_for.h>
 
-#include "toposcope/analysis/islands.h"
-#include "toposcope/analysis/links.h"
-#include "toposcope/base/file_io.h"
+#include "toposcope/analysis/node/islands.h"
+#include "toposcope/analysis/node/links.h"
+#include "toposcope/model/sources.h"
 #include "toposcope/base/time.h"
 
 namespace toposcope::analysis {
@@ -75,27 +75,15 @@ AnalysisResult Analyze(const model::Dataset& ds, const AnalyzeOptions& opt) {
     Diagnostics qp_diag;
     QpPatternAccumulator acc(opt.qp_patterns);
     for (const auto& input : ds.qp_state_inputs) {
-      ReadCounts counts;
-      std::string error;
-      if (auto stream = OpenInput(input.path); !stream.ok()) {
-        error = stream.error().ToString();
-      } else {
-        LineReader lines(std::move(*stream));
-        auto sum = formats::ReadQpStateLog(lines, input.path, qp_diag,
-                                           [&acc](const formats::QpStateRecord& rec) { acc.Add(rec); });
-        if (sum.ok()) {
-          counts = sum->counts;
-        } else {
-          error = sum.error().ToString();
-        }
-      }
+      const model::StreamedInput read =
+          model::StreamQpStateLog(input, [&acc](const formats::QpStateRecord& rec) { acc.Add(rec); }, qp_diag);
       for (auto& in : r.inputs) {
         if (in.path != input.path) continue;
-        in.records = counts.read;
-        in.rejected = counts.rejected;
-        if (!error.empty()) {
+        in.records = read.counts.read;
+        in.rejected = read.counts.rejected;
+        if (!read.error.empty()) {
           in.skipped = true;
-          in.skip_reason = error;
+          in.skip_reason = read.error;
         }
       }
     }

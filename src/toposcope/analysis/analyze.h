@@ -1,12 +1,12 @@
 // analysis/analyze: runs every node-level analysis over a Dataset and gathers the findings.
 #pragma once
 
-#include "toposcope/analysis/anchors.h"
-#include "toposcope/analysis/confidence.h"
-#include "toposcope/analysis/path_entropy.h"
-#include "toposcope/analysis/qp_patterns.h"
+#include "toposcope/analysis/time/anchors.h"
+#include "toposcope/analysis/node/confidence.h"
+#include "toposcope/analysis/fabric/path_entropy.h"
+#include "toposcope/analysis/traffic/qp_patterns.h"
 #include "toposcope/analysis/result.h"
-#include "toposcope/analysis/timesync.h"
+#include "toposcope/analysis/time/timesync.h"
 #include "toposcope/model/dataset.h"
 #include "toposcope/stats/alpha_stable.h"
 

@@ -1,11 +1,15 @@
 // base/file_io: reading inputs, with transparent gzip (.gz) and zstd (.zst) decompression chosen
-// by the content's magic bytes, as a whole text or streamed line by line.
+// by the content's magic bytes, as a whole text or streamed line by line (LineReader), also over
+// text already in memory (TextLineReader); writing output files.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "toposcope/base/result.h"
 
@@ -59,6 +63,30 @@ class LineReader {
   int64_t consumed_ = 0;
   int64_t line_start_offset_ = 0;
 };
+
+// An InputStream over text held in memory (the text must outlive the stream). Used by the
+// readers' string overloads so that they share the streaming code path.
+class TextInputStream final : public InputStream {
+ public:
+  TextInputStream(std::string_view text, std::string path) : text_(text), path_(std::move(path)) {}
+  Result<size_t> Read(char* buf, size_t n) override {
+    const size_t k = std::min(n, text_.size() - pos_);
+    if (k > 0) std::memcpy(buf, text_.data() + pos_, k);
+    pos_ += k;
+    return k;
+  }
+  [[nodiscard]] const std::string& path() const override { return path_; }
+
+ private:
+  std::string_view text_;
+  size_t pos_ = 0;
+  std::string path_;
+};
+
+// A LineReader over in-memory text.
+inline LineReader TextLineReader(std::string_view text, std::string path = "<text>") {
+  return LineReader(std::make_unique<TextInputStream>(text, std::move(path)));
+}
 
 // Writes text to a file, creating parent directories. Fails with a clear Error.
 Status WriteFileText(const std::string& path, std::string_view text);

@@ -4,12 +4,12 @@
 #include <string>
 
 #include "toposcope/base/text.h"
-#include "toposcope/formats/ibnetdiscover.h"
-#include "toposcope/formats/inventory_csv.h"
-#include "toposcope/formats/nccl_log.h"
-#include "toposcope/formats/rdma_tools.h"
-#include "toposcope/formats/slurm_topology.h"
-#include "toposcope/formats/topograph_model.h"
+#include "toposcope/formats/fabric/ibnetdiscover.h"
+#include "toposcope/formats/rdma/inventory_csv.h"
+#include "toposcope/formats/nccl/nccl_log.h"
+#include "toposcope/formats/rdma/rdma_tools.h"
+#include "toposcope/formats/fabric/slurm_topology.h"
+#include "toposcope/formats/fabric/topograph_model.h"
 
 namespace toposcope::formats {
 namespace {

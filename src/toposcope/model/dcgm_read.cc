@@ -1,10 +1,10 @@
 #include "toposcope/model/dcgm_read.h"
 
 #include "toposcope/base/file_io.h"
-#include "toposcope/formats/dcgm_csv.h"
-#include "toposcope/formats/dcgm_dmon.h"
-#include "toposcope/formats/dcgm_fields.h"
-#include "toposcope/formats/prometheus_text.h"
+#include "toposcope/formats/dcgm/dcgm_csv.h"
+#include "toposcope/formats/dcgm/dcgm_dmon.h"
+#include "toposcope/formats/dcgm/dcgm_fields.h"
+#include "toposcope/formats/dcgm/prometheus_text.h"
 
 namespace toposcope::model {
 namespace {

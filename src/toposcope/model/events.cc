@@ -1,9 +1,9 @@
 #include "toposcope/model/events.h"
 
 #include "toposcope/base/file_io.h"
-#include "toposcope/formats/chrome_trace.h"
-#include "toposcope/formats/event_jsonl.h"
-#include "toposcope/formats/nccl_inspector.h"
+#include "toposcope/formats/trace/chrome_trace.h"
+#include "toposcope/formats/trace/event_jsonl.h"
+#include "toposcope/formats/nccl/nccl_inspector.h"
 #include "toposcope/model/dcgm_read.h"
 
 namespace toposcope::model {

@@ -8,7 +8,7 @@
 
 #include "toposcope/base/diagnostics.h"
 #include "toposcope/base/result.h"
-#include "toposcope/formats/trace_event.h"
+#include "toposcope/formats/trace/trace_event.h"
 #include "toposcope/model/dataset.h"
 
 namespace toposcope::model {

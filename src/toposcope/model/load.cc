@@ -6,9 +6,9 @@
 #include "toposcope/base/file_io.h"
 #include "toposcope/base/text.h"
 #include "toposcope/base/time.h"
-#include "toposcope/formats/chrony.h"
-#include "toposcope/formats/linuxptp.h"
-#include "toposcope/formats/sync_csv.h"
+#include "toposcope/formats/clock/chrony.h"
+#include "toposcope/formats/clock/linuxptp.h"
+#include "toposcope/formats/clock/sync_csv.h"
 #include "toposcope/model/dataset.h"
 #include "toposcope/model/dcgm_read.h"
 

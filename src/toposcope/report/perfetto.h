@@ -7,8 +7,8 @@
 #include <ostream>
 #include <string>
 
-#include "toposcope/analysis/timeline.h"
-#include "toposcope/formats/chrome_trace.h"
+#include "toposcope/analysis/time/timeline.h"
+#include "toposcope/formats/trace/chrome_trace.h"
 
 namespace toposcope::report {
 

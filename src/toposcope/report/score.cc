@@ -9,9 +9,9 @@
 #include "toposcope/base/file_io.h"
 #include "toposcope/base/names.h"
 #include "toposcope/report/result_json.h"
-#include "toposcope/analysis/timesync.h"
-#include "toposcope/analysis/leaf_inference.h"
-#include "toposcope/analysis/traffic_matrix.h"
+#include "toposcope/analysis/time/timesync.h"
+#include "toposcope/analysis/fabric/leaf_inference.h"
+#include "toposcope/analysis/traffic/traffic_matrix.h"
 #include "toposcope/stats/ari.h"
 
 namespace toposcope::report {

@@ -35,9 +35,9 @@
 #include <vector>
 
 #include "toposcope/base/rng.h"
-#include "toposcope/formats/chrony.h"
-#include "toposcope/formats/linuxptp.h"
-#include "toposcope/formats/sync_point.h"
+#include "toposcope/formats/clock/chrony.h"
+#include "toposcope/formats/clock/linuxptp.h"
+#include "toposcope/formats/clock/sync_point.h"
 
 namespace toposcope::sim {
 

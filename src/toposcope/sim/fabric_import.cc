@@ -10,7 +10,6 @@
 #include <unordered_map>
 #include <utility>
 
-#include "toposcope/analysis/fabric.h"
 #include "toposcope/base/diagnostics.h"
 #include "toposcope/base/file_io.h"
 #include "toposcope/base/rng.h"
@@ -308,7 +307,7 @@ Result<ImportedFabric> ImportIbFabric(const formats::IbFabric& fabric, const Sim
       skip(n.ports.empty() ? "no link (isolated adapter)" : "no link to a switch");
       continue;
     }
-    auto [host, device] = analysis::HostOfCaDesc(n.desc);
+    auto [host, device] = formats::HostOfCaDesc(n.desc);
     if (host.empty()) {
       if (!import.include_unnamed_cas) {
         skip("no host name in the description (unnamed adapter)");

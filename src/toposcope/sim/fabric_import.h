@@ -8,7 +8,7 @@
 // the 5-tuple hash, fabric faults, probe noise, QP jobs, truth.
 //
 // Endpoints (the simulator's "hosts"): one per compute adapter (CA) on the fabric.
-//  - ibnetdiscover: a CA whose description is "<host> <device>" (analysis::HostOfCaDesc:
+//  - ibnetdiscover: a CA whose description is "<host> <device>" (formats::HostOfCaDesc:
 //    "a08-p1-dgx-04-c17 mlx5_5", "a05-p1-dgx-01-c18 HCA-6") belongs to <host>. When a host has
 //    several such adapters (rail-optimised DGX: one per rail, on different leaves) each adapter is
 //    its own endpoint named "<host>-<device>" ("a08-p1-dgx-04-c17-mlx5_5"); a host with one adapter
@@ -79,8 +79,8 @@
 #include <vector>
 
 #include "toposcope/base/result.h"
-#include "toposcope/formats/ibnetdiscover.h"
-#include "toposcope/formats/topograph_model.h"
+#include "toposcope/formats/fabric/ibnetdiscover.h"
+#include "toposcope/formats/fabric/topograph_model.h"
 #include "toposcope/sim/cluster.h"
 #include "toposcope/sim/fabric_sim.h"
 #include "toposcope/sim/writers.h"

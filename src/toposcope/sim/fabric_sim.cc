@@ -10,8 +10,8 @@
 #include <string_view>
 
 #include "toposcope/base/rng.h"
-#include "toposcope/formats/path_probe.h"
-#include "toposcope/formats/qp_state_log.h"
+#include "toposcope/formats/fabric/path_probe.h"
+#include "toposcope/formats/rdma/qp_state_log.h"
 #include "toposcope/sim/rdma_traffic.h"
 
 namespace toposcope::sim {

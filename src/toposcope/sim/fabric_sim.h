@@ -71,7 +71,7 @@
 #include <vector>
 
 #include "toposcope/base/result.h"
-#include "toposcope/formats/ibnetdiscover.h"
+#include "toposcope/formats/fabric/ibnetdiscover.h"
 #include "toposcope/sim/cluster.h"
 #include "toposcope/sim/writers.h"
 

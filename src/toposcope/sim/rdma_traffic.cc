@@ -10,10 +10,10 @@
 
 #include "toposcope/base/rng.h"
 #include "toposcope/base/text.h"
-#include "toposcope/formats/inventory_csv.h"
-#include "toposcope/formats/pcap_capture.h"
-#include "toposcope/formats/rdma_tools.h"
-#include "toposcope/formats/roce_packet.h"
+#include "toposcope/formats/rdma/inventory_csv.h"
+#include "toposcope/formats/rdma/pcap_capture.h"
+#include "toposcope/formats/rdma/rdma_tools.h"
+#include "toposcope/formats/rdma/roce_packet.h"
 #include "toposcope/sim/node_types.h"
 #include "toposcope/sim/telemetry.h"
 

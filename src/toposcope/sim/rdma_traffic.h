@@ -56,7 +56,7 @@
 
 #include "toposcope/base/ip_address.h"
 #include "toposcope/base/result.h"
-#include "toposcope/formats/nccl_log.h"
+#include "toposcope/formats/nccl/nccl_log.h"
 #include "toposcope/sim/cluster.h"
 #include "toposcope/sim/writers.h"
 

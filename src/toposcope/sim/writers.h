@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "toposcope/formats/nccl_xml.h"
-#include "toposcope/formats/nvsmi_topo.h"
-#include "toposcope/formats/p2p_matrix.h"
+#include "toposcope/formats/nccl/nccl_xml.h"
+#include "toposcope/formats/node/nvsmi_topo.h"
+#include "toposcope/formats/node/p2p_matrix.h"
 #include "toposcope/sim/cluster.h"
 
 namespace toposcope::sim {

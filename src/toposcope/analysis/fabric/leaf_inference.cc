@@ -1,0 +1,728 @@
+// analysis/fabric/leaf_inference: leaves and pods from host-to-host RTT probes alone (see the header for
+// the method).
+#include "toposcope/analysis/fabric/leaf_inference.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <set>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "toposcope/base/text.h"
+
+namespace toposcope::analysis {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+struct Edge {
+  int a = 0, b = 0;       // a < b, indices into hosts
+  double min_us = 0;      // minimum RTT over the pair's probes (both directions)
+  int probes = 0;
+};
+
+uint64_t Key(int a, int b) {
+  if (a > b) std::swap(a, b);
+  return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b);
+}
+
+double Median(std::vector<double>& v) {
+  if (v.empty()) return NAN;
+  const size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
+  double m = v[mid];
+  if (v.size() % 2 == 0) {
+    const double lo = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
+    m = (m + lo) / 2.0;
+  }
+  return m;
+}
+
+// Union-find over cluster ids with member lists (small to large merges).
+struct Clusters {
+  std::vector<int> of;                     // element -> cluster id
+  std::vector<std::vector<int>> members;   // cluster id -> elements (sorted on demand)
+  explicit Clusters(int n) : of(static_cast<size_t>(n)), members(static_cast<size_t>(n)) {
+    for (int i = 0; i < n; ++i) {
+      of[static_cast<size_t>(i)] = i;
+      members[static_cast<size_t>(i)] = {i};
+    }
+  }
+  void Merge(int ca, int cb) {
+    if (ca == cb) return;
+    if (members[static_cast<size_t>(ca)].size() < members[static_cast<size_t>(cb)].size()) std::swap(ca, cb);
+    for (int x : members[static_cast<size_t>(cb)]) {
+      of[static_cast<size_t>(x)] = ca;
+      members[static_cast<size_t>(ca)].push_back(x);
+    }
+    members[static_cast<size_t>(cb)].clear();
+  }
+};
+
+// Canonical partition: groups sorted by their smallest element, members sorted; returns, per
+// element, its group index (-1 for elements not in `active`).
+std::vector<int> Canonical(const Clusters& c, const std::vector<char>& active) {
+  const int n = static_cast<int>(c.of.size());
+  std::vector<int> label(static_cast<size_t>(n), -1);
+  std::vector<int> root_label(static_cast<size_t>(n), -1);
+  int next = 0;
+  for (int i = 0; i < n; ++i) {
+    if (!active[static_cast<size_t>(i)]) continue;
+    const int r = c.of[static_cast<size_t>(i)];
+    if (root_label[static_cast<size_t>(r)] < 0) root_label[static_cast<size_t>(r)] = next++;
+    label[static_cast<size_t>(i)] = root_label[static_cast<size_t>(r)];
+  }
+  return label;
+}
+
+std::string Fmt(double v) { return FormatFixed(v, 3); }
+
+using Rows = std::vector<std::vector<std::pair<double, int>>>;  // per element: (distance, other), sorted
+
+struct RowPartitionResult {
+  double l0 = NAN;          // median of the rows' smallest distances (the lowest tier)
+  double l1 = NAN;          // median upper side of the rows' first wide gap near l0 (the next tier)
+  double tau = NAN;         // (l0 + l1) / 2; -inf when no row has a wide gap
+  int rows_with_gap = 0;
+};
+
+// Groups elements whose rows put each other below the row's own cut: per row, the first gap of at
+// least `min_gap` straddling the global midpoint tau (within a quarter tier either side), else tau;
+// pairs below both rows' cuts are mutual; clusters merge along mutual pairs in ascending distance
+// while at least half of the measured pairs between them are mutual (one stray pair cannot chain
+// two groups).
+template <class HasPair>
+RowPartitionResult RowPartition(const Rows& rows, double min_gap, const HasPair& has_pair, Clusters& out) {
+  RowPartitionResult res;
+  const int n = static_cast<int>(rows.size());
+  std::vector<double> nn, up;
+  for (const auto& row : rows) {
+    if (!row.empty()) nn.push_back(row[0].first);
+  }
+  res.l0 = Median(nn);
+  for (const auto& row : rows) {
+    for (size_t k = 0; k + 1 < row.size(); ++k) {
+      if (row[k].first > res.l0 + min_gap) break;
+      if (row[k + 1].first - row[k].first >= min_gap) {
+        up.push_back(row[k + 1].first);
+        break;
+      }
+    }
+  }
+  res.rows_with_gap = static_cast<int>(up.size());
+  res.l1 = up.empty() ? kInf : Median(up);
+  res.tau = std::isfinite(res.l1) ? (res.l0 + res.l1) / 2.0 : -kInf;
+  const double w = std::isfinite(res.l1) ? res.l1 - res.l0 : 0.0;
+  std::vector<std::vector<int>> mates(static_cast<size_t>(n));
+  std::vector<double> cut_of(static_cast<size_t>(n), res.tau);
+  for (int h = 0; h < n; ++h) {
+    const auto& row = rows[static_cast<size_t>(h)];
+    double cut = res.tau;
+    for (size_t k = 0; k + 1 < row.size() && std::isfinite(res.tau); ++k) {
+      const double lo = row[k].first, hi = row[k + 1].first;
+      if (lo > res.tau + w / 4.0) break;
+      if (hi - lo >= min_gap && hi >= res.tau - w / 4.0) {
+        cut = (lo + hi) / 2.0;
+        break;
+      }
+    }
+    for (const auto& [v, j] : row) {
+      if (v > cut) break;
+      mates[static_cast<size_t>(h)].push_back(j);
+    }
+    std::sort(mates[static_cast<size_t>(h)].begin(), mates[static_cast<size_t>(h)].end());
+  }
+  auto mutual = [&](int a, int b) {
+    const auto& ma = mates[static_cast<size_t>(a)];
+    const auto& mb = mates[static_cast<size_t>(b)];
+    return std::binary_search(ma.begin(), ma.end(), b) && std::binary_search(mb.begin(), mb.end(), a);
+  };
+  std::vector<std::tuple<double, int, int>> cand;
+  for (int h = 0; h < n; ++h) {
+    for (const auto& [v, j] : rows[static_cast<size_t>(h)]) {
+      if (h < j && mutual(h, j)) cand.emplace_back(v, h, j);
+    }
+  }
+  std::sort(cand.begin(), cand.end());
+  for (const auto& [v, a, b] : cand) {
+    const int ca = out.of[static_cast<size_t>(a)], cb = out.of[static_cast<size_t>(b)];
+    if (ca == cb) continue;
+    int measured = 0, yes = 0;
+    for (int x : out.members[static_cast<size_t>(ca)]) {
+      for (int y : out.members[static_cast<size_t>(cb)]) {
+        if (!has_pair(x, y)) continue;
+        ++measured;
+        if (mutual(x, y)) ++yes;
+      }
+    }
+    if (2 * yes >= measured) out.Merge(ca, cb);
+  }
+  return res;
+}
+
+}  // namespace
+
+LeafInference InferLeaves(const std::vector<formats::PathProbe>& probes, const LeafInferenceOptions& opt) {
+  LeafInference out;
+
+  // Hosts, by name.
+  std::set<std::string> names;
+  for (const formats::PathProbe& p : probes) {
+    if (p.src.empty() || p.dst.empty() || p.src == p.dst || !std::isfinite(p.rtt_us) || p.rtt_us < 0) continue;
+    names.insert(p.src);
+    names.insert(p.dst);
+  }
+  out.hosts.assign(names.begin(), names.end());
+  const int n = static_cast<int>(out.hosts.size());
+  std::unordered_map<std::string, int> index;
+  index.reserve(static_cast<size_t>(n) * 2);
+  for (int i = 0; i < n; ++i) index.emplace(out.hosts[static_cast<size_t>(i)], i);
+
+  // Per-pair minimum RTT.
+  std::unordered_map<uint64_t, size_t> edge_of;
+  std::vector<Edge> edges;
+  for (const formats::PathProbe& p : probes) {
+    if (p.src.empty() || p.dst.empty() || p.src == p.dst || !std::isfinite(p.rtt_us) || p.rtt_us < 0) {
+      ++out.probes_ignored;
+      continue;
+    }
+    ++out.probes_used;
+    const int a = index.at(p.src), b = index.at(p.dst);
+    const uint64_t k = Key(a, b);
+    auto [it, inserted] = edge_of.emplace(k, edges.size());
+    if (inserted) edges.push_back({std::min(a, b), std::max(a, b), p.rtt_us, 0});
+    Edge& e = edges[it->second];
+    e.min_us = std::min(e.min_us, p.rtt_us);
+    ++e.probes;
+  }
+  // Deterministic edge order (by pair), independent of the probe order.
+  std::sort(edges.begin(), edges.end(), [](const Edge& x, const Edge& y) { return x.a != y.a ? x.a < y.a : x.b < y.b; });
+  std::vector<Edge> kept;
+  for (const Edge& e : edges) {
+    if (e.probes >= opt.min_probes_per_pair) kept.push_back(e);
+  }
+  edges.swap(kept);
+  edge_of.clear();
+  for (size_t i = 0; i < edges.size(); ++i) edge_of.emplace(Key(edges[i].a, edges[i].b), i);
+  out.pairs = static_cast<int64_t>(edges.size());
+
+  // Adjacency and placement.
+  std::vector<std::vector<size_t>> adj(static_cast<size_t>(n));
+  for (size_t i = 0; i < edges.size(); ++i) {
+    adj[static_cast<size_t>(edges[i].a)].push_back(i);
+    adj[static_cast<size_t>(edges[i].b)].push_back(i);
+  }
+  std::vector<char> placed(static_cast<size_t>(n), 0);
+  for (int i = 0; i < n; ++i) {
+    const int deg = static_cast<int>(adj[static_cast<size_t>(i)].size());
+    if (deg >= opt.min_peers) {
+      placed[static_cast<size_t>(i)] = 1;
+    } else {
+      out.unplaced.push_back(out.hosts[static_cast<size_t>(i)]);
+      out.evidence.push_back("unplaced " + out.hosts[static_cast<size_t>(i)] + ": " + std::to_string(deg) +
+                             " measured peer(s), fewer than " + std::to_string(opt.min_peers));
+    }
+  }
+  out.offset_us.assign(static_cast<size_t>(n), 0.0);
+  out.evidence.push_back("probes used " + std::to_string(out.probes_used) + ", ignored " +
+                         std::to_string(out.probes_ignored) + "; host pairs " + std::to_string(out.pairs) +
+                         " (minimum RTT per pair, both directions; hop lists not read)");
+  int placed_n = 0;
+  for (char c : placed) placed_n += c;
+  if (placed_n < 2) {
+    out.evidence.push_back("too few placed hosts to infer leaves");
+    return out;
+  }
+
+  // Edges between placed hosts only.
+  std::vector<size_t> live;
+  for (size_t i = 0; i < edges.size(); ++i) {
+    if (placed[static_cast<size_t>(edges[i].a)] && placed[static_cast<size_t>(edges[i].b)]) live.push_back(i);
+  }
+
+  std::vector<double> o(static_cast<size_t>(n), 0.0);
+  std::vector<double> r(edges.size(), 0.0);
+  std::vector<int> leaf_of, pod_of, prev_leaf, prev_pod;
+  std::vector<double> levels;
+  double tau0 = kInf, gap_lo = kInf, gap_hi = kInf, pod_lo = 0, pod_hi = 0;
+  int n_leaves = 0, n_pods = 0;
+  int attached = 0;  // lone hosts attached to their closest leaf (last iteration)
+  int rejoined = 0;  // leaf pairs rejoined by the offset-free level test (last iteration)
+  bool pod_tier = false;
+  double pod_floor = 0;
+
+  for (int iter = 1; iter <= std::max(1, opt.max_iterations); ++iter) {
+    out.iterations = iter;
+    attached = 0;
+    rejoined = 0;
+    for (size_t i : live) r[i] = edges[i].min_us - o[static_cast<size_t>(edges[i].a)] - o[static_cast<size_t>(edges[i].b)];
+
+    // Per host, its peers by residual RTT (a row). Tier 0 is the lowest level of every row; within a
+    // row the host's own side and leaf switch are common, so a row's gap between its leaf mates and
+    // the rest is cleaner than any global threshold.
+    std::vector<std::vector<std::pair<double, int>>> rows(static_cast<size_t>(n));
+    for (size_t i : live) {
+      rows[static_cast<size_t>(edges[i].a)].push_back({r[i], edges[i].b});
+      rows[static_cast<size_t>(edges[i].b)].push_back({r[i], edges[i].a});
+    }
+    for (auto& row : rows) std::sort(row.begin(), row.end());
+    Clusters leaves(n);
+    const RowPartitionResult hp = RowPartition(
+        rows, opt.min_level_gap_us, [&](int x, int y) { return edge_of.count(Key(x, y)) > 0; }, leaves);
+    tau0 = hp.tau;
+    gap_lo = hp.l0;
+    gap_hi = hp.l1;
+
+    // A host left alone joins the leaf it is closest to (median residual over that leaf's hosts)
+    // when it is closer to that leaf than the leaf is to any other leaf: a leaf mate whose pairs
+    // queue behind a congested switch keeps the leaf's distance profile even when single pairs
+    // blur the row gap.
+    leaf_of = Canonical(leaves, placed);
+    {
+      for (int x = 0; x < n; ++x) {
+        const int cx = leaves.of[static_cast<size_t>(x)];
+        if (!placed[static_cast<size_t>(x)] || leaves.members[static_cast<size_t>(cx)].size() != 1) continue;
+        // Median residual from x to each leaf it has pairs with.
+        std::map<int, std::vector<double>> to;
+        for (const auto& [v, j] : rows[static_cast<size_t>(x)]) to[leaves.of[static_cast<size_t>(j)]].push_back(v);
+        int best_leaf = -1;
+        double best = kInf;
+        for (auto& [c, v] : to) {
+          const double m = Median(v);
+          if (m < best) {
+            best = m;
+            best_leaf = c;
+          }
+        }
+        if (best_leaf < 0) continue;
+        // The leaf's distance to its nearest other leaf (x excluded).
+        std::map<int, std::vector<double>> from;
+        for (int y : leaves.members[static_cast<size_t>(best_leaf)]) {
+          for (const auto& [v, j] : rows[static_cast<size_t>(y)]) {
+            const int cj = leaves.of[static_cast<size_t>(j)];
+            if (j != x && cj != best_leaf) from[cj].push_back(v);
+          }
+        }
+        double nearest = kInf;
+        for (auto& [c, v] : from) nearest = std::min(nearest, Median(v));
+        if (best < nearest) {
+          leaves.Merge(best_leaf, cx);
+          ++attached;
+        }
+      }
+    }
+    // Two leaves of two or more hosts merge when the median residual between them sits nearer their
+    // own within-leaf levels than a tier up: D(A,B) - (D(A,A) + D(B,B)) / 2 < (l1 - l0) / 2. The
+    // difference is free of host and leaf offsets; it rejoins a leaf whose pairs queue behind a
+    // congested switch so much that single rows lose their gap.
+    if (std::isfinite(hp.l1)) {
+      const double half_tier = (hp.l1 - hp.l0) / 2.0;
+      for (bool merged = true; merged;) {
+        merged = false;
+        std::vector<int> roots;
+        for (int h = 0; h < n; ++h) {
+          if (placed[static_cast<size_t>(h)] && leaves.of[static_cast<size_t>(h)] == h && leaves.members[static_cast<size_t>(h)].size() >= 2) roots.push_back(h);
+        }
+        auto level = [&](int ca, int cb) {
+          std::vector<double> v;
+          for (int x : leaves.members[static_cast<size_t>(ca)]) {
+            for (int y : leaves.members[static_cast<size_t>(cb)]) {
+              if (ca == cb && y <= x) continue;
+              auto it = edge_of.find(Key(x, y));
+              if (it != edge_of.end()) v.push_back(r[it->second]);
+            }
+          }
+          return Median(v);
+        };
+        std::vector<double> own(static_cast<size_t>(n), NAN);
+        for (int c : roots) own[static_cast<size_t>(c)] = level(c, c);
+        double best = kInf;
+        int ba = -1, bb = -1;
+        for (size_t i = 0; i < roots.size(); ++i) {
+          for (size_t j = i + 1; j < roots.size(); ++j) {
+            const int ca = roots[i], cb = roots[j];
+            const double g = level(ca, cb) - (own[static_cast<size_t>(ca)] + own[static_cast<size_t>(cb)]) / 2.0;
+            if (g < best) {
+              best = g;
+              ba = ca;
+              bb = cb;
+            }
+          }
+        }
+        if (ba >= 0 && best < half_tier) {
+          leaves.Merge(ba, bb);
+          ++rejoined;
+          merged = true;
+        }
+      }
+    }
+    leaf_of = Canonical(leaves, placed);
+    n_leaves = 0;
+    for (int l : leaf_of) n_leaves = std::max(n_leaves, l + 1);
+
+    // Leaf-to-leaf residual (median over measured host pairs).
+    std::map<std::pair<int, int>, std::vector<double>> lp;
+    for (size_t i : live) {
+      const int la = leaf_of[static_cast<size_t>(edges[i].a)], lb = leaf_of[static_cast<size_t>(edges[i].b)];
+      if (la == lb) continue;
+      lp[{std::min(la, lb), std::max(la, lb)}].push_back(r[i]);
+    }
+    std::vector<double> dmat(static_cast<size_t>(n_leaves) * static_cast<size_t>(n_leaves), NAN);
+    for (auto& [k, v] : lp) {
+      // A low quantile: faults (queueing, detours) only ever add latency to a pair.
+      std::sort(v.begin(), v.end());
+      const double m = v[(v.size() - 1) / 4];
+      dmat[static_cast<size_t>(k.first) * static_cast<size_t>(n_leaves) + static_cast<size_t>(k.second)] = m;
+      dmat[static_cast<size_t>(k.second) * static_cast<size_t>(n_leaves) + static_cast<size_t>(k.first)] = m;
+    }
+
+    // Pods: average-linkage agglomeration of the leaves on their leaf-to-leaf residuals, merging
+    // while the closest two clusters are within min_pod_gap_us of the pod floor (the median over
+    // leaves of the residual to their third-nearest leaf). Within a pod every leaf pair sits near the
+    // floor (one switch level); across pods most leaf pairs are two or more levels up, so a few
+    // direct long links between pods (dragonfly global links) do not merge them.
+    std::vector<int> pod_label(static_cast<size_t>(n_leaves), 0);
+    pod_lo = pod_hi = 0;
+    pod_tier = false;
+    if (opt.infer_pods && n_leaves > 1) {
+      const size_t L = static_cast<size_t>(n_leaves);
+      std::vector<double> nearest;
+      for (size_t a = 0; a < L; ++a) {
+        std::vector<double> row;
+        for (size_t b = 0; b < L; ++b) {
+          if (a != b && std::isfinite(dmat[a * L + b])) row.push_back(dmat[a * L + b]);
+        }
+        if (row.empty()) continue;
+        // The third-nearest leaf (a pod of four leaves: its farthest member), less biased low than
+        // the nearest when there are many leaves at one level.
+        const size_t k = std::min<size_t>(2, row.size() - 1);
+        std::nth_element(row.begin(), row.begin() + static_cast<std::ptrdiff_t>(k), row.end());
+        nearest.push_back(row[k]);
+      }
+      const double floor_pod = Median(nearest);
+      const double limit = floor_pod + opt.min_pod_gap_us;
+      std::vector<double> sum(L * L, 0.0), cnt(L * L, 0.0);
+      for (size_t a = 0; a < L; ++a) {
+        for (size_t b = 0; b < L; ++b) {
+          if (a != b && std::isfinite(dmat[a * L + b])) {
+            sum[a * L + b] = dmat[a * L + b];
+            cnt[a * L + b] = 1;
+          }
+        }
+      }
+      Clusters pc(n_leaves);
+      std::vector<char> alive(L, 1);
+      double last_merge = floor_pod, first_refused = kInf;
+      for (;;) {
+        double best = kInf;
+        size_t ba = 0, bb = 0;
+        for (size_t a = 0; a < L; ++a) {
+          if (!alive[a]) continue;
+          for (size_t b = a + 1; b < L; ++b) {
+            if (!alive[b] || cnt[a * L + b] == 0) continue;
+            const double h = sum[a * L + b] / cnt[a * L + b];
+            if (h < best) {
+              best = h;
+              ba = a;
+              bb = b;
+            }
+          }
+        }
+        if (!(best <= limit)) {
+          first_refused = best;
+          break;
+        }
+        last_merge = best;
+        pc.Merge(pc.of[ba], pc.of[bb]);
+        for (size_t c = 0; c < L; ++c) {
+          if (!alive[c] || c == ba || c == bb) continue;
+          sum[ba * L + c] += sum[bb * L + c];
+          cnt[ba * L + c] += cnt[bb * L + c];
+          sum[c * L + ba] = sum[ba * L + c];
+          cnt[c * L + ba] = cnt[ba * L + c];
+        }
+        alive[bb] = 0;
+      }
+      pod_lo = last_merge;
+      pod_hi = first_refused;
+      pod_floor = floor_pod;
+      pod_label = Canonical(pc, std::vector<char>(L, 1));
+      int np = 0;
+      for (int p : pod_label) np = std::max(np, p + 1);
+      pod_tier = np > 1;
+    }
+    n_pods = 0;
+    for (int p : pod_label) n_pods = std::max(n_pods, p + 1);
+    pod_of.assign(static_cast<size_t>(n), -1);
+    for (int h = 0; h < n; ++h) {
+      if (leaf_of[static_cast<size_t>(h)] >= 0) pod_of[static_cast<size_t>(h)] = pod_label[static_cast<size_t>(leaf_of[static_cast<size_t>(h)])];
+    }
+
+    const bool stable = leaf_of == prev_leaf && pod_of == prev_pod;
+    prev_leaf = leaf_of;
+    prev_pod = pod_of;
+
+    // Host offsets from profile contrasts: a host's offset against a reference set R (its current
+    // leaf mates; a host alone on its leaf: the leaf of its nearest peer) is the median, over third
+    // hosts a outside R, of rtt(a, i) - (rtt(a, j) - o_j), j in R. Leaf mates reach every third
+    // host over the same switches, so this is exact for them whatever the fabric; offsets are then
+    // anchored per leaf at its fastest host (a leaf's common part stays in the fabric levels).
+    std::vector<double> no(static_cast<size_t>(n), 0.0);
+    if (opt.fit_offsets) {
+      std::vector<std::vector<int>> members(static_cast<size_t>(n_leaves));
+      for (int h = 0; h < n; ++h) {
+        if (leaf_of[static_cast<size_t>(h)] >= 0) members[static_cast<size_t>(leaf_of[static_cast<size_t>(h)])].push_back(h);
+      }
+      // Contrast rtt(a, x) - rtt(a, y) over third hosts a outside `skip` (median), NaN when none.
+      auto contrast = [&](int x, int y, const std::vector<int>& skip) {
+        std::vector<double> v;
+        for (size_t e : adj[static_cast<size_t>(x)]) {
+          const Edge& ed = edges[e];
+          const int a = ed.a == x ? ed.b : ed.a;
+          if (a == y || !placed[static_cast<size_t>(a)] || std::binary_search(skip.begin(), skip.end(), a)) continue;
+          auto it = edge_of.find(Key(a, y));
+          if (it != edge_of.end()) v.push_back(ed.min_us - edges[it->second].min_us);
+        }
+        return Median(v);
+      };
+      // Leaves of two or more hosts: least squares of o_x - o_y = contrast(x, y) (the mean of each
+      // host's contrasts), anchored at the leaf's fastest host.
+      for (const std::vector<int>& m : members) {
+        if (m.size() < 2) continue;
+        double floor_us = kInf;
+        for (int x : m) {
+          double sum = 0;
+          int cnt = 1;  // contrast with itself: 0
+          for (int y : m) {
+            if (y == x) continue;
+            const double c = contrast(x, y, m);
+            if (std::isfinite(c)) {
+              sum += c;
+              ++cnt;
+            }
+          }
+          no[static_cast<size_t>(x)] = sum / cnt;
+          floor_us = std::min(floor_us, no[static_cast<size_t>(x)]);
+        }
+        for (int x : m) no[static_cast<size_t>(x)] -= floor_us;
+      }
+      // A host alone: against the leaf of its nearest peer (a few passes, as that leaf may be a
+      // host alone too).
+      for (int pass = 0; pass < 3; ++pass) {
+      for (const std::vector<int>& m : members) {
+        if (m.size() != 1 || rows[static_cast<size_t>(m[0])].empty()) continue;
+        const int x = m[0];
+        const std::vector<int>& ref =
+            members[static_cast<size_t>(leaf_of[static_cast<size_t>(rows[static_cast<size_t>(x)][0].second)])];
+        std::vector<double> v;
+        for (int y : ref) {
+          const double c = contrast(x, y, ref);
+          if (std::isfinite(c)) v.push_back(c + no[static_cast<size_t>(y)]);
+        }
+        if (!v.empty()) no[static_cast<size_t>(x)] = Median(v);
+      }
+      }
+    }
+    // Tier levels: median residual per tier.
+    levels.assign(3, NAN);
+    {
+      std::vector<std::vector<double>> per_tier(3);
+      for (size_t i : live) {
+        const Edge& e = edges[i];
+        const int t = leaf_of[static_cast<size_t>(e.a)] == leaf_of[static_cast<size_t>(e.b)] ? 0
+                      : pod_of[static_cast<size_t>(e.a)] == pod_of[static_cast<size_t>(e.b)] ? 1 : 2;
+        per_tier[static_cast<size_t>(t)].push_back(e.min_us - no[static_cast<size_t>(e.a)] - no[static_cast<size_t>(e.b)]);
+      }
+      for (size_t t = 0; t < 3; ++t) levels[t] = Median(per_tier[t]);
+    }
+    if (stable) {
+      out.converged = true;
+      break;
+    }
+    if (opt.fit_offsets) o = no;
+  }
+
+  // Output.
+  out.offset_us = o;
+  for (int l = 0; l < n_leaves; ++l) {
+    InferredLeaf leaf;
+    leaf.name = StringPrintf("leaf-%02d", l);
+    for (int h = 0; h < n; ++h) {
+      if (leaf_of[static_cast<size_t>(h)] == l) leaf.hosts.push_back(out.hosts[static_cast<size_t>(h)]);
+    }
+    out.leaves.push_back(std::move(leaf));
+  }
+  for (int p = 0; p < n_pods; ++p) {
+    InferredPod pod;
+    pod.name = StringPrintf("pod-%02d", p);
+    std::set<std::string> hs;
+    for (int h = 0; h < n; ++h) {
+      if (pod_of[static_cast<size_t>(h)] != p) continue;
+      hs.insert(out.hosts[static_cast<size_t>(h)]);
+      const std::string& ln = out.leaves[static_cast<size_t>(leaf_of[static_cast<size_t>(h)])].name;
+      if (std::find(pod.leaves.begin(), pod.leaves.end(), ln) == pod.leaves.end()) pod.leaves.push_back(ln);
+    }
+    std::sort(pod.leaves.begin(), pod.leaves.end());
+    pod.hosts.assign(hs.begin(), hs.end());
+    out.pods.push_back(std::move(pod));
+  }
+  for (double lv : levels) {
+    if (std::isfinite(lv)) out.levels_us.push_back(lv);
+  }
+  std::sort(out.levels_us.begin(), out.levels_us.end());
+
+  // Separation, per host with leaf mates: the row margin (its nearest non-mate minus its farthest
+  // mate, residual RTT); the figure is the median row margin over the within-leaf spread (MAD).
+  std::vector<double> t0, margins;
+  int negative_rows = 0;
+  {
+    std::vector<double> far_mate(static_cast<size_t>(n), -kInf), near_other(static_cast<size_t>(n), kInf);
+    for (size_t i : live) {
+      const Edge& e = edges[i];
+      const double ri = e.min_us - o[static_cast<size_t>(e.a)] - o[static_cast<size_t>(e.b)];
+      const bool same = leaf_of[static_cast<size_t>(e.a)] == leaf_of[static_cast<size_t>(e.b)];
+      if (same) t0.push_back(ri);
+      for (int h : {e.a, e.b}) {
+        if (same) {
+          far_mate[static_cast<size_t>(h)] = std::max(far_mate[static_cast<size_t>(h)], ri);
+        } else {
+          near_other[static_cast<size_t>(h)] = std::min(near_other[static_cast<size_t>(h)], ri);
+        }
+      }
+    }
+    for (int h = 0; h < n; ++h) {
+      if (std::isfinite(far_mate[static_cast<size_t>(h)]) && std::isfinite(near_other[static_cast<size_t>(h)])) {
+        margins.push_back(near_other[static_cast<size_t>(h)] - far_mate[static_cast<size_t>(h)]);
+        if (margins.back() <= 0) ++negative_rows;
+      }
+    }
+  }
+  if (!margins.empty()) {
+    std::vector<double> m = margins;
+    out.margin_us = Median(m);
+    std::vector<double> dev;
+    const double med = Median(t0);
+    for (double v : t0) dev.push_back(std::abs(v - med));
+    out.separation = out.margin_us / std::max(0.01, Median(dev));
+  }
+  out.pod_margin_us = pod_tier ? pod_hi - pod_lo : 0.0;
+  // Confidence: the median row margin against the level gap, times the share of rows whose own gap
+  // separates their mates (the rest were placed by the leaf-level tests), less when not converged.
+  const double clean_rows =
+      margins.empty() ? 0.0 : 1.0 - static_cast<double>(negative_rows) / static_cast<double>(margins.size());
+  out.confidence = out.margin_us <= 0 ? 0.0
+                                      : std::clamp(out.margin_us / (out.margin_us + opt.min_level_gap_us), 0.0, 1.0) *
+                                            clean_rows * (out.converged ? 1.0 : 0.8);
+
+  out.evidence.push_back("tier-0 level " + Fmt(gap_lo) + " us (median nearest-peer residual RTT), tier-1 level " +
+                         Fmt(gap_hi) + " us (median upper side of each host's first gap >= " +
+                         Fmt(opt.min_level_gap_us) + " us); global midpoint " + Fmt(tau0) +
+                         " us, each host cut at its own gap straddling it");
+  out.evidence.push_back(std::to_string(out.leaves.size()) + " leaves, " + std::to_string(out.pods.size()) +
+                         " pods; " + std::to_string(t0.size()) + " same-leaf pairs; median row margin " +
+                         Fmt(out.margin_us) + " us (nearest other host minus farthest leaf mate), separation " +
+                         FormatFixed(out.separation, 1) + " x within-leaf MAD; " + std::to_string(negative_rows) + " of " +
+                         std::to_string(margins.size()) + " hosts without a clean row gap (placed by leaf-level tests)");
+  if (pod_tier) {
+    out.evidence.push_back("pod tier: leaf floor " + Fmt(pod_floor) + " us; last pod merge at average residual " +
+                           Fmt(pod_lo) + " us, closest pods apart at " + Fmt(pod_hi) + " us (limit floor + " +
+                           Fmt(opt.min_pod_gap_us) + " us)");
+  } else if (out.leaves.size() > 1) {
+    out.evidence.push_back("no pod tier: every leaf within " + Fmt(opt.min_pod_gap_us) + " us of the leaf floor " +
+                           Fmt(pod_floor) + " us on average (last merge at " + Fmt(pod_lo) + " us): one pod");
+  }
+  if (attached > 0) {
+    out.evidence.push_back(std::to_string(attached) +
+                           " lone host(s) attached to the leaf they are closer to than that leaf is to any other");
+  }
+  if (rejoined > 0) {
+    out.evidence.push_back(std::to_string(rejoined) +
+                           " leaf pair(s) rejoined: residual between them within half a tier of their own levels");
+  }
+  std::string lv = "levels_us";
+  for (double v : out.levels_us) lv += " " + Fmt(v);
+  out.evidence.push_back(lv);
+  out.evidence.push_back(std::to_string(out.iterations) + " iteration(s), " +
+                         (out.converged ? "partition stable" : "stopped at max_iterations"));
+  return out;
+}
+
+formats::SlurmTopology ToSlurmTopology(const LeafInference& inf) {
+  formats::SlurmTopology t;
+  t.plugin = "tree";
+  if (inf.pods.size() > 1) {
+    formats::SlurmSwitch top;
+    top.name = "top";
+    for (const InferredPod& p : inf.pods) top.switches.push_back(p.name);
+    t.switches.push_back(std::move(top));
+  }
+  for (const InferredPod& p : inf.pods) {
+    formats::SlurmSwitch s;
+    s.name = p.name;
+    s.switches = p.leaves;
+    t.switches.push_back(std::move(s));
+  }
+  for (const InferredLeaf& l : inf.leaves) {
+    formats::SlurmSwitch s;
+    s.name = l.name;
+    s.nodes = l.hosts;
+    t.switches.push_back(std::move(s));
+  }
+  return t;
+}
+
+formats::SlurmTopology ToSlurmBlockTopology(const LeafInference& inf) {
+  formats::SlurmTopology t;
+  t.plugin = "block";
+  size_t smallest = 0;
+  for (const InferredLeaf& l : inf.leaves) {
+    formats::SlurmBlock b;
+    b.name = l.name;
+    b.nodes = l.hosts;
+    smallest = smallest == 0 ? l.hosts.size() : std::min(smallest, l.hosts.size());
+    t.blocks.push_back(std::move(b));
+  }
+  if (smallest > 0) {
+    t.block_sizes.push_back(static_cast<int>(smallest));
+    size_t largest_pod = 0;
+    for (const InferredPod& p : inf.pods) largest_pod = std::max(largest_pod, p.hosts.size());
+    if (inf.pods.size() > 1 && largest_pod > smallest) t.block_sizes.push_back(static_cast<int>(largest_pod));
+  }
+  return t;
+}
+
+double GroupingAccuracy(const std::vector<std::vector<std::string>>& inferred,
+                        const std::vector<std::vector<std::string>>& truth,
+                        const std::vector<std::string>& hosts) {
+  if (hosts.empty()) return 0.0;
+  auto mates = [](const std::vector<std::vector<std::string>>& groups) {
+    std::map<std::string, std::vector<std::string>> m;
+    for (const auto& g : groups) {
+      std::vector<std::string> s = g;
+      std::sort(s.begin(), s.end());
+      s.erase(std::unique(s.begin(), s.end()), s.end());
+      for (const std::string& h : s) m[h] = s;
+    }
+    return m;
+  };
+  const auto mi = mates(inferred), mt = mates(truth);
+  int ok = 0;
+  for (const std::string& h : hosts) {
+    auto a = mi.find(h), b = mt.find(h);
+    const std::vector<std::string> alone{h};
+    const std::vector<std::string>& sa = a == mi.end() ? alone : a->second;
+    const std::vector<std::string>& sb = b == mt.end() ? alone : b->second;
+    const bool in_both = a != mi.end() && b != mt.end();
+    if ((in_both || (sa.size() == 1 && sb.size() == 1)) && sa == sb) ++ok;
+  }
+  return static_cast<double>(ok) / static_cast<double>(hosts.size());
+}
+
+}  // namespace toposcope::analysis

@@ -1,0 +1,120 @@
+// analysis/fabric/leaf_inference: leaf / pod membership of hosts WITHOUT switch access (issue 5 §4), from
+// host-to-host RTT probes alone, and its Slurm topology export.
+//
+// Only src, dst, rtt_us and ts_ns of each probe are used — never its hop list (hop lists name
+// switches, which is what a host-only view cannot see).
+//
+// Method:
+//  1. Per unordered host pair, the minimum RTT over its probes in both directions (queueing, the
+//     rare +15..250 µs outliers and congestion only ever add latency). Hosts with fewer than
+//     `min_peers` measured peers are unplaced (listed with the reason, never dropped).
+//  2. Residual RTT r(a, b) = rtt_min(a, b) - o_a - o_b, with per-host offsets o (NIC/PCIe side, a
+//     slow host's extra). Iterate until the partition is stable (at most `max_iterations`):
+//       a. Rows: every host's peers sorted by residual. Within a row the host's own side and its
+//          leaf switch are common, so its leaf mates sit below the row's first wide gap
+//          (>= min_level_gap_us) that straddles the global tier midpoint (between the median
+//          nearest-peer residual and the median upper side of the rows' first gaps).
+//       b. Leaves: mutual row mates, merged in ascending residual while at least half of the
+//          measured pairs between two clusters are mutual mates (one stray pair cannot chain two
+//          leaves); then two leaves rejoin when D(A,B) - (D(A,A) + D(B,B)) / 2 is under half a tier
+//          (D = median residual; offset-free), and a host left alone joins the leaf it is closer to
+//          than that leaf is to any other (pairs queueing behind a congested switch blur single
+//          rows, not these medians).
+//       c. Pods: average-linkage agglomeration of leaves on a low quantile of their leaf-to-leaf
+//          residuals, merging while within `min_pod_gap_us` of the leaf floor (median over leaves of
+//          the third-nearest leaf): one pod when the fabric shows no tier above the leaves (a
+//          two-tier fat-tree).
+//       d. Offsets by profile contrasts, jointly with the grouping: for leaf mates x, y,
+//          o_x - o_y = median over third hosts a of rtt(a, x) - rtt(a, y) (leaf mates reach every
+//          third host over the same switches, so this is exact whatever the fabric), solved by
+//          least squares per leaf and anchored at the leaf's fastest host (host sides have a
+//          physical floor; slow hosts are the exception); a host alone is measured against the
+//          leaf of its nearest peer.
+// Separation: the median, over hosts with mates, of the row margin (nearest non-mate minus
+// farthest mate), and that over the within-leaf spread (MAD); confidence maps both to [0, 1].
+// Deterministic: every order is by host name or index; no threads; same input -> same output.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "toposcope/formats/fabric/path_probe.h"
+#include "toposcope/formats/fabric/slurm_topology.h"
+
+namespace toposcope::analysis {
+
+struct LeafInferenceOptions {
+  int min_probes_per_pair = 1;     // probes (both directions together) for a pair to count
+  int min_peers = 2;               // measured peers for a host to be placed
+  int max_iterations = 12;         // cluster <-> offset-fit rounds
+  double min_level_gap_us = 0.35;  // smallest gap (µs, after offset removal) that separates tiers
+  double min_pod_gap_us = 1.25;    // pods merge leaves within this much of the leaf floor (median
+                                   // over leaves of their third-nearest leaf's residual)
+  bool fit_offsets = true;         // false: plain minimum RTTs (for comparison)
+  bool infer_pods = true;          // false: leaves only
+};
+
+struct InferredLeaf {
+  std::string name;                // "leaf-00", ... in order of their first host name
+  std::vector<std::string> hosts;  // sorted
+};
+
+struct InferredPod {
+  std::string name;                 // "pod-00", ...
+  std::vector<std::string> leaves;  // InferredLeaf names, sorted
+  std::vector<std::string> hosts;   // all hosts of its leaves, sorted
+};
+
+struct LeafInference {
+  std::vector<InferredLeaf> leaves;     // every placed host in exactly one leaf
+  std::vector<InferredPod> pods;        // every leaf in exactly one pod (one pod when the fabric
+                                        // shows no pod tier, or infer_pods is false)
+  std::vector<double> levels_us;        // median residual RTT (after offset removal) of each tier
+                                        // present: same leaf, same pod, across pods; ascending
+  std::vector<std::string> hosts;       // every host seen in the probes, sorted
+  std::vector<double> offset_us;        // per hosts[i]: its fitted additive RTT offset (µs) above
+                                        // the fastest host of its leaf (a slow host: ~its extra);
+                                        // 0 for unplaced hosts
+  std::vector<std::string> unplaced;    // hosts with too little evidence (sorted), with reasons in
+                                        // evidence
+  std::vector<std::string> evidence;    // human-readable lines: pairs used, tiers, margins,
+                                        // iterations, unplaced reasons
+  int64_t probes_used = 0;              // probes with a finite RTT and both ends named
+  int64_t probes_ignored = 0;           // no src, src == dst, NaN / negative RTT
+  int64_t pairs = 0;                    // unordered host pairs measured
+  int iterations = 0;                   // rounds until the partition was stable
+  bool converged = false;
+  double separation = 0;                // margin_us / MAD of the within-leaf residuals
+  double margin_us = 0;                 // median row margin (µs, residual RTT): per host with mates,
+                                        // its nearest non-mate minus its farthest mate
+  double pod_margin_us = 0;             // closest pods' average-linkage residual minus the last
+                                        // pod merge (0 when no pod tier)
+  double confidence = 0;                // [0, 1]: margin against min_level_gap_us, times the share
+                                        // of hosts whose own row gap separates their mates
+};
+
+// Infers leaves and pods from RTT probes (only src, dst, rtt_us, ts_ns are read). Never fails:
+// too little input gives empty leaves with everything unplaced and the reason in evidence.
+LeafInference InferLeaves(const std::vector<formats::PathProbe>& probes,
+                          const LeafInferenceOptions& opt = {});
+
+// The inference as a Slurm topology/tree: `SwitchName=<leaf> Nodes=<hosts>` per leaf,
+// `SwitchName=<pod> Switches=<leaves>` per pod, and a top switch "top" with `Switches=<pods>`
+// (omitted when there is a single pod: the pod is then the root). Unplaced hosts are not listed
+// (Slurm treats unlisted nodes as unreachable by topology-aware scheduling; they remain in
+// evidence). Names are the inferred ones (leaf-00, pod-00).
+formats::SlurmTopology ToSlurmTopology(const LeafInference& inf);
+
+// The inference as a Slurm topology/block: one block per LEAF ("leaf-00" ...; the leaf is the
+// tightest latency domain), with BlockSizes = the smallest leaf size and, when pods exist, the
+// largest pod size when larger (BlockSizes= is increasing).
+formats::SlurmTopology ToSlurmBlockTopology(const LeafInference& inf);
+
+// Leaf accuracy against a truth grouping: the fraction of `hosts` whose inferred mate set (hosts
+// sharing its inferred group) equals its true mate set. A host missing from either side (unplaced,
+// absent) counts as wrong unless it is alone on both. `truth` lists groups of host names.
+double GroupingAccuracy(const std::vector<std::vector<std::string>>& inferred,
+                        const std::vector<std::vector<std::string>>& truth,
+                        const std::vector<std::string>& hosts);
+
+}  // namespace toposcope::analysis

@@ -1,0 +1,205 @@
+// analysis/fabric/link_weights: cable latencies from path probes by tomography, and OpenSM hop weights
+// (see link_weights.h).
+#include "toposcope/analysis/fabric/link_weights.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "toposcope/stats/order_stats.h"
+
+namespace toposcope::analysis {
+namespace {
+
+// The probe's node list src, hops..., dst; empty when it cannot be used. Without hops, the level
+// route through the endpoints' leaves (`leaf_of`), when both are known.
+std::vector<std::string> NodeList(const formats::PathProbe& p, const std::map<std::string, std::string>& leaf_of,
+                                  bool* by_level) {
+  std::vector<std::string> nodes;
+  *by_level = false;
+  if (p.src.empty() || p.dst.empty() || p.src == p.dst) return nodes;
+  if (p.hops.empty()) {
+    auto a = leaf_of.find(p.src), b = leaf_of.find(p.dst);
+    if (a == leaf_of.end() || b == leaf_of.end()) return nodes;
+    *by_level = true;
+    if (a->second == b->second) return {p.src, a->second, p.dst};
+    return {p.src, a->second, kSpineLevel, b->second, p.dst};
+  }
+  nodes.push_back(p.src);
+  for (size_t i = 0; i < p.hops.size(); ++i) {
+    const std::string& h = p.hops[i];
+    if (h == formats::kUnknownHop || h.empty()) return {};
+    if (i == 0 && h == p.src) continue;
+    if (i + 1 == p.hops.size() && h == p.dst) continue;
+    nodes.push_back(h);
+  }
+  nodes.push_back(p.dst);
+  std::set<std::string> seen(nodes.begin(), nodes.end());
+  if (seen.size() != nodes.size()) return {};  // a loop: not a route
+  return nodes;
+}
+
+// The route's RTT from its probes' RTTs, sorted ascending.
+double Statistic(const std::vector<double>& sorted, const std::string& which) {
+  if (which == "endpoint" && sorted.size() >= 2) {
+    // Robson–Whitlock: the floor below the smallest sample, estimated from the first spacing.
+    return std::max(0.0, 2 * sorted[0] - sorted[1]);
+  }
+  if (which == "median") return stats::Median(sorted);
+  return sorted.front();
+}
+
+// Switch-port ends of the fabric by node name.
+struct PortIndex {
+  std::map<std::string, const FabricSwitch*> switch_by_name;  // unambiguous descriptions only
+  std::set<std::string> ambiguous;
+  std::map<std::string, std::set<std::string>> ca_ids_by_name;  // host / host-device -> CA ids
+};
+
+PortIndex IndexFabric(const FabricReport& fabric) {
+  PortIndex ix;
+  for (const auto& s : fabric.switches) {
+    if (s.desc.empty()) continue;
+    if (ix.switch_by_name.count(s.desc) > 0) ix.ambiguous.insert(s.desc);
+    ix.switch_by_name[s.desc] = &s;
+  }
+  for (const auto& name : ix.ambiguous) ix.switch_by_name.erase(name);
+  for (const auto& c : fabric.cas) {
+    if (c.host.empty()) continue;
+    ix.ca_ids_by_name[c.host].insert(c.id);
+    ix.ca_ids_by_name[c.host + "-" + c.device].insert(c.id);
+  }
+  return ix;
+}
+
+// The switch ports of `sw` whose peer is the node named `other` (kSpineLevel: every port to a
+// switch, the leaf's uplinks).
+std::vector<int> PortsTo(const PortIndex& ix, const FabricSwitch& sw, const std::string& other) {
+  std::vector<int> ports;
+  auto s = ix.switch_by_name.find(other);
+  auto c = ix.ca_ids_by_name.find(other);
+  for (const auto& p : sw.ports) {
+    if (other == kSpineLevel) {
+      if (!p.peer.empty() && p.peer[0] == 'S') ports.push_back(p.port);
+      continue;
+    }
+    const bool to_switch = s != ix.switch_by_name.end() && p.peer == s->second->id;
+    const bool to_ca = c != ix.ca_ids_by_name.end() && c->second.count(p.peer) > 0;
+    if (to_switch || to_ca) ports.push_back(p.port);
+  }
+  return ports;
+}
+
+}  // namespace
+
+std::string CableId(const std::string& a, const std::string& b) {
+  return a < b ? a + "--" + b : b + "--" + a;
+}
+
+LinkWeightReport AnalyzeLinkWeights(const std::vector<formats::PathProbe>& probes,
+                                    const FabricReport& fabric, const LinkWeightOptions& opt,
+                                    const LeafInference* inferred) {
+  LinkWeightReport r;
+  if (probes.empty()) return r;
+  r.present = true;
+  // Leaves of the endpoints, for probes without hop lists.
+  std::map<std::string, std::string> leaf_of;
+  if (std::any_of(probes.begin(), probes.end(), [](const formats::PathProbe& p) { return p.hops.empty(); })) {
+    if (fabric.present) {
+      for (const auto& l : fabric.leaves) {
+        for (const auto& h : l.hosts) leaf_of.emplace(h, l.desc.empty() ? l.switch_id : l.desc);
+      }
+      // Endpoints named "<host>-<device>" (one per adapter).
+      for (const auto& c : fabric.cas) {
+        if (c.host.empty()) continue;
+        for (const auto& sw : fabric.switches) {
+          if (sw.level != "leaf") continue;
+          for (const auto& port : sw.ports) {
+            if (port.peer == c.id) leaf_of.emplace(c.host + "-" + c.device, sw.desc.empty() ? sw.id : sw.desc);
+          }
+        }
+      }
+      if (!leaf_of.empty()) r.level_source = "ibnetdiscover";
+    }
+    if (leaf_of.empty() && inferred != nullptr) {
+      for (const auto& l : inferred->leaves) {
+        for (const auto& h : l.hosts) leaf_of.emplace(h, l.name);
+      }
+      if (!leaf_of.empty()) r.level_source = "inferred";
+    }
+  }
+  r.rtt_statistic = opt.rtt_statistic == "median" || opt.rtt_statistic == "endpoint" ? opt.rtt_statistic : "min";
+  // Route groups: endpoints sorted, node list oriented from the lower endpoint.
+  std::map<std::vector<std::string>, std::vector<double>> routes;
+  for (const auto& p : probes) {
+    ++r.probes;
+    bool by_level = false;
+    std::vector<std::string> nodes = NodeList(p, leaf_of, &by_level);
+    if (nodes.empty() || !std::isfinite(p.rtt_us) || p.rtt_us < 0) {
+      ++r.probes_unusable;
+      continue;
+    }
+    r.probes_by_level += by_level ? 1 : 0;
+    if (nodes.back() < nodes.front()) std::reverse(nodes.begin(), nodes.end());
+    routes[nodes].push_back(p.rtt_us);
+  }
+  std::vector<TomographyPath> paths;
+  std::map<std::string, std::vector<double>> spreads;  // cable -> spreads of the routes crossing it
+  for (auto& [nodes, rtts] : routes) {
+    if (static_cast<int>(rtts.size()) < std::max(1, opt.min_probes_per_route)) {
+      r.probes_unusable += static_cast<int64_t>(rtts.size());
+      continue;
+    }
+    r.probes_used += static_cast<int64_t>(rtts.size());
+    TomographyPath path;
+    path.src = nodes.front();
+    path.dst = nodes.back();
+    for (size_t i = 0; i + 1 < nodes.size(); ++i) {
+      const std::string id = CableId(nodes[i], nodes[i + 1]);
+      path.links.push_back(id);  // out
+      path.links.push_back(id);  // and back
+    }
+    std::sort(rtts.begin(), rtts.end());
+    path.rtt_us = Statistic(rtts, r.rtt_statistic);
+    if (rtts.size() >= 2) {
+      const double spread = stats::Median(rtts) - rtts.front();
+      for (size_t i = 0; i + 1 < nodes.size(); ++i) spreads[CableId(nodes[i], nodes[i + 1])].push_back(spread);
+    }
+    paths.push_back(std::move(path));
+  }
+  r.routes = static_cast<int64_t>(paths.size());
+  r.tomography = SolveTomography(paths, opt.tomography);
+  for (const auto& l : r.tomography.links) {
+    auto it = spreads.find(l.link);
+    const double spread = it != spreads.end() ? stats::Median(it->second) : NAN;
+    r.queue_spread_us.push_back(spread);
+    if (l.identifiable && std::isfinite(spread) && spread > l.latency_us) ++r.links_queueing;
+  }
+
+  // OpenSM hop weights for the cables the fabric names.
+  const PortIndex ix = IndexFabric(fabric);
+  std::map<std::pair<std::string, int>, int> entries;
+  for (const auto& l : r.tomography.links) {
+    const size_t cut = l.link.find("--");
+    bool mapped = false;
+    if (fabric.present && cut != std::string::npos) {
+      const std::string a = l.link.substr(0, cut), b = l.link.substr(cut + 2);
+      const int w = HopWeightFromTomography(l.weight, opt.tomography.min_weight,
+                                            opt.unidentified_hop_weight);
+      for (const auto& [end, other] : {std::pair{a, b}, std::pair{b, a}}) {
+        auto s = ix.switch_by_name.find(end);
+        if (s == ix.switch_by_name.end() || s->second->port_guid.empty()) continue;
+        for (int port : PortsTo(ix, *s->second, other)) {
+          entries[{"0x" + s->second->port_guid, port}] = w;
+          mapped = true;
+        }
+      }
+    }
+    ++(mapped ? r.cables_mapped : r.cables_unmapped);
+  }
+  for (const auto& [key, w] : entries) r.hop_weights.push_back({key.first, key.second, w});
+  return r;
+}
+
+}  // namespace toposcope::analysis

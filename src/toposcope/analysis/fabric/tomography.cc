@@ -1,0 +1,361 @@
+// analysis/fabric/tomography: per-link latencies from path RTTs, sparse weighted least squares with
+// identifiability (see tomography.h).
+#include "toposcope/analysis/fabric/tomography.h"
+
+#include <tbb/parallel_invoke.h>
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <limits>
+#include <numeric>
+#include <string_view>
+#include <unordered_map>
+
+#include "toposcope/base/rng.h"
+#include "toposcope/stats/sparse_lsq.h"
+
+namespace toposcope::analysis {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kSeedEps = 1e-6;  // the seed's `rtt_obs + 1e-6`
+
+uint64_t Mix64(uint64_t h, uint64_t v) {
+  h ^= v + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
+  h *= 0xBF58476D1CE4E5B9ULL;
+  return h ^ (h >> 31);
+}
+
+uint64_t DoubleBits(double v) {
+  uint64_t u;
+  static_assert(sizeof u == sizeof v);
+  std::memcpy(&u, &v, sizeof u);
+  return u;
+}
+
+}  // namespace
+
+TomographyResult SolveTomography(const std::vector<TomographyPath>& paths,
+                                 const TomographyOptions& opt) {
+  TomographyResult res;
+  // ---- 1. intern link ids (first-appearance order: deterministic) and build A in CSR ----
+  std::deque<std::string> names;  // stable addresses for the string_view keys
+  std::unordered_map<std::string_view, int> index;
+  index.reserve(1024);
+  auto intern = [&](std::string_view id) -> int {
+    auto it = index.find(id);
+    if (it != index.end()) return it->second;
+    names.emplace_back(id);
+    const int j = static_cast<int>(names.size()) - 1;
+    index.emplace(std::string_view(names.back()), j);
+    return j;
+  };
+  std::vector<int> outer{0};
+  std::vector<int> inner;
+  std::vector<double> values, rtt;
+  std::vector<int> cols;
+  inner.reserve(paths.size() * 8);
+  values.reserve(paths.size() * 8);
+  rtt.reserve(paths.size());
+  std::string host_id;
+  for (const TomographyPath& p : paths) {
+    if (!std::isfinite(p.rtt_us) || p.rtt_us < 0 || (p.links.empty() && !opt.host_terms)) {
+      ++res.dropped_paths;
+      continue;
+    }
+    cols.clear();
+    for (const std::string& l : p.links) cols.push_back(intern(l));
+    if (opt.host_terms) {
+      for (const std::string* h : {&p.src, &p.dst}) {
+        host_id = "host:";
+        host_id += *h;
+        cols.push_back(intern(host_id));
+      }
+    }
+    std::sort(cols.begin(), cols.end());
+    for (size_t k = 0; k < cols.size();) {
+      size_t e = k;
+      while (e < cols.size() && cols[e] == cols[k]) ++e;
+      inner.push_back(cols[k]);
+      values.push_back(static_cast<double>(e - k));
+      k = e;
+    }
+    outer.push_back(static_cast<int>(inner.size()));
+    rtt.push_back(p.rtt_us);
+  }
+  for (const std::string& l : opt.extra_links) intern(l);
+  const int n = static_cast<int>(names.size());
+  const int m = static_cast<int>(rtt.size());
+  res.paths = m;
+  res.link_count = n;
+  res.links.resize(n);
+  for (int j = 0; j < n; ++j) {
+    res.links[j].link = names[j];
+    res.links[j].latency_us = kNaN;
+    res.links[j].weight = kNaN;
+  }
+  auto finish = [&]() {
+    std::sort(res.links.begin(), res.links.end(),
+              [](const LinkWeight& a, const LinkWeight& b) { return a.link < b.link; });
+    return res;
+  };
+  if (n == 0) {
+    res.method = "empty";
+    return finish();
+  }
+
+  // ---- 2. exact structural checks: uncovered columns, proportional (always-together) columns ----
+  std::vector<int> col_nnz(n, 0);
+  std::vector<uint64_t> col_hash(n, 0x70F0ULL);
+  std::vector<double> col_first(n, 0);
+  for (int i = 0; i < m; ++i)
+    for (int k = outer[i]; k < outer[i + 1]; ++k) {
+      const int j = inner[k];
+      if (col_nnz[j]++ == 0) col_first[j] = values[k];
+      col_hash[j] = Mix64(Mix64(col_hash[j], static_cast<uint64_t>(i)),
+                          DoubleBits(values[k] / col_first[j]));
+    }
+  // CSC copy (row indices and values per column) for the exact comparison of candidate groups.
+  std::vector<int> cstart(n + 1, 0);
+  for (int j = 0; j < n; ++j) cstart[j + 1] = cstart[j] + col_nnz[j];
+  std::vector<int> crow(inner.size());
+  std::vector<double> cval(inner.size());
+  {
+    std::vector<int> fill(cstart.begin(), cstart.end() - 1);
+    for (int i = 0; i < m; ++i)
+      for (int k = outer[i]; k < outer[i + 1]; ++k) {
+        const int j = inner[k];
+        crow[fill[j]] = i;
+        cval[fill[j]] = values[k] / col_first[j];
+        ++fill[j];
+      }
+  }
+  auto same_column = [&](int a, int b) {
+    if (col_nnz[a] != col_nnz[b]) return false;
+    return std::equal(crow.begin() + cstart[a], crow.begin() + cstart[a + 1],
+                      crow.begin() + cstart[b]) &&
+           std::equal(cval.begin() + cstart[a], cval.begin() + cstart[a + 1],
+                      cval.begin() + cstart[b]);
+  };
+  std::vector<int> rep(n);  // group representative (smallest index); -1 when uncovered
+  std::iota(rep.begin(), rep.end(), 0);
+  {
+    std::vector<int> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](int a, int b) {
+      if (col_nnz[a] != col_nnz[b]) return col_nnz[a] < col_nnz[b];
+      if (col_hash[a] != col_hash[b]) return col_hash[a] < col_hash[b];
+      return a < b;
+    });
+    for (size_t s = 0; s < order.size();) {
+      size_t e = s;
+      while (e < order.size() && col_nnz[order[e]] == col_nnz[order[s]] &&
+             col_hash[order[e]] == col_hash[order[s]])
+        ++e;
+      // within a hash run: pairwise exact comparison against earlier representatives
+      std::vector<int> reps_in_run;
+      for (size_t k = s; k < e; ++k) {
+        const int j = order[k];
+        if (col_nnz[j] == 0) {
+          rep[j] = -1;
+          continue;
+        }
+        bool merged = false;
+        for (int r : reps_in_run)
+          if (same_column(r, j)) {
+            rep[j] = r;
+            merged = true;
+            break;
+          }
+        if (!merged) reps_in_run.push_back(j);
+      }
+      s = e;
+    }
+  }
+  std::vector<std::vector<int>> group(n);
+  for (int j = 0; j < n; ++j)
+    if (rep[j] >= 0) group[rep[j]].push_back(j);
+  for (int j = 0; j < n; ++j) {
+    res.links[j].paths = col_nnz[j];
+    if (rep[j] < 0) {
+      res.links[j].reason = "uncovered";
+      ++res.rank_deficiency;
+    } else if (group[rep[j]].size() > 1) {
+      std::string others;
+      int listed = 0;
+      const auto& g = group[rep[j]];
+      for (int o : g) {
+        if (o == j) continue;
+        if (listed == 8) {
+          others += ", ... (+" + std::to_string(g.size() - 1 - listed) + " more)";
+          break;
+        }
+        if (listed++ > 0) others += ", ";
+        others += names[o];
+      }
+      res.links[j].reason = "rank-deficient: always together with " + others;
+      if (rep[j] == j) res.rank_deficiency += static_cast<int>(g.size()) - 1;
+    }
+  }
+
+  // ---- 3. reduced matrix: one column per covered group (the representative stands for the
+  // group's sum, which still contributes to every RTT it is in; it is never reported itself) ----
+  std::vector<int> rcol(n, -1), rcol_to_link;
+  for (int j = 0; j < n; ++j)
+    if (rep[j] == j) {
+      rcol[j] = static_cast<int>(rcol_to_link.size());
+      rcol_to_link.push_back(j);
+    }
+  const int nr = static_cast<int>(rcol_to_link.size());
+  stats::SparseRowMatrix ar(m, std::max(nr, 1));
+  Eigen::VectorXd b(m), wts(m);
+  {
+    std::vector<int> router{0}, rinner;
+    std::vector<double> rvals;
+    rinner.reserve(inner.size());
+    rvals.reserve(inner.size());
+    for (int i = 0; i < m; ++i) {
+      for (int k = outer[i]; k < outer[i + 1]; ++k)
+        if (rcol[inner[k]] >= 0) {
+          rinner.push_back(rcol[inner[k]]);
+          rvals.push_back(values[k]);
+        }
+      router.push_back(static_cast<int>(rinner.size()));
+      b[i] = rtt[i];
+      wts[i] = opt.seed_weighting ? 1.0 / (rtt[i] + kSeedEps) : 1.0;
+    }
+    ar.resizeNonZeros(static_cast<Eigen::Index>(rinner.size()));
+    std::copy(router.begin(), router.end(), ar.outerIndexPtr());
+    std::copy(rinner.begin(), rinner.end(), ar.innerIndexPtr());
+    std::copy(rvals.begin(), rvals.end(), ar.valuePtr());
+  }
+  { std::vector<int>().swap(crow); std::vector<double>().swap(cval); }
+
+  // ---- 4. solve, and probe the null space (concurrently; each is deterministic) ----
+  stats::SparseLsqOptions so;
+  so.method = opt.use_cg ? stats::LsqMethod::kCgNormal : stats::LsqMethod::kLsqr;
+  so.max_iterations = opt.max_iterations;
+  so.tolerance = opt.tolerance;
+  stats::SparseLsqResult sol;
+  std::vector<char> in_null(nr, 0);
+  std::string probe_method = "none";
+  int probe_deficiency = 0;
+  auto solve = [&] { if (nr > 0) sol = stats::SolveSparseLeastSquares(ar, b, wts, so); };
+  auto probe = [&] {
+    if (nr == 0 || opt.dense_identifiability_limit < 0) return;
+    if (nr <= opt.dense_identifiability_limit) {
+      // Column-scaled Gram matrix G = D AᵀA D; null eigenvectors span null(A).
+      Eigen::SparseMatrix<double> at = ar.transpose();
+      Eigen::SparseMatrix<double> g = at * ar;
+      Eigen::MatrixXd gd = Eigen::MatrixXd(g);
+      Eigen::VectorXd dsc(nr);
+      for (int j = 0; j < nr; ++j) dsc[j] = gd(j, j) > 0 ? 1.0 / std::sqrt(gd(j, j)) : 0.0;
+      gd = dsc.asDiagonal() * gd * dsc.asDiagonal();
+      Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(gd);
+      const Eigen::VectorXd& ev = es.eigenvalues();
+      const double lmax = std::max(ev.maxCoeff(), 1e-300);
+      Eigen::VectorXd proj = Eigen::VectorXd::Zero(nr);
+      for (int k = 0; k < nr; ++k)
+        if (ev[k] <= 1e-9 * lmax) {
+          ++probe_deficiency;
+          proj += es.eigenvectors().col(k).cwiseAbs2();
+        }
+      for (int j = 0; j < nr; ++j) in_null[j] = proj[j] > 1e-8;
+      probe_method = "dense-eigen";
+    } else if (opt.dense_identifiability_limit > 0) {
+      // Random probe: min-norm solution of A x = A z reproduces z_j iff e_j ∈ row space(A).
+      Rng rng(opt.probe_seed);
+      Eigen::VectorXd z(nr);
+      for (int j = 0; j < nr; ++j) z[j] = rng.Uniform(1.0, 2.0);
+      Eigen::VectorXd bz = ar * z;
+      stats::SparseLsqOptions po = so;
+      po.method = stats::LsqMethod::kLsqr;
+      po.tolerance = std::min(so.tolerance, 1e-12);
+      stats::SparseLsqResult pr = stats::SolveSparseLeastSquares(ar, bz, {}, po);
+      for (int j = 0; j < nr; ++j) in_null[j] = std::abs(pr.x[j] - z[j]) > 1e-5 * z[j];
+      const bool any = std::any_of(in_null.begin(), in_null.end(), [](char c) { return c != 0; });
+      probe_deficiency = any ? 1 : 0;  // lower bound
+      probe_method = "lsqr-probe (" + std::to_string(pr.iterations) + " it" +
+                     (pr.converged ? "" : ", not converged") + ", deficiency is a lower bound)";
+    }
+  };
+  tbb::parallel_invoke(solve, probe);
+  res.iterations = sol.iterations;
+  res.relative_residual = sol.relative_residual;
+  res.rank_deficiency += probe_deficiency;
+  res.method = (nr > 0 ? sol.method : std::string("none")) +
+               (nr > 0 && !sol.converged ? " (not converged)" : "") +
+               ", identifiability: exact groups + " + probe_method;
+
+  // ---- 5. results and normalisation over the identifiable links ----
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  for (int r = 0; r < nr; ++r) {
+    LinkWeight& lw = res.links[rcol_to_link[r]];
+    if (group[rcol_to_link[r]].size() > 1) continue;  // a group's sum: reason already set
+    if (in_null[r]) {
+      lw.reason = "rank-deficient: in the span of other links";
+      continue;
+    }
+    lw.identifiable = true;
+    lw.latency_us = sol.x[r];
+    lo = std::min(lo, lw.latency_us);
+    hi = std::max(hi, lw.latency_us);
+  }
+  for (LinkWeight& lw : res.links) {
+    if (!lw.identifiable) continue;
+    lw.weight = hi > lo ? opt.min_weight + (lw.latency_us - lo) / (hi - lo) *
+                                               (opt.max_weight - opt.min_weight)
+                        : opt.min_weight;
+  }
+  return finish();
+}
+
+// ---------------------------------------------------------------------------------------------
+
+std::string WriteOpenSmHopWeights(const std::vector<HopWeight>& w) {
+  std::string out =
+      "# OpenSM hop weights (opensm --hop_weights_file): <switch port GUID> <port> <weight>\n"
+      "# written by toposcope from tomography link weights; unlisted ports weigh 1\n";
+  std::string skipped;
+  int nskipped = 0;
+  for (const HopWeight& h : w) {
+    std::string_view g = h.port_guid;
+    if (g.size() > 2 && g[0] == '0' && (g[1] == 'x' || g[1] == 'X')) g.remove_prefix(2);
+    bool ok = !g.empty() && g.size() <= 16;
+    uint64_t guid = 0;
+    for (char c : g) {
+      int v = -1;
+      if (c >= '0' && c <= '9') v = c - '0';
+      else if (c >= 'a' && c <= 'f') v = c - 'a' + 10;
+      else if (c >= 'A' && c <= 'F') v = c - 'A' + 10;
+      if (v < 0) { ok = false; break; }
+      guid = (guid << 4) | static_cast<uint64_t>(v);
+    }
+    if (!ok || h.port < 0 || h.port > 254 || h.weight < 1) {
+      ++nskipped;
+      if (nskipped <= 8) skipped += " " + h.port_guid + ":" + std::to_string(h.port);
+      continue;
+    }
+    char line[64];
+    std::snprintf(line, sizeof line, "0x%016llx %d %d\n", static_cast<unsigned long long>(guid),
+                  h.port, h.weight);
+    out += line;
+  }
+  if (nskipped > 0)
+    out += "# skipped " + std::to_string(nskipped) + " invalid entries:" + skipped + "\n";
+  return out;
+}
+
+int HopWeightFromTomography(double weight, double min_weight, int unidentified_weight) {
+  if (!std::isfinite(weight) || !(min_weight > 0)) return std::max(1, unidentified_weight);
+  const double r = std::round(weight / min_weight);
+  if (!(r >= 1)) return 1;
+  if (r > 1e6) return 1000000;
+  return static_cast<int>(r);
+}
+
+}  // namespace toposcope::analysis

@@ -1,0 +1,85 @@
+#include "toposcope/analysis/node/confidence.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace toposcope::analysis {
+
+int PathEdges(LinkType t) {
+  switch (t) {
+    case LinkType::kNvlink:
+    case LinkType::kC2c: return 1;   // GPU - GPU
+    case LinkType::kNvswitch:        // GPU - NVSwitch - GPU
+    case LinkType::kPix:             // GPU - PCIe switch - GPU
+    case LinkType::kPhb: return 2;   // GPU - host bridge - GPU
+    case LinkType::kPxb:             // GPU - switch - switch - GPU
+    case LinkType::kNode: return 3;  // GPU - host bridge - host bridge - GPU
+    case LinkType::kSys: return 4;   // GPU - host bridge - CPU - CPU - GPU (bridges folded)
+    case LinkType::kNet: return 4;   // GPU - NIC - switch - NIC - GPU
+    case LinkType::kUnknown: break;
+  }
+  return 1;
+}
+
+namespace {
+
+std::vector<std::string> PathHops(const LinkReport& l) {
+  const std::string host = l.a.substr(0, l.a.rfind('/'));
+  switch (l.type) {
+    case LinkType::kNvlink:
+    case LinkType::kC2c: return {l.a, l.b};
+    case LinkType::kNvswitch: return {l.a, host + "/nvswitch", l.b};
+    case LinkType::kPix: return {l.a, host + "/pcie-switch", l.b};
+    case LinkType::kPhb: return {l.a, host + "/host-bridge", l.b};
+    case LinkType::kPxb: return {l.a, host + "/pcie-switch(a)", host + "/pcie-switch(b)", l.b};
+    case LinkType::kNode: return {l.a, host + "/host-bridge(a)", host + "/host-bridge(b)", l.b};
+    case LinkType::kSys: return {l.a, host + "/cpu(a)", host + "/cpu(b)", host + "/host-bridge(b)", l.b};
+    default: break;
+  }
+  return {l.a, l.b};
+}
+
+}  // namespace
+
+ConfidenceReport AnalyzeConfidence(const std::vector<LinkReport>& links, const stats::NoiseModel& noise,
+                                   const ConfidenceOptions& opt) {
+  ConfidenceReport r;
+  r.alpha = noise.alpha;
+  r.beta = noise.beta;
+  r.scale = noise.scale;
+  r.truncation = noise.truncation;
+  r.quantile = opt.quantile;
+  r.delta_min = opt.delta_min;
+  r.base_period_ms = opt.base_period_ms;
+  std::map<double, double> eps_at;
+  for (double period : opt.periods_ms) {
+    const int n_avg = std::max(1, static_cast<int>(std::lround(period / opt.base_period_ms)));
+    const double eps = stats::MeanAbsErrorQuantile(noise, n_avg, opt.quantile, 20000, 777);
+    eps_at[period] = eps;
+    SamplingRow row;
+    row.period_ms = period;
+    row.per_hop_error = eps;
+    row.max_hops = eps > 0 ? static_cast<int>(std::floor((1.0 - opt.delta_min) / eps + 1e-12)) : 0;
+    r.sampling.push_back(row);
+  }
+  double eps_path = 0;
+  if (auto it = eps_at.find(opt.path_period_ms); it != eps_at.end()) {
+    eps_path = it->second;
+  } else {
+    const int n_avg = std::max(1, static_cast<int>(std::lround(opt.path_period_ms / opt.base_period_ms)));
+    eps_path = stats::MeanAbsErrorQuantile(noise, n_avg, opt.quantile, 20000, 777);
+  }
+  for (const auto& l : links) {
+    PathConfidence p;
+    p.a = l.a;
+    p.b = l.b;
+    p.hops = PathHops(l);
+    const double edges = static_cast<double>(p.hops.size() - 1);
+    p.delta = 1.0 - edges * eps_path;
+    r.paths.push_back(std::move(p));
+  }
+  return r;
+}
+
+}  // namespace toposcope::analysis

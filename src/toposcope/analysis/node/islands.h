@@ -1,0 +1,45 @@
+// analysis/node/islands: which GPUs form NVLink/NVSwitch domains (seed §2.3). Per host, the measured P2P
+// matrix becomes an affinity (a soft step at the NVLink threshold, so the clustering sees "is this
+// pair NVLink-fast" with the measurement's own uncertainty) and spectral clustering with the
+// eigengap picks the islands. Hosts without measurements fall back to the declared NVLink
+// components. Islands are checked against nvidia-smi topo and NCCL's XML wherever they are given.
+#pragma once
+
+#include <vector>
+
+#include "toposcope/model/dataset.h"
+#include <string>
+#include <utility>
+#include "toposcope/analysis/node/links.h"
+
+namespace toposcope::analysis {
+struct GpuReport {
+  std::string id;      // HOST/gpuN
+  std::string host;
+  int index = -1;
+  std::string island;  // island id
+};
+
+struct IslandReport {
+  std::string id;                  // HOST/islandK
+  std::string host;
+  std::vector<std::string> members;
+  std::string kind;                // "nvswitch", "nvlink", "pcie"
+  std::string method;              // "spectral" (measured) or "declared" (topology files only)
+  // Agreement of the measured islands with each declared source on this host.
+  std::vector<std::pair<std::string, bool>> agrees_with;  // ("nvidia-smi-topo", true), ...
+};
+
+struct IslandOutput {
+  std::vector<GpuReport> gpus;
+  std::vector<IslandReport> islands;
+};
+
+// Needs the links (for island kinds) from AnalyzeLinks.
+IslandOutput AnalyzeIslands(const model::Dataset& ds, const std::vector<LinkReport>& links,
+                            const Thresholds& t);
+
+// The affinity of one measured pair: 1 / (1 + exp(-ln(b / T) / width)), T = nvlink_min_gbps.
+double IslandAffinity(double bandwidth_gbps, const Thresholds& t);
+
+}  // namespace toposcope::analysis

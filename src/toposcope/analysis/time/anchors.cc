@@ -1,0 +1,295 @@
+#include "toposcope/analysis/time/anchors.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <unordered_map>
+
+#include "toposcope/base/time.h"
+#include "toposcope/model/events.h"
+#include "toposcope/stats/order_stats.h"
+
+namespace toposcope::analysis {
+namespace {
+
+using stats::Median;
+
+constexpr double kNsPerUs = 1000.0;
+
+// The group key of an event, or "" when it is not an anchor. `ordinal_family` is set when the key
+// depends on the per-rank ordinal (no explicit sequence number).
+std::string AnchorKey(const formats::TraceEvent& e, std::string* ordinal_family) {
+  ordinal_family->clear();
+  if (const std::string a = formats::ContextValue(e.context, "anchor"); !a.empty()) return "a|" + a;
+  if (e.phase != 'X') return {};
+  if (e.category == "coll_perf") {
+    const std::string comm = formats::ContextValue(e.context, "comm");
+    const std::string seq = formats::ContextValue(e.context, "seq");
+    // Without an event trace the record is stamped when it was dumped, not when it ended.
+    if (comm.empty() || seq.empty() || formats::ContextValue(e.context, "timing") == "dump") return {};
+    return "i|" + e.type + "|" + comm + "|" + seq;
+  }
+  if (e.category != "kernel") return {};
+  const formats::CollectiveInfo ci = formats::ParseNcclKernelName(e.type);
+  if (!ci.is_nccl || ci.collective.empty() || ci.collective == "SendRecv" || ci.collective == "Send" ||
+      ci.collective == "Recv") {
+    return {};
+  }
+  const std::string pg = formats::ContextValue(e.context, "pg");
+  const std::string seq = formats::ContextValue(e.context, "seq");
+  if (!seq.empty()) return "k|" + ci.collective + "|" + pg + "|" + seq;
+  *ordinal_family = ci.collective + "|" + pg;
+  return "o|" + *ordinal_family;
+}
+
+int64_t MedianNs(std::vector<int64_t> v) {
+  const size_t m = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(m), v.end());
+  return v[m];
+}
+
+// Weighted median of (value, weight) pairs.
+double WeightedMedian(std::vector<std::pair<double, double>> vw) {
+  std::sort(vw.begin(), vw.end());
+  double total = 0;
+  for (const auto& p : vw) total += p.second;
+  double acc = 0;
+  for (const auto& p : vw) {
+    acc += p.second;
+    if (acc >= 0.5 * total) return p.first;
+  }
+  return vw.empty() ? NAN : vw.back().first;
+}
+
+// Error (one sigma, µs) of a sync-only robust model from its held-out residuals: the sync noise
+// averaged over the points one local fit sees.
+double SyncModelSigmaUs(const ClockModel& m, const TimesyncOptions& topt) {
+  if (m.fit_points < 2 || !std::isfinite(m.mean_abs_residual_us)) return INFINITY;
+  const double noise_us = 1.2533 * m.mean_abs_residual_us;  // mean |x| -> sigma for a normal
+  double span_s = 0;
+  if (!m.segments.empty()) {
+    span_s = static_cast<double>(m.segments.back().start_local_ns - m.segments.front().start_local_ns) / 1e9;
+  }
+  const double window_s = 2.0 * topt.knot_spacing_s;
+  const double n_eff = span_s > window_s ? m.fit_points * window_s / span_s : m.fit_points;
+  return std::max(noise_us / std::sqrt(std::max(1.0, n_eff)), 0.01);
+}
+
+}  // namespace
+
+AnchorGroups CollectAnchors(const model::Dataset& ds, const AnchorOptions& opt, Diagnostics* diag) {
+  AnchorGroups out;
+  if (!opt.enabled) return out;
+  std::map<std::string, int> host_index;
+  auto index_of = [&](const std::string& h) {
+    auto [it, fresh] = host_index.emplace(h, static_cast<int>(out.hosts.size()));
+    if (fresh) out.hosts.push_back(h);
+    return it->second;
+  };
+  std::unordered_map<std::string, std::vector<std::pair<int, int64_t>>> raw;
+  // Ordinal keys: per family, per rank identity, how many were seen.
+  std::map<std::string, std::map<std::string, int64_t>> ordinals;
+  std::string family;
+  for (const auto& input : ds.event_inputs) {
+    model::EventInputCounts counts;
+    auto source = model::MakeEventSource(input, diag, &counts);
+    auto sink = [&](formats::TraceEvent&& e) {
+      ++out.events_scanned;
+      if (e.host.empty() || e.local_ts_ns == kNoTime) return;
+      std::string key = AnchorKey(e, &family);
+      if (key.empty()) return;
+      if (!family.empty()) {
+        const std::string who = e.rank >= 0 ? "r" + std::to_string(e.rank) : e.host + "/" + e.device;
+        const int64_t n = ordinals[family][who]++;
+        key += "|" + std::to_string(n);
+      }
+      ++out.candidate_events;
+      auto it = raw.find(key);
+      if (it == raw.end()) {
+        if (static_cast<int64_t>(raw.size()) >= opt.max_groups) {
+          ++out.groups_dropped;
+          return;
+        }
+        it = raw.emplace(std::move(key), std::vector<std::pair<int, int64_t>>{}).first;
+      }
+      it->second.emplace_back(index_of(e.host), e.local_ts_ns + std::max<int64_t>(0, e.dur_ns));
+    };
+    (void)source(sink);  // read failures are already in `diag`; what was read still counts
+  }
+  // Ordinal families whose ranks disagree on the count cannot be matched by position.
+  std::vector<std::string> bad_families;
+  for (const auto& [fam, per_rank] : ordinals) {
+    int64_t lo = INT64_MAX, hi = 0;
+    for (const auto& [who, n] : per_rank) {
+      lo = std::min(lo, n);
+      hi = std::max(hi, n);
+    }
+    if (lo != hi) bad_families.push_back("o|" + fam + "|");
+  }
+  // Deterministic order: by key.
+  std::vector<std::pair<std::string, std::vector<std::pair<int, int64_t>>>> sorted(raw.begin(), raw.end());
+  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto& [key, obs] : sorted) {
+    bool bad = false;
+    for (const auto& pre : bad_families) bad = bad || key.rfind(pre, 0) == 0;
+    std::sort(obs.begin(), obs.end());
+    std::vector<std::pair<int, int64_t>> per_host;
+    for (size_t i = 0; i < obs.size();) {
+      size_t j = i;
+      std::vector<int64_t> ends;
+      while (j < obs.size() && obs[j].first == obs[i].first) ends.push_back(obs[j++].second);
+      per_host.emplace_back(obs[i].first, MedianNs(std::move(ends)));
+      i = j;
+    }
+    if (bad || per_host.size() < 2) {
+      ++out.groups_dropped;
+      continue;
+    }
+    out.groups.push_back(std::move(per_host));
+  }
+  return out;
+}
+
+std::vector<HostAnchorReport> RefineClocksWithAnchors(std::vector<HostClockFit>* fits, const AnchorGroups& groups,
+                                                      const AnchorOptions& opt, const TimesyncOptions& topt) {
+  std::vector<HostAnchorReport> reports;
+  if (!opt.enabled || groups.groups.empty()) return reports;
+  const size_t n_hosts = groups.hosts.size();
+  // The sync-only robust model and its error, per anchor host index.
+  std::map<std::string, size_t> fit_of;
+  for (size_t i = 0; i < fits->size(); ++i) fit_of[(*fits)[i].host] = i;
+  std::vector<ClockModel> sync_model(n_hosts);
+  std::vector<bool> has_sync(n_hosts, false);
+  std::vector<double> sync_sigma_us(n_hosts, INFINITY);
+  for (size_t h = 0; h < n_hosts; ++h) {
+    auto it = fit_of.find(groups.hosts[h]);
+    if (it == fit_of.end()) {
+      sync_model[h].host = groups.hosts[h];
+      sync_model[h].kind = ClockModelKind::kRobust;
+      continue;
+    }
+    sync_model[h] = (*fits)[it->second].Best();
+    has_sync[h] = true;
+    sync_sigma_us[h] = SyncModelSigmaUs(sync_model[h], topt);
+  }
+  std::vector<ClockModel> current = sync_model;
+  std::vector<double> sigma_us = sync_sigma_us;
+  reports.resize(n_hosts);
+  const double simult2 = opt.simultaneity_us * opt.simultaneity_us;
+
+  for (int round = 0; round < std::max(1, opt.rounds); ++round) {
+    std::vector<std::vector<SyncSample>> samples(n_hosts);
+    std::vector<std::pair<double, double>> vw;
+    std::vector<double> g;
+    for (const auto& grp : groups.groups) {
+      // Global-time estimates of the common instant from every host's current model.
+      g.assign(grp.size(), 0.0);
+      vw.clear();
+      for (size_t k = 0; k < grp.size(); ++k) {
+        const int h = grp[k].first;
+        g[k] = static_cast<double>(current[static_cast<size_t>(h)].ToGlobalNs(grp[k].second));
+        const double s = sigma_us[static_cast<size_t>(h)];
+        if (std::isfinite(s)) vw.emplace_back(g[k], 1.0 / (s * s + simult2));
+      }
+      if (vw.empty()) continue;
+      const double med = WeightedMedian(vw);
+      // Consensus over inliers, leaving each host out of its own reference.
+      double w_sum = 0, wg_sum = 0;
+      std::vector<double> w(grp.size(), 0.0);
+      for (size_t k = 0; k < grp.size(); ++k) {
+        const double s = sigma_us[static_cast<size_t>(grp[k].first)];
+        if (!std::isfinite(s)) continue;
+        const double tol_ns = (5.0 * std::sqrt(s * s + simult2) + 2.0) * kNsPerUs;
+        if (std::abs(g[k] - med) > tol_ns) continue;  // a host off by a step or a bad model
+        w[k] = 1.0 / (s * s + simult2);
+        w_sum += w[k];
+        wg_sum += w[k] * (g[k] - med);
+      }
+      for (size_t k = 0; k < grp.size(); ++k) {
+        const double W = w_sum - w[k];
+        if (!(W > 0)) continue;
+        const double ref = med + (wg_sum - w[k] * (g[k] - med)) / W;
+        SyncSample s;
+        s.local_ns = grp[k].second;
+        s.ref_ns = static_cast<int64_t>(std::llround(ref));
+        s.uncertainty_ns = std::sqrt(simult2 + 1.0 / W) * kNsPerUs;
+        samples[static_cast<size_t>(grp[k].first)].push_back(s);
+      }
+    }
+    std::vector<ClockModel> next = current;
+    std::vector<double> next_sigma = sigma_us;
+    for (size_t h = 0; h < n_hosts; ++h) {
+      auto& sm = samples[h];
+      HostAnchorReport& rep = reports[h];
+      rep = HostAnchorReport{};
+      rep.host = groups.hosts[h];
+      rep.anchors = static_cast<int>(sm.size());
+      rep.sync_sigma_us = sync_sigma_us[h];
+      if (static_cast<int>(sm.size()) < opt.min_anchors_per_host) continue;
+      std::sort(sm.begin(), sm.end(), [](const SyncSample& a, const SyncSample& b) { return a.local_ns < b.local_ns; });
+      ClockModel am = FitRobustModel(sm, topt);
+      std::vector<double> res;
+      res.reserve(sm.size());
+      for (const auto& s : sm) res.push_back(std::abs(s.offset_ns() - am.OffsetNs(s.local_ns)) / kNsPerUs);
+      rep.scatter_us = 1.4826 * Median(res);
+      const double span_s = static_cast<double>(sm.back().local_ns - sm.front().local_ns) / 1e9;
+      const double window_s = 2.0 * topt.knot_spacing_s;
+      const double n_eff = span_s > window_s ? static_cast<double>(sm.size()) * window_s / span_s
+                                             : static_cast<double>(sm.size());
+      const double noise = rep.scatter_us / std::sqrt(std::max(1.0, n_eff));
+      const double anchor_sigma = std::sqrt(noise * noise + opt.bias_floor_us * opt.bias_floor_us);
+      const double ws = std::isfinite(sync_sigma_us[h]) ? 1.0 / (sync_sigma_us[h] * sync_sigma_us[h]) : 0.0;
+      const double wa = 1.0 / (anchor_sigma * anchor_sigma);
+      rep.weight = wa / (wa + ws);
+      if (has_sync[h]) {
+        next[h] = BlendModels(sync_model[h], am, rep.weight, sm.front().local_ns, sm.back().local_ns + 1);
+      } else {
+        next[h] = am;
+        next[h].host = groups.hosts[h];
+      }
+      next_sigma[h] = 1.0 / std::sqrt(wa + ws);
+      // Steps the anchors see and the sync records did not (only when the anchors dominate).
+      if (rep.weight >= 0.5) {
+        const auto tol = static_cast<int64_t>(topt.knot_spacing_s * 1e9);
+        for (int64_t st : am.steps_local_ns) {
+          bool known = false;
+          for (int64_t s0 : sync_model[h].steps_local_ns) known = known || std::llabs(st - s0) <= tol;
+          if (!known) rep.new_steps_local_ns.push_back(st);
+        }
+      }
+      next[h].anchor_points = rep.anchors;
+      next[h].anchor_weight = rep.weight;
+    }
+    current = std::move(next);
+    sigma_us = std::move(next_sigma);
+  }
+
+  // Write back: the robust model of every host the anchors touched.
+  for (size_t h = 0; h < n_hosts; ++h) {
+    if (current[h].anchor_points == 0) continue;
+    ClockModel m = current[h];
+    for (int64_t st : reports[h].new_steps_local_ns) m.steps_local_ns.push_back(st);
+    std::sort(m.steps_local_ns.begin(), m.steps_local_ns.end());
+    auto it = fit_of.find(groups.hosts[h]);
+    if (it == fit_of.end()) {
+      HostClockFit fit = FitHostClock(groups.hosts[h], {}, topt);
+      for (auto& mm : fit.models) {
+        if (mm.kind == ClockModelKind::kRobust) mm = m;
+      }
+      fits->push_back(std::move(fit));
+      continue;
+    }
+    HostClockFit& fit = (*fits)[it->second];
+    for (auto& mm : fit.models) {
+      if (mm.kind != ClockModelKind::kRobust) continue;
+      m.fit_points = mm.fit_points;
+      m.heldout_points = mm.heldout_points;
+      mm = m;
+      ScoreHeldOut(mm, fit.heldout);
+    }
+  }
+  std::sort(fits->begin(), fits->end(), [](const HostClockFit& a, const HostClockFit& b) { return a.host < b.host; });
+  return reports;
+}
+
+}  // namespace toposcope::analysis

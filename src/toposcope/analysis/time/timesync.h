@@ -1,0 +1,90 @@
+// analysis/time/timesync: per-host clock models that map a host's local timestamps onto the global
+// (reference) axis (seed §2.2). Four models are fitted side by side on the same sync points:
+//   none       offset 0 (uncompensated)
+//   linear     one least-squares line offset(t) = a + b t over the whole run
+//   quadratic  the seed's model: every `refit_period_s` (30 s) a least-squares quadratic over the
+//              trailing `quad_window_s` of sync points, used for the next refit period
+//   robust     ours: clock steps found and split first; then, at knots every `knot_spacing_s`, a
+//              local linear fit with tricube weights and bisquare (IRLS) down-weighting of
+//              impulsive outliers (asymmetric-delay spikes), sync uncertainties as weights; the
+//              knots joined piecewise-linearly. It follows frequency random walk and ignores spikes.
+// Every model is a list of polynomial segments, so it can be written to result.json and applied
+// by anyone: offset_ns(local) = c0 + c1*dt + c2*dt^2 with dt = (local - t0) seconds.
+// Residuals are measured on held-out sync points (every `holdout_every`-th point, never fitted).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace toposcope::analysis {
+
+struct SyncSample {
+  int64_t local_ns = 0;        // the host's clock
+  int64_t ref_ns = 0;          // the reference clock at the same instant
+  double uncertainty_ns = NAN; // one-sigma, when the source gives one
+  [[nodiscard]] double offset_ns() const { return static_cast<double>(local_ns - ref_ns); }
+};
+
+enum class ClockModelKind { kNone, kLinear, kQuadratic, kRobust };
+std::string_view ClockModelName(ClockModelKind k);  // "none", "linear", "quadratic", "robust"
+
+struct ClockSegment {
+  int64_t start_local_ns = 0;  // segment covers [start, end); the first and last extend to +-inf
+  int64_t end_local_ns = 0;
+  int64_t t0_local_ns = 0;     // origin of dt
+  double c0 = 0, c1 = 0, c2 = 0;
+};
+
+struct ClockModel {
+  std::string host;
+  ClockModelKind kind = ClockModelKind::kNone;
+  std::vector<ClockSegment> segments;  // sorted, non-overlapping
+  int fit_points = 0;
+  int heldout_points = 0;
+  double mean_abs_residual_us = NAN;   // on held-out points
+  double p99_abs_residual_us = NAN;
+  std::vector<int64_t> steps_local_ns; // clock steps found (robust model only)
+  int anchor_points = 0;               // implicit anchors folded in (robust model only)
+  double anchor_weight = 0;            // their share of the blend inside the anchored span, 0..1
+
+  // The offset (local - global) at a local time, in ns.
+  [[nodiscard]] double OffsetNs(int64_t local_ns) const;
+  // The global time of a local time.
+  [[nodiscard]] int64_t ToGlobalNs(int64_t local_ns) const;
+};
+
+struct TimesyncOptions {
+  double refit_period_s = 30.0;   // the seed's refit cadence
+  double quad_window_s = 120.0;   // trailing window of the seed's quadratic
+  double knot_spacing_s = 30.0;   // robust model knots
+  int min_window_points = 12;     // the robust local fit widens its window to reach this many
+  int holdout_every = 5;          // every 5th point is held out (0 = none)
+  double step_threshold_ns = 0;   // 0 = automatic (from the robust noise scale)
+};
+
+struct HostClockFit {
+  std::string host;
+  std::vector<ClockModel> models;  // none, linear, quadratic, robust (in that order)
+  std::vector<SyncSample> heldout; // the held-out sync points the residuals are measured on
+  [[nodiscard]] const ClockModel& Best() const;  // the robust model unless it is missing
+};
+
+// Sets a model's held-out residuals (mean and p99 of |error|, µs).
+void ScoreHeldOut(ClockModel& m, const std::vector<SyncSample>& held);
+
+// Our robust model alone, on samples sorted by local_ns (no hold-out, no residuals).
+ClockModel FitRobustModel(const std::vector<SyncSample>& sorted, const TimesyncOptions& opt = {});
+
+// Inside [from_local_ns, to_local_ns) the inverse-variance blend (1 - b_weight) * a + b_weight * b
+// of two piecewise-linear models; outside, `a` unchanged. Quadratic terms are evaluated at each
+// segment start (exact for the linear segments of the robust model).
+ClockModel BlendModels(const ClockModel& a, const ClockModel& b, double b_weight, int64_t from_local_ns,
+                       int64_t to_local_ns);
+
+// Fits the four models for one host. Samples need not be sorted. Fewer than 2 samples give
+// constant models.
+HostClockFit FitHostClock(const std::string& host, std::vector<SyncSample> samples, const TimesyncOptions& opt = {});
+
+}  // namespace toposcope::analysis

@@ -1,0 +1,850 @@
+// analysis/traffic/flows: see flows.h.
+#include "toposcope/analysis/traffic/flows.h"
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+#include "toposcope/base/text.h"
+
+namespace toposcope::analysis {
+namespace {
+
+constexpr uint32_t kPsnMask = 0xffffff;
+constexpr uint32_t kPsnHalf = 0x800000;
+
+std::string Hex(uint32_t v) { return StringPrintf("0x%x", v); }
+
+}  // namespace
+
+FlowKey KeyOf(const formats::RocePacket& p) { return FlowKey{p.src_ip, p.dst_ip, p.dest_qp & kPsnMask}; }
+
+size_t FlowKeyHash::operator()(const FlowKey& k) const noexcept {
+  uint64_t h = k.src.Hash();
+  h ^= k.dst.Hash() + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  h ^= (uint64_t{k.dest_qp} * 0xff51afd7ed558ccdULL) + (h << 6) + (h >> 2);
+  return static_cast<size_t>(h);
+}
+
+std::string_view QpPairingName(QpPairing p) {
+  switch (p) {
+    case QpPairing::kNone: return "none";
+    case QpPairing::kReverseAck: return "reverse_ack";
+    case QpPairing::kUdpSourcePort: return "udp_sport";
+    case QpPairing::kNcclLog: return "nccl_log";
+    case QpPairing::kRdmaTool: return "rdma_tool";
+    case QpPairing::kDeth: return "deth";
+  }
+  return "none";
+}
+
+int QpPairingRank(QpPairing p) {
+  switch (p) {
+    case QpPairing::kNone: return 0;
+    case QpPairing::kUdpSourcePort: return 1;
+    case QpPairing::kNcclLog: return 2;
+    case QpPairing::kRdmaTool: return 3;
+    case QpPairing::kReverseAck: return 4;
+    case QpPairing::kDeth: return 5;
+  }
+  return 0;
+}
+
+std::string_view OpClassName(int op_class) {
+  static constexpr std::string_view kNames[kOpClasses] = {"send", "write",  "read_req", "read_resp",
+                                                          "ack",  "atomic", "cnp",      "other"};
+  if (op_class < 0 || op_class >= kOpClasses) return "other";
+  return kNames[op_class];
+}
+
+int OpClassOf(uint8_t opcode) {
+  if (opcode == formats::roce_op::kCnp) return kOpCnp;
+  const uint8_t base = opcode & 0xe0;
+  if (base != formats::roce_op::kRc && base != formats::roce_op::kUc && base != formats::roce_op::kUd) {
+    return kOpOther;
+  }
+  const uint8_t low = opcode & 0x1f;
+  if (low <= 0x05 || low == 0x16 || low == 0x17) return kOpSend;
+  if (low <= 0x0b) return kOpWrite;
+  if (low == 0x0c) return kOpReadReq;
+  if (low <= 0x10) return kOpReadResp;
+  if (low <= 0x12) return kOpAck;
+  if (low <= 0x14) return kOpAtomic;
+  return kOpOther;
+}
+
+uint16_t RoceUdpSourcePort(uint32_t lqpn, uint32_t rqpn) {
+  uint64_t fl = uint64_t{lqpn} * uint64_t{rqpn};
+  fl ^= fl >> 20;
+  fl ^= fl >> 40;
+  fl &= 0xFFFFF;
+  const uint32_t f = static_cast<uint32_t>(fl);
+  return static_cast<uint16_t>(((f & 0x3FFF) ^ ((f & 0xFC000) >> 14)) | 0xC000);
+}
+
+// ---------------------------------------------------------------------------------------------
+// FlowTable
+// ---------------------------------------------------------------------------------------------
+
+void FlowTable::Add(const formats::RocePacket& p) {
+  const FlowKey key = KeyOf(p);
+  auto [it, inserted] = index_.try_emplace(key, states_.size());
+  if (inserted) {
+    states_.emplace_back();
+    states_.back().key = key;
+    states_.back().transport = formats::TransportOf(p.opcode);
+  }
+  State& s = states_[it->second];
+  ++packets_;
+
+  // UDP source ports.
+  if (s.port_a_n == 0 || p.udp_src_port == s.port_a) {
+    s.port_a = p.udp_src_port;
+    ++s.port_a_n;
+  } else if (s.port_b_n == 0 || p.udp_src_port == s.port_b) {
+    s.port_b = p.udp_src_port;
+    ++s.port_b_n;
+  } else {
+    s.ports_mixed = true;
+  }
+  // UD source QP.
+  bool deth_main = true;  // this packet belongs to the flow's first UD source QP (or is not UD)
+  if (p.has_deth) {
+    if (s.deth_packets == 0) {
+      s.deth_src_qp = p.deth_src_qp;
+    } else if (p.deth_src_qp != s.deth_src_qp) {
+      s.deth_mixed = true;
+      deth_main = false;
+    }
+    ++s.deth_packets;
+  }
+
+  PointState* ps = nullptr;
+  for (auto& pt : s.points) {
+    if (pt.capture_index == p.capture_index) {
+      ps = &pt;
+      break;
+    }
+  }
+  if (ps == nullptr) {
+    s.points.emplace_back();
+    ps = &s.points.back();
+    ps->capture_index = p.capture_index;
+    ps->first_ns = p.ts_ns;
+    ps->last_ns = p.ts_ns;
+  }
+  ++ps->packets;
+  ps->bytes += p.wire_len;
+  ps->payload_bytes += p.payload_bytes;
+  ps->first_ns = std::min(ps->first_ns, p.ts_ns);
+  ps->last_ns = std::max(ps->last_ns, p.ts_ns);
+  const int cls = OpClassOf(p.opcode);
+  ++ps->opcode_mix[cls];
+  if (cls == kOpSend || cls == kOpWrite || cls == kOpReadResp) ps->data_bytes += p.payload_bytes;
+  if (p.ip_ecn_ce) ++ps->ecn_ce;
+  if (p.becn) ++ps->becn;
+  if (p.fecn) ++ps->fecn;
+  if (cls == kOpAck && p.has_aeth) {
+    if (formats::IsNak(p)) {
+      ++ps->naks;
+    } else if (formats::IsRnrNak(p)) {
+      ++ps->rnr_naks;
+    } else if ((p.aeth_syndrome & 0xe0) == 0) {
+      ++ps->acks;
+    }
+  }
+
+  // Requester PSN space.
+  if (formats::IsRequest(p.opcode) && deth_main) {
+    PsnTrack& t = ps->req;
+    const uint32_t psn = p.psn & kPsnMask;
+    bool advanced = true;
+    if (!t.started) {
+      t.started = true;
+    } else {
+      const uint32_t d = (psn - t.next) & kPsnMask;
+      if (d == 0) {
+        // in order
+      } else if (d < kPsnHalf) {
+        if (d > t.read_slack) ps->psn_gaps += d - t.read_slack;
+      } else {
+        ++ps->retransmissions;
+        advanced = false;
+      }
+    }
+    if (advanced) {
+      t.next = (psn + 1) & kPsnMask;
+      t.read_slack = 0;
+      if (p.opcode == formats::roce_op::kReadRequest && p.has_reth && p.reth_dma_len > 0) {
+        // The response packets take ceil(L / MTU) PSNs; at the smallest MTU (256) that is the most.
+        t.read_slack = static_cast<uint32_t>((uint64_t{p.reth_dma_len} + 255) / 256) - 1;
+      }
+    }
+  }
+}
+
+Flow FlowTable::Finalise(const State& s) const {
+  Flow f;
+  f.key = s.key;
+  f.transport = s.transport;
+  if (s.port_b_n > s.port_a_n) {
+    f.udp_src_port = s.port_b;
+  } else {
+    f.udp_src_port = s.port_a;
+  }
+  f.udp_src_port_mixed = s.ports_mixed || s.port_b_n > 0;
+  f.deth_packets = s.deth_packets;
+  f.deth_src_qp = s.deth_src_qp;
+  f.deth_mixed = s.deth_mixed;
+  const PointState* best = nullptr;
+  for (const auto& pt : s.points) {
+    if (best == nullptr || pt.packets > best->packets ||
+        (pt.packets == best->packets && pt.capture_index < best->capture_index)) {
+      best = &pt;
+    }
+    f.capture_points.push_back(pt.capture_index);
+  }
+  std::sort(f.capture_points.begin(), f.capture_points.end());
+  if (best == nullptr) return f;
+  f.packets = best->packets;
+  f.bytes = best->bytes;
+  f.payload_bytes = best->payload_bytes;
+  f.data_bytes = best->data_bytes;
+  f.opcode_mix = best->opcode_mix;
+  f.psn_gaps = best->psn_gaps;
+  f.retransmissions = best->retransmissions;
+  f.naks = best->naks;
+  f.rnr_naks = best->rnr_naks;
+  f.acks = best->acks;
+  f.ecn_ce = best->ecn_ce;
+  f.becn = best->becn;
+  f.fecn = best->fecn;
+  f.first_ns = best->first_ns;
+  f.last_ns = best->last_ns;
+  for (const auto& pt : s.points) {
+    f.first_ns = std::min(f.first_ns, pt.first_ns);
+    f.last_ns = std::max(f.last_ns, pt.last_ns);
+  }
+  return f;
+}
+
+std::vector<Flow> FlowTable::Flows() const {
+  std::vector<Flow> out;
+  out.reserve(states_.size());
+  for (const auto& s : states_) out.push_back(Finalise(s));
+  std::sort(out.begin(), out.end(), [](const Flow& a, const Flow& b) { return a.key < b.key; });
+  return out;
+}
+
+std::optional<Flow> FlowTable::Find(const FlowKey& key) const {
+  auto it = index_.find(key);
+  if (it == index_.end()) return std::nullopt;
+  return Finalise(states_[it->second]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// HostMap
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+int SourceRank(std::string_view source) {
+  if (source == "inventory") return 4;
+  if (source == "show_gids") return 3;
+  if (source == "ibv_devinfo") return 2;
+  if (source == "nccl_log") return 1;
+  return 0;
+}
+
+}  // namespace
+
+std::string HostMap::HostOf(const IpAddress& ip) const {
+  auto it = ip_host_source.find(ip);
+  return it == ip_host_source.end() ? std::string() : it->second.first;
+}
+
+std::string HostMap::NicOf(const IpAddress& ip) const {
+  auto it = ip_nic.find(ip);
+  return it == ip_nic.end() ? std::string() : it->second;
+}
+
+void HostMap::Add(const IpAddress& ip, const std::string& host, const std::string& source,
+                  const std::string& nic) {
+  if (host.empty()) return;
+  auto it = ip_host_source.find(ip);
+  if (it == ip_host_source.end()) {
+    ip_host_source.emplace(ip, std::make_pair(host, source));
+    if (!nic.empty()) ip_nic[ip] = nic;
+    return;
+  }
+  auto& [old_host, old_source] = it->second;
+  const bool stronger = SourceRank(source) > SourceRank(old_source);
+  if (old_host != host) {
+    std::string c = ip.ToString() + ": " + old_source + " says " + old_host + ", " + source + " says " + host;
+    if (std::find(conflicts.begin(), conflicts.end(), c) == conflicts.end()) conflicts.push_back(std::move(c));
+    if (stronger) {
+      old_host = host;
+      old_source = source;
+      if (!nic.empty()) {
+        ip_nic[ip] = nic;
+      } else {
+        ip_nic.erase(ip);
+      }
+    }
+    return;
+  }
+  if (stronger) old_source = source;
+  if (!nic.empty() && (stronger || ip_nic.find(ip) == ip_nic.end())) ip_nic[ip] = nic;
+}
+
+std::optional<IpAddress> GidToIp(std::string_view gid) {
+  gid = Trim(gid);
+  if (gid.find(':') == std::string_view::npos) return std::nullopt;
+  auto ip = IpAddress::Parse(gid);
+  if (!ip || !ip->is_v6()) return std::nullopt;
+  auto b = ip->bytes();
+  bool zero = true;
+  for (uint8_t x : b) zero = zero && x == 0;
+  if (zero) return std::nullopt;
+  bool mapped = b[10] == 0xff && b[11] == 0xff;
+  for (int i = 0; i < 10 && mapped; ++i) mapped = b[i] == 0;
+  if (mapped) {
+    const uint8_t v4[4] = {b[12], b[13], b[14], b[15]};
+    return IpAddress::V4(v4);
+  }
+  return ip;
+}
+
+HostMap BuildHostMap(const model::Dataset& ds) {
+  HostMap m;
+  for (const auto& row : ds.inventory.rows) {
+    if (auto ip = IpAddress::Parse(row.ip)) m.Add(*ip, row.host, "inventory", row.nic);
+    if (!row.gid.empty()) {
+      if (auto g = GidToIp(row.gid)) m.Add(*g, row.host, "inventory", row.nic);
+    }
+  }
+  for (const auto& [host, ev] : ds.hosts) {
+    for (const auto& g : ev.gids) {
+      if (!g.ipv4.empty()) {
+        if (auto ip = IpAddress::Parse(g.ipv4)) m.Add(*ip, host, "show_gids", g.dev);
+      }
+      if (auto ip = GidToIp(g.gid)) m.Add(*ip, host, "show_gids", g.dev);
+    }
+    for (const auto& dev : ev.ib_devices) {
+      for (const auto& port : dev.ports) {
+        for (size_t i = 0; i < port.gids.size(); ++i) {
+          const std::string type = i < port.gid_types.size() ? port.gid_types[i] : std::string();
+          const bool roce = StartsWith(type, "RoCE") || port.link_layer == "Ethernet";
+          if (!roce) continue;
+          if (auto ip = GidToIp(port.gids[i].second)) m.Add(*ip, host, "ibv_devinfo", dev.name);
+        }
+      }
+    }
+  }
+  for (const auto& log : ds.nccl_logs) {
+    for (const auto& u : log.net_using) {
+      if (!u.oob_ip.empty()) {
+        if (auto ip = IpAddress::Parse(u.oob_ip)) m.Add(*ip, u.at.host, "nccl_log", u.oob_iface);
+      }
+      for (const auto& d : u.devices) {
+        if (d.address.empty()) continue;
+        if (auto ip = IpAddress::Parse(d.address)) m.Add(*ip, u.at.host, "nccl_log", d.name);
+      }
+    }
+    // RoCE qpn lines name the local GID: every NIC's address, not only the OOB one.
+    for (const auto& q : log.qpns) {
+      if (q.gid.empty() || q.at.host.empty()) continue;
+      if (auto ip = NcclGidToIp(q.gid)) m.Add(*ip, q.at.host, "nccl_log", q.ib_dev);
+    }
+  }
+  return m;
+}
+
+std::optional<IpAddress> NcclGidToIp(std::string_view gid) {
+  // "<index> (<subnet prefix>/<interface id>)": two uint64 printed with %lX after NCCL copied the
+  // GID's network-order bytes into them on a little-endian host.
+  const size_t open = gid.find('(');
+  const size_t slash = gid.find('/', open == std::string_view::npos ? 0 : open);
+  const size_t close = gid.find(')', slash == std::string_view::npos ? 0 : slash);
+  if (open == std::string_view::npos || slash == std::string_view::npos || close == std::string_view::npos) {
+    return std::nullopt;
+  }
+  auto hex = [](std::string_view h, uint64_t* v) {
+    if (h.empty() || h.size() > 16) return false;
+    *v = 0;
+    for (char c : h) {
+      int d = -1;
+      if (c >= '0' && c <= '9') d = c - '0';
+      if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
+      if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
+      if (d < 0) return false;
+      *v = (*v << 4) | static_cast<uint64_t>(d);
+    }
+    return true;
+  };
+  uint64_t prefix = 0, iid = 0;
+  if (!hex(gid.substr(open + 1, slash - open - 1), &prefix) || !hex(gid.substr(slash + 1, close - slash - 1), &iid)) {
+    return std::nullopt;
+  }
+  std::array<uint8_t, 16> b{};
+  for (int i = 0; i < 8; ++i) {
+    b[static_cast<size_t>(i)] = static_cast<uint8_t>(prefix >> (8 * i));
+    b[static_cast<size_t>(8 + i)] = static_cast<uint8_t>(iid >> (8 * i));
+  }
+  const bool all_zero = std::all_of(b.begin(), b.end(), [](uint8_t x) { return x == 0; });
+  if (all_zero) return std::nullopt;
+  const bool v4_mapped = std::all_of(b.begin(), b.begin() + 10, [](uint8_t x) { return x == 0; }) && b[10] == 0xff &&
+                         b[11] == 0xff;
+  if (v4_mapped) return IpAddress::V4(b.data() + 12);
+  if (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) return std::nullopt;  // link-local: not routable, no host identity
+  return IpAddress::V6(b.data());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pairing
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+bool Overlap(const Flow& a, const Flow& b, int64_t slack_ns) {
+  return a.first_ns <= b.last_ns + slack_ns && b.first_ns <= a.last_ns + slack_ns;
+}
+
+struct Candidate {
+  QpPairing method = QpPairing::kNone;
+  uint32_t qp = 0;
+  std::string detail;
+};
+
+// A local QP named by an NCCL log.
+struct NcclQp {
+  uint32_t qpn = 0;
+  int dev = -1;
+  std::string host;
+  std::optional<uint32_t> remote;  // 2.21+: the peer QP printed right after it ("set_ece")
+  int peer_rank = -1;              // the NET send connection it was zipped with (2.16 style)
+  std::optional<IpAddress> local_ip;  // from the line's RoCE GID
+};
+
+// Rank -> host from every line whose printing rank is known (comm lines, Ring/Trees "me",
+// connection [send] from / [receive] to). Ranks seen on two hosts map to "" (ambiguous).
+std::map<int, std::string> RankHostsOfLogs(const std::vector<formats::NcclLog>& logs) {
+  std::map<int, std::string> m;
+  auto put = [&m](int rank, const std::string& host) {
+    if (rank < 0 || host.empty()) return;
+    auto [it, inserted] = m.emplace(rank, host);
+    if (!inserted && it->second != host) it->second.clear();
+  };
+  for (const auto& log : logs) {
+    for (const auto& c : log.comms) put(c.rank, c.at.host);
+    for (const auto& r : log.rings) put(r.me, r.at.host);
+    for (const auto& t : log.trees) put(t.me, t.at.host);
+    for (const auto& c : log.connections) {
+      if (c.dir == formats::NcclConnection::Dir::kSend) put(c.from_rank, c.at.host);
+      if (c.dir == formats::NcclConnection::Dir::kReceive) put(c.to_rank, c.at.host);
+    }
+  }
+  return m;
+}
+
+std::vector<NcclQp> NcclQpsOfLogs(const std::vector<formats::NcclLog>& logs) {
+  std::vector<NcclQp> out;
+  for (const auto& log : logs) {
+    // Per process (host, pid): local qpn lines (and the remote lines that follow them, per thread),
+    // and the NET send connections in line order.
+    std::map<std::pair<std::string, int64_t>, std::vector<const formats::NcclQpn*>> by_proc;
+    for (const auto& q : log.qpns) by_proc[{q.at.host, q.at.pid}].push_back(&q);
+    std::map<std::pair<std::string, int64_t>, std::vector<const formats::NcclConnection*>> sends;
+    for (const auto& c : log.connections) {
+      if (c.transport == formats::NcclTransport::kNet && c.dir == formats::NcclConnection::Dir::kSend) {
+        sends[{c.at.host, c.at.pid}].push_back(&c);
+      }
+    }
+    for (auto& [proc, qs] : by_proc) {
+      std::sort(qs.begin(), qs.end(), [](auto* a, auto* b) { return a->line < b->line; });
+      std::vector<NcclQp> local;
+      // Pair runs of local lines with the run of remote lines that follows, per thread.
+      std::map<int64_t, std::vector<size_t>> pending;  // tid -> local indices waiting for remotes
+      std::map<int64_t, size_t> next_pending;
+      for (const auto* q : qs) {
+        if (!q->remote) {
+          auto& pend = pending[q->at.tid];
+          if (next_pending[q->at.tid] > 0) {  // a new run of local lines
+            pend.clear();
+            next_pending[q->at.tid] = 0;
+          }
+          NcclQp n;
+          n.qpn = q->qpn;
+          n.dev = q->dev;
+          n.host = q->at.host;
+          if (!q->gid.empty()) n.local_ip = NcclGidToIp(q->gid);
+          pend.push_back(local.size());
+          local.push_back(std::move(n));
+        } else {
+          auto& pend = pending[q->at.tid];
+          size_t& k = next_pending[q->at.tid];
+          if (k < pend.size()) {
+            local[pend[k]].remote = q->qpn;
+            ++k;
+          }
+        }
+      }
+      auto sit = sends.find(proc);
+      if (sit != sends.end()) {
+        auto conns = sit->second;
+        std::sort(conns.begin(), conns.end(), [](auto* a, auto* b) { return a->line < b->line; });
+        if (conns.size() == local.size()) {
+          for (size_t i = 0; i < local.size(); ++i) local[i].peer_rank = conns[i]->to_rank;
+        }
+      }
+      for (auto& n : local) out.push_back(std::move(n));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+int64_t PairFlows(std::vector<Flow>& flows, const model::Dataset& ds, const HostMap& hosts,
+                  const PairingOptions& opts) {
+  const size_t n = flows.size();
+  std::vector<std::vector<Candidate>> cands(n);
+  for (auto& f : flows) {
+    f.src_host = hosts.HostOf(f.key.src);
+    f.dst_host = hosts.HostOf(f.key.dst);
+    f.src_qp = 0;
+    f.pairing = QpPairing::kNone;
+    f.candidates.clear();
+    f.pairing_conflict = false;
+    f.pairing_detail.clear();
+  }
+  // Flows by directed IP pair: [begin, end) ranges (flows are sorted by key).
+  std::map<std::pair<IpAddress, IpAddress>, std::pair<size_t, size_t>> by_pair;
+  for (size_t i = 0; i < n;) {
+    size_t j = i;
+    while (j < n && flows[j].key.src == flows[i].key.src && flows[j].key.dst == flows[i].key.dst) ++j;
+    by_pair[{flows[i].key.src, flows[i].key.dst}] = {i, j};
+    i = j;
+  }
+
+  // 1. DETH.
+  for (size_t i = 0; i < n; ++i) {
+    const Flow& f = flows[i];
+    if (f.deth_packets > 0 && !f.deth_mixed) {
+      cands[i].push_back({QpPairing::kDeth, f.deth_src_qp, "DETH source QP " + Hex(f.deth_src_qp)});
+    }
+  }
+
+  // 2. Reverse flows: same UDP source port and overlapping time (reverse_ack when either carries
+  // responses, else udp_sport symmetry); without a port match, the sole flows of the IP pair.
+  for (const auto& [pair, range] : by_pair) {
+    if (!(pair.first < pair.second)) continue;  // each unordered pair once
+    auto rit = by_pair.find({pair.second, pair.first});
+    if (rit == by_pair.end()) continue;
+    const auto [xb, xe] = range;
+    const auto [yb, ye] = rit->second;
+    std::vector<int> x_match(xe - xb, -1), y_match(ye - yb, -1);
+    std::vector<int> x_count(xe - xb, 0), y_count(ye - yb, 0);
+    for (size_t x = xb; x < xe; ++x) {
+      for (size_t y = yb; y < ye; ++y) {
+        if (flows[x].udp_src_port != flows[y].udp_src_port) continue;
+        if (!Overlap(flows[x], flows[y], opts.overlap_slack_ns)) continue;
+        ++x_count[x - xb];
+        ++y_count[y - yb];
+        x_match[x - xb] = static_cast<int>(y);
+        y_match[y - yb] = static_cast<int>(x);
+      }
+    }
+    bool any_port_match = false;
+    for (size_t x = xb; x < xe; ++x) {
+      if (x_count[x - xb] != 1) continue;
+      const size_t y = static_cast<size_t>(x_match[x - xb]);
+      if (y_count[y - yb] != 1) continue;
+      any_port_match = true;
+      const bool resp = flows[x].responses() > 0 || flows[y].responses() > 0;
+      const QpPairing m = resp ? QpPairing::kReverseAck : QpPairing::kUdpSourcePort;
+      const std::string why = StringPrintf("reverse flow %s->%s qp %s, udp sport 0x%04x%s",
+                                           flows[y].key.src.ToString().c_str(),
+                                           flows[y].key.dst.ToString().c_str(),
+                                           Hex(flows[y].key.dest_qp).c_str(), flows[x].udp_src_port,
+                                           resp ? " with responses" : " (no responses)");
+      cands[x].push_back({m, flows[y].key.dest_qp, why});
+      const std::string why_y = StringPrintf("reverse flow %s->%s qp %s, udp sport 0x%04x%s",
+                                             flows[x].key.src.ToString().c_str(),
+                                             flows[x].key.dst.ToString().c_str(),
+                                             Hex(flows[x].key.dest_qp).c_str(), flows[y].udp_src_port,
+                                             resp ? " with responses" : " (no responses)");
+      cands[y].push_back({m, flows[x].key.dest_qp, why_y});
+    }
+    if (!any_port_match && xe - xb == 1 && ye - yb == 1) {
+      const size_t x = xb, y = yb;
+      if (Overlap(flows[x], flows[y], opts.overlap_slack_ns) &&
+          (flows[x].responses() > 0 || flows[y].responses() > 0)) {
+        cands[x].push_back({QpPairing::kReverseAck, flows[y].key.dest_qp,
+                            "sole reverse flow of the IP pair, qp " + Hex(flows[y].key.dest_qp)});
+        cands[y].push_back({QpPairing::kReverseAck, flows[x].key.dest_qp,
+                            "sole reverse flow of the IP pair, qp " + Hex(flows[x].key.dest_qp)});
+      }
+    }
+  }
+
+  // 3. rdma res show qp.
+  for (size_t i = 0; i < n; ++i) {
+    const Flow& f = flows[i];
+    const uint32_t qb = f.key.dest_qp;
+    std::set<uint32_t> from_dst, from_src;
+    const std::string dst_nic = hosts.NicOf(f.key.dst), src_nic = hosts.NicOf(f.key.src);
+    if (!f.dst_host.empty()) {
+      auto it = ds.hosts.find(f.dst_host);
+      if (it != ds.hosts.end()) {
+        for (const auto& q : it->second.rdma_qps) {
+          if (q.lqpn != qb || !q.rqpn) continue;
+          if (!dst_nic.empty() && q.dev != dst_nic) continue;
+          from_dst.insert(*q.rqpn);
+        }
+      }
+    }
+    if (!f.src_host.empty()) {
+      auto it = ds.hosts.find(f.src_host);
+      if (it != ds.hosts.end()) {
+        for (const auto& q : it->second.rdma_qps) {
+          if (!q.rqpn || *q.rqpn != qb) continue;
+          if (!src_nic.empty() && q.dev != src_nic) continue;
+          from_src.insert(q.lqpn);
+        }
+      }
+    }
+    if (from_dst.size() == 1) {
+      cands[i].push_back({QpPairing::kRdmaTool, *from_dst.begin(),
+                          "rdma res show qp of " + f.dst_host + ": lqpn " + std::to_string(qb) + " rqpn " +
+                              std::to_string(*from_dst.begin())});
+    } else if (from_dst.empty() && from_src.size() == 1) {
+      cands[i].push_back({QpPairing::kRdmaTool, *from_src.begin(),
+                          "rdma res show qp of " + f.src_host + ": lqpn " + std::to_string(*from_src.begin()) +
+                              " rqpn " + std::to_string(qb)});
+    }
+  }
+
+  // Weak proposals (NCCL logs without an explicit pair, the UDP port hash) are dropped when the
+  // same source QP is proposed for two flows from one address.
+  struct Weak {
+    size_t flow;
+    Candidate c;
+  };
+  std::vector<Weak> weak;
+
+  // 4. NCCL logs.
+  const std::vector<NcclQp> nccl_qps = NcclQpsOfLogs(ds.nccl_logs);
+  const std::map<int, std::string> rank_host = RankHostsOfLogs(ds.nccl_logs);
+  std::map<std::string, std::vector<const NcclQp*>> nccl_by_host;
+  for (const auto& q : nccl_qps) nccl_by_host[q.host].push_back(&q);
+  for (size_t i = 0; i < n; ++i) {
+    const Flow& f = flows[i];
+    const uint32_t qb = f.key.dest_qp;
+    // Explicit local/remote pairs on either side.
+    std::set<uint32_t> explicit_qp;
+    if (!f.src_host.empty()) {
+      for (const auto* q : nccl_by_host[f.src_host]) {
+        if (q->remote && *q->remote == qb) explicit_qp.insert(q->qpn);
+      }
+    }
+    if (!f.dst_host.empty()) {
+      for (const auto* q : nccl_by_host[f.dst_host]) {
+        if (q->qpn == qb && q->remote) explicit_qp.insert(*q->remote);
+      }
+    }
+    if (explicit_qp.size() == 1) {
+      cands[i].push_back({QpPairing::kNcclLog, *explicit_qp.begin(),
+                          "NCCL qpn lines pair " + std::to_string(*explicit_qp.begin()) + " with " +
+                              std::to_string(qb)});
+      continue;
+    }
+    if (f.src_host.empty() || f.requests() == 0) continue;
+    auto hit = nccl_by_host.find(f.src_host);
+    if (hit == nccl_by_host.end()) continue;
+    // A qpn whose GID names another address of the host belongs to another NIC's connection.
+    std::vector<const NcclQp*> all, towards;
+    for (const auto* q : hit->second) {
+      if (!q->local_ip || *q->local_ip == f.key.src) all.push_back(q);
+    }
+    for (const auto* q : all) {
+      if (q->peer_rank < 0) continue;
+      auto rh = rank_host.find(q->peer_rank);
+      if (rh != rank_host.end() && !f.dst_host.empty() && rh->second == f.dst_host) towards.push_back(q);
+    }
+    const NcclQp* pick = nullptr;
+    std::string why;
+    if (opts.use_udp_sport_hash) {
+      std::set<uint32_t> hashed;
+      for (const auto* q : all) {
+        if (RoceUdpSourcePort(q->qpn, qb) == f.udp_src_port) hashed.insert(q->qpn);
+      }
+      if (hashed.size() == 1) {
+        for (const auto* q : all) {
+          if (q->qpn == *hashed.begin()) pick = q;
+        }
+        why = "NCCL qpn of " + f.src_host + " whose UDP port hash with " + std::to_string(qb) + " matches";
+      }
+    }
+    if (pick == nullptr && towards.size() == 1) {
+      pick = towards.front();
+      why = "the only NCCL qpn of " + f.src_host + " on a connection to " + f.dst_host;
+    }
+    // The only qpn of the host, when the log does not say where it goes (a qpn whose peer host is
+    // known and is another host belongs to another connection).
+    const bool peer_unknown = all.size() == 1 && (all.front()->peer_rank < 0 || rank_host.count(all.front()->peer_rank) == 0);
+    if (pick == nullptr && all.size() == 1 && towards.empty() && peer_unknown) {
+      pick = all.front();
+      why = "the only NCCL qpn of " + f.src_host;
+    }
+    if (pick != nullptr) weak.push_back({i, {QpPairing::kNcclLog, pick->qpn, why}});
+  }
+
+  // 5. UDP source port hash over the QPs known on the source host.
+  if (opts.use_udp_sport_hash) {
+    // QPs known per host (or per address when the host is unknown): the destination QPs of flows
+    // into it, its rdma tool QPs and its NCCL qpns.
+    std::map<std::string, std::set<uint32_t>> known;
+    auto host_key = [&](const IpAddress& ip, const std::string& host) {
+      return host.empty() ? "ip:" + ip.ToString() : host;
+    };
+    for (const auto& f : flows) known[host_key(f.key.dst, f.dst_host)].insert(f.key.dest_qp);
+    for (const auto& [host, ev] : ds.hosts) {
+      for (const auto& q : ev.rdma_qps) known[host].insert(q.lqpn);
+    }
+    for (const auto& q : nccl_qps) known[q.host].insert(q.qpn);
+    for (size_t i = 0; i < n; ++i) {
+      const Flow& f = flows[i];
+      if (f.udp_src_port_mixed || f.udp_src_port < 0xC000) continue;
+      auto kit = known.find(host_key(f.key.src, f.src_host));
+      if (kit == known.end()) continue;
+      std::vector<uint32_t> hits;
+      for (uint32_t q : kit->second) {
+        if (RoceUdpSourcePort(q, f.key.dest_qp) == f.udp_src_port) hits.push_back(q);
+      }
+      if (hits.size() == 1) {
+        weak.push_back({i, {QpPairing::kUdpSourcePort, hits[0],
+                            StringPrintf("UDP port 0x%04x = hash(%u, %u)", f.udp_src_port, hits[0],
+                                         f.key.dest_qp)}});
+      }
+    }
+  }
+  {
+    // (src address, method, qp) -> proposals; (src address, qp) -> flows already given that QP by
+    // a strong method. A QP sends to one destination QP, so it is the source of one flow.
+    std::map<std::tuple<IpAddress, int, uint32_t>, int> uses;
+    for (const auto& w : weak) ++uses[{flows[w.flow].key.src, static_cast<int>(w.c.method), w.c.qp}];
+    std::map<std::pair<IpAddress, uint32_t>, std::set<size_t>> strong;
+    for (size_t i = 0; i < n; ++i) {
+      for (const auto& c : cands[i]) strong[{flows[i].key.src, c.qp}].insert(i);
+    }
+    for (auto& w : weak) {
+      if (uses[{flows[w.flow].key.src, static_cast<int>(w.c.method), w.c.qp}] != 1) continue;
+      auto sit = strong.find({flows[w.flow].key.src, w.c.qp});
+      if (sit != strong.end() && (sit->second.size() > 1 || !sit->second.count(w.flow))) continue;
+      cands[w.flow].push_back(std::move(w.c));
+    }
+  }
+
+  // Resolve.
+  int64_t conflicts = 0;
+  for (size_t i = 0; i < n; ++i) {
+    auto& cs = cands[i];
+    if (cs.empty()) continue;
+    std::stable_sort(cs.begin(), cs.end(), [](const Candidate& a, const Candidate& b) {
+      return QpPairingRank(a.method) > QpPairingRank(b.method);
+    });
+    Flow& f = flows[i];
+    f.src_qp = cs.front().qp;
+    f.pairing = cs.front().method;
+    f.pairing_detail = cs.front().detail;
+    for (const auto& c : cs) {
+      f.candidates.emplace_back(c.method, c.qp);
+      if (c.qp != f.src_qp) f.pairing_conflict = true;
+    }
+    if (f.pairing_conflict) {
+      ++conflicts;
+      for (const auto& c : cs) {
+        if (c.qp != f.src_qp) {
+          f.pairing_detail += "; conflicts with " + std::string(QpPairingName(c.method)) + " " + Hex(c.qp);
+        }
+      }
+    }
+  }
+  return conflicts;
+}
+
+// ---------------------------------------------------------------------------------------------
+// AnalyzeFlows
+// ---------------------------------------------------------------------------------------------
+
+const Flow* FindFlow(const FlowReport& report, const FlowKey& key) {
+  auto it = std::lower_bound(report.flows.begin(), report.flows.end(), key,
+                             [](const Flow& f, const FlowKey& k) { return f.key < k; });
+  if (it == report.flows.end() || !(it->key == key)) return nullptr;
+  return &*it;
+}
+
+Status ReplayPackets(const model::Dataset& ds, const FlowReport& report, const FlowPacketSink& sink,
+                     bool check_icrc) {
+  if (!sink) return {};
+  std::unordered_map<FlowKey, const Flow*, FlowKeyHash> index;
+  index.reserve(report.flows.size());
+  for (const auto& f : report.flows) index.emplace(f.key, &f);
+  Diagnostics quiet(0);
+  bool any_ok = ds.captures.empty();
+  Error last;
+  for (const auto& c : ds.captures) {
+    auto r = model::StreamCapture(
+        c, check_icrc,
+        [&](const formats::RocePacket& p) {
+          auto it = index.find(KeyOf(p));
+          if (it == index.end()) return;  // a packet the first pass did not see (file changed)
+          const Flow& f = *it->second;
+          sink(p, f.pairing == QpPairing::kNone ? 0u : f.src_qp, f);
+        },
+        quiet);
+    if (r.ok()) {
+      any_ok = true;
+    } else {
+      last = r.error();
+    }
+  }
+  if (!any_ok) return last;
+  return {};
+}
+
+Result<FlowReport> AnalyzeFlows(const model::Dataset& ds, Diagnostics& diag, const FlowPacketSink& second_pass) {
+  return AnalyzeFlows(ds, diag, FlowOptions{}, second_pass);
+}
+
+Result<FlowReport> AnalyzeFlows(const model::Dataset& ds, Diagnostics& diag, const FlowOptions& opts,
+                                const FlowPacketSink& second_pass) {
+  FlowReport report;
+  FlowTable table;
+  int ok = 0;
+  Error last;
+  for (const auto& c : ds.captures) {
+    auto r = model::StreamCapture(c, opts.check_icrc, [&table](const formats::RocePacket& p) { table.Add(p); }, diag);
+    if (!r.ok()) {
+      diag.RejectAtByte(c.path, 0, "", "capture not read: " + r.error().message);
+      last = r.error();
+      continue;
+    }
+    ++ok;
+    report.captures.push_back(std::move(*r));
+  }
+  if (!ds.captures.empty() && ok == 0) return last;
+  report.packets = table.packets();
+  report.flows = table.Flows();
+  report.hosts = BuildHostMap(ds);
+  report.pairing_conflicts = PairFlows(report.flows, ds, report.hosts, opts.pairing);
+  for (const auto& f : report.flows) ++report.pairing_counts[std::string(QpPairingName(f.pairing))];
+  if (second_pass) {
+    Status s = ReplayPackets(ds, report, second_pass, opts.check_icrc);
+    if (!s.ok()) diag.Warn("", 0, "", "second pass over the captures failed: " + s.error().message);
+  }
+  return report;
+}
+
+}  // namespace toposcope::analysis

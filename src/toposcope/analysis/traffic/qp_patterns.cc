@@ -1,0 +1,384 @@
+// analysis/traffic/qp_patterns: QP state-flow windows, features, k-means and the pattern classifier.
+#include "toposcope/analysis/traffic/qp_patterns.h"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "toposcope/base/text.h"
+#include "toposcope/stats/kmeans.h"
+
+namespace toposcope::analysis {
+namespace {
+
+using formats::QpState;
+
+constexpr uint8_t Cell(QpState from, QpState to) {
+  return static_cast<uint8_t>(static_cast<int>(from) * 8 + static_cast<int>(to));
+}
+constexpr uint8_t kErrReset = Cell(QpState::kErr, QpState::kReset);
+constexpr uint8_t kRtsSqd = Cell(QpState::kRts, QpState::kSqd);
+constexpr uint8_t kResetInit = Cell(QpState::kReset, QpState::kInit);
+
+int64_t FloorDiv(int64_t a, int64_t b) {
+  const int64_t q = a / b;
+  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+std::array<double, 5> Quantiles(std::vector<double> v) {
+  std::array<double, 5> q{};
+  if (v.empty()) return q;
+  std::sort(v.begin(), v.end());
+  const double ps[5] = {0.0, 0.25, 0.5, 0.75, 1.0};
+  for (int i = 0; i < 5; ++i) {
+    const double pos = ps[i] * static_cast<double>(v.size() - 1);
+    const auto lo = static_cast<size_t>(std::floor(pos));
+    const size_t hi = std::min(lo + 1, v.size() - 1);
+    const double f = pos - static_cast<double>(lo);
+    q[static_cast<size_t>(i)] = v[lo] * (1 - f) + v[hi] * f;
+  }
+  return q;
+}
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  return Quantiles(std::move(v))[2];
+}
+
+// One active window of one QP, reduced to what the classifier needs.
+struct WindowSummary {
+  int64_t window;
+  double entropy;
+  uint32_t err_reset, rts_sqd, recreations;
+};
+
+struct QpWork {
+  const std::string* host;
+  uint32_t qp;
+  std::string job;
+  std::vector<WindowSummary> windows;
+  std::vector<int64_t> recreation_windows;  // windows with >= 1 RESET->INIT
+  QpLabel label;
+};
+
+std::string Pct(double share) { return FormatFixed(100.0 * share, 0) + "%"; }
+
+}  // namespace
+
+double QpStateEntropyBits(const QpTransitionMatrix& m) {
+  double total = 0;
+  for (const auto& row : m) {
+    for (const uint32_t c : row) total += c;
+  }
+  if (total <= 0) return 0;
+  double h = 0;
+  for (const auto& row : m) {
+    for (const uint32_t c : row) {
+      if (c == 0) continue;
+      const double p = c / total;
+      h -= p * std::log2(p);
+    }
+  }
+  return h == 0 ? 0.0 : h;  // no -0
+}
+
+double QpResetDensity(const QpTransitionMatrix& m, double zero_denominator_value, bool* defined) {
+  const uint32_t num = m[static_cast<size_t>(QpState::kErr)][static_cast<size_t>(QpState::kReset)];
+  const uint32_t den = m[static_cast<size_t>(QpState::kRts)][static_cast<size_t>(QpState::kSqd)];
+  if (defined != nullptr) *defined = den > 0;
+  if (den == 0) return zero_denominator_value;
+  return static_cast<double>(num) / static_cast<double>(den);
+}
+
+QpPatternAccumulator::QpPatternAccumulator(QpPatternOptions o) : opt_(o) {
+  if (opt_.window_ns <= 0) opt_.window_ns = 10'000'000;
+  if (opt_.k < 1) opt_.k = 1;
+}
+
+void QpPatternAccumulator::Add(const formats::QpStateRecord& r) {
+  ++records_;
+  if (!formats::IsLegalQpTransition(r.from, r.to)) ++illegal_;
+  QpData& d = qps_[QpKey{r.host, r.qp}];
+  if (!r.job.empty() && d.job != r.job) d.job = r.job;
+  const int64_t w = FloorDiv(r.ts_ns, opt_.window_ns);
+  const uint8_t cell = Cell(r.from, r.to);
+  if (!d.entries.empty() && d.entries.back().window == w && d.entries.back().cell == cell) {
+    ++d.entries.back().count;
+  } else {
+    d.entries.push_back(Entry{w, cell, 1});
+  }
+}
+
+std::vector<QpWindowFeatures> QpPatternAccumulator::Windows() const {
+  std::vector<QpWindowFeatures> out;
+  for (const auto& [key, data] : qps_) {
+    std::vector<Entry> e = data.entries;
+    std::sort(e.begin(), e.end(), [](const Entry& a, const Entry& b) {
+      return a.window != b.window ? a.window < b.window : a.cell < b.cell;
+    });
+    for (size_t i = 0; i < e.size();) {
+      QpWindowFeatures f;
+      f.host = key.host;
+      f.qp = key.qp;
+      f.window_start_ns = e[i].window * opt_.window_ns;
+      size_t j = i;
+      for (; j < e.size() && e[j].window == e[i].window; ++j) f.transitions[e[j].cell / 8][e[j].cell % 8] += e[j].count;
+      f.state_entropy = QpStateEntropyBits(f.transitions);
+      f.reset_density = QpResetDensity(f.transitions, opt_.zero_denominator_value, &f.ratio_defined);
+      out.push_back(std::move(f));
+      i = j;
+    }
+  }
+  return out;
+}
+
+QpPatternResult QpPatternAccumulator::Finish() {
+  QpPatternResult res;
+  res.records = records_;
+  res.illegal_transitions = illegal_;
+
+  // 1. Per-QP windows.
+  std::vector<QpWork> work;
+  work.reserve(qps_.size());
+  std::vector<double> all_entropy, all_err_resets, defined_ratios;
+  for (auto& [key, data] : qps_) {
+    QpWork w;
+    w.host = &key.host;
+    w.qp = key.qp;
+    w.job = data.job;
+    auto& e = data.entries;
+    std::sort(e.begin(), e.end(), [](const Entry& a, const Entry& b) {
+      return a.window != b.window ? a.window < b.window : a.cell < b.cell;
+    });
+    for (size_t i = 0; i < e.size();) {
+      QpTransitionMatrix m{};
+      size_t j = i;
+      for (; j < e.size() && e[j].window == e[i].window; ++j) m[e[j].cell / 8][e[j].cell % 8] += e[j].count;
+      WindowSummary s{e[i].window, QpStateEntropyBits(m), m[kErrReset / 8][kErrReset % 8], m[kRtsSqd / 8][kRtsSqd % 8],
+                      m[kResetInit / 8][kResetInit % 8]};
+      w.windows.push_back(s);
+      if (s.recreations > 0) w.recreation_windows.push_back(s.window);
+      all_entropy.push_back(s.entropy);
+      all_err_resets.push_back(s.err_reset);
+      if (s.rts_sqd > 0) {
+        ++res.windows_ratio_defined;
+        defined_ratios.push_back(static_cast<double>(s.err_reset) / s.rts_sqd);
+      }
+      i = j;
+    }
+    res.windows += static_cast<int64_t>(w.windows.size());
+    work.push_back(std::move(w));
+  }
+
+  // 2. Batch synchrony per peer group (the job, else every QP without a job).
+  std::map<std::string, std::vector<size_t>> groups;
+  for (size_t i = 0; i < work.size(); ++i) groups[work[i].job].push_back(i);
+  for (const auto& [job, members] : groups) {
+    std::unordered_map<int64_t, int64_t> per_window;  // distinct QPs recreating per window
+    int64_t n_recreating = 0;
+    for (const size_t i : members) {
+      if (!work[i].recreation_windows.empty()) ++n_recreating;
+      for (const int64_t w : work[i].recreation_windows) ++per_window[w];
+    }
+    // A batch: >= max(min_batch_qps, batch_share x QPs that recreate) QPs within +-1 window.
+    const double need = std::max<double>(opt_.min_batch_qps, opt_.batch_share * static_cast<double>(n_recreating));
+    auto count_at = [&](int64_t w) {
+      const auto it = per_window.find(w);
+      return it == per_window.end() ? int64_t{0} : it->second;
+    };
+    for (const size_t i : members) {
+      QpWork& q = work[i];
+      int64_t in_batch = 0;
+      for (const int64_t w : q.recreation_windows) {
+        const int64_t r = count_at(w - 1) + count_at(w) + count_at(w + 1);
+        if (static_cast<double>(r) >= need) ++in_batch;
+      }
+      q.label.sync = q.recreation_windows.empty()
+                         ? 0.0
+                         : static_cast<double>(in_batch) / static_cast<double>(q.recreation_windows.size());
+    }
+  }
+
+  // 3. Per-QP labels.
+  std::vector<double> qp_sync, qp_recreations;
+  for (QpWork& q : work) {
+    QpLabel& l = q.label;
+    l.host = *q.host;
+    l.qp = q.qp;
+    l.job = q.job;
+    l.windows = static_cast<int64_t>(q.windows.size());
+    int64_t err_resets = 0;
+    double ent = 0;
+    for (const auto& s : q.windows) {
+      l.recreations += s.recreations;
+      err_resets += s.err_reset;
+      ent += s.entropy;
+    }
+    l.mean_entropy = l.windows > 0 ? ent / static_cast<double>(l.windows) : 0;
+    l.err_resets_per_window = l.windows > 0 ? static_cast<double>(err_resets) / static_cast<double>(l.windows) : 0;
+    if (static_cast<int64_t>(q.recreation_windows.size()) >= opt_.min_recreations) {
+      l.cls = l.sync >= opt_.sync_allreduce ? "allreduce" : "pipeline";
+    } else {
+      l.cls = "steady";
+    }
+    qp_sync.push_back(l.sync);
+    qp_recreations.push_back(static_cast<double>(l.recreations));
+  }
+
+  // 4. k-means over the labelled QPs' feature vectors (z-scored).
+  std::vector<size_t> labelled;
+  for (size_t i = 0; i < work.size(); ++i) {
+    if (work[i].label.cls != "steady") labelled.push_back(i);
+  }
+  if (!labelled.empty()) {
+    constexpr int kDims = 4;
+    Eigen::MatrixXd x(static_cast<Eigen::Index>(labelled.size()), kDims);
+    for (size_t r = 0; r < labelled.size(); ++r) {
+      const QpLabel& l = work[labelled[r]].label;
+      const auto ri = static_cast<Eigen::Index>(r);
+      x(ri, 0) = l.sync;
+      x(ri, 1) = l.mean_entropy;
+      x(ri, 2) = l.err_resets_per_window;
+      x(ri, 3) = std::log1p(static_cast<double>(l.recreations));
+    }
+    for (Eigen::Index c = 0; c < kDims; ++c) {
+      const double mean = x.col(c).mean();
+      const double sd = std::sqrt((x.col(c).array() - mean).square().mean());
+      // z-scores; synchrony, the feature that carries the class, weighs 3x.
+      const double weight = c == 0 ? 3.0 : 1.0;
+      if (sd > 1e-12) {
+        x.col(c) = ((x.col(c).array() - mean) * (weight / sd)).matrix();
+      } else {
+        x.col(c).setZero();
+      }
+    }
+    const stats::KMeansResult km = stats::KMeans(x, opt_.k, opt_.seed);
+    const int k = static_cast<int>(km.centers.rows());
+    res.cluster_sizes.assign(static_cast<size_t>(k), 0);
+    std::vector<std::pair<int64_t, int64_t>> votes(static_cast<size_t>(k), {0, 0});  // allreduce, pipeline
+    for (size_t r = 0; r < labelled.size(); ++r) {
+      const int c = km.labels[r];
+      work[labelled[r]].label.cluster = c;
+      ++res.cluster_sizes[static_cast<size_t>(c)];
+      (work[labelled[r]].label.cls == "allreduce" ? votes[static_cast<size_t>(c)].first
+                                                  : votes[static_cast<size_t>(c)].second)++;
+    }
+    for (const auto& [a, p] : votes) {
+      res.cluster_names.push_back(a + p == 0 ? "empty" : (a >= p ? "allreduce" : "pipeline"));
+    }
+  }
+
+  // 5. Scopes.
+  struct ScopeAcc {
+    int64_t windows = 0, qps = 0, err_reset = 0, rts_sqd = 0, windows_defined = 0, allreduce = 0, pipeline = 0;
+    double entropy_sum = 0;
+    std::vector<double> syncs;
+  };
+  std::map<std::string, ScopeAcc> jobs, hosts;
+  ScopeAcc all;
+  for (const QpWork& q : work) {
+    std::vector<ScopeAcc*> scopes = {&hosts[*q.host], &all};
+    if (!q.job.empty()) scopes.push_back(&jobs[q.job]);
+    for (ScopeAcc* s : scopes) {
+      ++s->qps;
+      for (const auto& w : q.windows) {
+        ++s->windows;
+        s->err_reset += w.err_reset;
+        s->rts_sqd += w.rts_sqd;
+        if (w.rts_sqd > 0) ++s->windows_defined;
+        s->entropy_sum += w.entropy;
+      }
+      if (q.label.cls == "allreduce") ++s->allreduce;
+      if (q.label.cls == "pipeline") ++s->pipeline;
+      if (q.label.cls != "steady") s->syncs.push_back(q.label.sync);
+    }
+  }
+  auto report = [&](const std::string& scope, const ScopeAcc& s) {
+    PatternReport p;
+    p.scope = scope;
+    p.windows = s.windows;
+    p.qps = s.qps;
+    p.reset_density_defined = s.rts_sqd > 0;
+    p.reset_density = p.reset_density_defined ? static_cast<double>(s.err_reset) / static_cast<double>(s.rts_sqd)
+                                              : opt_.zero_denominator_value;
+    p.state_entropy = s.windows > 0 ? s.entropy_sum / static_cast<double>(s.windows) : 0;
+    p.seed_feature_informative = s.windows > 0 && 2 * s.windows_defined >= s.windows;
+    const int64_t labelled_n = s.allreduce + s.pipeline;
+    p.allreduce_share = labelled_n > 0 ? static_cast<double>(s.allreduce) / static_cast<double>(labelled_n) : 0;
+    p.pipeline_share = labelled_n > 0 ? static_cast<double>(s.pipeline) / static_cast<double>(labelled_n) : 0;
+    p.median_sync = Median(s.syncs);
+    if (labelled_n == 0) {
+      p.cls = "unknown";
+    } else if (p.allreduce_share >= opt_.scope_majority) {
+      p.cls = "allreduce";
+    } else if (p.pipeline_share >= opt_.scope_majority) {
+      p.cls = "pipeline";
+    } else {
+      p.cls = "mixed";
+    }
+    if (p.reset_density_defined && p.reset_density > opt_.allreduce_reset_density &&
+        p.state_entropy < opt_.allreduce_entropy_max) {
+      p.seed_cls = "allreduce";
+    } else if (p.reset_density_defined && p.reset_density < opt_.pipeline_reset_density &&
+               p.state_entropy > opt_.pipeline_entropy_min) {
+      p.seed_cls = "pipeline";
+    } else {
+      p.seed_cls = "unclassified";
+    }
+    std::string ev = std::to_string(s.qps) + " QPs, " + std::to_string(labelled_n) + " with >= " +
+                     std::to_string(opt_.min_recreations) + " re-creations: " + Pct(p.allreduce_share) +
+                     " re-create in job-wide batches (AllReduce-like), " + Pct(p.pipeline_share) +
+                     " staggered (pipeline-like); median batch synchrony " + FormatFixed(p.median_sync, 2) +
+                     "; mean window state entropy " + FormatFixed(p.state_entropy, 2) + " bits over " +
+                     std::to_string(s.windows) + " windows; reset density ";
+    if (p.reset_density_defined) {
+      ev += FormatFixed(p.reset_density, 3) + " (" + std::to_string(s.err_reset) + " ERR->RESET / " +
+            std::to_string(s.rts_sqd) + " RTS->SQD)";
+    } else {
+      ev += "undefined (" + std::to_string(s.err_reset) + " ERR->RESET / 0 RTS->SQD; reported as " +
+            FormatFixed(opt_.zero_denominator_value, 2) + ")";
+    }
+    ev += "; the seed's thresholds (> " + FormatFixed(opt_.allreduce_reset_density, 2) + " and < " +
+          FormatFixed(opt_.allreduce_entropy_max, 1) + " bits: AllReduce; < " +
+          FormatFixed(opt_.pipeline_reset_density, 2) + " and > " + FormatFixed(opt_.pipeline_entropy_min, 1) +
+          " bits: pipeline) say " + p.seed_cls;
+    if (!p.seed_feature_informative) ev += " (the seed's ratio carries no information here)";
+    p.evidence = std::move(ev);
+    res.patterns.push_back(std::move(p));
+  };
+  for (const auto& [job, s] : jobs) report("job:" + job, s);
+  for (const auto& [host, s] : hosts) report("host:" + host, s);
+  if (!work.empty()) report("all", all);
+
+  // 6. Distributions and the note.
+  res.feature_quantiles.emplace_back("window_state_entropy_bits", Quantiles(all_entropy));
+  res.feature_quantiles.emplace_back("window_reset_density_defined", Quantiles(defined_ratios));
+  res.feature_quantiles.emplace_back("qp_sync", Quantiles(qp_sync));
+  res.feature_quantiles.emplace_back("qp_recreations", Quantiles(qp_recreations));
+  res.feature_quantiles.emplace_back("window_err_resets", Quantiles(all_err_resets));
+  const std::string ours = "classified by the batch synchrony of QP re-creations (" +
+                           std::to_string(labelled.size()) + " of " + std::to_string(work.size()) + " QPs labelled)";
+  if (res.windows == 0) {
+    res.note = "no QP transitions";
+  } else if (res.windows_ratio_defined == 0) {
+    res.note = "RTS->SQD never seen in " + std::to_string(res.windows) +
+               " QP windows: the seed's reset density #(ERR->RESET)/#(RTS->SQD) is undefined (reported as " +
+               FormatFixed(opt_.zero_denominator_value, 2) + ") and carries no information; " + ours;
+  } else if (2 * res.windows_ratio_defined < res.windows) {
+    res.note = "RTS->SQD seen in only " + std::to_string(res.windows_ratio_defined) + " of " +
+               std::to_string(res.windows) + " QP windows: the seed's reset density is undefined elsewhere; " + ours;
+  } else {
+    res.note = "the seed's reset density is defined in " + std::to_string(res.windows_ratio_defined) + " of " +
+               std::to_string(res.windows) + " QP windows; " + ours;
+  }
+  for (QpWork& q : work) res.qps.push_back(std::move(q.label));
+  return res;
+}
+
+}  // namespace toposcope::analysis

@@ -1,0 +1,630 @@
+#include "toposcope/analysis/traffic/traffic_matrix.h"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <set>
+#include <utility>
+
+#include "toposcope/base/names.h"
+#include "toposcope/base/rng.h"
+#include "toposcope/base/text.h"
+
+namespace toposcope::analysis {
+namespace {
+
+constexpr int kTxField = 1011;  // DCGM_FI_PROF_NVLINK_TX_BYTES
+constexpr int kRxField = 1012;  // DCGM_FI_PROF_NVLINK_RX_BYTES
+constexpr double kChannelShareTolerance = 0.05;  // share perturbation for the ambiguity term
+
+using Edge = std::pair<int, int>;  // (src GPU, dst GPU)
+
+// One pattern: a set of edges that carry the same bytes.
+struct Pattern {
+  std::vector<Edge> edges;
+  std::vector<int> channels;  // ring channels merged into it (identical edge sets)
+  bool pipeline = false;
+};
+
+// The per-host rings of the chosen communicator.
+struct HostRings {
+  std::map<int, std::set<Edge>> channel_edges;  // channel -> intra-node successor edges
+  std::set<Edge> pipeline_edges;
+  std::set<int> gpus;
+};
+
+// Per host, per GPU: the time-blocked sums of one field.
+struct Blocks {
+  std::vector<double> sum;
+  std::vector<int64_t> count;
+};
+
+double Sq(double v) { return v * v; }
+
+// FNV-1a of a host name (a seed stream per host, the same on every platform).
+uint64_t Fnv1a(const std::string& s) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (const char c : s) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+// Non-negative least squares by cyclic coordinate descent (a few unknowns): min |M theta - m|.
+std::vector<double> Nnls(const Eigen::MatrixXd& m, const Eigen::VectorXd& b) {
+  const Eigen::Index k = m.cols();
+  std::vector<double> theta(static_cast<size_t>(k), 0.0);
+  Eigen::VectorXd r = b;
+  Eigen::VectorXd norm2 = m.colwise().squaredNorm();
+  for (int sweep = 0; sweep < 2000; ++sweep) {
+    double change = 0;
+    for (Eigen::Index j = 0; j < k; ++j) {
+      if (norm2(j) <= 0) continue;
+      const double old = theta[static_cast<size_t>(j)];
+      const double next = std::max(0.0, old + m.col(j).dot(r) / norm2(j));
+      if (next != old) {
+        r -= (next - old) * m.col(j);
+        theta[static_cast<size_t>(j)] = next;
+        change = std::max(change, std::abs(next - old));
+      }
+    }
+    if (change <= 1e-12 * std::max(1.0, b.cwiseAbs().maxCoeff())) break;
+  }
+  return theta;
+}
+
+// Iterative proportional fitting of x (on its support) to tx (rows) and rx (columns), both
+// rescaled to a common total. The result is the mean of the last row- and column-fitted matrices.
+std::vector<double> Ipf(const std::vector<Edge>& edges, std::vector<double> x, const std::vector<double>& tx,
+                        const std::vector<double>& rx, int g, const TrafficMatrixOptions& opt) {
+  double stx = 0, srx = 0;
+  for (int i = 0; i < g; ++i) {
+    stx += tx[static_cast<size_t>(i)];
+    srx += rx[static_cast<size_t>(i)];
+  }
+  if (stx <= 0 || srx <= 0) return x;
+  const double total = (stx + srx) / 2;
+  std::vector<double> row(static_cast<size_t>(g)), col(static_cast<size_t>(g));
+  std::vector<double> after_rows = x;
+  for (int it = 0; it < opt.ipf_iterations; ++it) {
+    std::fill(row.begin(), row.end(), 0.0);
+    for (size_t e = 0; e < edges.size(); ++e) row[static_cast<size_t>(edges[e].first)] += x[e];
+    for (size_t e = 0; e < edges.size(); ++e) {
+      const double have = row[static_cast<size_t>(edges[e].first)];
+      if (have > 0) x[e] *= tx[static_cast<size_t>(edges[e].first)] * total / stx / have;
+    }
+    after_rows = x;
+    std::fill(col.begin(), col.end(), 0.0);
+    for (size_t e = 0; e < edges.size(); ++e) col[static_cast<size_t>(edges[e].second)] += x[e];
+    double worst = 0;
+    for (size_t e = 0; e < edges.size(); ++e) {
+      const double have = col[static_cast<size_t>(edges[e].second)];
+      const double want = rx[static_cast<size_t>(edges[e].second)] * total / srx;
+      if (have > 0) x[e] *= want / have;
+      worst = std::max(worst, std::abs(have - want) / std::max(1e-300, total));
+    }
+    if (worst <= opt.ipf_tolerance) break;
+  }
+  for (size_t e = 0; e < edges.size(); ++e) x[e] = (x[e] + after_rows[e]) / 2;
+  return x;
+}
+
+// The pattern fit and IPF for one set of margins.
+struct Fit {
+  std::vector<double> theta;    // per pattern
+  std::vector<double> pattern;  // per edge: the pattern's matrix
+  std::vector<double> x;        // per edge: after IPF
+};
+
+Fit FitOnce(const std::vector<Pattern>& patterns, const std::vector<Edge>& edges,
+            const std::map<Edge, size_t>& edge_index, const std::vector<double>& tx, const std::vector<double>& rx,
+            int g, const TrafficMatrixOptions& opt, const std::vector<double>* theta_override = nullptr) {
+  Fit f;
+  const auto k = static_cast<Eigen::Index>(patterns.size());
+  Eigen::MatrixXd m = Eigen::MatrixXd::Zero(2 * g, k);
+  for (Eigen::Index j = 0; j < k; ++j) {
+    for (const Edge& e : patterns[static_cast<size_t>(j)].edges) {
+      m(e.first, j) += 1;
+      m(g + e.second, j) += 1;
+    }
+  }
+  Eigen::VectorXd b(2 * g);
+  for (int i = 0; i < g; ++i) {
+    b(i) = tx[static_cast<size_t>(i)];
+    b(g + i) = rx[static_cast<size_t>(i)];
+  }
+  f.theta = theta_override != nullptr ? *theta_override : Nnls(m, b);
+  f.pattern.assign(edges.size(), 0.0);
+  for (size_t j = 0; j < patterns.size(); ++j) {
+    for (const Edge& e : patterns[j].edges) f.pattern[edge_index.at(e)] += f.theta[j];
+  }
+  f.x = Ipf(edges, f.pattern, tx, rx, g, opt);
+  return f;
+}
+
+}  // namespace
+
+TrafficMatrixReport EstimateTrafficMatrix(const model::Dataset& ds, const RingReport& rings,
+                                          const TrafficMatrixOptions& opt) {
+  TrafficMatrixReport rep;
+  rep.method =
+      "per-GPU DCGM NVLink tx/rx means (fields 1011/1012) over the common window; NNLS fit of one volume per "
+      "ring channel's intra-node successor edges (+ one per pipeline rank->rank+1 edge); IPF from that fit to "
+      "the tx/rx margins; error bar z x sqrt(block-bootstrap^2 + margin residual^2 + channel-share ambiguity^2)";
+
+  // 1. The communicator: the one whose log rings name the most (host, GPU) ranks.
+  std::map<std::string, std::set<std::string>> comm_gpus;
+  for (const RingView& v : rings.rings) {
+    if (v.source != "nccl_log" || v.gpus.size() != v.ranks.size()) continue;
+    for (const std::string& gname : v.gpus) {
+      if (ParseGpuName(gname)) comm_gpus[v.comm].insert(gname);
+    }
+  }
+  std::string comm;
+  size_t best = 0;
+  for (const auto& [c, set] : comm_gpus) {
+    if (set.size() > best) {
+      best = set.size();
+      comm = c;
+    }
+  }
+  rep.comm = comm;
+  std::map<std::string, HostRings> host_rings;
+  std::set<int> channels_seen;
+  if (best > 0) {
+    std::map<int, GpuRef> rank_gpu;
+    for (const RingView& v : rings.rings) {
+      if (v.source != "nccl_log" || v.comm != comm || v.gpus.size() != v.ranks.size()) continue;
+      channels_seen.insert(v.channel);
+      const size_t n = v.ranks.size();
+      std::vector<std::optional<GpuRef>> refs;
+      for (size_t i = 0; i < n; ++i) {
+        refs.push_back(ParseGpuName(v.gpus[i]));
+        if (refs.back()) rank_gpu[v.ranks[i]] = *refs.back();
+      }
+      for (size_t i = 0; i < n && n > 1; ++i) {
+        const auto& a = refs[i];
+        const auto& b = refs[(i + 1) % n];
+        if (!a || !b || a->host != b->host || a->index == b->index) continue;
+        HostRings& hr = host_rings[a->host];
+        hr.channel_edges[v.channel].insert({a->index, b->index});
+        hr.gpus.insert(a->index);
+        hr.gpus.insert(b->index);
+      }
+    }
+    if (opt.pipeline_successor_edges) {
+      for (const auto& [r, ref] : rank_gpu) {
+        auto it = rank_gpu.find(r + 1);
+        if (it == rank_gpu.end() || it->second.host != ref.host || it->second.index == ref.index) continue;
+        host_rings[ref.host].pipeline_edges.insert({ref.index, it->second.index});
+      }
+    }
+  }
+  rep.channels = static_cast<int>(channels_seen.size());
+
+  // 2. The counters per host and GPU.
+  std::map<std::string, std::map<int, std::pair<const model::SeriesSummary*, const model::SeriesSummary*>>> counters;
+  for (const auto& [key, series] : ds.dcgm.series) {
+    if (key.link >= 0 || key.gpu < 0 || (key.field_id != kTxField && key.field_id != kRxField)) continue;
+    if (series.points.empty()) continue;
+    auto& slot = counters[key.host][key.gpu];
+    (key.field_id == kTxField ? slot.first : slot.second) = &series;
+  }
+  rep.present = !counters.empty() || !host_rings.empty();
+
+  std::set<std::string> host_names;
+  for (const auto& [h, c] : counters) host_names.insert(h);
+  for (const auto& [h, r] : host_rings) host_names.insert(h);
+
+  for (const std::string& host : host_names) {
+    HostTrafficMatrix hm;
+    hm.host = host;
+    const auto cit = counters.find(host);
+    const auto rit = host_rings.find(host);
+    const auto dit = ds.hosts.find(host);
+    // GPU count.
+    int g = 0;
+    if (cit != counters.end()) {
+      for (const auto& [gpu, s] : cit->second) g = std::max(g, gpu + 1);
+    }
+    if (rit != host_rings.end()) {
+      for (int gpu : rit->second.gpus) g = std::max(g, gpu + 1);
+    }
+    if (dit != ds.hosts.end()) {
+      for (const auto& [gpu, info] : dit->second.gpus) g = std::max(g, gpu + 1);
+    }
+    hm.gpus = g;
+    hm.margins = 2 * g;
+    auto fail = [&](const std::string& why) {
+      hm.estimable = false;
+      hm.reason = why;
+      rep.hosts.push_back(hm);
+    };
+    // NVSwitch (or a full NVLink mesh) from the declared topology.
+    bool declared = false, all_nvlink = true, any_nvswitch = false;
+    if (dit != ds.hosts.end()) {
+      for (const auto* links : {&dit->second.xml_links, &dit->second.nvsmi_links}) {
+        for (const auto& [pair, link] : *links) {
+          declared = true;
+          if (link.cls.type == LinkType::kNvswitch) any_nvswitch = true;
+        }
+      }
+      if (declared && !any_nvswitch) {
+        for (int a = 0; a < g && all_nvlink; ++a) {
+          for (int b = a + 1; b < g && all_nvlink; ++b) {
+            bool nv = false, seen = false;
+            for (const auto* links : {&dit->second.xml_links, &dit->second.nvsmi_links}) {
+              auto it = links->find(model::MakePair(a, b));
+              if (it == links->end()) continue;
+              seen = true;
+              if (IsNvlinkFamily(it->second.cls.type)) nv = true;
+            }
+            if (seen && !nv) all_nvlink = false;
+          }
+        }
+      }
+    }
+    if (declared && !any_nvswitch && !all_nvlink) {
+      fail("not an NVSwitch node: some GPU pairs are not NVLink-connected (NVLink bridges or PCIe only), so the "
+           "per-GPU NVLink counters do not come from a switched all-to-all fabric");
+      continue;
+    }
+    if (cit == counters.end()) {
+      fail("no DCGM NVLink byte counters (fields 1011 TX / 1012 RX) for this host");
+      continue;
+    }
+    std::vector<int> missing;
+    for (int gpu = 0; gpu < g; ++gpu) {
+      auto it = cit->second.find(gpu);
+      if (it == cit->second.end() || it->second.first == nullptr || it->second.second == nullptr) missing.push_back(gpu);
+    }
+    if (!missing.empty()) {
+      std::string list;
+      for (int m : missing) list += (list.empty() ? "" : ",") + std::to_string(m);
+      fail("DCGM NVLink tx/rx counters (1011/1012) missing for GPU(s) " + list);
+      continue;
+    }
+    if (rit == host_rings.end() || rit->second.channel_edges.empty()) {
+      fail("no NCCL ring order (NCCL_DEBUG=INFO logs) passes through two GPUs of this host");
+      continue;
+    }
+    // 3. Common window and the blocked sums.
+    int64_t w0 = INT64_MIN, w1 = INT64_MAX;
+    size_t n_min = SIZE_MAX;
+    for (const auto& [gpu, s] : cit->second) {
+      if (gpu >= g) continue;
+      for (const model::SeriesSummary* ss : {s.first, s.second}) {
+        w0 = std::max(w0, ss->points.front().first);
+        w1 = std::min(w1, ss->points.back().first);
+      }
+    }
+    // Samples of GPU 0's tx inside the window give the sample count and the block edges.
+    std::vector<int64_t> instants;
+    for (const auto& [ts, v] : cit->second.at(0).first->points) {
+      if (ts >= w0 && ts <= w1) instants.push_back(ts);
+    }
+    n_min = instants.size();
+    hm.window_start_ns = w0;
+    hm.window_end_ns = w1;
+    hm.samples = static_cast<int>(n_min);
+    if (w1 <= w0 || static_cast<int>(n_min) < opt.min_samples) {
+      fail(StringPrintf("too few common DCGM samples (%zu, need %d)", n_min == SIZE_MAX ? size_t{0} : n_min,
+                        opt.min_samples));
+      continue;
+    }
+    // Each sample averages the period before it: the window covers one period before the first.
+    const double period_ns = static_cast<double>(w1 - w0) / static_cast<double>(n_min - 1);
+    hm.window_s = (static_cast<double>(w1 - w0) + period_ns) / 1e9;
+    const int block_len = opt.block_samples > 0
+                              ? opt.block_samples
+                              : std::max(2, static_cast<int>(std::lround(std::cbrt(static_cast<double>(n_min)))));
+    const int n_blocks = std::max(1, static_cast<int>(n_min) / block_len);
+    // Block b covers instants [b * n / n_blocks, (b + 1) * n / n_blocks).
+    std::vector<int64_t> block_start;
+    for (int b = 0; b < n_blocks; ++b) block_start.push_back(instants[static_cast<size_t>(b) * n_min / static_cast<size_t>(n_blocks)]);
+    auto block_of = [&](int64_t ts) {
+      auto it = std::upper_bound(block_start.begin(), block_start.end(), ts);
+      return static_cast<int>(it - block_start.begin()) - 1;
+    };
+    std::vector<Blocks> tx_blocks(static_cast<size_t>(g)), rx_blocks(static_cast<size_t>(g));
+    for (int gpu = 0; gpu < g; ++gpu) {
+      const auto& s = cit->second.at(gpu);
+      for (int f = 0; f < 2; ++f) {
+        Blocks& bl = (f == 0 ? tx_blocks : rx_blocks)[static_cast<size_t>(gpu)];
+        bl.sum.assign(static_cast<size_t>(n_blocks), 0.0);
+        bl.count.assign(static_cast<size_t>(n_blocks), 0);
+        for (const auto& [ts, v] : (f == 0 ? s.first : s.second)->points) {
+          if (ts < w0 - static_cast<int64_t>(period_ns / 2) || ts > w1 + static_cast<int64_t>(period_ns / 2)) continue;
+          if (!std::isfinite(v)) continue;
+          const int b = std::clamp(block_of(ts), 0, n_blocks - 1);
+          bl.sum[static_cast<size_t>(b)] += v;
+          bl.count[static_cast<size_t>(b)] += 1;
+        }
+      }
+    }
+    auto margins = [&](const std::vector<int>& weights, std::vector<double>* tx, std::vector<double>* rx) {
+      tx->assign(static_cast<size_t>(g), 0.0);
+      rx->assign(static_cast<size_t>(g), 0.0);
+      for (int gpu = 0; gpu < g; ++gpu) {
+        for (int f = 0; f < 2; ++f) {
+          const Blocks& bl = (f == 0 ? tx_blocks : rx_blocks)[static_cast<size_t>(gpu)];
+          double sum = 0, cnt = 0;
+          for (int b = 0; b < n_blocks; ++b) {
+            sum += weights[static_cast<size_t>(b)] * bl.sum[static_cast<size_t>(b)];
+            cnt += weights[static_cast<size_t>(b)] * static_cast<double>(bl.count[static_cast<size_t>(b)]);
+          }
+          (f == 0 ? *tx : *rx)[static_cast<size_t>(gpu)] = cnt > 0 ? sum / cnt : 0.0;
+        }
+      }
+    };
+    std::vector<int> ones(static_cast<size_t>(n_blocks), 1);
+    margins(ones, &hm.tx_bytes_per_s, &hm.rx_bytes_per_s);
+    double stx = 0, srx = 0;
+    for (int gpu = 0; gpu < g; ++gpu) {
+      stx += hm.tx_bytes_per_s[static_cast<size_t>(gpu)];
+      srx += hm.rx_bytes_per_s[static_cast<size_t>(gpu)];
+    }
+    if (stx <= 0 && srx <= 0) {
+      fail("the NVLink counters are zero over the window: no NVLink traffic to split");
+      continue;
+    }
+    hm.margin_mismatch_rel = std::abs(stx - srx) / std::max(1e-300, (stx + srx) / 2);
+
+    // 4. Patterns: one per distinct channel edge set, then the pipeline.
+    const HostRings& hr = rit->second;
+    std::vector<Pattern> patterns;
+    for (const auto& [ch, es] : hr.channel_edges) {
+      hm.channel_ids.push_back(ch);
+      std::vector<Edge> ev(es.begin(), es.end());
+      bool merged = false;
+      for (Pattern& p : patterns) {
+        if (!p.pipeline && p.edges == ev) {
+          p.channels.push_back(ch);
+          merged = true;
+        }
+      }
+      if (!merged) patterns.push_back({ev, {ch}, false});
+    }
+    if (!hr.pipeline_edges.empty()) {
+      patterns.push_back({std::vector<Edge>(hr.pipeline_edges.begin(), hr.pipeline_edges.end()), {}, true});
+    }
+    std::set<Edge> edge_set;
+    for (const Pattern& p : patterns) edge_set.insert(p.edges.begin(), p.edges.end());
+    std::vector<Edge> edges(edge_set.begin(), edge_set.end());
+    std::map<Edge, size_t> edge_index;
+    for (size_t e = 0; e < edges.size(); ++e) edge_index[edges[e]] = e;
+
+    const Fit fit = FitOnce(patterns, edges, edge_index, hm.tx_bytes_per_s, hm.rx_bytes_per_s, g, opt);
+    for (int ch : hm.channel_ids) {
+      for (size_t j = 0; j < patterns.size(); ++j) {
+        const auto& pc = patterns[j].channels;
+        if (std::find(pc.begin(), pc.end(), ch) != pc.end()) {
+          hm.channel_bytes_per_s.push_back(fit.theta[j] / static_cast<double>(pc.size()));
+        }
+      }
+    }
+    for (size_t j = 0; j < patterns.size(); ++j) {
+      if (patterns[j].pipeline) hm.pipeline_bytes_per_s = fit.theta[j];
+    }
+    // Residuals of the pattern fit on the margins.
+    std::vector<double> ptx(static_cast<size_t>(g), 0.0), prx(static_cast<size_t>(g), 0.0);
+    std::vector<double> xtx(static_cast<size_t>(g), 0.0), xrx(static_cast<size_t>(g), 0.0);
+    for (size_t e = 0; e < edges.size(); ++e) {
+      ptx[static_cast<size_t>(edges[e].first)] += fit.pattern[e];
+      prx[static_cast<size_t>(edges[e].second)] += fit.pattern[e];
+      xtx[static_cast<size_t>(edges[e].first)] += fit.x[e];
+      xrx[static_cast<size_t>(edges[e].second)] += fit.x[e];
+    }
+    double res2 = 0, norm2 = 0;
+    std::vector<double> rtx(static_cast<size_t>(g)), rrx(static_cast<size_t>(g));
+    for (int i = 0; i < g; ++i) {
+      const auto u = static_cast<size_t>(i);
+      rtx[u] = hm.tx_bytes_per_s[u] - ptx[u];
+      rrx[u] = hm.rx_bytes_per_s[u] - prx[u];
+      res2 += Sq(rtx[u]) + Sq(rrx[u]);
+      norm2 += Sq(hm.tx_bytes_per_s[u]) + Sq(hm.rx_bytes_per_s[u]);
+    }
+    hm.margin_residual_rel = norm2 > 0 ? std::sqrt(res2 / norm2) : 0.0;
+
+    // 5. Identifiability: the incidence matrix of the support (edges the fit uses).
+    std::vector<size_t> used;
+    for (size_t e = 0; e < edges.size(); ++e) {
+      if (fit.pattern[e] > 0) used.push_back(e);
+    }
+    hm.unknowns = static_cast<int>(used.size());
+    Eigen::MatrixXd inc = Eigen::MatrixXd::Zero(2 * g, static_cast<Eigen::Index>(std::max<size_t>(1, used.size())));
+    for (size_t j = 0; j < used.size(); ++j) {
+      inc(edges[used[j]].first, static_cast<Eigen::Index>(j)) = 1;
+      inc(g + edges[used[j]].second, static_cast<Eigen::Index>(j)) = 1;
+    }
+    std::vector<double> lo(edges.size()), hi(edges.size());
+    for (size_t e = 0; e < edges.size(); ++e) lo[e] = hi[e] = fit.x[e];
+    if (!used.empty()) {
+      Eigen::JacobiSVD<Eigen::MatrixXd> svd(inc, Eigen::ComputeFullV);
+      const Eigen::VectorXd sv = svd.singularValues();
+      int rank = 0;
+      for (Eigen::Index i = 0; i < sv.size(); ++i) {
+        if (sv(i) > 1e-9 * std::max(1.0, sv(0))) ++rank;
+      }
+      hm.margin_rank = rank;
+      const auto n_used = static_cast<Eigen::Index>(used.size());
+      for (Eigen::Index c = rank; c < n_used; ++c) {
+        const Eigen::VectorXd v = svd.matrixV().col(c);
+        double t_lo = -INFINITY, t_hi = INFINITY;
+        for (Eigen::Index j = 0; j < n_used; ++j) {
+          const double vj = v(j);
+          if (std::abs(vj) < 1e-12) continue;
+          const double t = -fit.x[used[static_cast<size_t>(j)]] / vj;  // x + t v = 0
+          if (vj > 0) t_lo = std::max(t_lo, t);
+          else t_hi = std::min(t_hi, t);
+        }
+        if (!std::isfinite(t_lo) || !std::isfinite(t_hi)) continue;
+        for (Eigen::Index j = 0; j < n_used; ++j) {
+          const size_t e = used[static_cast<size_t>(j)];
+          lo[e] += std::min(t_lo * v(j), t_hi * v(j));
+          hi[e] += std::max(t_lo * v(j), t_hi * v(j));
+        }
+      }
+    }
+    hm.separable = hm.unknowns <= hm.margin_rank;
+    if (!hm.separable) {
+      hm.assumption = StringPrintf(
+          "%d supported pairs but the %d tx/rx margins have rank %d: the counters alone cannot separate "
+          "the pairs; equal bytes on every edge of a ring channel%s decide",
+          hm.unknowns, hm.margins, hm.margin_rank,
+          hr.pipeline_edges.empty() ? "" : " and one volume for every pipeline rank->rank+1 edge");
+    } else {
+      hm.assumption = "none: the margins fix every supported pair";
+    }
+
+    // 6. Error bars. (a) Noise: moving-block bootstrap over the blocks.
+    Rng rng(Rng::Mix(opt.seed, Fnv1a(host)));
+    std::vector<double> mean(edges.size(), 0.0), m2(edges.size(), 0.0);
+    std::vector<double> tx_m(static_cast<size_t>(g), 0.0), tx_m2(static_cast<size_t>(g), 0.0);
+    std::vector<double> rx_m(static_cast<size_t>(g), 0.0), rx_m2(static_cast<size_t>(g), 0.0);
+    const int reps = std::max(0, opt.bootstrap_replicates);
+    for (int r = 0; r < reps; ++r) {
+      std::vector<int> w(static_cast<size_t>(n_blocks), 0);
+      for (int b = 0; b < n_blocks; ++b) w[rng.Below(static_cast<uint64_t>(n_blocks))] += 1;
+      std::vector<double> btx, brx;
+      margins(w, &btx, &brx);
+      const Fit bf = FitOnce(patterns, edges, edge_index, btx, brx, g, opt);
+      for (size_t e = 0; e < edges.size(); ++e) {
+        const double d = bf.x[e] - mean[e];
+        mean[e] += d / (r + 1);
+        m2[e] += d * (bf.x[e] - mean[e]);
+      }
+      for (int i = 0; i < g; ++i) {
+        const auto u = static_cast<size_t>(i);
+        double d = btx[u] - tx_m[u];
+        tx_m[u] += d / (r + 1);
+        tx_m2[u] += d * (btx[u] - tx_m[u]);
+        d = brx[u] - rx_m[u];
+        rx_m[u] += d / (r + 1);
+        rx_m2[u] += d * (brx[u] - rx_m[u]);
+      }
+    }
+    auto sd = [&](double m2v) { return reps > 1 ? std::sqrt(m2v / (reps - 1)) : 0.0; };
+    // (c) Ambiguity: each pattern's volume raised by the tolerance, IPF again.
+    std::vector<double> amb2(edges.size(), 0.0);
+    if (!hm.separable) {
+      for (size_t j = 0; j < patterns.size(); ++j) {
+        std::vector<double> th = fit.theta;
+        th[j] *= 1.0 + kChannelShareTolerance;
+        const Fit af = FitOnce(patterns, edges, edge_index, hm.tx_bytes_per_s, hm.rx_bytes_per_s, g, opt, &th);
+        for (size_t e = 0; e < edges.size(); ++e) amb2[e] += Sq(af.x[e] - fit.x[e]);
+      }
+    }
+    const double total = (stx + srx) / 2;
+    for (int s = 0; s < g; ++s) {
+      for (int d = 0; d < g; ++d) {
+        if (s == d) continue;
+        PairTraffic p;
+        p.src_gpu = s;
+        p.dst_gpu = d;
+        const auto us = static_cast<size_t>(s), ud = static_cast<size_t>(d);
+        auto it = edge_index.find({s, d});
+        if (it != edge_index.end() && fit.x[it->second] > 0) {
+          const size_t e = it->second;
+          p.supported = true;
+          p.bytes_per_s = fit.x[e];
+          p.sigma_noise = sd(m2[e]);
+          // (b) The pair's share of the pattern's residual on its sender's tx and receiver's rx,
+          // and of the tx/rx total mismatch.
+          const double share_s = xtx[us] > 0 ? fit.x[e] / xtx[us] : 0.0;
+          const double share_d = xrx[ud] > 0 ? fit.x[e] / xrx[ud] : 0.0;
+          p.sigma_margin = std::sqrt(Sq(share_s * rtx[us]) + Sq(share_d * rrx[ud]) +
+                                     Sq(fit.x[e] / std::max(1e-300, total) * std::abs(stx - srx) / 2));
+          p.sigma_ambiguity = std::sqrt(amb2[e]);
+          p.range_lo = std::max(0.0, lo[e]);
+          p.range_hi = hi[e];
+          for (const Pattern& pat : patterns) {
+            if (std::find(pat.edges.begin(), pat.edges.end(), Edge{s, d}) == pat.edges.end()) continue;
+            if (pat.pipeline) p.pipeline = true;
+            p.channels.insert(p.channels.end(), pat.channels.begin(), pat.channels.end());
+          }
+          std::sort(p.channels.begin(), p.channels.end());
+          p.err_bytes_per_s = opt.z * std::sqrt(Sq(p.sigma_noise) + Sq(p.sigma_margin) + Sq(p.sigma_ambiguity));
+        } else {
+          // Not on any fitted edge: 0, bounded by what the fitted matrix leaves unexplained on the
+          // sender's tx and the receiver's rx, plus their noise.
+          p.supported = false;
+          const double free_tx = std::max(0.0, hm.tx_bytes_per_s[us] - xtx[us]) + opt.z * sd(tx_m2[us]);
+          const double free_rx = std::max(0.0, hm.rx_bytes_per_s[ud] - xrx[ud]) + opt.z * sd(rx_m2[ud]);
+          p.err_bytes_per_s = std::min(free_tx, free_rx);
+          p.range_hi = p.err_bytes_per_s;
+        }
+        p.bytes = p.bytes_per_s * hm.window_s;
+        hm.pairs.push_back(std::move(p));
+      }
+    }
+    hm.estimable = true;
+    ++rep.hosts_estimable;
+    rep.hosts.push_back(std::move(hm));
+  }
+  if (best == 0) rep.notes.push_back("no NCCL ring order with per-rank GPUs: nothing to constrain the pairs");
+  if (rep.present && rep.hosts_estimable == 0) rep.notes.push_back("no host could be estimated (see reasons)");
+  return rep;
+}
+
+TrafficMatrixScore ScoreTrafficMatrix(const TrafficMatrixReport& report, const std::vector<TruePairTraffic>& truth,
+                                      double floor_share, double floor_bytes_per_s) {
+  TrafficMatrixScore sc;
+  std::map<std::string, const HostTrafficMatrix*> hosts;
+  for (const HostTrafficMatrix& h : report.hosts) {
+    if (h.estimable) hosts[h.host] = &h;
+  }
+  std::map<std::string, double> host_max;
+  std::map<std::tuple<std::string, int, int>, double> true_rate;
+  for (const TruePairTraffic& t : truth) {
+    host_max[t.host] = std::max(host_max[t.host], t.bytes_per_s);
+    true_rate[{t.host, t.src_gpu, t.dst_gpu}] += t.bytes_per_s;
+  }
+  std::vector<double> errs;
+  int covered = 0;
+  for (const auto& [key, rate] : true_rate) {
+    const auto& [host, s, d] = key;
+    const double floor = std::max(floor_bytes_per_s, floor_share * host_max[host]);
+    if (rate < floor || rate <= 0) continue;
+    auto it = hosts.find(host);
+    const PairTraffic* p = nullptr;
+    if (it != hosts.end()) {
+      for (const PairTraffic& q : it->second->pairs) {
+        if (q.src_gpu == s && q.dst_gpu == d) p = &q;
+      }
+    }
+    ++sc.pairs_scored;
+    if (p == nullptr) {
+      ++sc.pairs_missing;
+      errs.push_back(1.0);
+      continue;
+    }
+    const double err = std::abs(p->bytes_per_s - rate);
+    errs.push_back(err / rate);
+    if (err <= p->err_bytes_per_s) ++covered;
+  }
+  // Pairs below the floor (including the zero pairs) on the scored hosts.
+  for (const auto& [host, h] : hosts) {
+    if (host_max.find(host) == host_max.end()) continue;
+    const double floor = std::max(floor_bytes_per_s, floor_share * host_max[host]);
+    for (const PairTraffic& q : h->pairs) {
+      auto t = true_rate.find({host, q.src_gpu, q.dst_gpu});
+      const double rate = t == true_rate.end() ? 0.0 : t->second;
+      if (rate >= floor && rate > 0) continue;
+      sc.max_abs_error_below_floor = std::max(sc.max_abs_error_below_floor, std::abs(q.bytes_per_s - rate));
+    }
+  }
+  if (!errs.empty()) {
+    std::sort(errs.begin(), errs.end());
+    const size_t n = errs.size();
+    sc.median_rel_error = n % 2 == 1 ? errs[n / 2] : (errs[n / 2 - 1] + errs[n / 2]) / 2;
+    sc.p90_rel_error = errs[std::min(n - 1, static_cast<size_t>(std::ceil(0.9 * static_cast<double>(n))) - 1)];
+    sc.coverage = static_cast<double>(covered) / static_cast<double>(n);
+  }
+  return sc;
+}
+
+}  // namespace toposcope::analysis

@@ -1,0 +1,389 @@
+// formats/fabric/topograph_model: see topograph_model.h.
+#include "toposcope/formats/fabric/topograph_model.h"
+
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+#include "toposcope/base/text.h"
+#include "toposcope/formats/fabric/mini_yaml.h"
+#include "toposcope/formats/fabric/slurm_topology.h"
+
+namespace toposcope::formats {
+namespace {
+
+constexpr std::string_view kDomainKey = "accelerator.topology.test/domain";
+constexpr std::string_view kSubDomainKey = "accelerator.topology.test/sub-domain";
+
+bool ReadKeyValues(const YamlNode* n, std::string_view what, KeyValues* out, std::string* err) {
+  if (n == nullptr || n->IsNull()) return true;
+  if (!n->IsMap()) {
+    *err = std::string(what) + " must be a mapping";
+    return false;
+  }
+  for (const auto& kv : n->map) {
+    if (!kv.second.IsScalar() && !kv.second.IsNull()) {
+      *err = std::string(what) + " value of " + QuoteRaw(kv.first) + " must be a scalar";
+      return false;
+    }
+    out->emplace_back(kv.first, kv.second.scalar);
+  }
+  return true;
+}
+
+bool ReadNames(const YamlNode* n, std::string_view what, std::vector<std::string>* out, std::string* err) {
+  if (n == nullptr || n->IsNull()) return true;
+  if (!n->IsSeq()) {
+    *err = std::string(what) + " must be a sequence";
+    return false;
+  }
+  for (const YamlNode& s : n->seq) {
+    if (!s.IsScalar() || s.scalar.empty()) {
+      *err = std::string(what) + " entries must be non-empty scalars";
+      return false;
+    }
+    out->push_back(s.scalar);
+  }
+  return true;
+}
+
+bool ReadNodes(const YamlNode* n, TopographCapacityBlock* b, std::string* err) {
+  if (n == nullptr || n->IsNull()) return true;
+  std::vector<const YamlNode*> items;
+  if (n->IsScalar()) {
+    items.push_back(n);
+  } else if (n->IsSeq()) {
+    for (const YamlNode& s : n->seq) items.push_back(&s);
+  } else {
+    *err = "nodes must be a sequence of node ranges";
+    return false;
+  }
+  for (const YamlNode* s : items) {
+    if (!s->IsScalar()) {
+      *err = "node ranges must be scalars";
+      return false;
+    }
+    std::string herr;
+    auto v = ExpandHostlist(s->scalar, &herr);
+    if (!herr.empty()) {
+      *err = "bad node range: " + herr;
+      return false;
+    }
+    b->node_exprs.push_back(s->scalar);
+    b->nodes.insert(b->nodes.end(), v.begin(), v.end());
+  }
+  return true;
+}
+
+std::string CheckKeys(const YamlNode& m, std::initializer_list<std::string_view> allowed) {
+  for (const auto& kv : m.map) {
+    if (std::find(allowed.begin(), allowed.end(), kv.first) == allowed.end()) return "unknown key " + QuoteRaw(kv.first);
+  }
+  return {};
+}
+
+std::string Lookup(const KeyValues& kv, std::string_view key) {
+  for (const auto& p : kv) {
+    if (p.first == key) return p.second;
+  }
+  return {};
+}
+
+struct Cand {
+  bool ok = true;
+  std::string reason;
+};
+
+}  // namespace
+
+std::string TopographModel::ParentOf(std::string_view switch_name) const {
+  for (const TopographSwitch& s : switches) {
+    if (std::find(s.switches.begin(), s.switches.end(), switch_name) != s.switches.end()) return s.name;
+  }
+  return {};
+}
+
+std::vector<std::string> TopographModel::RootSwitches() const {
+  std::unordered_set<std::string> children;
+  for (const TopographSwitch& s : switches) children.insert(s.switches.begin(), s.switches.end());
+  std::vector<std::string> roots;
+  for (const TopographSwitch& s : switches) {
+    if (children.count(s.name) == 0) roots.push_back(s.name);
+  }
+  return roots;
+}
+
+std::vector<std::string> TopographModel::AllNodes() const {
+  std::vector<std::string> out;
+  for (const TopographCapacityBlock& b : capacity_blocks) out.insert(out.end(), b.nodes.begin(), b.nodes.end());
+  return out;
+}
+
+std::vector<std::string> TopographModel::NetLayers(std::string_view node) const {
+  const TopographCapacityBlock* blk = nullptr;
+  for (const TopographCapacityBlock& b : capacity_blocks) {
+    if (std::find(b.nodes.begin(), b.nodes.end(), node) != b.nodes.end()) {
+      blk = &b;
+      break;
+    }
+  }
+  if (blk == nullptr || blk->switch_name.empty()) return {};
+  std::vector<std::string> layers;
+  std::string cur = blk->switch_name;
+  while (!cur.empty() && layers.size() <= switches.size() + 1) {
+    if (std::find(layers.begin(), layers.end(), cur) != layers.end()) break;  // cycle guard
+    layers.push_back(cur);
+    cur = ParentOf(cur);
+  }
+  return layers;
+}
+
+Result<TopographModel> ParseTopographModel(std::string_view text, std::string_view source, Diagnostics& diag) {
+  const std::string src(source);
+  if (Trim(text).empty()) return MakeError(src, 0, 0, "empty input", "expected a topograph model");
+  auto doc = ParseYaml(text, source);
+  if (!doc.ok()) return doc.error();
+  const YamlNode& root = *doc;
+  if (!root.IsMap()) return MakeError(src, root.line, 1, "a topograph model must be a mapping");
+  const YamlNode* sw = root.Find("switches");
+  const YamlNode* blocks = root.Find("blocks");
+  const YamlNode* cbs = root.Find("capacity_blocks");
+  if (sw == nullptr && blocks == nullptr && cbs == nullptr) {
+    return MakeError(src, root.line, 1, "no 'switches:', 'blocks:' or 'capacity_blocks:'", "expected a topograph model");
+  }
+  TopographModel m;
+  std::vector<Cand> sw_cand, blk_cand;
+  for (const auto& kv : root.map) {
+    if (kv.first != "switches" && kv.first != "blocks" && kv.first != "capacity_blocks") {
+      diag.Warn(source, kv.second.line, kv.first, "unknown top-level key ignored");
+    }
+  }
+  // Switches.
+  if (sw != nullptr && !sw->IsNull()) {
+    if (sw->IsMap()) {  // current schema
+      for (size_t k = 0; k < sw->map.size(); ++k) {
+        const auto& kv = sw->map[k];
+        TopographSwitch s;
+        s.name = kv.first;
+        s.line = sw->key_lines[k];
+        Cand c;
+        const YamlNode& v = kv.second;
+        if (!v.IsMap() && !v.IsNull()) {
+          c = {false, "switch " + s.name + " must be a mapping"};
+        } else {
+          c.reason = CheckKeys(v, {"switches", "labels", "annotations"});
+          if (c.reason.empty()) ReadNames(v.Find("switches"), "switches", &s.switches, &c.reason);
+          if (c.reason.empty()) ReadKeyValues(v.Find("labels"), "labels", &s.labels, &c.reason);
+          if (c.reason.empty()) ReadKeyValues(v.Find("annotations"), "annotations", &s.annotations, &c.reason);
+          c.ok = c.reason.empty();
+        }
+        m.switches.push_back(std::move(s));
+        sw_cand.push_back(c);
+      }
+    } else if (sw->IsSeq()) {  // original schema
+      for (const YamlNode& v : sw->seq) {
+        TopographSwitch s;
+        s.line = v.line;
+        Cand c;
+        if (!v.IsMap()) {
+          c = {false, "switch entries must be mappings"};
+        } else {
+          c.reason = CheckKeys(v, {"name", "metadata", "switches", "capacity_blocks"});
+          const YamlNode* name = v.Find("name");
+          if (c.reason.empty() && (name == nullptr || !name->IsScalar() || name->scalar.empty())) c.reason = "switch without name";
+          if (c.reason.empty()) s.name = name->scalar;
+          if (c.reason.empty()) ReadNames(v.Find("switches"), "switches", &s.switches, &c.reason);
+          if (c.reason.empty()) ReadNames(v.Find("capacity_blocks"), "capacity_blocks", &s.capacity_blocks, &c.reason);
+          if (c.reason.empty()) ReadKeyValues(v.Find("metadata"), "metadata", &s.labels, &c.reason);
+          c.ok = c.reason.empty();
+        }
+        m.switches.push_back(std::move(s));
+        sw_cand.push_back(c);
+      }
+    } else {
+      return MakeError(src, sw->line, 1, "'switches:' must be a mapping or a sequence");
+    }
+  }
+  // Blocks.
+  const YamlNode* bl = blocks != nullptr ? blocks : cbs;
+  const bool original = blocks == nullptr;
+  if (blocks != nullptr && cbs != nullptr) diag.Warn(source, cbs->line, "capacity_blocks", "both blocks: and capacity_blocks:; capacity_blocks ignored");
+  if (bl != nullptr && !bl->IsNull()) {
+    if (!bl->IsSeq()) return MakeError(src, bl->line, 1, "'blocks:' must be a sequence");
+    for (const YamlNode& v : bl->seq) {
+      TopographCapacityBlock b;
+      b.line = v.line;
+      Cand c;
+      if (!v.IsMap()) {
+        c = {false, "block entries must be mappings"};
+      } else if (original) {
+        c.reason = CheckKeys(v, {"name", "type", "nvlink", "nodes"});
+        const YamlNode* name = v.Find("name");
+        if (c.reason.empty() && (name == nullptr || !name->IsScalar() || name->scalar.empty())) c.reason = "capacity block without name";
+        if (c.reason.empty()) b.name = name->scalar;
+        for (const char* k : {"type", "nvlink"}) {
+          const YamlNode* x = v.Find(k);
+          if (c.reason.empty() && x != nullptr && !x->IsNull()) {
+            if (!x->IsScalar()) c.reason = std::string(k) + " must be a scalar";
+            else (std::string_view(k) == "type" ? b.type : b.nvlink) = x->scalar;
+          }
+        }
+        if (c.reason.empty()) ReadNodes(v.Find("nodes"), &b, &c.reason);
+        c.ok = c.reason.empty();
+      } else {
+        c.reason = CheckKeys(v, {"switch", "nodes", "labels", "annotations"});
+        const YamlNode* s = v.Find("switch");
+        if (c.reason.empty() && s != nullptr && !s->IsNull()) {
+          if (!s->IsScalar()) c.reason = "switch must be a scalar";
+          else b.switch_name = s->scalar;
+        }
+        if (c.reason.empty()) ReadNodes(v.Find("nodes"), &b, &c.reason);
+        if (c.reason.empty()) ReadKeyValues(v.Find("labels"), "labels", &b.labels, &c.reason);
+        if (c.reason.empty()) ReadKeyValues(v.Find("annotations"), "annotations", &b.annotations, &c.reason);
+        b.nvlink = Lookup(b.annotations, kDomainKey);
+        b.sub_domain = Lookup(b.annotations, kSubDomainKey);
+        c.ok = c.reason.empty();
+      }
+      m.capacity_blocks.push_back(std::move(b));
+      blk_cand.push_back(c);
+    }
+  }
+  // Cross checks, as topograph's setNodeMap: one parent per child switch, one switch per block,
+  // one block per node, no cycles.
+  std::unordered_map<std::string, size_t> sw_index;
+  for (size_t i = 0; i < m.switches.size(); ++i) {
+    if (!sw_cand[i].ok) continue;
+    if (!sw_index.emplace(m.switches[i].name, i).second) sw_cand[i] = {false, "switch " + m.switches[i].name + " defined twice"};
+  }
+  std::unordered_map<std::string, std::string> parent;
+  std::unordered_map<std::string, std::string> cb_owner;
+  for (size_t i = 0; i < m.switches.size(); ++i) {
+    if (!sw_cand[i].ok) continue;
+    const TopographSwitch& s = m.switches[i];
+    for (const std::string& c : s.switches) {
+      auto it = parent.find(c);
+      if (it != parent.end()) {
+        sw_cand[i] = {false, "switch " + c + " has two parent switches " + it->second + " and " + s.name};
+        break;
+      }
+      if (c == s.name) {
+        sw_cand[i] = {false, "switch " + c + " is its own child"};
+        break;
+      }
+    }
+    for (const std::string& cb : s.capacity_blocks) {
+      if (!sw_cand[i].ok) break;
+      auto it = cb_owner.find(cb);
+      if (it != cb_owner.end()) sw_cand[i] = {false, "capacity block " + cb + " has two switches " + it->second + " and " + s.name};
+    }
+    if (!sw_cand[i].ok) continue;
+    for (const std::string& c : s.switches) parent.emplace(c, s.name);
+    for (const std::string& cb : s.capacity_blocks) cb_owner.emplace(cb, s.name);
+  }
+  // Cycles: walk up from every switch.
+  for (size_t i = 0; i < m.switches.size(); ++i) {
+    if (!sw_cand[i].ok) continue;
+    std::unordered_set<std::string> seen;
+    std::string cur = m.switches[i].name;
+    bool cycle = false;
+    while (true) {
+      if (!seen.insert(cur).second) {
+        cycle = true;
+        break;
+      }
+      auto it = parent.find(cur);
+      if (it == parent.end()) break;
+      cur = it->second;
+    }
+    if (cycle) sw_cand[i] = {false, "circular switch topology through " + m.switches[i].name};
+  }
+  // Blocks: names (current schema), owners and node uniqueness.
+  std::unordered_map<std::string, int> per_switch;
+  std::unordered_set<std::string> block_names;
+  std::unordered_map<std::string, std::string> node_block;
+  for (size_t i = 0; i < m.capacity_blocks.size(); ++i) {
+    TopographCapacityBlock& b = m.capacity_blocks[i];
+    if (!blk_cand[i].ok) continue;
+    if (!original) {
+      const std::string base = b.switch_name.empty() ? "block" : b.switch_name;
+      const int k = ++per_switch[base];
+      b.name = k == 1 ? base : base + "/" + std::to_string(k);
+    } else {
+      auto it = cb_owner.find(b.name);
+      if (it != cb_owner.end()) b.switch_name = it->second;
+    }
+    if (!block_names.insert(b.name).second) {
+      blk_cand[i] = {false, "capacity block " + b.name + " defined twice"};
+      continue;
+    }
+    std::unordered_set<std::string> local;
+    for (const std::string& n : b.nodes) {
+      auto it = node_block.find(n);
+      if (it != node_block.end() || !local.insert(n).second) {
+        blk_cand[i] = {false, "duplicated node name " + n + (it != node_block.end() ? " (also in " + it->second + ")" : "")};
+        break;
+      }
+    }
+    if (!blk_cand[i].ok) continue;
+    for (const std::string& n : b.nodes) node_block.emplace(n, b.name);
+  }
+  // Keep the accepted records, count every one.
+  TopographModel out;
+  for (size_t i = 0; i < m.switches.size(); ++i) {
+    ++out.counts.read;
+    if (sw_cand[i].ok) {
+      ++out.counts.accepted;
+      out.switches.push_back(std::move(m.switches[i]));
+    } else {
+      ++out.counts.rejected;
+      diag.Reject(source, m.switches[i].line, m.switches[i].name, sw_cand[i].reason);
+    }
+  }
+  for (size_t i = 0; i < m.capacity_blocks.size(); ++i) {
+    ++out.counts.read;
+    if (blk_cand[i].ok) {
+      ++out.counts.accepted;
+      out.capacity_blocks.push_back(std::move(m.capacity_blocks[i]));
+    } else {
+      ++out.counts.rejected;
+      diag.Reject(source, m.capacity_blocks[i].line, m.capacity_blocks[i].name, blk_cand[i].reason);
+    }
+  }
+  // Current schema: leaf switches appear only as children or as a block's `switch:`; add them
+  // (not counted as records) and list their blocks.
+  if (!original) {
+    std::unordered_map<std::string, size_t> idx;
+    for (size_t i = 0; i < out.switches.size(); ++i) idx.emplace(out.switches[i].name, i);
+    for (const TopographCapacityBlock& b : out.capacity_blocks) {
+      if (b.switch_name.empty()) continue;
+      auto it = idx.find(b.switch_name);
+      if (it == idx.end()) {
+        TopographSwitch s;
+        s.name = b.switch_name;
+        s.line = b.line;
+        out.switches.push_back(std::move(s));
+        it = idx.emplace(b.switch_name, out.switches.size() - 1).first;
+      }
+      out.switches[it->second].capacity_blocks.push_back(b.name);
+    }
+  }
+  return out;
+}
+
+bool LooksLikeTopographModel(std::string_view head) {
+  bool switches = false, blocks = false;
+  size_t start = 0;
+  while (start < head.size()) {
+    size_t end = head.find('\n', start);
+    if (end == std::string_view::npos) end = head.size();
+    const std::string_view l = head.substr(start, end - start);
+    start = end + 1;
+    if (StartsWith(l, "switches:")) switches = true;
+    if (StartsWith(l, "blocks:") || StartsWith(l, "capacity_blocks:")) blocks = true;
+  }
+  return switches && blocks;
+}
+
+}  // namespace toposcope::formats

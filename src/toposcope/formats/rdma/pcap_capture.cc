@@ -1,0 +1,226 @@
+// formats/rdma/pcap_capture: see pcap_capture.h.
+#include "toposcope/formats/rdma/pcap_capture.h"
+
+#include <pcap/pcap.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <string>
+
+namespace toposcope::formats {
+namespace {
+
+constexpr size_t kRawHexBytes = 48;  // frame bytes shown in a diagnostic
+
+std::string HexHead(const uint8_t* d, size_t n) {
+  static const char kDigits[] = "0123456789abcdef";
+  n = std::min(n, kRawHexBytes);
+  std::string s;
+  s.reserve(2 * n);
+  for (size_t i = 0; i < n; ++i) {
+    s.push_back(kDigits[d[i] >> 4]);
+    s.push_back(kDigits[d[i] & 15]);
+  }
+  return s;
+}
+
+void PutLe32(uint8_t* p, uint32_t v) {
+  p[0] = static_cast<uint8_t>(v);
+  p[1] = static_cast<uint8_t>(v >> 8);
+  p[2] = static_cast<uint8_t>(v >> 16);
+  p[3] = static_cast<uint8_t>(v >> 24);
+}
+
+void AppendLe32(std::vector<uint8_t>& out, uint32_t v) {
+  uint8_t b[4];
+  PutLe32(b, v);
+  out.insert(out.end(), b, b + 4);
+}
+
+// Reads every record of an opened capture. Takes ownership of `f` (closed on every path).
+Result<CaptureSummary> ReadFromFile(std::FILE* f, const std::string& source,
+                                    const std::function<void(const RocePacket&)>& sink, Diagnostics& diag,
+                                    const CaptureOptions& opts) {
+  CaptureSummary s;
+  s.path = source;
+  uint8_t magic[4] = {0, 0, 0, 0};
+  const size_t got = std::fread(magic, 1, 4, f);
+  s.pcapng = got == 4 && magic[0] == 0x0a && magic[1] == 0x0d && magic[2] == 0x0d && magic[3] == 0x0a;
+  if (std::fseek(f, 0, SEEK_SET) != 0) {
+    std::fclose(f);
+    return MakeError(source, 0, 0, "byte 0: cannot seek in the capture", "read a regular file");
+  }
+  char errbuf[PCAP_ERRBUF_SIZE] = {0};
+  pcap_t* p = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+  if (p == nullptr) {
+    std::fclose(f);
+    return MakeError(source, 0, 0, std::string("byte 0: not a pcap or pcapng capture: ") + errbuf,
+                     "give a pcap (magic a1b2c3d4/a1b23c4d) or pcapng file, e.g. from tcpdump -w");
+  }
+  s.dlt = pcap_datalink(p);
+  s.snaplen = static_cast<uint32_t>(pcap_snapshot(p));
+  RocePacket pkt;
+  pkt.capture_index = opts.capture_index;
+  for (;;) {
+    const long offset = std::ftell(pcap_file(p));
+    pcap_pkthdr* hdr = nullptr;
+    const u_char* data = nullptr;
+    const int rc = pcap_next_ex(p, &hdr, &data);
+    if (rc == PCAP_ERROR_BREAK) break;  // end of file
+    ++s.records;
+    ++s.counts.read;
+    if (rc != 1) {
+      s.broke_off = true;
+      ++s.counts.rejected;
+      diag.RejectAtByte(source, offset, "",
+                        std::string("capture breaks off; records before it are kept: ") + pcap_geterr(p));
+      break;
+    }
+    const int64_t ts_ns =
+        static_cast<int64_t>(hdr->ts.tv_sec) * 1000000000 + static_cast<int64_t>(hdr->ts.tv_usec);
+    if (s.records == 1) s.first_ts_ns = ts_ns;
+    s.last_ts_ns = ts_ns;
+    s.bytes_read += hdr->caplen;
+    pkt.ts_ns = ts_ns;
+    const FrameDecode dec =
+        DecodeRoceFrame(std::span<const uint8_t>(data, hdr->caplen), hdr->len, s.dlt, opts.check_icrc, &pkt);
+    switch (dec.verdict) {
+      case FrameVerdict::kRoce:
+        ++s.roce;
+        ++s.counts.accepted;
+        if (pkt.truncated) ++s.truncated;
+        if (pkt.icrc == RocePacket::Icrc::kBad) {
+          ++s.icrc_bad;
+          char buf[96];
+          std::snprintf(buf, sizeof buf, "record at byte %ld: ICRC 0x%08x on the wire, computed otherwise",
+                        offset, pkt.icrc_wire);
+          diag.Warn(source, 0, HexHead(data, hdr->caplen), buf);
+        }
+        sink(pkt);
+        break;
+      case FrameVerdict::kNotRoce:
+        ++s.not_roce;
+        ++s.counts.accepted;
+        break;
+      case FrameVerdict::kMalformed:
+        ++s.malformed;
+        ++s.counts.rejected;
+        diag.RejectAtByte(source, offset, HexHead(data, hdr->caplen), dec.reason);
+        break;
+    }
+  }
+  pcap_close(p);  // closes f
+  return s;
+}
+
+}  // namespace
+
+Result<CaptureSummary> ReadCapture(const std::string& path,
+                                   const std::function<void(const RocePacket&)>& sink, Diagnostics& diag,
+                                   const CaptureOptions& opts) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) {
+    return MakeError(path, 0, 0, std::string("cannot open capture: ") + std::strerror(errno));
+  }
+  return ReadFromFile(f, path, sink, diag, opts);
+}
+
+Result<CaptureSummary> ReadCaptureBytes(std::span<const uint8_t> bytes, std::string_view source,
+                                        const std::function<void(const RocePacket&)>& sink, Diagnostics& diag,
+                                        const CaptureOptions& opts) {
+  const std::string src(source);
+  if (bytes.empty()) {
+    return MakeError(src, 0, 0, "byte 0: not a pcap or pcapng capture: the input is empty");
+  }
+  // fmemopen reads only in "rb" mode; the buffer is not written to.
+  std::FILE* f = fmemopen(const_cast<uint8_t*>(bytes.data()), bytes.size(), "rb");
+  if (f == nullptr) {
+    return MakeError(src, 0, 0, std::string("cannot open the bytes as a stream: ") + std::strerror(errno));
+  }
+  return ReadFromFile(f, src, sink, diag, opts);
+}
+
+void AppendPcapFileHeader(std::vector<uint8_t>& out, uint32_t snaplen, uint32_t linktype, uint32_t magic) {
+  AppendLe32(out, magic);
+  out.push_back(2);  // version 2.4
+  out.push_back(0);
+  out.push_back(4);
+  out.push_back(0);
+  AppendLe32(out, 0);  // thiszone
+  AppendLe32(out, 0);  // sigfigs
+  AppendLe32(out, snaplen);
+  AppendLe32(out, linktype);
+}
+
+void AppendPcapRecord(std::vector<uint8_t>& out, int64_t ts_ns, std::span<const uint8_t> frame,
+                      uint32_t snaplen, uint32_t magic) {
+  const uint32_t caplen = static_cast<uint32_t>(std::min<size_t>(frame.size(), snaplen));
+  const int64_t sec = ts_ns / 1000000000;
+  const int64_t frac_ns = ts_ns % 1000000000;
+  AppendLe32(out, static_cast<uint32_t>(sec));
+  AppendLe32(out, static_cast<uint32_t>(magic == kPcapMagicNano ? frac_ns : frac_ns / 1000));
+  AppendLe32(out, caplen);
+  AppendLe32(out, static_cast<uint32_t>(frame.size()));
+  out.insert(out.end(), frame.begin(), frame.begin() + caplen);
+}
+
+void PcapWriter::FileCloser::operator()(std::FILE* f) const {
+  if (f != nullptr) std::fclose(f);
+}
+
+Result<PcapWriter> PcapWriter::Open(const std::string& path, uint32_t snaplen) {
+  std::error_code ec;
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) {
+    return MakeError(path, 0, 0, std::string("cannot create capture: ") + std::strerror(errno));
+  }
+  PcapWriter w;
+  w.file_.reset(f);
+  w.path_ = path;
+  w.snaplen_ = snaplen == 0 ? 262144 : snaplen;
+  std::vector<uint8_t> header;
+  AppendPcapFileHeader(header, w.snaplen_, kDltEn10Mb, kPcapMagicNano);
+  if (std::fwrite(header.data(), 1, header.size(), f) != header.size()) {
+    return MakeError(path, 0, 0, std::string("cannot write capture header: ") + std::strerror(errno));
+  }
+  w.bytes_ = static_cast<int64_t>(header.size());
+  return w;
+}
+
+PcapWriter::~PcapWriter() {
+  if (file_) (void)Close();
+}
+
+Status PcapWriter::Write(int64_t ts_ns, std::span<const uint8_t> frame) {
+  if (!file_) return MakeError(path_, 0, 0, "write to a closed capture");
+  if (ts_ns < 0 || ts_ns / 1000000000 > int64_t{UINT32_MAX}) {
+    return MakeError(path_, 0, 0, "timestamp " + std::to_string(ts_ns) + " ns does not fit a pcap record",
+                     "pcap keeps unsigned 32-bit seconds since 1970");
+  }
+  buf_.clear();
+  AppendPcapRecord(buf_, ts_ns, frame, snaplen_, kPcapMagicNano);
+  if (std::fwrite(buf_.data(), 1, buf_.size(), file_.get()) != buf_.size()) {
+    return MakeError(path_, 0, 0, std::string("cannot write capture record: ") + std::strerror(errno));
+  }
+  ++records_;
+  bytes_ += static_cast<int64_t>(buf_.size());
+  return {};
+}
+
+Status PcapWriter::Close() {
+  if (!file_) return {};
+  std::FILE* f = file_.release();
+  const bool flush_ok = std::fflush(f) == 0 && std::ferror(f) == 0;
+  const int saved = errno;
+  const bool close_ok = std::fclose(f) == 0;
+  if (!flush_ok || !close_ok) {
+    return MakeError(path_, 0, 0,
+                     std::string("cannot finish capture: ") + std::strerror(flush_ok ? errno : saved));
+  }
+  return {};
+}
+
+}  // namespace toposcope::formats

@@ -1,0 +1,344 @@
+// Unit tests of leaf/pod inference from RTT probes (analysis/leaf_inference) on synthetic probes
+// built from an additive model (per-host offset + per-tier fabric latency + noise): clean tiers,
+// a slow host whose offset exceeds the tier gap, outliers, missing pairs, hosts with too little
+// evidence, bad probes, determinism under reordering, hop lists ignored, and the Slurm export.
+#include "toposcope/analysis/fabric/leaf_inference.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "toposcope/base/diagnostics.h"
+#include "toposcope/base/rng.h"
+#include "toposcope/base/text.h"
+#include "toposcope/formats/fabric/slurm_topology.h"
+
+namespace toposcope::analysis {
+namespace {
+
+// The reader keeps source lines and the hostlist expressions as written; the writer's round trip
+// promises equality of everything else.
+formats::SlurmTopology Normalised(formats::SlurmTopology t) {
+  t.line = 0;
+  for (formats::SlurmSwitch& sw : t.switches) {
+    sw.line = 0;
+    sw.nodes_expr.clear();
+    sw.switches_expr.clear();
+  }
+  for (formats::SlurmBlock& b : t.blocks) {
+    b.line = 0;
+    b.nodes_expr.clear();
+  }
+  return t;
+}
+
+struct Synth {
+  int leaves = 8;
+  int hosts_per_leaf = 4;
+  int leaves_per_pod = 4;
+  std::vector<double> level_us{1.0, 1.9, 4.0};  // same leaf, same pod, across pods
+  int probes = 8;
+  double outlier_rate = 0;
+  int slow_host = -1;          // +1.2 µs
+  double drop_pairs = 0;       // fraction of cross-leaf pairs never probed
+  uint64_t seed = 1;
+};
+
+std::string HostName(int i) { return StringPrintf("n%03d", i + 1); }
+
+std::vector<formats::PathProbe> Generate(const Synth& s) {
+  Rng rng(s.seed);
+  const int n = s.leaves * s.hosts_per_leaf;
+  std::vector<double> off(static_cast<size_t>(n));
+  for (double& o : off) o = rng.Uniform(0.6, 0.8);
+  if (s.slow_host >= 0) off[static_cast<size_t>(s.slow_host)] += 1.2;
+  std::vector<formats::PathProbe> out;
+  for (int a = 0; a < n; ++a) {
+    for (int b = 0; b < n; ++b) {
+      if (a == b) continue;
+      const int la = a / s.hosts_per_leaf, lb = b / s.hosts_per_leaf;
+      const int tier = la == lb ? 0 : (la / s.leaves_per_pod == lb / s.leaves_per_pod ? 1 : 2);
+      if (tier > 0 && s.drop_pairs > 0) {
+        Rng pr(Rng::Mix(s.seed, static_cast<uint64_t>(std::min(a, b)) * 100000 + static_cast<uint64_t>(std::max(a, b))));
+        if (pr.Uniform() < s.drop_pairs) continue;
+      }
+      for (int k = 0; k < s.probes; ++k) {
+        formats::PathProbe p;
+        p.ts_ns = 1000 * (a * n + b) + k;
+        p.src = HostName(a);
+        p.dst = HostName(b);
+        p.hops = {"switch-names-are-ignored"};
+        double rtt = off[static_cast<size_t>(a)] + off[static_cast<size_t>(b)] + s.level_us[static_cast<size_t>(tier)];
+        rtt += rng.Exponential() * 0.05;
+        if (rng.Uniform() < s.outlier_rate) rtt += rng.Uniform(15, 250);
+        p.rtt_us = rtt;
+        out.push_back(std::move(p));
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<std::vector<std::string>> TrueGroups(const Synth& s, int per_group) {
+  std::vector<std::vector<std::string>> g;
+  const int n = s.leaves * s.hosts_per_leaf;
+  for (int i = 0; i < n; ++i) {
+    if (i % per_group == 0) g.emplace_back();
+    g.back().push_back(HostName(i));
+  }
+  return g;
+}
+
+std::vector<std::string> AllHosts(const Synth& s) {
+  std::vector<std::string> h;
+  for (int i = 0; i < s.leaves * s.hosts_per_leaf; ++i) h.push_back(HostName(i));
+  return h;
+}
+
+double LeafAcc(const LeafInference& inf, const Synth& s) {
+  std::vector<std::vector<std::string>> g;
+  for (const InferredLeaf& l : inf.leaves) g.push_back(l.hosts);
+  return GroupingAccuracy(g, TrueGroups(s, s.hosts_per_leaf), AllHosts(s));
+}
+
+double PodAcc(const LeafInference& inf, const Synth& s) {
+  std::vector<std::vector<std::string>> g;
+  for (const InferredPod& p : inf.pods) g.push_back(p.hosts);
+  return GroupingAccuracy(g, TrueGroups(s, s.hosts_per_leaf * s.leaves_per_pod), AllHosts(s));
+}
+
+TEST(LeafInference, CleanThreeTiers) {
+  Synth s;
+  const LeafInference inf = InferLeaves(Generate(s));
+  EXPECT_EQ(inf.leaves.size(), 8U);
+  EXPECT_EQ(inf.pods.size(), 2U);
+  EXPECT_DOUBLE_EQ(LeafAcc(inf, s), 1.0);
+  EXPECT_DOUBLE_EQ(PodAcc(inf, s), 1.0);
+  EXPECT_TRUE(inf.unplaced.empty());
+  EXPECT_TRUE(inf.converged);
+  EXPECT_EQ(inf.hosts.size(), 32U);
+  EXPECT_EQ(inf.offset_us.size(), 32U);
+  EXPECT_EQ(inf.pairs, 32 * 31 / 2);
+  EXPECT_EQ(inf.probes_used, 32 * 31 * 8);
+  ASSERT_EQ(inf.levels_us.size(), 3U);
+  // Level differences are the model's (offsets absorb the common part).
+  EXPECT_NEAR(inf.levels_us[1] - inf.levels_us[0], 0.9, 0.1);
+  EXPECT_NEAR(inf.levels_us[2] - inf.levels_us[1], 2.1, 0.1);
+  EXPECT_GT(inf.margin_us, 0.5);
+  EXPECT_GT(inf.confidence, 0.5);
+  EXPECT_EQ(inf.leaves[0].name, "leaf-00");
+  EXPECT_EQ(inf.leaves[0].hosts, (std::vector<std::string>{"n001", "n002", "n003", "n004"}));
+  EXPECT_EQ(inf.pods[0].leaves, (std::vector<std::string>{"leaf-00", "leaf-01", "leaf-02", "leaf-03"}));
+  EXPECT_FALSE(inf.evidence.empty());
+}
+
+TEST(LeafInference, SlowHostOffsetLargerThanTierGap) {
+  // Two hosts per leaf (dragonfly routers), tier gap 0.9 µs, one host 1.2 µs slow: the raw
+  // minimum RTT of the slow host's leaf pair sits above the other leaves' cross pairs.
+  Synth s;
+  s.leaves = 16;
+  s.hosts_per_leaf = 2;
+  s.slow_host = 5;
+  s.outlier_rate = 0.01;
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    s.seed = seed;
+    const LeafInference inf = InferLeaves(Generate(s));
+    EXPECT_DOUBLE_EQ(LeafAcc(inf, s), 1.0) << seed;
+    EXPECT_DOUBLE_EQ(PodAcc(inf, s), 1.0) << seed;
+    // The slow host's fitted offset stands out by about its extra 1.2 µs.
+    const auto it = std::find(inf.hosts.begin(), inf.hosts.end(), HostName(5));
+    ASSERT_NE(it, inf.hosts.end());
+    const double slow = inf.offset_us[static_cast<size_t>(it - inf.hosts.begin())];
+    double others = 0;
+    for (size_t i = 0; i < inf.hosts.size(); ++i) {
+      if (inf.hosts[i] != HostName(5)) others += inf.offset_us[i] / static_cast<double>(inf.hosts.size() - 1);
+    }
+    EXPECT_NEAR(slow - others, 1.2, 0.25) << seed;
+    // Without offsets the slow host's leaf is split.
+    LeafInferenceOptions plain;
+    plain.fit_offsets = false;
+    EXPECT_LT(LeafAcc(InferLeaves(Generate(s), plain), s), 1.0) << seed;
+  }
+}
+
+TEST(LeafInference, OutliersAndMissingPairs) {
+  Synth s;
+  s.outlier_rate = 0.05;
+  s.drop_pairs = 0.5;
+  s.probes = 4;
+  const LeafInference inf = InferLeaves(Generate(s));
+  EXPECT_DOUBLE_EQ(LeafAcc(inf, s), 1.0);
+  EXPECT_DOUBLE_EQ(PodAcc(inf, s), 1.0);
+  EXPECT_LT(inf.pairs, 32 * 31 / 2);
+}
+
+TEST(LeafInference, SingleTierFabricIsOnePod) {
+  Synth s;
+  s.leaves_per_pod = 8;  // every leaf in one pod: two levels only
+  const LeafInference inf = InferLeaves(Generate(s));
+  EXPECT_DOUBLE_EQ(LeafAcc(inf, s), 1.0);
+  EXPECT_EQ(inf.pods.size(), 1U);
+  EXPECT_EQ(inf.pods[0].leaves.size(), 8U);
+}
+
+TEST(LeafInference, HostsWithTooLittleEvidenceAreUnplacedNotDropped) {
+  Synth s;
+  std::vector<formats::PathProbe> probes = Generate(s);
+  formats::PathProbe lone;
+  lone.src = "straggler";
+  lone.dst = "n001";
+  lone.rtt_us = 5;
+  probes.push_back(lone);
+  LeafInferenceOptions opt;
+  opt.min_peers = 2;
+  const LeafInference inf = InferLeaves(probes, opt);
+  EXPECT_EQ(inf.unplaced, (std::vector<std::string>{"straggler"}));
+  EXPECT_EQ(inf.hosts.size(), 33U);
+  for (const InferredLeaf& l : inf.leaves) {
+    EXPECT_EQ(std::count(l.hosts.begin(), l.hosts.end(), "straggler"), 0);
+  }
+  bool said = false;
+  for (const std::string& e : inf.evidence) said = said || e.find("unplaced straggler") != std::string::npos;
+  EXPECT_TRUE(said);
+  EXPECT_DOUBLE_EQ(LeafAcc(inf, s), 1.0);
+}
+
+TEST(LeafInference, BadProbesAreCountedAndIgnored) {
+  Synth s;
+  std::vector<formats::PathProbe> probes = Generate(s);
+  const int64_t good = static_cast<int64_t>(probes.size());
+  formats::PathProbe bad;
+  bad.src = "n001";
+  bad.dst = "n002";
+  bad.rtt_us = NAN;
+  probes.push_back(bad);
+  bad.rtt_us = -1;
+  probes.push_back(bad);
+  bad.rtt_us = 0.01;
+  bad.dst = "n001";  // self
+  probes.push_back(bad);
+  bad.src = "";  // traceroute text without a source
+  bad.dst = "n002";
+  probes.push_back(bad);
+  const LeafInference inf = InferLeaves(probes);
+  EXPECT_EQ(inf.probes_used, good);
+  EXPECT_EQ(inf.probes_ignored, 4);
+  EXPECT_DOUBLE_EQ(LeafAcc(inf, s), 1.0);
+}
+
+TEST(LeafInference, EmptyAndTinyInputs) {
+  const LeafInference none = InferLeaves({});
+  EXPECT_TRUE(none.leaves.empty());
+  EXPECT_TRUE(none.hosts.empty());
+  EXPECT_FALSE(none.evidence.empty());
+  formats::PathProbe p;
+  p.src = "a";
+  p.dst = "b";
+  p.rtt_us = 3;
+  const LeafInference one = InferLeaves({p});
+  EXPECT_EQ(one.hosts.size(), 2U);
+  EXPECT_EQ(one.unplaced.size(), 2U);  // one peer each, fewer than min_peers
+  EXPECT_TRUE(one.leaves.empty());
+  LeafInferenceOptions lax;
+  lax.min_peers = 1;
+  const LeafInference two = InferLeaves({p}, lax);
+  EXPECT_TRUE(two.unplaced.empty());
+  size_t placed = 0;
+  for (const InferredLeaf& l : two.leaves) placed += l.hosts.size();
+  EXPECT_EQ(placed, 2U);
+}
+
+TEST(LeafInference, DeterministicUnderReorderingAndIgnoresHops) {
+  Synth s;
+  s.slow_host = 9;
+  s.outlier_rate = 0.02;
+  std::vector<formats::PathProbe> probes = Generate(s);
+  const LeafInference a = InferLeaves(probes);
+  std::reverse(probes.begin(), probes.end());
+  for (formats::PathProbe& p : probes) p.hops = {"x", "y", "z"};
+  const LeafInference b = InferLeaves(probes);
+  ASSERT_EQ(a.leaves.size(), b.leaves.size());
+  for (size_t i = 0; i < a.leaves.size(); ++i) {
+    EXPECT_EQ(a.leaves[i].name, b.leaves[i].name);
+    EXPECT_EQ(a.leaves[i].hosts, b.leaves[i].hosts);
+  }
+  ASSERT_EQ(a.pods.size(), b.pods.size());
+  for (size_t i = 0; i < a.pods.size(); ++i) EXPECT_EQ(a.pods[i].leaves, b.pods[i].leaves);
+  EXPECT_EQ(a.offset_us, b.offset_us);
+  EXPECT_EQ(a.levels_us, b.levels_us);
+  EXPECT_EQ(a.evidence, b.evidence);
+}
+
+TEST(LeafInference, SlurmTreeRoundTripsThroughTheReader) {
+  Synth s;
+  const LeafInference inf = InferLeaves(Generate(s));
+  const formats::SlurmTopology tree = ToSlurmTopology(inf);
+  EXPECT_EQ(tree.plugin, "tree");
+  ASSERT_EQ(tree.switches.size(), 1U + 2U + 8U);
+  EXPECT_EQ(tree.switches[0].name, "top");
+  EXPECT_EQ(tree.switches[0].switches, (std::vector<std::string>{"pod-00", "pod-01"}));
+  const std::string conf = formats::WriteSlurmTopologyConf(tree);
+  EXPECT_NE(conf.find("SwitchName=leaf-00 Nodes=n[001-004]"), std::string::npos) << conf;
+  EXPECT_NE(conf.find("SwitchName=pod-00 Switches=leaf-[00-03]"), std::string::npos) << conf;
+  Diagnostics diag;
+  Result<std::vector<formats::SlurmTopology>> back = formats::ParseSlurmTopologyConf(conf, "topology.conf", diag);
+  ASSERT_TRUE(back.ok());
+  ASSERT_EQ(back->size(), 1U);
+  EXPECT_EQ(Normalised((*back)[0]), tree);
+  EXPECT_EQ((*back)[0].RootSwitches(), (std::vector<std::string>{"top"}));
+  EXPECT_EQ((*back)[0].LeafSwitches().size(), 8U);
+  EXPECT_EQ((*back)[0].AllNodes().size(), 32U);
+  EXPECT_EQ((*back)[0].counts.rejected, 0);
+}
+
+TEST(LeafInference, SlurmBlockAndYamlRoundTrip) {
+  Synth s;
+  const LeafInference inf = InferLeaves(Generate(s));
+  const formats::SlurmTopology block = ToSlurmBlockTopology(inf);
+  EXPECT_EQ(block.plugin, "block");
+  EXPECT_EQ(block.blocks.size(), 8U);
+  EXPECT_EQ(block.block_sizes, (std::vector<int>{4, 16}));
+  Diagnostics diag;
+  Result<std::vector<formats::SlurmTopology>> conf =
+      formats::ParseSlurmTopologyConf(formats::WriteSlurmTopologyConf(block), "topology.conf", diag);
+  ASSERT_TRUE(conf.ok());
+  ASSERT_EQ(conf->size(), 1U);
+  EXPECT_EQ(Normalised((*conf)[0]), block);
+
+  formats::SlurmTopology tree = ToSlurmTopology(inf);
+  tree.name = "inferred-tree";
+  tree.cluster_default = true;
+  formats::SlurmTopology blk = block;
+  blk.name = "inferred-block";
+  const std::string yaml = formats::WriteSlurmTopologyYaml({tree, blk});
+  Result<std::vector<formats::SlurmTopology>> back = formats::ParseSlurmTopologyYaml(yaml, "topology.yaml", diag);
+  ASSERT_TRUE(back.ok()) << yaml;
+  ASSERT_EQ(back->size(), 2U);
+  EXPECT_EQ(Normalised((*back)[0]), tree);
+  EXPECT_EQ(Normalised((*back)[1]), blk);
+}
+
+TEST(LeafInference, SinglePodTreeHasThePodAsRoot) {
+  Synth s;
+  s.leaves_per_pod = 8;
+  const formats::SlurmTopology tree = ToSlurmTopology(InferLeaves(Generate(s)));
+  ASSERT_FALSE(tree.switches.empty());
+  EXPECT_EQ(tree.switches[0].name, "pod-00");
+  EXPECT_EQ(tree.RootSwitches(), (std::vector<std::string>{"pod-00"}));
+}
+
+TEST(LeafInference, GroupingAccuracyCountsMateSets) {
+  const std::vector<std::string> hosts{"a", "b", "c", "d"};
+  EXPECT_DOUBLE_EQ(GroupingAccuracy({{"a", "b"}, {"c", "d"}}, {{"b", "a"}, {"d", "c"}}, hosts), 1.0);
+  EXPECT_DOUBLE_EQ(GroupingAccuracy({{"a", "b", "c"}, {"d"}}, {{"a", "b"}, {"c", "d"}}, hosts), 0.0);
+  EXPECT_DOUBLE_EQ(GroupingAccuracy({{"a", "b"}, {"c"}, {"d"}}, {{"a", "b"}, {"c"}, {"d"}}, hosts), 1.0);
+  // d unplaced (absent from the inference) but alone in truth: right; c absent but not alone: wrong.
+  EXPECT_DOUBLE_EQ(GroupingAccuracy({{"a", "b"}}, {{"a", "b"}, {"c", "x"}, {"d"}}, hosts), 0.75);
+  EXPECT_DOUBLE_EQ(GroupingAccuracy({}, {}, {}), 0.0);
+}
+
+}  // namespace
+}  // namespace toposcope::analysis

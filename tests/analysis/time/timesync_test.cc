@@ -1,0 +1,128 @@
+// Tests of analysis/timesync: the four clock models on synthetic clocks with known offsets.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "toposcope/analysis/time/timesync.h"
+#include "toposcope/base/rng.h"
+
+namespace toposcope::analysis {
+namespace {
+
+struct TrueClock {
+  double o0_ns, f_ppm, a_ppm_per_s;
+  std::vector<double> walk;  // frequency random walk per second (ppm)
+  int64_t step_at_s = -1;
+  double step_ns = 0;
+  // offset (local - true) at true second t (fractional).
+  [[nodiscard]] double Offset(double t) const {
+    const size_t k = std::min(walk.size() - 1, static_cast<size_t>(std::max(0.0, t)));
+    double off = o0_ns + f_ppm * 1e3 * t + 0.5 * a_ppm_per_s * 1e3 * t * t + walk[k] * 1e3;
+    if (step_at_s >= 0 && t >= static_cast<double>(step_at_s)) off += step_ns;
+    return off;
+  }
+};
+
+TrueClock MakeClock(uint64_t seed, int seconds) {
+  Rng r(seed);
+  TrueClock c{r.Uniform(-50e3, 50e3), r.Uniform(-1, 1), r.Uniform(-1e-4, 1e-4), {}, -1, 0};
+  double acc = 0, fw = 0;
+  for (int s = 0; s <= seconds; ++s) {
+    fw += r.Normal() * 0.002;  // ppm random walk
+    acc += fw;                 // integrated: ns offsets (x1e3 below)
+    c.walk.push_back(acc);
+  }
+  return c;
+}
+
+struct Errors {
+  double mean_us[4];
+};
+
+// Sync every `interval_s` with Gaussian noise `noise_ns` and one-sided delay spikes.
+Errors RunSync(const TrueClock& c, int seconds, double interval_s, double noise_ns, double spike_prob, double spike_ns,
+           uint64_t seed) {
+  Rng r(seed);
+  const int64_t t0 = 1700000000LL * 1000000000LL;
+  std::vector<SyncSample> samples;
+  for (double t = 0; t <= seconds; t += interval_s) {
+    const double off = c.Offset(t);
+    double meas = off + r.Normal() * noise_ns;
+    if (r.Uniform() < spike_prob) meas += r.Uniform(0.3, 1.0) * spike_ns;
+    const int64_t ref = t0 + static_cast<int64_t>(t * 1e9);
+    SyncSample s;
+    s.ref_ns = ref;
+    s.local_ns = ref + static_cast<int64_t>(std::llround(meas));
+    samples.push_back(s);
+  }
+  const HostClockFit fit = FitHostClock("h", samples);
+  Errors e{};
+  for (int m = 0; m < 4; ++m) {
+    double sum = 0;
+    int n = 0;
+    for (double t = 7.3; t < seconds - 1; t += 9.7) {  // checks between sync points, never fitted
+      const int64_t global = t0 + static_cast<int64_t>(t * 1e9);
+      const int64_t local = global + static_cast<int64_t>(std::llround(c.Offset(t)));
+      sum += std::abs(static_cast<double>(fit.models[static_cast<size_t>(m)].ToGlobalNs(local) - global)) / 1000.0;
+      ++n;
+    }
+    e.mean_us[m] = sum / n;
+  }
+  return e;
+}
+
+TEST(Timesync, ModelsAreOrderedAndRobustBeatsTheSeedQuadratic) {
+  for (uint64_t seed : {1, 2, 3, 4}) {
+    const int secs = 1800;
+    const TrueClock c = MakeClock(seed, secs);
+    // NTP-grade: 16 s polls, 20 us jitter, 5 % asymmetric-delay spikes up to 2 ms.
+    const Errors ntp = RunSync(c, secs, 16, 20e3, 0.05, 2e6, seed * 11);
+    std::printf("seed %llu ntp none %.2f linear %.2f quadratic %.2f robust %.2f us\n", static_cast<unsigned long long>(seed),
+                ntp.mean_us[0], ntp.mean_us[1], ntp.mean_us[2], ntp.mean_us[3]);
+    EXPECT_LT(ntp.mean_us[3] * 2.5, ntp.mean_us[2]) << "robust " << ntp.mean_us[3] << " vs quadratic " << ntp.mean_us[2];
+    // PTP-grade: 1 s, 100 ns jitter, rare spikes.
+    const Errors ptp = RunSync(c, secs, 1, 100, 0.01, 50e3, seed * 13);
+    std::printf("seed %llu ptp none %.3f linear %.3f quadratic %.3f robust %.3f us\n", static_cast<unsigned long long>(seed),
+                ptp.mean_us[0], ptp.mean_us[1], ptp.mean_us[2], ptp.mean_us[3]);
+    EXPECT_LT(ptp.mean_us[3], ptp.mean_us[2]) << "robust " << ptp.mean_us[3] << " vs quadratic " << ptp.mean_us[2];
+    EXPECT_LT(ptp.mean_us[3], 1.0);
+  }
+}
+
+TEST(Timesync, FindsAClockStep) {
+  TrueClock c = MakeClock(9, 900);
+  c.step_at_s = 400;
+  c.step_ns = 2e6;
+  Rng r(3);
+  std::vector<SyncSample> samples;
+  const int64_t t0 = 1700000000LL * 1000000000LL;
+  for (int t = 0; t <= 900; ++t) {
+    SyncSample s;
+    s.ref_ns = t0 + t * 1000000000LL;
+    s.local_ns = s.ref_ns + static_cast<int64_t>(c.Offset(t) + r.Normal() * 200);
+    samples.push_back(s);
+  }
+  const HostClockFit fit = FitHostClock("h", samples);
+  const ClockModel& robust = fit.Best();
+  ASSERT_EQ(robust.steps_local_ns.size(), 1U);
+  EXPECT_NEAR(static_cast<double>(robust.steps_local_ns[0] - t0) / 1e9, 400, 1.5);
+  EXPECT_LT(robust.mean_abs_residual_us, 1.0);
+  EXPECT_GT(fit.models[1].mean_abs_residual_us, 100.0) << "one line cannot follow a 2 ms step";
+}
+
+TEST(Timesync, DegenerateInputs) {
+  EXPECT_EQ(FitHostClock("h", {}).models.size(), 4U);
+  SyncSample one;
+  one.local_ns = 1000;
+  one.ref_ns = 400;
+  const HostClockFit f = FitHostClock("h", {one});
+  EXPECT_NEAR(f.models[1].OffsetNs(5000), 600, 1e-6);
+  EXPECT_NEAR(f.Best().OffsetNs(5000), 600, 1e-6);
+  EXPECT_EQ(f.models[0].ToGlobalNs(5000), 5000);
+  EXPECT_EQ(ClockModelName(ClockModelKind::kQuadratic), "quadratic");
+}
+
+}  // namespace
+}  // namespace toposcope::analysis

@@ -1,0 +1,726 @@
+// Tests of the flow table (PSN gaps and retransmissions with 24-bit wrap, NAKs, capture points),
+// the host map (inventory, show_gids, NCCL OOB lines), source-QP pairing by each method on its own
+// and their precedence, and AnalyzeFlows end to end over a written capture with its second pass.
+#include "toposcope/analysis/traffic/flows.h"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <map>
+
+#include "toposcope/base/file_io.h"
+#include "toposcope/formats/rdma/inventory_csv.h"
+#include "toposcope/formats/nccl/nccl_log.h"
+#include "toposcope/formats/rdma/pcap_capture.h"
+#include "toposcope/formats/rdma/rdma_tools.h"
+
+namespace toposcope::analysis {
+namespace {
+
+using formats::RocePacket;
+namespace op = formats::roce_op;
+
+constexpr int64_t kT0 = 1700000000000000000LL;
+const uint8_t kMacA[6] = {0x02, 0, 0, 0, 0, 1};
+const uint8_t kMacB[6] = {0x02, 0, 0, 0, 0, 2};
+
+IpAddress Ip(const char* s) { return *IpAddress::Parse(s); }
+
+RocePacket Pkt(const char* src, const char* dst, uint32_t dest_qp, uint32_t psn, uint8_t opcode,
+               int64_t ts_ns, uint16_t sport = 0xc001, uint32_t payload = 0) {
+  RocePacket p;
+  p.ts_ns = ts_ns;
+  p.src_ip = Ip(src);
+  p.dst_ip = Ip(dst);
+  p.udp_src_port = sport;
+  p.udp_dst_port = formats::kRoceV2UdpPort;
+  p.opcode = opcode;
+  p.dest_qp = dest_qp;
+  p.psn = psn & 0xffffff;
+  p.payload_bytes = payload;
+  p.wire_len = 14 + 20 + 8 + 12 + payload + 4;
+  if (opcode == op::kAcknowledge || opcode == op::kAtomicAcknowledge || opcode == op::kReadResponseFirst ||
+      opcode == op::kReadResponseLast || opcode == op::kReadResponseOnly) {
+    p.has_aeth = true;
+    p.aeth_syndrome = 0x1f;
+  }
+  if (opcode == op::kReadRequest || opcode == op::kWriteFirst || opcode == op::kWriteOnly) p.has_reth = true;
+  return p;
+}
+
+RocePacket Ack(const char* src, const char* dst, uint32_t dest_qp, uint32_t psn, int64_t ts, uint8_t syndrome,
+               uint16_t sport = 0xc001) {
+  RocePacket p = Pkt(src, dst, dest_qp, psn, op::kAcknowledge, ts, sport);
+  p.aeth_syndrome = syndrome;
+  return p;
+}
+
+Flow Only(const FlowTable& t) {
+  auto flows = t.Flows();
+  EXPECT_EQ(flows.size(), 1u);
+  return flows.empty() ? Flow{} : flows.front();
+}
+
+TEST(FlowsBasics, UdpSportHashIsSymmetricAndInRange) {
+  for (uint32_t a : {1u, 0x11u, 3038u, 0xabcdefu, 0xffffffu}) {
+    for (uint32_t b : {2u, 0x12u, 3039u, 0x123456u}) {
+      EXPECT_EQ(RoceUdpSourcePort(a, b), RoceUdpSourcePort(b, a));
+      EXPECT_GE(RoceUdpSourcePort(a, b), 0xC000);
+    }
+  }
+  // fl = 0x11 * 0x12 = 0x132 -> sport = 0x132 | 0xc000.
+  EXPECT_EQ(RoceUdpSourcePort(0x11, 0x12), 0xc132);
+  // fl = 3038 * 3039 = 9232482 = 0x8ce062; ^>>20 -> 0x8ce06a; & 0xfffff -> 0xce06a;
+  // (0xce06a & 0x3fff) ^ ((0xce06a & 0xfc000) >> 14) = 0x206a ^ 0x33 = 0x2059 -> 0xe059.
+  EXPECT_EQ(RoceUdpSourcePort(3038, 3039), 0xe059);
+}
+
+TEST(FlowsBasics, NamesAndClasses) {
+  EXPECT_EQ(QpPairingName(QpPairing::kNone), "none");
+  EXPECT_EQ(QpPairingName(QpPairing::kReverseAck), "reverse_ack");
+  EXPECT_EQ(QpPairingName(QpPairing::kUdpSourcePort), "udp_sport");
+  EXPECT_EQ(QpPairingName(QpPairing::kNcclLog), "nccl_log");
+  EXPECT_EQ(QpPairingName(QpPairing::kRdmaTool), "rdma_tool");
+  EXPECT_EQ(QpPairingName(QpPairing::kDeth), "deth");
+  EXPECT_EQ(OpClassOf(op::kSendOnly), kOpSend);
+  EXPECT_EQ(OpClassOf(0x64), kOpSend);  // UD SEND Only
+  EXPECT_EQ(OpClassOf(0x2a), kOpWrite);  // UC WRITE Only
+  EXPECT_EQ(OpClassOf(op::kWriteMiddle), kOpWrite);
+  EXPECT_EQ(OpClassOf(op::kReadRequest), kOpReadReq);
+  EXPECT_EQ(OpClassOf(op::kReadResponseMiddle), kOpReadResp);
+  EXPECT_EQ(OpClassOf(op::kAcknowledge), kOpAck);
+  EXPECT_EQ(OpClassOf(op::kAtomicAcknowledge), kOpAck);
+  EXPECT_EQ(OpClassOf(op::kFetchAdd), kOpAtomic);
+  EXPECT_EQ(OpClassOf(op::kCnp), kOpCnp);
+  EXPECT_EQ(OpClassOf(op::kSendOnlyInv), kOpSend);
+  EXPECT_EQ(OpClassOf(0x15), kOpOther);
+  EXPECT_EQ(OpClassOf(0x44), kOpOther);  // RD
+  EXPECT_EQ(OpClassName(kOpReadResp), "read_resp");
+  EXPECT_EQ(OpClassName(99), "other");
+}
+
+TEST(FlowTable, InOrderAcross24BitWrapHasNoGaps) {
+  FlowTable t;
+  for (uint32_t psn : {0xfffffdu, 0xfffffeu, 0xffffffu, 0u, 1u, 2u}) {
+    t.Add(Pkt("10.0.0.1", "10.0.0.2", 0x100, psn, op::kWriteMiddle, kT0 + psn, 0xc001, 4096));
+  }
+  Flow f = Only(t);
+  EXPECT_EQ(f.packets, 6);
+  EXPECT_EQ(f.psn_gaps, 0);
+  EXPECT_EQ(f.retransmissions, 0);
+  EXPECT_EQ(f.opcode_mix[kOpWrite], 6);
+  EXPECT_EQ(f.payload_bytes, 6 * 4096);
+  EXPECT_EQ(f.data_bytes, 6 * 4096);
+  EXPECT_EQ(f.bytes, 6 * (14 + 20 + 8 + 12 + 4096 + 4));
+}
+
+TEST(FlowTable, GapsAndRetransmissionsWithWrap) {
+  {
+    FlowTable t;  // 5 6 9: 7 and 8 missing
+    for (uint32_t psn : {5u, 6u, 9u}) t.Add(Pkt("10.0.0.1", "10.0.0.2", 1, psn, op::kSendOnly, kT0));
+    EXPECT_EQ(Only(t).psn_gaps, 2);
+  }
+  {
+    FlowTable t;  // go-back-N after a NAK: 5 6 7 | 6 7 | 8
+    for (uint32_t psn : {5u, 6u, 7u, 6u, 7u, 8u}) t.Add(Pkt("10.0.0.1", "10.0.0.2", 1, psn, op::kSendOnly, kT0));
+    Flow f = Only(t);
+    EXPECT_EQ(f.psn_gaps, 0);
+    EXPECT_EQ(f.retransmissions, 2);
+  }
+  {
+    FlowTable t;  // a gap across the wrap: 0xfffffe -> 1 skips 0xffffff and 0
+    for (uint32_t psn : {0xfffffeu, 1u}) t.Add(Pkt("10.0.0.1", "10.0.0.2", 1, psn, op::kSendOnly, kT0));
+    EXPECT_EQ(Only(t).psn_gaps, 2);
+  }
+  {
+    FlowTable t;  // a retransmission across the wrap: 0xffffff 0 1 | 0xffffff 0 | 2
+    for (uint32_t psn : {0xffffffu, 0u, 1u, 0xffffffu, 0u, 2u}) {
+      t.Add(Pkt("10.0.0.1", "10.0.0.2", 1, psn, op::kSendOnly, kT0));
+    }
+    Flow f = Only(t);
+    EXPECT_EQ(f.retransmissions, 2);
+    EXPECT_EQ(f.psn_gaps, 0);
+  }
+  {
+    FlowTable t;  // a duplicate of the newest packet is a retransmission too
+    for (uint32_t psn : {10u, 10u}) t.Add(Pkt("10.0.0.1", "10.0.0.2", 1, psn, op::kSendOnly, kT0));
+    EXPECT_EQ(Only(t).retransmissions, 1);
+  }
+}
+
+TEST(FlowTable, ReadRequestReservesResponsePsns) {
+  FlowTable t;
+  RocePacket rd = Pkt("10.0.0.1", "10.0.0.2", 7, 100, op::kReadRequest, kT0);
+  rd.reth_dma_len = 3 * 4096;  // 3 responses at MTU 4096 (48 at MTU 256)
+  t.Add(rd);
+  t.Add(Pkt("10.0.0.1", "10.0.0.2", 7, 103, op::kWriteOnly, kT0 + 1, 0xc001, 64));  // next request
+  t.Add(Pkt("10.0.0.1", "10.0.0.2", 7, 110, op::kWriteOnly, kT0 + 2, 0xc001, 64));  // 6 missing
+  Flow f = Only(t);
+  EXPECT_EQ(f.psn_gaps, 6);
+  EXPECT_EQ(f.retransmissions, 0);
+  EXPECT_EQ(f.opcode_mix[kOpReadReq], 1);
+  EXPECT_EQ(f.opcode_mix[kOpWrite], 2);
+  // Responses do not disturb the request space; ACK PSNs (coalesced) are not tracked.
+  FlowTable r;
+  for (uint32_t psn : {100u, 101u, 102u}) {
+    r.Add(Pkt("10.0.0.2", "10.0.0.1", 9, psn, psn == 100 ? op::kReadResponseFirst : op::kReadResponseMiddle,
+              kT0, 0xc001, 4096));
+  }
+  r.Add(Ack("10.0.0.2", "10.0.0.1", 9, 160, kT0, 0x1f));
+  Flow g = Only(r);
+  EXPECT_EQ(g.psn_gaps, 0);
+  EXPECT_EQ(g.opcode_mix[kOpReadResp], 3);
+  EXPECT_EQ(g.data_bytes, 3 * 4096);
+  EXPECT_EQ(g.responses(), 4);
+  EXPECT_EQ(g.requests(), 0);
+}
+
+TEST(FlowTable, AckNakRnrCountsAndCongestionBits) {
+  FlowTable t;
+  t.Add(Ack("10.0.0.2", "10.0.0.1", 0x200, 5, kT0, 0x1f));      // ACK, unlimited credits
+  t.Add(Ack("10.0.0.2", "10.0.0.1", 0x200, 6, kT0 + 1, 0x00));  // ACK, 0 credits
+  t.Add(Ack("10.0.0.2", "10.0.0.1", 0x200, 7, kT0 + 2, 0x60));  // NAK PSN sequence error
+  t.Add(Ack("10.0.0.2", "10.0.0.1", 0x200, 7, kT0 + 3, 0x63));  // NAK remote operational error
+  t.Add(Ack("10.0.0.2", "10.0.0.1", 0x200, 7, kT0 + 4, 0x2e));  // RNR NAK
+  RocePacket cnp = Pkt("10.0.0.2", "10.0.0.1", 0x200, 0, op::kCnp, kT0 + 5);
+  cnp.becn = true;
+  t.Add(cnp);
+  RocePacket ce = Ack("10.0.0.2", "10.0.0.1", 0x200, 8, kT0 + 6, 0x1f);
+  ce.ip_ecn_ce = true;
+  ce.fecn = true;
+  t.Add(ce);
+  Flow f = Only(t);
+  EXPECT_EQ(f.acks, 3);
+  EXPECT_EQ(f.naks, 2);
+  EXPECT_EQ(f.rnr_naks, 1);
+  EXPECT_EQ(f.opcode_mix[kOpAck], 6);
+  EXPECT_EQ(f.opcode_mix[kOpCnp], 1);
+  EXPECT_EQ(f.becn, 1);
+  EXPECT_EQ(f.ecn_ce, 1);
+  EXPECT_EQ(f.fecn, 1);
+  EXPECT_EQ(f.first_ns, kT0);
+  EXPECT_EQ(f.last_ns, kT0 + 6);
+  EXPECT_EQ(f.psn_gaps, 0);
+}
+
+TEST(FlowTable, SeveralCapturePointsDoNotLookLikeRetransmissions) {
+  FlowTable t;
+  // Point 0 sees PSN 1..4, point 1 (downstream) sees 1, 2, 4: one loss between them.
+  for (uint32_t psn : {1u, 2u, 3u, 4u}) {
+    RocePacket p = Pkt("10.0.0.1", "10.0.0.2", 5, psn, op::kWriteMiddle, kT0 + psn, 0xc001, 1024);
+    p.capture_index = 0;
+    t.Add(p);
+  }
+  for (uint32_t psn : {1u, 2u, 4u}) {
+    RocePacket p = Pkt("10.0.0.1", "10.0.0.2", 5, psn, op::kWriteMiddle, kT0 + 100 + psn, 0xc001, 1024);
+    p.capture_index = 3;
+    t.Add(p);
+  }
+  EXPECT_EQ(t.packets(), 7);
+  Flow f = Only(t);
+  EXPECT_EQ(f.capture_points, (std::vector<int>{0, 3}));
+  EXPECT_EQ(f.packets, 4);  // from the most complete point
+  EXPECT_EQ(f.retransmissions, 0);
+  EXPECT_EQ(f.psn_gaps, 0);
+  EXPECT_EQ(f.first_ns, kT0 + 1);
+  EXPECT_EQ(f.last_ns, kT0 + 104);
+  auto found = t.Find(FlowKey{Ip("10.0.0.1"), Ip("10.0.0.2"), 5});
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->packets, 4);
+  EXPECT_FALSE(t.Find(FlowKey{Ip("10.0.0.1"), Ip("10.0.0.2"), 6}).has_value());
+}
+
+TEST(FlowTable, UdSourceQpsAndPorts) {
+  FlowTable t;
+  for (uint32_t psn : {1u, 2u, 3u}) {
+    RocePacket p = Pkt("10.0.0.1", "10.0.0.2", 1, psn, 0x64, kT0, 0xd000, 256);
+    p.has_deth = true;
+    p.deth_src_qp = 0x77;
+    t.Add(p);
+  }
+  // Another UD sender QP to the same destination QP: its PSNs are not compared with the first's.
+  RocePacket other = Pkt("10.0.0.1", "10.0.0.2", 1, 900, 0x64, kT0, 0xd001, 256);
+  other.has_deth = true;
+  other.deth_src_qp = 0x78;
+  t.Add(other);
+  Flow f = Only(t);
+  EXPECT_EQ(f.transport, formats::RoceTransport::kUd);
+  EXPECT_EQ(f.deth_packets, 4);
+  EXPECT_EQ(f.deth_src_qp, 0x77u);
+  EXPECT_TRUE(f.deth_mixed);
+  EXPECT_EQ(f.psn_gaps, 0);
+  EXPECT_EQ(f.udp_src_port, 0xd000);
+  EXPECT_TRUE(f.udp_src_port_mixed);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Host map
+// ---------------------------------------------------------------------------------------------
+
+formats::Inventory Inv(const std::string& csv) {
+  Diagnostics d;
+  auto r = formats::ParseInventoryCsv(csv, "inv.csv", d);
+  EXPECT_TRUE(r.ok());
+  return r.ok() ? *r : formats::Inventory{};
+}
+
+formats::NcclLog Log(const std::string& text) {
+  Diagnostics d;
+  auto r = formats::ParseNcclLog(text, "nccl.log", d);
+  EXPECT_TRUE(r.ok());
+  return r.ok() ? *r : formats::NcclLog{};
+}
+
+TEST(HostMap, FromInventoryGidsAndNcclLogs) {
+  model::Dataset ds;
+  ds.inventory = Inv(
+      "host,ip,nic,gid\n"
+      "node-a,10.0.0.1,mlx5_0,\n"
+      "node-b,10.0.0.2,mlx5_3,fd02::2\n");
+  ds.nccl_logs.push_back(Log(
+      "node-c:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.3<0>\n"
+      "node-x:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>\n"));
+  formats::GidEntry g;
+  g.dev = "mlx5_1";
+  g.port = 1;
+  g.index = 3;
+  g.gid = "0000:0000:0000:0000:0000:ffff:c0a8:d3f2";
+  g.ipv4 = "192.168.211.242";
+  g.version = "v2";
+  ds.Host("node-d").gids.push_back(g);
+  HostMap m = BuildHostMap(ds);
+  EXPECT_EQ(m.HostOf(Ip("10.0.0.1")), "node-a");  // inventory beats the NCCL log
+  EXPECT_EQ(m.HostOf(Ip("10.0.0.2")), "node-b");
+  EXPECT_EQ(m.HostOf(Ip("fd02::2")), "node-b");  // the inventory's gid column
+  EXPECT_EQ(m.HostOf(Ip("10.0.0.3")), "node-c");
+  EXPECT_EQ(m.HostOf(Ip("192.168.211.242")), "node-d");
+  EXPECT_EQ(m.HostOf(Ip("10.9.9.9")), "");
+  EXPECT_EQ(m.ip_host_source.at(Ip("10.0.0.1")).second, "inventory");
+  EXPECT_EQ(m.ip_host_source.at(Ip("10.0.0.3")).second, "nccl_log");
+  EXPECT_EQ(m.ip_host_source.at(Ip("192.168.211.242")).second, "show_gids");
+  EXPECT_EQ(m.NicOf(Ip("10.0.0.2")), "mlx5_3");
+  EXPECT_EQ(m.NicOf(Ip("192.168.211.242")), "mlx5_1");
+  EXPECT_EQ(m.NicOf(Ip("10.0.0.3")), "eth0");
+  ASSERT_EQ(m.conflicts.size(), 1u);
+  EXPECT_EQ(m.conflicts[0], "10.0.0.1: inventory says node-a, nccl_log says node-x");
+}
+
+TEST(HostMap, RealNcclLogOobAddress) {
+  model::Dataset ds;
+  Diagnostics d;
+  auto text = std::string(TOPOSCOPE_FIXTURES) + "/nccl_debug_log/nccl2.16.5_2node_a100pcie_roce_ib_graph_ring_tree_qpn.log";
+  auto body = ReadFileText(text);
+  ASSERT_TRUE(body.ok());
+  auto log = formats::ParseNcclLog(*body, text, d);
+  ASSERT_TRUE(log.ok());
+  ds.nccl_logs.push_back(*log);
+  HostMap m = BuildHostMap(ds);
+  EXPECT_EQ(m.HostOf(Ip("10.128.3.13")), "n013");
+  EXPECT_EQ(m.NicOf(Ip("10.128.3.13")), "ibp209s0f0");
+  EXPECT_EQ(m.ip_host_source.size(), 1u);
+}
+
+TEST(HostMap, GidToIp) {
+  EXPECT_EQ(GidToIp("0000:0000:0000:0000:0000:ffff:c0a8:d3f2"), Ip("192.168.211.242"));
+  EXPECT_EQ(GidToIp("::ffff:10.0.0.1"), Ip("10.0.0.1"));
+  EXPECT_EQ(GidToIp("fe80:0000:0000:0000:0ac0:ebff:fe21:03da"), Ip("fe80::ac0:ebff:fe21:3da"));
+  EXPECT_EQ(GidToIp("fd02:0:0:58::1"), Ip("fd02:0:0:58::1"));
+  EXPECT_FALSE(GidToIp("0000:0000:0000:0000:0000:0000:0000:0000").has_value());
+  EXPECT_FALSE(GidToIp("10.0.0.1").has_value());
+  EXPECT_FALSE(GidToIp("garbage").has_value());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pairing
+// ---------------------------------------------------------------------------------------------
+
+const Flow& Get(const std::vector<Flow>& flows, const char* src, const char* dst, uint32_t qp) {
+  static const Flow kMissing;
+  for (const auto& f : flows) {
+    if (f.key == FlowKey{Ip(src), Ip(dst), qp}) return f;
+  }
+  ADD_FAILURE() << "no flow " << src << "->" << dst << " qp " << qp;
+  return kMissing;
+}
+
+// A->B RDMA WRITEs to qB = 0x100 and B->A ACKs to qA = 0x200, both on UDP source port `sport`.
+void AddConnection(FlowTable& t, const char* a, const char* b, uint32_t qa, uint32_t qb, uint16_t sport,
+                   bool with_acks = true, int64_t t0 = kT0) {
+  for (uint32_t psn = 0; psn < 8; ++psn) {
+    t.Add(Pkt(a, b, qb, 1000 + psn, op::kWriteMiddle, t0 + psn * 1000, sport, 4096));
+  }
+  if (with_acks) {
+    t.Add(Ack(b, a, qa, 1003, t0 + 3500, 0x1f, sport));
+    t.Add(Ack(b, a, qa, 1007, t0 + 7500, 0x1f, sport));
+  } else {
+    t.Add(Pkt(b, a, qa, 50, op::kWriteOnly, t0 + 2000, sport, 64));  // NCCL's fifo write, no ACK seen
+  }
+}
+
+TEST(Pairing, ReverseAckOnItsOwn) {
+  FlowTable t;
+  AddConnection(t, "10.0.0.1", "10.0.0.2", 0x200, 0x100, 0x1234);  // port below 0xC000: no hash
+  AddConnection(t, "10.0.0.1", "10.0.0.2", 0x201, 0x101, 0x1235);  // a second QP pair, other port
+  auto flows = t.Flows();
+  model::Dataset ds;
+  EXPECT_EQ(PairFlows(flows, ds, HostMap{}), 0);
+  const Flow& ab = Get(flows, "10.0.0.1", "10.0.0.2", 0x100);
+  EXPECT_EQ(ab.pairing, QpPairing::kReverseAck);
+  EXPECT_EQ(ab.src_qp, 0x200u);
+  EXPECT_FALSE(ab.pairing_conflict);
+  EXPECT_NE(ab.pairing_detail.find("with responses"), std::string::npos);
+  const Flow& ba = Get(flows, "10.0.0.2", "10.0.0.1", 0x200);
+  EXPECT_EQ(ba.pairing, QpPairing::kReverseAck);
+  EXPECT_EQ(ba.src_qp, 0x100u);
+  EXPECT_EQ(Get(flows, "10.0.0.1", "10.0.0.2", 0x101).src_qp, 0x201u);
+  EXPECT_EQ(Get(flows, "10.0.0.2", "10.0.0.1", 0x201).src_qp, 0x101u);
+}
+
+TEST(Pairing, ReverseFlowsMustOverlapInTime) {
+  FlowTable t;
+  for (uint32_t psn = 0; psn < 4; ++psn) t.Add(Pkt("10.0.0.1", "10.0.0.2", 0x100, psn, op::kSendOnly, kT0 + psn, 0x1234));
+  // The reverse direction's only packets come 10 s later, on the same port.
+  t.Add(Ack("10.0.0.2", "10.0.0.1", 0x300, 5, kT0 + 10'000'000'000LL, 0x1f, 0x1234));
+  auto flows = t.Flows();
+  model::Dataset ds;
+  PairingOptions o;
+  o.use_udp_sport_hash = false;
+  PairFlows(flows, ds, HostMap{}, o);
+  EXPECT_EQ(Get(flows, "10.0.0.1", "10.0.0.2", 0x100).pairing, QpPairing::kNone);
+  EXPECT_EQ(Get(flows, "10.0.0.2", "10.0.0.1", 0x300).pairing, QpPairing::kNone);
+  // Within a wider slack they pair.
+  auto flows2 = t.Flows();
+  o.overlap_slack_ns = 20'000'000'000LL;
+  PairFlows(flows2, ds, HostMap{}, o);
+  EXPECT_EQ(Get(flows2, "10.0.0.1", "10.0.0.2", 0x100).pairing, QpPairing::kReverseAck);
+  EXPECT_EQ(Get(flows2, "10.0.0.1", "10.0.0.2", 0x100).src_qp, 0x300u);
+}
+
+TEST(Pairing, SoleReverseFlowWithoutPortMatch) {
+  FlowTable t;
+  for (uint32_t psn = 0; psn < 4; ++psn) t.Add(Pkt("10.0.0.1", "10.0.0.2", 0x100, psn, op::kSendOnly, kT0 + psn, 0x1111));
+  t.Add(Ack("10.0.0.2", "10.0.0.1", 0x200, 3, kT0 + 5, 0x1f, 0x2222));
+  auto flows = t.Flows();
+  model::Dataset ds;
+  PairFlows(flows, ds, HostMap{});
+  EXPECT_EQ(Get(flows, "10.0.0.1", "10.0.0.2", 0x100).pairing, QpPairing::kReverseAck);
+  EXPECT_EQ(Get(flows, "10.0.0.1", "10.0.0.2", 0x100).src_qp, 0x200u);
+}
+
+TEST(Pairing, UdpSourcePortSymmetryWithoutResponses) {
+  FlowTable t;
+  AddConnection(t, "10.0.0.1", "10.0.0.2", 0x200, 0x100, 0x1234, false);
+  auto flows = t.Flows();
+  model::Dataset ds;
+  PairFlows(flows, ds, HostMap{});
+  const Flow& ab = Get(flows, "10.0.0.1", "10.0.0.2", 0x100);
+  EXPECT_EQ(ab.pairing, QpPairing::kUdpSourcePort);
+  EXPECT_EQ(ab.src_qp, 0x200u);
+}
+
+TEST(Pairing, UdpSourcePortHash) {
+  // Only A->B is captured; A's QP 0x345 is known because C sends to it. The port is the kernel's
+  // hash of (0x345, 0x100).
+  FlowTable t;
+  const uint16_t sport = RoceUdpSourcePort(0x345, 0x100);
+  for (uint32_t psn = 0; psn < 4; ++psn) t.Add(Pkt("10.0.0.1", "10.0.0.2", 0x100, psn, op::kWriteMiddle, kT0 + psn, sport, 4096));
+  t.Add(Pkt("10.0.0.3", "10.0.0.1", 0x345, 9, op::kSendOnly, kT0, 0xc777, 64));
+  t.Add(Pkt("10.0.0.3", "10.0.0.1", 0x346, 9, op::kSendOnly, kT0, 0xc778, 64));
+  auto flows = t.Flows();
+  model::Dataset ds;
+  PairFlows(flows, ds, HostMap{});
+  const Flow& ab = Get(flows, "10.0.0.1", "10.0.0.2", 0x100);
+  EXPECT_EQ(ab.pairing, QpPairing::kUdpSourcePort);
+  EXPECT_EQ(ab.src_qp, 0x345u);
+  EXPECT_NE(ab.pairing_detail.find("hash"), std::string::npos);
+  // With the hash switched off nothing pairs it.
+  auto flows2 = t.Flows();
+  PairingOptions o;
+  o.use_udp_sport_hash = false;
+  PairFlows(flows2, ds, HostMap{}, o);
+  EXPECT_EQ(Get(flows2, "10.0.0.1", "10.0.0.2", 0x100).pairing, QpPairing::kNone);
+}
+
+TEST(Pairing, DethOnItsOwn) {
+  FlowTable t;
+  RocePacket p = Pkt("10.0.0.1", "10.0.0.2", 1, 5, 0x64, kT0, 0x1000, 256);
+  p.has_deth = true;
+  p.deth_src_qp = 0xabc;
+  t.Add(p);
+  auto flows = t.Flows();
+  model::Dataset ds;
+  PairFlows(flows, ds, HostMap{});
+  EXPECT_EQ(flows[0].pairing, QpPairing::kDeth);
+  EXPECT_EQ(flows[0].src_qp, 0xabcu);
+}
+
+model::Dataset TwoHosts() {
+  model::Dataset ds;
+  ds.inventory = Inv("host,ip,nic\nnode-a,10.0.0.1,mlx5_0\nnode-b,10.0.0.2,mlx5_1\n");
+  return ds;
+}
+
+formats::RdmaQp Qp(const char* dev, uint32_t lqpn, std::optional<uint32_t> rqpn) {
+  formats::RdmaQp q;
+  q.dev = dev;
+  q.port = 1;
+  q.lqpn = lqpn;
+  q.rqpn = rqpn;
+  q.type = "RC";
+  q.state = "RTS";
+  return q;
+}
+
+TEST(Pairing, RdmaToolOnItsOwn) {
+  FlowTable t;
+  for (uint32_t psn = 0; psn < 4; ++psn) t.Add(Pkt("10.0.0.1", "10.0.0.2", 0x100, psn, op::kWriteMiddle, kT0 + psn, 0x1234, 4096));
+  // B's table: lqpn 0x100 <-> rqpn 0x200 on the NIC of 10.0.0.2; the same lqpn on another NIC
+  // (another connection) is ignored.
+  model::Dataset ds = TwoHosts();
+  ds.Host("node-b").rdma_qps = {Qp("mlx5_1", 0x100, 0x200), Qp("mlx5_7", 0x100, 0x999), Qp("mlx5_1", 0x101, std::nullopt)};
+  auto flows = t.Flows();
+  PairFlows(flows, ds, BuildHostMap(ds));
+  EXPECT_EQ(flows[0].src_host, "node-a");
+  EXPECT_EQ(flows[0].dst_host, "node-b");
+  EXPECT_EQ(flows[0].pairing, QpPairing::kRdmaTool);
+  EXPECT_EQ(flows[0].src_qp, 0x200u);
+  // Only A's table: lqpn 0x201 with rqpn 0x100.
+  model::Dataset ds2 = TwoHosts();
+  ds2.Host("node-a").rdma_qps = {Qp("mlx5_0", 0x201, 0x100)};
+  auto flows2 = t.Flows();
+  PairFlows(flows2, ds2, BuildHostMap(ds2));
+  EXPECT_EQ(flows2[0].pairing, QpPairing::kRdmaTool);
+  EXPECT_EQ(flows2[0].src_qp, 0x201u);
+}
+
+TEST(Pairing, NcclLogOnItsOwn) {
+  FlowTable t;
+  for (uint32_t psn = 0; psn < 4; ++psn) t.Add(Pkt("10.0.0.1", "10.0.0.2", 0x100, psn, op::kWriteMiddle, kT0 + psn, 0x1234, 4096));
+  {
+    // 2.16: the only local qpn of node-a (3038).
+    model::Dataset ds = TwoHosts();
+    ds.nccl_logs.push_back(Log("node-a:1:3 [0] NCCL INFO NET/IB: Dev 0 Port 1 qpn 3038 mtu 5 LID 37\n"));
+    auto flows = t.Flows();
+    PairFlows(flows, ds, BuildHostMap(ds));
+    EXPECT_EQ(flows[0].pairing, QpPairing::kNcclLog);
+    EXPECT_EQ(flows[0].src_qp, 3038u);
+  }
+  {
+    // 2.21+: node-b's local QP 0x100 (256) and the peer's QP 4343 printed right after it.
+    model::Dataset ds = TwoHosts();
+    ds.nccl_logs.push_back(Log(
+        "node-b:1:3 [0] NCCL INFO NET/IB: NCCL Dev 0 IbDev 0 Port 1 qpn 256 mtu 5 LID 12 subnet-prefix 0  FLID 0 fifoRkey=0x1 fifoLkey=0x2\n"
+        "node-b:1:3 [0] NCCL INFO NET/IB: IbDev 0 Port 1 qpn 4343 set_ece={supported=1, vendor_id=0x15b3, options=0x30000002, comp_mask=0x0}\n"
+        "node-a:1:3 [0] NCCL INFO NET/IB: Dev 0 Port 1 qpn 11 mtu 5 LID 37\n"
+        "node-a:1:3 [0] NCCL INFO NET/IB: Dev 0 Port 1 qpn 12 mtu 5 LID 37\n"));
+    auto flows = t.Flows();
+    PairFlows(flows, ds, BuildHostMap(ds));
+    EXPECT_EQ(flows[0].pairing, QpPairing::kNcclLog);
+    EXPECT_EQ(flows[0].src_qp, 4343u);
+    EXPECT_NE(flows[0].pairing_detail.find("pair"), std::string::npos);
+  }
+  {
+    // 2.16 with connections: node-a has two qpns; the send connections zip them to peer ranks,
+    // only the second goes to a rank on node-b.
+    model::Dataset ds = TwoHosts();
+    ds.nccl_logs.push_back(Log(
+        "node-a:1:2 [0] NCCL INFO Channel 00/0 : 0[81000] -> 2[81000] [send] via NET/IB/0/GDRDMA\n"
+        "node-a:1:2 [0] NCCL INFO Channel 01/0 : 0[81000] -> 1[81000] [send] via NET/IB/0/GDRDMA\n"
+        "node-a:1:3 [0] NCCL INFO NET/IB: Dev 0 Port 1 qpn 21 mtu 5 LID 37\n"
+        "node-a:1:3 [0] NCCL INFO NET/IB: Dev 0 Port 1 qpn 22 mtu 5 LID 37\n"
+        "node-b:5:6 [0] NCCL INFO Channel 01/0 : 0[81000] -> 1[81000] [receive] via NET/IB/0/GDRDMA\n"
+        "node-c:7:8 [0] NCCL INFO Channel 00/0 : 0[81000] -> 2[81000] [receive] via NET/IB/0/GDRDMA\n"));
+    auto flows = t.Flows();
+    PairFlows(flows, ds, BuildHostMap(ds));
+    EXPECT_EQ(flows[0].pairing, QpPairing::kNcclLog);
+    EXPECT_EQ(flows[0].src_qp, 22u);
+  }
+}
+
+TEST(Pairing, PrecedenceAgreeAndDisagree) {
+  FlowTable t;
+  AddConnection(t, "10.0.0.1", "10.0.0.2", 0x200, 0x100, 0x1234);
+  {
+    // reverse_ack and rdma_tool agree: reverse_ack reported, both kept, no conflict.
+    model::Dataset ds = TwoHosts();
+    ds.Host("node-b").rdma_qps = {Qp("mlx5_1", 0x100, 0x200)};
+    auto flows = t.Flows();
+    EXPECT_EQ(PairFlows(flows, ds, BuildHostMap(ds)), 0);
+    const Flow& ab = Get(flows, "10.0.0.1", "10.0.0.2", 0x100);
+    EXPECT_EQ(ab.pairing, QpPairing::kReverseAck);
+    ASSERT_EQ(ab.candidates.size(), 2u);
+    EXPECT_EQ(ab.candidates[1], std::make_pair(QpPairing::kRdmaTool, 0x200u));
+    EXPECT_FALSE(ab.pairing_conflict);
+  }
+  {
+    // rdma_tool disagrees (a stale snapshot): reverse_ack wins, the conflict is flagged.
+    model::Dataset ds = TwoHosts();
+    ds.Host("node-b").rdma_qps = {Qp("mlx5_1", 0x100, 0x555)};
+    auto flows = t.Flows();
+    EXPECT_EQ(PairFlows(flows, ds, BuildHostMap(ds)), 1);
+    const Flow& ab = Get(flows, "10.0.0.1", "10.0.0.2", 0x100);
+    EXPECT_EQ(ab.pairing, QpPairing::kReverseAck);
+    EXPECT_EQ(ab.src_qp, 0x200u);
+    EXPECT_TRUE(ab.pairing_conflict);
+    EXPECT_NE(ab.pairing_detail.find("conflicts with rdma_tool 0x555"), std::string::npos);
+  }
+  {
+    // rdma_tool beats nccl_log.
+    FlowTable one;
+    for (uint32_t psn = 0; psn < 4; ++psn) one.Add(Pkt("10.0.0.1", "10.0.0.2", 0x100, psn, op::kWriteMiddle, kT0 + psn, 0x1234, 4096));
+    model::Dataset ds = TwoHosts();
+    ds.Host("node-b").rdma_qps = {Qp("mlx5_1", 0x100, 0x200)};
+    ds.nccl_logs.push_back(Log("node-a:1:3 [0] NCCL INFO NET/IB: Dev 0 Port 1 qpn 3038 mtu 5 LID 37\n"));
+    auto flows = one.Flows();
+    EXPECT_EQ(PairFlows(flows, ds, BuildHostMap(ds)), 1);
+    EXPECT_EQ(flows[0].pairing, QpPairing::kRdmaTool);
+    EXPECT_EQ(flows[0].src_qp, 0x200u);
+    ASSERT_EQ(flows[0].candidates.size(), 2u);
+    EXPECT_EQ(flows[0].candidates[1], std::make_pair(QpPairing::kNcclLog, 3038u));
+  }
+  {
+    // DETH beats everything.
+    FlowTable ud;
+    RocePacket p = Pkt("10.0.0.1", "10.0.0.2", 0x100, 1, 0x64, kT0, 0x1234, 64);
+    p.has_deth = true;
+    p.deth_src_qp = 0x42;
+    ud.Add(p);
+    ud.Add(Ack("10.0.0.2", "10.0.0.1", 0x200, 1, kT0, 0x1f, 0x1234));
+    model::Dataset ds;
+    auto flows = ud.Flows();
+    EXPECT_EQ(PairFlows(flows, ds, HostMap{}), 1);
+    const Flow& ab = Get(flows, "10.0.0.1", "10.0.0.2", 0x100);
+    EXPECT_EQ(ab.pairing, QpPairing::kDeth);
+    EXPECT_EQ(ab.src_qp, 0x42u);
+    EXPECT_TRUE(ab.pairing_conflict);
+  }
+}
+
+TEST(Pairing, WeakProposalsNamingOneQpForTwoFlowsAreDropped) {
+  // node-a's only NCCL qpn would be proposed for both of its flows: neither gets it.
+  FlowTable t;
+  for (uint32_t psn = 0; psn < 4; ++psn) {
+    t.Add(Pkt("10.0.0.1", "10.0.0.2", 0x100, psn, op::kWriteMiddle, kT0 + psn, 0x1234, 4096));
+    t.Add(Pkt("10.0.0.1", "10.0.0.2", 0x101, psn, op::kWriteMiddle, kT0 + psn, 0x1235, 4096));
+  }
+  model::Dataset ds = TwoHosts();
+  ds.nccl_logs.push_back(Log("node-a:1:3 [0] NCCL INFO NET/IB: Dev 0 Port 1 qpn 3038 mtu 5 LID 37\n"));
+  auto flows = t.Flows();
+  PairFlows(flows, ds, BuildHostMap(ds));
+  EXPECT_EQ(flows[0].pairing, QpPairing::kNone);
+  EXPECT_EQ(flows[1].pairing, QpPairing::kNone);
+
+  // The hash would name A's QP 0x200 for a flow to C, but reverse ACKs already tie 0x200 to the
+  // flow to B: the weak proposal is dropped.
+  FlowTable u;
+  AddConnection(u, "10.0.0.1", "10.0.0.2", 0x200, 0x100, 0x1234);
+  const uint16_t sport = RoceUdpSourcePort(0x200, 0x500);
+  for (uint32_t psn = 0; psn < 4; ++psn) u.Add(Pkt("10.0.0.1", "10.0.0.3", 0x500, psn, op::kWriteMiddle, kT0 + psn, sport, 64));
+  auto flows2 = u.Flows();
+  model::Dataset none;
+  PairFlows(flows2, none, HostMap{});
+  EXPECT_EQ(Get(flows2, "10.0.0.1", "10.0.0.2", 0x100).src_qp, 0x200u);
+  EXPECT_EQ(Get(flows2, "10.0.0.1", "10.0.0.3", 0x500).pairing, QpPairing::kNone);
+}
+
+// ---------------------------------------------------------------------------------------------
+// AnalyzeFlows end to end
+// ---------------------------------------------------------------------------------------------
+
+TEST(AnalyzeFlows, WrittenCaptureTwoPassesAndHosts) {
+  const auto dir = std::filesystem::temp_directory_path() / ("flows_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "leaf0.pcap").string();
+  {
+    auto w = formats::PcapWriter::Open(path, 128);
+    ASSERT_TRUE(w.ok());
+    FlowTable unused;
+    std::vector<RocePacket> pkts;
+    for (uint32_t psn = 0; psn < 6; ++psn) {
+      if (psn == 3) continue;  // lost
+      pkts.push_back(Pkt("10.0.0.1", "10.0.0.2", 0x100, 0xfffffd + psn, op::kWriteMiddle, kT0 + psn * 1000, 0xc0de, 1024));
+    }
+    pkts.push_back(Ack("10.0.0.2", "10.0.0.1", 0x200, 0xffffff, kT0 + 2500, 0x60, 0xc0de));  // NAK
+    pkts.push_back(Pkt("10.0.0.1", "10.0.0.2", 0x100, 0x000000, op::kWriteMiddle, kT0 + 6000, 0xc0de, 1024));  // resent
+    pkts.push_back(Ack("10.0.0.2", "10.0.0.1", 0x200, 0x000002, kT0 + 7000, 0x1f, 0xc0de));
+    for (const auto& p : pkts) {
+      auto frame = formats::EncodeRoceFrame(p, kMacA, kMacB);
+      ASSERT_TRUE(w->Write(p.ts_ns, frame).ok());
+    }
+    ASSERT_TRUE(w->Close().ok());
+  }
+  model::Dataset ds = TwoHosts();
+  ds.captures.push_back(model::CaptureInput{path, "", "leaf0", 0});
+  ds.captures.push_back(model::CaptureInput{(dir / "missing.pcap").string(), "", "missing", 1});
+  Diagnostics diag;
+  std::map<uint32_t, int> src_qps;  // src QP -> packets
+  int64_t second = 0;
+  auto r = AnalyzeFlows(ds, diag, [&](const RocePacket& p, uint32_t src_qp, const Flow& f) {
+    ++second;
+    ++src_qps[src_qp];
+    EXPECT_EQ(f.key, KeyOf(p));
+  });
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  EXPECT_EQ(r->packets, 8);
+  EXPECT_EQ(second, 8);
+  ASSERT_EQ(r->captures.size(), 1u);
+  EXPECT_EQ(r->captures[0].roce, 8);
+  EXPECT_EQ(diag.RejectedFor((dir / "missing.pcap").string()), 1);
+  ASSERT_EQ(r->flows.size(), 2u);
+  const Flow& ab = Get(r->flows, "10.0.0.1", "10.0.0.2", 0x100);
+  EXPECT_EQ(ab.src_host, "node-a");
+  EXPECT_EQ(ab.dst_host, "node-b");
+  EXPECT_EQ(ab.packets, 6);
+  EXPECT_EQ(ab.psn_gaps, 1);
+  EXPECT_EQ(ab.retransmissions, 1);
+  EXPECT_EQ(ab.payload_bytes, 6 * 1024);
+  EXPECT_EQ(ab.udp_src_port, 0xc0de);
+  EXPECT_EQ(ab.pairing, QpPairing::kReverseAck);
+  EXPECT_EQ(ab.src_qp, 0x200u);
+  const Flow& ba = Get(r->flows, "10.0.0.2", "10.0.0.1", 0x200);
+  EXPECT_EQ(ba.naks, 1);
+  EXPECT_EQ(ba.acks, 1);
+  EXPECT_EQ(ba.src_qp, 0x100u);
+  EXPECT_EQ(r->pairing_counts.at("reverse_ack"), 2);
+  EXPECT_EQ(src_qps[0x200], 6);
+  EXPECT_EQ(src_qps[0x100], 2);
+  EXPECT_EQ(FindFlow(*r, ab.key), &ab);
+  EXPECT_EQ(FindFlow(*r, FlowKey{Ip("1.1.1.1"), Ip("2.2.2.2"), 3}), nullptr);
+  // A later replay gives the same.
+  int64_t replayed = 0;
+  ASSERT_TRUE(ReplayPackets(ds, *r, [&](const RocePacket&, uint32_t, const Flow&) { ++replayed; }).ok());
+  EXPECT_EQ(replayed, 8);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(AnalyzeFlows, NoCapturesAndUnreadableCaptures) {
+  model::Dataset ds;
+  Diagnostics diag;
+  auto r = AnalyzeFlows(ds, diag);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->flows.empty());
+  EXPECT_EQ(r->packets, 0);
+  ds.captures.push_back(model::CaptureInput{"/nonexistent/x.pcap", "", "x", 0});
+  auto bad = AnalyzeFlows(ds, diag);
+  EXPECT_FALSE(bad.ok());
+  // A file that is not a capture at all.
+  const auto tmp = std::filesystem::temp_directory_path() / ("flows_test_txt_" + std::to_string(::getpid()));
+  {
+    FILE* f = std::fopen(tmp.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    std::fputs("hello, not a pcap\n", f);
+    std::fclose(f);
+  }
+  model::Dataset ds2;
+  ds2.captures.push_back(model::CaptureInput{tmp.string(), "", "t", 0});
+  Diagnostics d2;
+  EXPECT_FALSE(AnalyzeFlows(ds2, d2).ok());
+  EXPECT_EQ(d2.RejectedFor(tmp.string()), 1);
+  std::filesystem::remove(tmp);
+}
+
+}  // namespace
+}  // namespace toposcope::analysis
