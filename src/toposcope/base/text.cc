@@ -1,5 +1,7 @@
 #include "toposcope/base/text.h"
 
+#include <cctype>
+
 #include <cerrno>
 #include <cstdarg>
 #include <charconv>
@@ -238,5 +240,24 @@ std::string CsvCell(std::string_view s) {
   out += '"';
   return out;
 }
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
+  }
+  return true;
+}
+
+std::string Cat(std::initializer_list<std::string_view> parts) {
+  size_t size = 0;
+  for (std::string_view p : parts) size += p.size();
+  std::string out;
+  out.reserve(size);
+  for (std::string_view p : parts) out.append(p);
+  return out;
+}
+
+std::string FormatPercent(double share) { return FormatFixed(100.0 * share, 0) + "%"; }
 
 }  // namespace toposcope

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,6 +28,13 @@ bool SplitCsvLine(std::string_view line, std::vector<std::string>& cells);
 
 // The text with ASCII letters lowered (other bytes unchanged).
 std::string ToLowerAscii(std::string_view s);
+
+// True when the two texts are equal ignoring ASCII case.
+bool EqualsIgnoreCase(std::string_view a, std::string_view b);
+
+// The pieces joined, in one allocation (also avoids GCC 12's -Wrestrict false positive on
+// "literal" + std::string).
+std::string Cat(std::initializer_list<std::string_view> parts);
 
 // True when the text is one or more ASCII digits.
 bool AllDigits(std::string_view s);
@@ -55,5 +63,8 @@ std::string StringPrintf(const char* fmt, ...) __attribute__((format(printf, 1, 
 
 // Formats a double with a fixed number of decimals, "-0" normalised to "0".
 std::string FormatFixed(double v, int decimals);
+
+// A share 0..1 as a whole percentage: 0.256 -> "26%".
+std::string FormatPercent(double share);
 
 }  // namespace toposcope

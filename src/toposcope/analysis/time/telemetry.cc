@@ -14,19 +14,22 @@ namespace {
 
 using stats::Median;
 
-bool IsTemperature(const model::SeriesKey& k) { return k.field_id == 150; }
+bool IsTemperature(const model::SeriesKey& k) { return k.field_id == formats::field_id::kGpuTemp; }
 
 // An NVLink receive-throughput series of one link (per-link fields, or link rows of dmon 4.6).
 bool IsLinkRx(const model::SeriesKey& k, int* link) {
-  if (k.field_id >= 1040 && k.field_id <= 1075 && k.field_id % 2 == 1) {  // PROF_NVLINK_L{n}_RX_BYTES
-    *link = (k.field_id - 1041) / 2;
+  namespace id = formats::field_id;
+  if (k.field_id >= id::kProfNvlinkL0TxBytes && k.field_id <= id::kProfNvlinkL17RxBytes &&
+      (k.field_id - id::kProfNvlinkL0TxBytes) % 2 == 1) {  // PROF_NVLINK_L{n}_RX_BYTES
+    *link = (k.field_id - id::kProfNvlinkL0RxBytes) / 2;
     return true;
   }
-  if (k.field_id >= 879 && k.field_id <= 896) {  // DEV_NVLINK_RX_BANDWIDTH_L{n}
-    *link = k.field_id - 879;
+  if (k.field_id >= id::kNvlinkRxBandwidthL0 && k.field_id <= id::kNvlinkRxBandwidthL17) {
+    *link = k.field_id - id::kNvlinkRxBandwidthL0;
     return true;
   }
-  if (k.link >= 0 && (k.field_id == 1012 || k.field_id == 897)) {  // a link row's NVLRX
+  if (k.link >= 0 && (k.field_id == id::kProfNvlinkRxBytes || k.field_id == id::kNvlinkRxBandwidthTotal)) {
+    // a link row's NVLRX
     *link = k.link;
     return true;
   }

@@ -9,14 +9,15 @@
 #include <utility>
 
 #include "toposcope/base/names.h"
+#include "toposcope/formats/dcgm/dcgm_fields.h"
 #include "toposcope/base/rng.h"
 #include "toposcope/base/text.h"
 
 namespace toposcope::analysis {
 namespace {
 
-constexpr int kTxField = 1011;  // DCGM_FI_PROF_NVLINK_TX_BYTES
-constexpr int kRxField = 1012;  // DCGM_FI_PROF_NVLINK_RX_BYTES
+constexpr int kTxField = formats::field_id::kProfNvlinkTxBytes;
+constexpr int kRxField = formats::field_id::kProfNvlinkRxBytes;
 constexpr double kChannelShareTolerance = 0.05;  // share perturbation for the ambiguity term
 
 using Edge = std::pair<int, int>;  // (src GPU, dst GPU)

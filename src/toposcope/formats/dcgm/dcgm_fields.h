@@ -60,6 +60,27 @@ struct DcgmField {
                                        // fields from FORMAT_NOTES, long name inferred)
 };
 
+// The ids of the fields the analyses and the simulator single out (DCGM dcgm_fields.h), so that
+// no code outside the catalog spells a raw id.
+namespace field_id {
+inline constexpr int kGpuTemp = 150;             // DCGM_FI_DEV_GPU_TEMP, C
+inline constexpr int kPowerUsage = 155;          // DCGM_FI_DEV_POWER_USAGE, W
+inline constexpr int kGpuUtil = 203;             // DCGM_FI_DEV_GPU_UTIL, %
+inline constexpr int kNvlinkCrcFlitErrorTotal = 409;  // DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL
+inline constexpr int kNvlinkRxBandwidthL0 = 879;  // DCGM_FI_DEV_NVLINK_RX_BANDWIDTH_L0 .. _L17 = 896
+inline constexpr int kNvlinkRxBandwidthL17 = 896;
+inline constexpr int kNvlinkRxBandwidthTotal = 897;  // DCGM_FI_DEV_NVLINK_RX_BANDWIDTH_TOTAL
+inline constexpr int kProfSmActive = 1002;       // DCGM_FI_PROF_SM_ACTIVE
+inline constexpr int kProfPcieTxBytes = 1009;    // DCGM_FI_PROF_PCIE_TX_BYTES
+inline constexpr int kProfPcieRxBytes = 1010;    // DCGM_FI_PROF_PCIE_RX_BYTES
+inline constexpr int kProfNvlinkTxBytes = 1011;  // DCGM_FI_PROF_NVLINK_TX_BYTES
+inline constexpr int kProfNvlinkRxBytes = 1012;  // DCGM_FI_PROF_NVLINK_RX_BYTES
+// DCGM_FI_PROF_NVLINK_L{n}_TX_BYTES = 1040 + 2n, _RX_BYTES = 1041 + 2n, n = 0..17.
+inline constexpr int kProfNvlinkL0TxBytes = 1040;
+inline constexpr int kProfNvlinkL0RxBytes = 1041;
+inline constexpr int kProfNvlinkL17RxBytes = 1075;
+}  // namespace field_id
+
 // The field with this id, or nullptr.
 const DcgmField* FindFieldById(int id);
 
