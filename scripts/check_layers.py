@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Checks that the code goes one way down the layer order and that CMake says so too.
 
-  base -> formats -> model -> stats -> analysis -> act -> report;  sim, experiments, tools on top
+  base -> formats -> model -> stats -> analysis -> act -> report;  sim, experiments, app, tools on top
 
 1. Every `#include "toposcope/<module>/..."` in src/, tools/ goes to the same module or one below it
-   (sim may use base, formats, model and stats, never the analyzer; experiments and tools may use
-   everything). Inside formats/ and analysis/ the domain sub-folders have an order of their own.
+   (sim may use base, formats, model and stats, never the analyzer; experiments may use all but
+   app; app, what each command does, everything; serve/ and dist/ may use app; tools everything). Inside formats/ and analysis/ the domain sub-folders have an order of their own.
 2. analysis/ opens no file and calls no reader: records reach it through model/ sources.
 3. Each toposcope_module(...) in CMakeLists.txt declares exactly the modules and third-party
    libraries its sources include, and so does the CLI target.
@@ -25,15 +25,16 @@ ORDER = ["base", "formats", "model", "stats", "analysis", "act", "report"]
 ALLOWED = {m: set(ORDER[:i]) for i, m in enumerate(ORDER)}
 ALLOWED["sim"] = {"base", "formats", "model", "stats"}
 ALLOWED["experiments"] = set(ORDER) | {"sim"}
-ALLOWED["serve"] = set(ORDER)
-ALLOWED["dist"] = set(ORDER)
-ALLOWED["tools"] = set(ORDER) | {"sim", "experiments", "serve", "dist"}
+ALLOWED["app"] = set(ORDER) | {"sim", "experiments"}
+ALLOWED["serve"] = set(ORDER) | {"app"}
+ALLOWED["dist"] = set(ORDER) | {"app"}
+ALLOWED["tools"] = set(ORDER) | {"sim", "experiments", "app", "serve", "dist"}
 
 # Domain sub-folders inside a module, lowest first; the module's own top-level files come last
 # (format detection over formats/, the pass pipeline over analysis/).
 SUB_ORDER = {
     "formats": ["clock", "trace", "node", "dcgm", "nccl", "rdma", "fabric", ""],
-    "analysis": ["node", "time", "traffic", "fabric", ""],
+    "analysis": ["node", "time", "traffic", "fabric", "pipeline", ""],
 }
 
 # What analysis/ must not do: open files or call readers (model/ streams every input).

@@ -1,194 +1,85 @@
-// toposcope: the command-line driver. Parses flags, calls the library, maps errors to exit codes
-// (0 ok, 1 input rejected under --strict, 2 usage, 3 unreadable input, 4 internal).
+// toposcope: the command-line driver. One table of subcommands, each with its flags and a run
+// function that calls the library (app/ for what a command does, report/ for what it prints);
+// errors come back with a kind, and ExitCodeOf maps kinds to exit codes in one place:
+// 0 ok, 1 records rejected under --strict, 2 usage, 3 unreadable input, 4 internal error or an
+// output that cannot be written.
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
-#include <algorithm>
-#include <chrono>
-#include <cmath>
 #include <cstdio>
-#include <filesystem>
-#include <fmt/format.h>
-#include <fstream>
+#include <functional>
 #include <iostream>
-#include <map>
-#include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
-#include "toposcope/analysis/time/align.h"
-#include "toposcope/analysis/analyze.h"
-#include "toposcope/analysis/node/links.h"
-#include "toposcope/analysis/time/timeline.h"
-#include "toposcope/base/file_io.h"
-#include "toposcope/model/dataset.h"
-#include "toposcope/model/events.h"
-#include "toposcope/model/topology.h"
-#include "toposcope/report/perfetto.h"
-#include "toposcope/report/result_json.h"
-#include "toposcope/report/score.h"
+#include "toposcope/analysis/pipeline/pipeline.h"
+#include "toposcope/app/analyze_command.h"
+#include "toposcope/app/demo_command.h"
+#include "toposcope/app/simulate_command.h"
 #include "toposcope/experiments/architecture_compare.h"
+#include "toposcope/report/pipeline/pass_report.h"
+#include "toposcope/report/result_json.h"
+#include "toposcope/report/result_sections.h"
+#include "toposcope/report/score.h"
+#include "toposcope/report/text/architecture_text.h"
+#include "toposcope/base/result.h"
 #include "toposcope/sim/simulate.h"
 
 namespace {
 
 using toposcope::Error;
+using toposcope::ErrorKind;
+namespace analysis = toposcope::analysis;
+namespace app = toposcope::app;
+namespace report = toposcope::report;
 
 enum ExitCode { kOk = 0, kRejected = 1, kUsage = 2, kUnreadable = 3, kInternal = 4 };
 
+// The one place that maps an error's kind to the process's exit code.
+int ExitCodeOf(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::kInput: return kUnreadable;
+    case ErrorKind::kUsage: return kUsage;
+    case ErrorKind::kOutput: return kInternal;
+    case ErrorKind::kInternal: return kInternal;
+  }
+  return kInternal;
+}
+
+int Fail(const Error& e) {
+  std::fprintf(stderr, "toposcope: %s\n", e.ToString().c_str());
+  return ExitCodeOf(e.kind);
+}
+
+// ---------------------------------------------------------------------------------------------
+// analyze, align, links, islands, identify: flags -> app::AnalyzeRequest
+// ---------------------------------------------------------------------------------------------
+
 struct AnalyzeFlags {
   std::vector<std::string> paths;
-  std::string out;
-  std::string host;
+  std::string out, host, from_dump;
   std::string thresholds = "modern";
-  double nvlink_min_gbps = -1;
-  double pcie_cpu_max_gbps = -1;
-  double degraded_ratio = -1;
+  double nvlink_min_gbps = -1, pcie_cpu_max_gbps = -1, degraded_ratio = -1;
   double sampling_period_ms = 100;
-  bool strict = false;
-  bool quiet = false;
-  bool align = true;  // merge event inputs into DIR/timeline.json
-  bool anchors = true;  // use collective completions as implicit clock anchors
   double entropy_window_ms = 0;  // 0 = automatic from the captures' span
-  bool check_icrc = false;
   std::string tomography_rtt = "min";
+  std::vector<std::string> only;
+  bool strict = false, quiet = false, verbose = false, check_icrc = false;
+  bool anchors = true;  // use collective completions as implicit clock anchors
+  bool dump_passes = false;
 };
-
-struct SimFlags {
-  std::string arch = "fat-tree";
-  uint64_t seed = 1;
-  int hosts = 16;
-  int faults = 4;
-  std::vector<std::string> node_types;
-  std::string out;
-  bool telemetry = true;
-  bool rdma = true;            // RoCE captures, NCCL logs, rdma tools output (<= 1024 hosts)
-  bool fabric = true;          // switch fabric: path probes, QP state logs, ibnetdiscover dump (<= 512 hosts)
-  int nccl_channels = 2;
-  int qps_per_connection = 1;
-  double rdma_window_ms = 20;
-  std::string nccl_version;
-  int probes_per_pair = 32;  // more than the library default (8): tomography needs the floor of each route
-  int probe_peers = 64;
-  double probe_extra_rtt_us = 0;
-  bool fabric_faults = true;
-  std::string fabric_ibnet, fabric_topograph;  // take the fabric from a real dump / topograph model
-};
-
-void PrintError(const Error& e) { std::fprintf(stderr, "toposcope: %s\n", e.ToString().c_str()); }
-
-toposcope::analysis::AnalyzeOptions MakeAnalyzeOptions(const AnalyzeFlags& f) {
-  toposcope::analysis::AnalyzeOptions opt;
-  opt.thresholds = f.thresholds == "seed" ? toposcope::analysis::SeedThresholds()
-                                          : toposcope::analysis::ModernThresholds();
-  if (f.nvlink_min_gbps > 0) opt.thresholds.nvlink_min_gbps = f.nvlink_min_gbps;
-  if (f.pcie_cpu_max_gbps > 0) opt.thresholds.pcie_cpu_max_gbps = f.pcie_cpu_max_gbps;
-  if (f.degraded_ratio > 0) opt.thresholds.degraded_ratio = f.degraded_ratio;
-  opt.confidence.path_period_ms = f.sampling_period_ms;
-  opt.anchors.enabled = f.anchors;
-  opt.rdma.entropy.window_ns = static_cast<int64_t>(f.entropy_window_ms * 1e6);
-  opt.rdma.flows.check_icrc = f.check_icrc;
-  opt.link_weights.rtt_statistic = f.tomography_rtt;
-  return opt;
-}
-
-// Merges every event input onto the global axis and writes DIR/timeline.json (Perfetto).
-int RunAlign(const toposcope::model::Dataset& ds, const std::string& out_dir, toposcope::analysis::AnalysisResult& r) {
-  const std::string path = (std::filesystem::path(out_dir) / "timeline.json").string();
-  std::filesystem::create_directories(out_dir);
-  std::ofstream out(path, std::ios::binary);
-  if (!out) {
-    PrintError(toposcope::MakeError(path, 0, 0, "cannot write"));
-    return kUnreadable;
-  }
-  toposcope::report::PerfettoTimelineWriter writer(out);
-  auto a = toposcope::analysis::AlignDataset(ds, r.clocks,
-                                             [&](const toposcope::analysis::MergedEvent& m) { writer.Write(m); });
-  if (!writer.Finish() || !a.ok()) {
-    PrintError(a.ok() ? toposcope::MakeError(path, 0, 0, "write failed") : a.error());
-    return kUnreadable;
-  }
-  r.timeline = std::move(a->timeline);
-  r.timeline.trace_path = path;
-  for (auto& f : a->stragglers) r.telemetry.findings.push_back(std::move(f));
-  r.rejected_total += a->rejected;
-  r.warnings_total += a->warnings;
-  for (auto& d : a->diagnostics) r.diagnostics.push_back(std::move(d));
-  return kOk;
-}
-
-// Loads and analyses; writes DIR/result.json when `out` is set. Returns an exit code.
-int RunAnalyze(const AnalyzeFlags& f, toposcope::analysis::AnalysisResult* result_out = nullptr) {
-  toposcope::model::LoadOptions lo;
-  lo.host_override = f.host;
-  auto ds = toposcope::model::LoadPaths(f.paths, lo);
-  if (!ds.ok()) {
-    PrintError(ds.error());
-    return kUnreadable;
-  }
-  toposcope::analysis::AnalysisResult r = toposcope::analysis::Analyze(*ds, MakeAnalyzeOptions(f));
-  if (f.align && !f.out.empty() && !ds->event_inputs.empty()) {
-    if (const int code = RunAlign(*ds, f.out, r); code != kOk) return code;
-  }
-  if (!f.out.empty()) {
-    const std::filesystem::path dir(f.out);
-    const std::string topology =
-        toposcope::report::DumpSchemaFirst(toposcope::model::TopologyToJson(toposcope::model::BuildTopology(*ds)));
-    std::vector<std::pair<std::string, std::string>> files = {
-        {"result.json", toposcope::report::ResultJsonText(r)}, {"topology.json", topology}};
-    if (r.leaves_inferred && !r.inferred_leaves.leaves.empty()) {
-      // Slurm topology from the inferred leaves: topology.conf (tree), topology.yaml (tree + block).
-      toposcope::formats::SlurmTopology tree = toposcope::analysis::ToSlurmTopology(r.inferred_leaves);
-      files.emplace_back("topology.conf", toposcope::formats::WriteSlurmTopologyConf(tree));
-      tree.name = "inferred-tree";
-      tree.cluster_default = true;
-      toposcope::formats::SlurmTopology block = toposcope::analysis::ToSlurmBlockTopology(r.inferred_leaves);
-      block.name = "inferred-block";
-      files.emplace_back("topology.yaml", toposcope::formats::WriteSlurmTopologyYaml({tree, block}));
-    }
-    if (!r.link_weights.hop_weights.empty()) {
-      files.emplace_back("opensm-hop-weights.txt",
-                         toposcope::analysis::WriteOpenSmHopWeights(r.link_weights.hop_weights));
-    }
-    for (const auto& [name, text] : files) {
-      if (auto st = toposcope::WriteFileText((dir / name).string(), text); !st.ok()) {
-        PrintError(st.error());
-        return kUnreadable;
-      }
-    }
-  }
-  if (!f.quiet) {
-    std::fputs(toposcope::report::ResultSummaryText(r).c_str(), stdout);
-    for (const auto& d : r.diagnostics) std::fprintf(stderr, "%s\n", d.c_str());
-    if (!f.out.empty()) std::printf("wrote %s/result.json\n", f.out.c_str());
-  }
-  const bool any_read = std::any_of(r.inputs.begin(), r.inputs.end(), [](const auto& in) { return !in.skipped; });
-  if (result_out != nullptr) *result_out = std::move(r);
-  if (!any_read) {
-    std::fprintf(stderr, "toposcope: no input could be read\n");
-    return kUnreadable;
-  }
-  return kOk;
-}
-
-// The architecture, its confidence, metrics and evidence, as text.
-std::string ArchitectureText(const toposcope::analysis::AnalysisResult& r) {
-  if (!r.architecture_present) return "architecture: no fabric dump or path probes in the inputs\n";
-  const auto& a = r.architecture;
-  auto num = [](double v, int d) { return std::isfinite(v) ? fmt::format("{:.{}f}", v, d) : std::string("n/a"); };
-  std::string out = fmt::format("architecture: {} (confidence {:.2f}, from the {})\n", a.arch_class, a.confidence,
-                                a.graph_source);
-  out += fmt::format("  avg AllReduce hops {} (ring order: {}), worst-case jitter +/-{} us, entropy stability {} "
-                     "({} windows)\n",
-                     num(a.avg_allreduce_hops, 2), a.ring_order, num(a.jitter_us, 2), num(a.entropy_stability, 4),
-                     a.entropy_windows);
-  out += "evidence:\n";
-  for (const auto& e : a.evidence) out += "  - " + e + "\n";
-  return out;
-}
 
 void AddAnalyzeFlags(CLI::App* cmd, AnalyzeFlags& f, bool with_out) {
-  cmd->add_option("paths", f.paths, "files and directories to read (formats are detected by content)")
-      ->required();
-  if (with_out) cmd->add_option("--out", f.out, "write DIR/result.json");
+  cmd->add_option("paths", f.paths, "files and directories to read (formats are detected by content)");
+  if (with_out) {
+    cmd->add_option("--out", f.out, "write DIR/result.json (and the other outputs)");
+    cmd->add_flag("--dump-passes", f.dump_passes, "also write every pass's output to DIR/passes/<pass>.json");
+    cmd->add_option("--only", f.only, "produce only these passes (and what they need); see `toposcope passes`")
+        ->delimiter(',');
+    cmd->add_flag("--verbose", f.verbose, "print each pass's wall and CPU time, peak memory and record counts");
+  }
+  cmd->add_option("--from-dump", f.from_dump, "load passes from DIR/passes/*.json of an earlier --dump-passes run");
   cmd->add_option("--host", f.host, "attribute every input to this host");
   cmd->add_option("--thresholds", f.thresholds, "bandwidth thresholds preset: modern (default) or seed (12/2 GB/s)")
       ->check(CLI::IsMember({"modern", "seed"}));
@@ -205,267 +96,245 @@ void AddAnalyzeFlags(CLI::App* cmd, AnalyzeFlags& f, bool with_out) {
   cmd->add_flag("--strict", f.strict, "fail (exit 1) when any record is rejected");
 }
 
-int Strictness(const AnalyzeFlags& f, const toposcope::analysis::AnalysisResult& r, int code) {
-  if (code != kOk) return code;
-  if (f.strict && r.rejected_total > 0) {
-    std::fprintf(stderr, "toposcope: %lld records rejected (--strict)\n", static_cast<long long>(r.rejected_total));
+toposcope::Result<app::AnalyzeRequest> RequestOf(const AnalyzeFlags& f) {
+  app::AnalyzeRequest req;
+  req.paths = f.paths;
+  req.host_override = f.host;
+  req.out = f.out;
+  req.from_dump = f.from_dump;
+  req.dump_passes = f.dump_passes;
+  analysis::AnalyzeOptions& opt = req.options;
+  opt.thresholds = f.thresholds == "seed" ? analysis::SeedThresholds() : analysis::ModernThresholds();
+  if (f.nvlink_min_gbps > 0) opt.thresholds.nvlink_min_gbps = f.nvlink_min_gbps;
+  if (f.pcie_cpu_max_gbps > 0) opt.thresholds.pcie_cpu_max_gbps = f.pcie_cpu_max_gbps;
+  if (f.degraded_ratio > 0) opt.thresholds.degraded_ratio = f.degraded_ratio;
+  opt.confidence.path_period_ms = f.sampling_period_ms;
+  opt.anchors.enabled = f.anchors;
+  opt.rdma.entropy.window_ns = static_cast<int64_t>(f.entropy_window_ms * 1e6);
+  opt.rdma.flows.check_icrc = f.check_icrc;
+  opt.link_weights.rtt_statistic = f.tomography_rtt;
+  for (const std::string& name : f.only) {
+    const auto id = analysis::PassFromName(name);
+    if (!id) {
+      return toposcope::MakeKindError(ErrorKind::kUsage, "--only: no pass named '" + name + "'",
+                                      "`toposcope passes` lists them");
+    }
+    req.only.insert(*id);
+  }
+  if (isatty(STDERR_FILENO) && !f.quiet) {
+    req.progress = [](const analysis::PassInfo& p, const analysis::PassStats* done) {
+      std::fputs(report::PassProgressText(p, done).c_str(), stderr);
+    };
+  }
+  return req;
+}
+
+// Runs the request of `f`; `timeline` merges the events into DIR/timeline.json.
+toposcope::Result<app::AnalyzeOutcome> Analyze(const AnalyzeFlags& f, bool timeline) {
+  toposcope::Result<app::AnalyzeRequest> req = RequestOf(f);
+  if (!req.ok()) return req.error();
+  req->timeline = timeline && !f.out.empty();
+  return app::RunAnalyze(*req);
+}
+
+// The exit code after a run whose outputs were written: 3 when nothing could be read, 1 when
+// records were rejected under --strict.
+int Verdict(const AnalyzeFlags& f, const app::AnalyzeOutcome& a) {
+  if (!a.any_input_read && f.from_dump.empty()) {
+    std::fprintf(stderr, "toposcope: no input could be read\n");
+    return kUnreadable;
+  }
+  if (f.strict && a.result.rejected_total > 0) {
+    std::fprintf(stderr, "toposcope: %lld records rejected (--strict)\n",
+                 static_cast<long long>(a.result.rejected_total));
     return kRejected;
   }
   return kOk;
 }
 
-toposcope::sim::SimOptions MakeSimOptions(const SimFlags& f) {
-  toposcope::sim::SimOptions o;
-  o.arch = f.arch;
-  o.seed = f.seed;
-  o.hosts = f.hosts;
-  o.faults = f.faults;
-  if (!f.node_types.empty()) o.node_types = f.node_types;
-  o.with_telemetry = f.telemetry;
-  o.with_rdma = f.rdma && f.hosts <= 1024;
-  o.with_fabric = f.fabric && f.hosts <= 512;
-  o.nccl_channels = f.nccl_channels;
-  o.qps_per_connection = f.qps_per_connection;
-  o.rdma_window_ms = f.rdma_window_ms;
-  o.nccl_version = f.nccl_version;
-  o.probes_per_pair = f.probes_per_pair;
-  o.max_probe_peers = f.probe_peers;
-  o.probe_extra_rtt_us = f.probe_extra_rtt_us;
-  o.fabric_faults = f.fabric_faults;
-  o.fabric_ibnet_path = f.fabric_ibnet;
-  o.fabric_topograph_path = f.fabric_topograph;
-  return o;
+int RunAnalyzeCommand(const AnalyzeFlags& f, bool timeline) {
+  auto a = Analyze(f, timeline);
+  if (!a.ok()) return Fail(a.error());
+  if (f.only.empty()) {
+    if (!f.quiet) {
+      std::fputs(report::ResultSummaryText(a->result).c_str(), stdout);
+      for (const auto& d : a->result.diagnostics) std::fprintf(stderr, "%s\n", d.c_str());
+      if (!f.out.empty()) std::printf("wrote %s/result.json\n", f.out.c_str());
+    }
+  } else {
+    for (const auto& path : a->written) std::printf("wrote %s\n", path.c_str());
+  }
+  if (f.verbose) std::fputs(report::PassStatsText(a->run).c_str(), stderr);
+  return Verdict(f, *a);
 }
 
-std::string SimSummaryText(const toposcope::sim::SimSummary& s) {
-  std::string out = "simulated " + std::to_string(s.hosts.size()) + " hosts (" + s.arch + ", seed " +
-                    std::to_string(s.seed) + "), " + std::to_string(s.files_written) + " files in " + s.out_dir + "\n";
-  std::map<std::string, int> types;
-  for (const auto& h : s.hosts) ++types[h.node_type];
-  for (const auto& [t, n] : types) out += "  " + std::to_string(n) + " x " + t + "\n";
-  out += "injected faults: " + std::to_string(s.faults.size()) + " of " + std::to_string(s.faults_requested) +
-         " requested\n";
-  for (const auto& f : s.faults) {
-    out += "  " + f.kind + " on " + f.host + ":";
-    for (const auto& g : f.gpus) out += " " + g;
-    out += " (" + f.detail + ")\n";
-  }
-  out += "ground truth: " + s.truth_path + " (read only by `toposcope score`)\n";
-  return out;
+// links / islands / identify: one answer on stdout.
+int RunAnswerCommand(AnalyzeFlags f, const std::function<std::string(const analysis::AnalysisResult&)>& render,
+                     bool needs_architecture = false) {
+  f.quiet = true;
+  auto a = Analyze(f, false);
+  if (!a.ok()) return Fail(a.error());
+  if (!a->any_input_read) return Verdict(f, *a);
+  std::fputs(render(a->result).c_str(), stdout);
+  if (needs_architecture && !a->result.architecture_present) return kUnreadable;
+  return Verdict(f, *a);
 }
 
-int RunScore(const std::string& truth, const std::string& result, nlohmann::json* out) {
-  auto s = toposcope::report::ScoreFiles(truth, result);
-  if (!s.ok()) {
-    PrintError(s.error());
-    return kUnreadable;
-  }
-  *out = *s;
-  return kOk;
+// ---------------------------------------------------------------------------------------------
+// The table of subcommands
+// ---------------------------------------------------------------------------------------------
+
+struct Command {
+  const char* name;
+  const char* help;
+  std::function<void(CLI::App*)> setup;  // adds the flags
+  std::function<int()> run;              // the exit code
+};
+
+struct Flags {
+  AnalyzeFlags analyze, align, answer;
+  bool identify_json = false;
+  int compare_hosts = 64;
+  uint64_t compare_seed = 1;
+  bool compare_faults = true;
+  toposcope::sim::SimOptions sim = app::SimulateDefaults();
+  std::string sim_out;
+  std::string truth, result;
+  app::DemoRequest demo;
+};
+
+void AddSimulateFlags(CLI::App* c, toposcope::sim::SimOptions& o, std::string& out) {
+  c->add_option("--arch", o.arch, "fat-tree, dragonfly or hhre")->check(CLI::IsMember({"fat-tree", "dragonfly", "hhre"}));
+  c->add_option("--seed", o.seed, "random seed (same seed, same bytes)");
+  c->add_option("--hosts", o.hosts, "number of hosts")->check(CLI::Range(1, 100000));
+  c->add_option("--faults", o.faults, "number of injected faults")->check(CLI::Range(0, 100000));
+  c->add_option("--node-types", o.node_types,
+                "node types to cycle through (h100-nvswitch, a100-nvswitch, pcie-bridge, pcie-only)")
+      ->delimiter(',');
+  c->add_option("--out", out, "output directory")->required();
+  c->add_flag("!--no-telemetry", o.with_telemetry, "only the node topology files (no clocks, DCGM, traces)");
+  c->add_flag("!--no-fabric", o.with_fabric, "no path probes / QP state logs / ibnetdiscover dump (always off above 512 hosts)");
+  c->add_flag("!--no-rdma", o.with_rdma, "no RoCE captures / NCCL logs / rdma tool output (always off above 1024 hosts)");
+  c->add_option("--nccl-channels", o.nccl_channels, "NCCL channels (rings) of the simulated job")->check(CLI::Range(1, 16));
+  c->add_option("--qps-per-connection", o.qps_per_connection, "NCCL_IB_QPS_PER_CONNECTION")->check(CLI::Range(1, 8));
+  c->add_option("--rdma-window-ms", o.rdma_window_ms, "span of the packet captures")->check(CLI::Range(1.0, 1000.0));
+  c->add_option("--probes-per-pair", o.probes_per_pair, "path probes per ordered host pair")->check(CLI::Range(1, 1000));
+  c->add_option("--probe-peers", o.max_probe_peers, "peers each host probes (all when fewer hosts)")
+      ->check(CLI::Range(1, 100000));
+  c->add_option("--probe-extra-rtt-us", o.probe_extra_rtt_us, "added to every probe RTT (e.g. 250 for a kernel-TCP regime)")
+      ->check(CLI::Range(0.0, 1e6));
+  c->add_option("--fabric-ibnet", o.fabric_ibnet_path,
+                "take the fabric from an ibnetdiscover dump (probes over its real switches; --arch/--hosts ignored)")
+      ->check(CLI::ExistingFile);
+  c->add_option("--fabric-topograph", o.fabric_topograph_path,
+                "take the fabric from a topograph model YAML (--arch/--hosts ignored)")
+      ->check(CLI::ExistingFile);
+  c->add_flag("!--no-fabric-faults", o.fabric_faults, "no congested switch, degraded/flapping link, detour or slow host");
+  c->add_option("--nccl-version", o.nccl_version, "NCCL log format: 2.26.2 or 2.16.5 (default: by seed)")
+      ->check(CLI::IsMember({"2.26.2", "2.16.5"}));
+}
+
+std::vector<Command> Commands(Flags& f) {
+  return {
+      {"analyze", "read inputs, reconstruct the topology, write result.json",
+       [&f](CLI::App* c) { AddAnalyzeFlags(c, f.analyze, true); },
+       [&f] { return RunAnalyzeCommand(f.analyze, true); }},
+      {"align", "fit clock models, merge every event onto the global axis, write timeline.json",
+       [&f](CLI::App* c) {
+         AddAnalyzeFlags(c, f.align, true);
+         c->get_option("--out")->required();
+       },
+       [&f] { return RunAnalyzeCommand(f.align, true); }},
+      {"links", "only the link types and degraded links, as JSON",
+       [&f](CLI::App* c) { AddAnalyzeFlags(c, f.answer, false); },
+       [&f] { return RunAnswerCommand(f.answer, [](const auto& r) { return report::ResultSectionsText(r, {"links"}); }); }},
+      {"islands", "only the GPU islands, as JSON", [&f](CLI::App* c) { AddAnalyzeFlags(c, f.answer, false); },
+       [&f] {
+         return RunAnswerCommand(f.answer, [](const auto& r) { return report::ResultSectionsText(r, {"gpus", "islands"}); });
+       }},
+      {"identify", "name the cluster's architecture (fat-tree, dragonfly, HHRE) with its evidence",
+       [&f](CLI::App* c) {
+         AddAnalyzeFlags(c, f.answer, false);
+         c->add_flag("--json", f.identify_json, "print result.json's architecture object");
+       },
+       [&f] {
+         const bool json = f.identify_json;
+         return RunAnswerCommand(
+             f.answer,
+             [json](const auto& r) { return json ? report::ArchitectureJsonText(r) : report::ArchitectureText(r); }, true);
+       }},
+      {"compare-architectures", "simulate fat-tree, dragonfly and HHRE of equal size; measure them side by side",
+       [&f](CLI::App* c) {
+         c->add_option("--hosts", f.compare_hosts, "hosts of each cluster")->check(CLI::Range(2, 512));
+         c->add_option("--seed", f.compare_seed, "random seed");
+         c->add_flag("!--no-fabric-faults", f.compare_faults, "no congested switch, degraded/flapping link, detour or slow host");
+       },
+       [&f] {
+         toposcope::experiments::ArchitectureCompareOptions co;
+         co.fabric_faults = f.compare_faults;
+         auto c = toposcope::experiments::CompareArchitectures(f.compare_hosts, f.compare_seed, co);
+         if (!c.ok()) return Fail(c.error());
+         std::fputs(c->table.c_str(), stdout);
+         return int{kOk};
+       }},
+      {"simulate", "generate a cluster with known topology in real formats",
+       [&f](CLI::App* c) { AddSimulateFlags(c, f.sim, f.sim_out); },
+       [&f] {
+         auto s = app::RunSimulate(f.sim, f.sim_out);
+         if (!s.ok()) return Fail(s.error());
+         std::fputs(toposcope::sim::SimSummaryText(*s).c_str(), stdout);
+         return int{kOk};
+       }},
+      {"score", "score a result against the simulator's truth",
+       [&f](CLI::App* c) {
+         c->add_option("--truth", f.truth, "truth.json written by simulate")->required();
+         c->add_option("--result", f.result, "result.json written by analyze")->required();
+       },
+       [&f] {
+         auto s = report::ScoreFiles(f.truth, f.result);
+         if (!s.ok()) return Fail(s.error());
+         std::fputs(report::DumpSchemaFirst(*s).c_str(), stdout);
+         return int{kOk};
+       }},
+      {"demo", "simulate the default cluster, analyse it, score it",
+       [&f](CLI::App* c) {
+         c->add_option("--out", f.demo.out, "output directory");
+         c->add_option("--seed", f.demo.seed, "random seed");
+         c->add_option("--hosts", f.demo.hosts, "number of hosts")->check(CLI::Range(1, 100000));
+       },
+       [&f] {
+         const toposcope::Status st = app::RunDemo(f.demo, stdout);
+         return st.ok() ? int{kOk} : Fail(st.error());
+       }},
+      {"passes", "list the analysis passes, what each needs and produces", [](CLI::App*) {},
+       [] {
+         std::fputs(report::PassListText().c_str(), stdout);
+         return int{kOk};
+       }},
+  };
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"toposcope: reconstructs a GPU cluster's communication topology from its telemetry"};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", "toposcope 0.1.0");
-
-  AnalyzeFlags af;
-  auto* analyze = app.add_subcommand("analyze", "read inputs, reconstruct the topology, write result.json");
-  AddAnalyzeFlags(analyze, af, true);
-  AnalyzeFlags alf;
-  auto* align = app.add_subcommand("align", "fit clock models, merge every event onto the global axis, write timeline.json");
-  AddAnalyzeFlags(align, alf, true);
-  align->get_option("--out")->required();
-
-  AnalyzeFlags lf;
-  std::string part;
-  auto* links = app.add_subcommand("links", "only the link types and degraded links, as JSON");
-  AddAnalyzeFlags(links, lf, false);
-  auto* islands = app.add_subcommand("islands", "only the GPU islands, as JSON");
-  AddAnalyzeFlags(islands, lf, false);
-
-  AnalyzeFlags idf;
-  bool identify_json = false;
-  auto* identify = app.add_subcommand("identify", "name the cluster's architecture (fat-tree, dragonfly, HHRE) with its evidence");
-  AddAnalyzeFlags(identify, idf, false);
-  identify->add_flag("--json", identify_json, "print result.json's architecture object");
-
-  int cmp_hosts = 64;
-  uint64_t cmp_seed = 1;
-  bool cmp_faults = true;
-  auto* compare = app.add_subcommand("compare-architectures",
-                                     "simulate fat-tree, dragonfly and HHRE of equal size; measure them side by side");
-  compare->add_option("--hosts", cmp_hosts, "hosts of each cluster")->check(CLI::Range(2, 512));
-  compare->add_option("--seed", cmp_seed, "random seed");
-  compare->add_flag("!--no-fabric-faults", cmp_faults, "no congested switch, degraded/flapping link, detour or slow host");
-
-  SimFlags sf;
-  auto* simulate = app.add_subcommand("simulate", "generate a cluster with known topology in real formats");
-  simulate->add_option("--arch", sf.arch, "fat-tree, dragonfly or hhre")->check(CLI::IsMember({"fat-tree", "dragonfly", "hhre"}));
-  simulate->add_option("--seed", sf.seed, "random seed (same seed, same bytes)");
-  simulate->add_option("--hosts", sf.hosts, "number of hosts")->check(CLI::Range(1, 100000));
-  simulate->add_option("--faults", sf.faults, "number of injected faults")->check(CLI::Range(0, 100000));
-  simulate->add_option("--node-types", sf.node_types, "node types to cycle through (h100-nvswitch, a100-nvswitch, pcie-bridge, pcie-only)")->delimiter(',');
-  simulate->add_option("--out", sf.out, "output directory")->required();
-  simulate->add_flag("!--no-telemetry", sf.telemetry, "only the node topology files (no clocks, DCGM, traces)");
-  simulate->add_flag("!--no-fabric", sf.fabric, "no path probes / QP state logs / ibnetdiscover dump (always off above 512 hosts)");
-  simulate->add_flag("!--no-rdma", sf.rdma, "no RoCE captures / NCCL logs / rdma tool output (always off above 1024 hosts)");
-  simulate->add_option("--nccl-channels", sf.nccl_channels, "NCCL channels (rings) of the simulated job")->check(CLI::Range(1, 16));
-  simulate->add_option("--qps-per-connection", sf.qps_per_connection, "NCCL_IB_QPS_PER_CONNECTION")->check(CLI::Range(1, 8));
-  simulate->add_option("--rdma-window-ms", sf.rdma_window_ms, "span of the packet captures")->check(CLI::Range(1.0, 1000.0));
-  simulate->add_option("--probes-per-pair", sf.probes_per_pair, "path probes per ordered host pair")->check(CLI::Range(1, 1000));
-  simulate->add_option("--probe-peers", sf.probe_peers, "peers each host probes (all when fewer hosts)")->check(CLI::Range(1, 100000));
-  simulate->add_option("--probe-extra-rtt-us", sf.probe_extra_rtt_us, "added to every probe RTT (e.g. 250 for a kernel-TCP regime)")->check(CLI::Range(0.0, 1e6));
-  simulate->add_option("--fabric-ibnet", sf.fabric_ibnet,
-                       "take the fabric from an ibnetdiscover dump (probes over its real switches; --arch/--hosts ignored)")
-      ->check(CLI::ExistingFile);
-  simulate->add_option("--fabric-topograph", sf.fabric_topograph,
-                       "take the fabric from a topograph model YAML (--arch/--hosts ignored)")
-      ->check(CLI::ExistingFile);
-  simulate->add_flag("!--no-fabric-faults", sf.fabric_faults, "no congested switch, degraded/flapping link, detour or slow host");
-  simulate->add_option("--nccl-version", sf.nccl_version, "NCCL log format: 2.26.2 or 2.16.5 (default: by seed)")
-      ->check(CLI::IsMember({"2.26.2", "2.16.5"}));
-
-  std::string truth_path, result_path;
-  auto* score = app.add_subcommand("score", "score a result against the simulator's truth");
-  score->add_option("--truth", truth_path, "truth.json written by simulate")->required();
-  score->add_option("--result", result_path, "result.json written by analyze")->required();
-
-  std::string demo_out = "toposcope-demo";
-  SimFlags demo_sim;
-  auto* demo = app.add_subcommand("demo", "simulate the default cluster, analyse it, score it");
-  demo->add_option("--out", demo_out, "output directory");
-  demo->add_option("--seed", demo_sim.seed, "random seed");
-  demo->add_option("--hosts", demo_sim.hosts, "number of hosts")->check(CLI::Range(1, 100000));
-
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kOk : kUsage;
+  CLI::App cli{"toposcope: reconstructs a GPU cluster's communication topology from its telemetry"};
+  cli.require_subcommand(1);
+  cli.set_version_flag("--version", "toposcope 0.1.0");
+  Flags flags;
+  const std::vector<Command> commands = Commands(flags);
+  std::vector<CLI::App*> subs;
+  for (const Command& c : commands) {
+    subs.push_back(cli.add_subcommand(c.name, c.help));
+    c.setup(subs.back());
   }
-
   try {
-    if (*analyze) {
-      toposcope::analysis::AnalysisResult r;
-      const int code = RunAnalyze(af, &r);
-      return Strictness(af, r, code);
-    }
-    if (*align) {
-      toposcope::analysis::AnalysisResult r;
-      const int code = RunAnalyze(alf, &r);
-      return Strictness(alf, r, code);
-    }
-    if (*links || *islands) {
-      lf.quiet = true;
-      toposcope::analysis::AnalysisResult r;
-      const int code = RunAnalyze(lf, &r);
-      if (code != kOk) return code;
-      nlohmann::json j = toposcope::report::ResultToJson(r);
-      nlohmann::json out;
-      out["schema"] = toposcope::report::kResultSchema;
-      out["inputs"] = j["inputs"];
-      if (*links) {
-        out["links"] = j["links"];
-      } else {
-        out["gpus"] = j["gpus"];
-        out["islands"] = j["islands"];
-      }
-      std::cout << toposcope::report::DumpSchemaFirst(out);
-      return Strictness(lf, r, code);
-    }
-    if (*identify) {
-      idf.quiet = true;
-      toposcope::analysis::AnalysisResult r;
-      const int code = RunAnalyze(idf, &r);
-      if (code != kOk) return code;
-      if (identify_json) {
-        nlohmann::json j = toposcope::report::ResultToJson(r);
-        std::cout << (j.contains("architecture") ? j["architecture"].dump(2) : std::string("null")) << "\n";
-      } else {
-        std::fputs(ArchitectureText(r).c_str(), stdout);
-      }
-      return r.architecture_present ? Strictness(idf, r, code) : kUnreadable;
-    }
-    if (*compare) {
-      toposcope::experiments::ArchitectureCompareOptions co;
-      co.fabric_faults = cmp_faults;
-      auto c = toposcope::experiments::CompareArchitectures(cmp_hosts, cmp_seed, co);
-      if (!c.ok()) {
-        PrintError(c.error());
-        return kUsage;
-      }
-      std::fputs(c->table.c_str(), stdout);
-      return kOk;
-    }
-    if (*simulate) {
-      auto s = toposcope::sim::Simulate(MakeSimOptions(sf), sf.out);
-      if (!s.ok()) {
-        PrintError(s.error());
-        return kUnreadable;
-      }
-      std::fputs(SimSummaryText(*s).c_str(), stdout);
-      return kOk;
-    }
-    if (*score) {
-      nlohmann::json j;
-      const int code = RunScore(truth_path, result_path, &j);
-      if (code == kOk) std::cout << toposcope::report::DumpSchemaFirst(j);
-      return code;
-    }
-    if (*demo) {
-      const auto t0 = std::chrono::steady_clock::now();
-      const std::string data_dir = (std::filesystem::path(demo_out) / "data").string();
-      const std::string res_dir = (std::filesystem::path(demo_out) / "analysis").string();
-      std::error_code ec;
-      std::filesystem::remove_all(data_dir, ec);
-      std::printf("== simulate: %d hosts, seed %llu -> %s\n", demo_sim.hosts,
-                  static_cast<unsigned long long>(demo_sim.seed), data_dir.c_str());
-      auto s = toposcope::sim::Simulate(MakeSimOptions(demo_sim), data_dir);
-      if (!s.ok()) {
-        PrintError(s.error());
-        return kInternal;
-      }
-      std::fputs(SimSummaryText(*s).c_str(), stdout);
-      std::printf("\n== analyze %s\n", data_dir.c_str());
-      AnalyzeFlags f;
-      f.paths = {data_dir};
-      f.out = res_dir;
-      toposcope::analysis::AnalysisResult r;
-      if (const int code = RunAnalyze(f, &r); code != kOk) return code;
-      std::printf("\n== score against %s/truth.json\n", data_dir.c_str());
-      nlohmann::json j;
-      const std::string truth = (std::filesystem::path(data_dir) / "truth.json").string();
-      const std::string result = (std::filesystem::path(res_dir) / "result.json").string();
-      if (const int code = RunScore(truth, result, &j); code != kOk) return code;
-      std::cout << toposcope::report::DumpSchemaFirst(j);
-      // The three architectures side by side, each identified from its own simulated fabric.
-      std::printf("\n== compare architectures (%d hosts each, seed %llu)\n", demo_sim.hosts,
-                  static_cast<unsigned long long>(demo_sim.seed));
-      if (auto c = toposcope::experiments::CompareArchitectures(std::clamp(demo_sim.hosts, 2, 512), demo_sim.seed); c.ok()) {
-        std::fputs(c->table.c_str(), stdout);
-        nlohmann::json rows = nlohmann::json::object();
-        int correct = 0;
-        for (const auto& row : c->rows) {
-          const bool ok = row.identified == row.arch && row.identified_from_probes == row.arch;
-          correct += ok ? 1 : 0;
-          rows[row.arch] = {{"identified_from_fabric", row.identified}, {"identified_from_probes", row.identified_from_probes},
-                            {"correct", ok}};
-        }
-        j["architecture_comparison"] = {{"hosts", c->hosts}, {"architectures", rows}, {"correct", correct},
-                                        {"total", c->rows.size()}};
-        (void)toposcope::WriteFileText((std::filesystem::path(demo_out) / "architectures.txt").string(), c->table);
-      } else {
-        PrintError(c.error());
-      }
-      if (auto st = toposcope::WriteFileText((std::filesystem::path(demo_out) / "score.json").string(), toposcope::report::DumpSchemaFirst(j)); !st.ok()) {
-        PrintError(st.error());
-        return kUnreadable;
-      }
-      const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      std::printf("demo finished in %.2f s; outputs in %s\n", secs, demo_out.c_str());
-      return kOk;
+    cli.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return cli.exit(e) == 0 ? kOk : kUsage;
+  }
+  try {
+    for (size_t i = 0; i < commands.size(); ++i) {
+      if (*subs[i]) return commands[i].run();
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "toposcope: internal error: %s\n", e.what());

@@ -1,35 +1,25 @@
-// analysis/analyze: runs every node-level analysis over a Dataset and gathers the findings.
+// analysis/analyze: the whole analysis of a dataset as one call. Runs every named pass of
+// pipeline/ (links, islands, confidence, clocks, anchors, telemetry, fabric, patterns, paths,
+// leaves, link weights, rdma, traffic matrix, architecture, and the timeline when asked) and
+// gathers their outputs into one AnalysisResult, the value report/ renders as result.json.
 #pragma once
 
-#include "toposcope/analysis/time/anchors.h"
-#include "toposcope/analysis/node/confidence.h"
-#include "toposcope/analysis/fabric/path_entropy.h"
-#include "toposcope/analysis/traffic/qp_patterns.h"
+#include "toposcope/analysis/pipeline/options.h"
+#include "toposcope/analysis/pipeline/pipeline.h"
+#include "toposcope/analysis/pipeline/state.h"
 #include "toposcope/analysis/result.h"
-#include "toposcope/analysis/time/timesync.h"
+#include "toposcope/analysis/time/clock_fits.h"
 #include "toposcope/model/dataset.h"
-#include "toposcope/stats/alpha_stable.h"
 
 namespace toposcope::analysis {
 
-struct AnalyzeOptions {
-  Thresholds thresholds;
-  stats::NoiseModel noise;
-  ConfidenceOptions confidence;
-  TimesyncOptions timesync;
-  AnchorOptions anchors;
-  RdmaOptions rdma;
-  QpPatternOptions qp_patterns;
-  PathOptions paths;
-  LinkWeightOptions link_weights;
-  LeafInferenceOptions leaf_inference;
-  TrafficMatrixOptions traffic_matrix;
-  ArchitectureOptions architecture;
-};
-
-// Fits the clock models of every host that has synchronised sync records.
-std::vector<HostClockFit> FitClocks(const model::Dataset& ds, const TimesyncOptions& opt);
-
+// Every pass except the timeline over a loaded dataset; never fails (problems with inputs are in
+// the result's inputs and diagnostics).
 AnalysisResult Analyze(const model::Dataset& ds, const AnalyzeOptions& opt);
+
+// The result of the passes a pipeline run produced (slots left empty give empty sections). The
+// state's dataset gives the inputs table and the loader's diagnostics; a state without one gives
+// none. Each pass's own diagnostics follow, in pass order, then the loader's, then the timeline's.
+AnalysisResult AssembleResult(const PipelineState& state, const AnalyzeOptions& opt);
 
 }  // namespace toposcope::analysis

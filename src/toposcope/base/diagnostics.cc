@@ -76,6 +76,20 @@ void Diagnostics::Warn(std::string_view source, int64_t line, std::string_view r
   Add({Severity::kWarning, std::string(source), line, -1, ClipRaw(raw), std::string(reason)});
 }
 
+void Diagnostics::Absorb(const std::vector<Diagnostic>& items, int64_t rejected_total, int64_t warnings_total,
+                         const std::vector<std::pair<std::string, int64_t>>& rejected_per_source) {
+  for (const Diagnostic& d : items) {
+    int64_t& kept = Counter(kept_per_source_, d.source);
+    if (kept < static_cast<int64_t>(max_kept_)) {
+      ++kept;
+      items_.push_back(d);
+    }
+  }
+  rejected_total_ += rejected_total;
+  warnings_total_ += warnings_total;
+  for (const auto& [source, n] : rejected_per_source) Counter(rejected_per_source_, source) += n;
+}
+
 int64_t Diagnostics::RejectedFor(std::string_view source) const {
   for (const auto& [k, n] : rejected_per_source_) {
     if (k == source) return n;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace toposcope {
@@ -45,6 +46,16 @@ class Diagnostics {
                     std::string_view reason);
   // Records a warning: the record was used but something about it deserves a look.
   void Warn(std::string_view source, int64_t line, std::string_view raw, std::string_view reason);
+
+  // Takes over diagnostics recorded elsewhere (a dumped run, another sink): the items are kept
+  // under this sink's per-source limit; the totals are added as given (they may count more than
+  // the items, which were already cut).
+  void Absorb(const std::vector<Diagnostic>& items, int64_t rejected_total, int64_t warnings_total,
+              const std::vector<std::pair<std::string, int64_t>>& rejected_per_source);
+  // Rejected records counted per source, in the order the sources first rejected one.
+  [[nodiscard]] const std::vector<std::pair<std::string, int64_t>>& rejected_per_source() const {
+    return rejected_per_source_;
+  }
 
   [[nodiscard]] const std::vector<Diagnostic>& items() const { return items_; }
   [[nodiscard]] int64_t rejected_total() const { return rejected_total_; }

@@ -288,10 +288,14 @@ Status WriteFileText(const std::string& path, std::string_view text) {
   const std::filesystem::path p(path);
   if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
   FILE* f = std::fopen(path.c_str(), "wb");
-  if (f == nullptr) return MakeError(path, 0, 0, std::string("cannot write: ") + std::strerror(errno));
+  if (f == nullptr) {
+    return WithKind(MakeError(path, 0, 0, std::string("cannot write: ") + std::strerror(errno)), ErrorKind::kOutput);
+  }
   const size_t n = std::fwrite(text.data(), 1, text.size(), f);
   const int rc = std::fclose(f);
-  if (n != text.size() || rc != 0) return MakeError(path, 0, 0, "write failed", "disk full?");
+  if (n != text.size() || rc != 0) {
+    return WithKind(MakeError(path, 0, 0, "write failed", "disk full?"), ErrorKind::kOutput);
+  }
   return {};
 }
 

@@ -35,4 +35,25 @@ Error MakeError(std::string path, int64_t line, int64_t col, std::string message
   return e;
 }
 
+Error MakeKindError(ErrorKind kind, std::string message, std::string hint) {
+  Error e = MakeError(std::move(message), std::move(hint));
+  e.kind = kind;
+  return e;
+}
+
+Error WithKind(Error e, ErrorKind kind) {
+  e.kind = kind;
+  return e;
+}
+
+std::string_view ErrorKindName(ErrorKind k) {
+  switch (k) {
+    case ErrorKind::kInput: return "input";
+    case ErrorKind::kUsage: return "usage";
+    case ErrorKind::kOutput: return "output";
+    case ErrorKind::kInternal: return "internal";
+  }
+  return "internal";
+}
+
 }  // namespace toposcope

@@ -4,10 +4,22 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 
 namespace toposcope {
+
+// What kind of failure an Error is: the CLI maps each kind to one exit code (tools/toposcope).
+enum class ErrorKind {
+  kInput,     // an input cannot be read or is not what it must be (the default)
+  kUsage,     // the request itself is invalid: an option value, a combination of options
+  kOutput,    // an output cannot be written
+  kInternal,  // anything else: a bug
+};
+
+// "input", "usage", "output", "internal".
+std::string_view ErrorKindName(ErrorKind k);
 
 struct Error {
   std::string path;      // file the error is about; empty when none
@@ -15,6 +27,7 @@ struct Error {
   int64_t col = 0;       // 1-based; 0 = unknown
   std::string message;   // what went wrong
   std::string hint;      // what to do about it; may be empty
+  ErrorKind kind = ErrorKind::kInput;
 
   // `path:line:col: error: message (hint)`, leaving out the parts that are unknown.
   [[nodiscard]] std::string ToString() const;
@@ -24,6 +37,10 @@ struct Error {
 Error MakeError(std::string message, std::string hint = {});
 // Builds an Error positioned in a file.
 Error MakeError(std::string path, int64_t line, int64_t col, std::string message, std::string hint = {});
+// Builds an Error of a given kind (kUsage, kOutput, kInternal; MakeError gives kInput).
+Error MakeKindError(ErrorKind kind, std::string message, std::string hint = {});
+// The same error, of another kind (e.g. a reader's error that is the caller's output problem).
+Error WithKind(Error e, ErrorKind kind);
 
 // Either a value or an Error. Modelled on std::expected.
 template <class T>

@@ -1,0 +1,94 @@
+#include "toposcope/app/analyze_command.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+#include <utility>
+
+#include "toposcope/model/pass_dumps.h"
+#include "toposcope/report/outputs.h"
+#include "toposcope/report/pipeline/pass_report.h"
+#include "toposcope/report/pipeline/timeline_file.h"
+
+namespace toposcope::app {
+namespace {
+
+Status CheckRequest(const AnalyzeRequest& req) {
+  if (req.paths.empty() && req.from_dump.empty()) {
+    return MakeKindError(ErrorKind::kUsage, "nothing to analyse", "give files or directories, or --from-dump DIR");
+  }
+  if (req.timeline && req.out.empty()) {
+    return MakeKindError(ErrorKind::kUsage, "the timeline needs an output directory", "add --out DIR");
+  }
+  if (req.dump_passes && req.out.empty()) {
+    return MakeKindError(ErrorKind::kUsage, "pass dumps need an output directory", "add --out DIR");
+  }
+  if (!req.from_dump.empty()) return model::CheckPassDumpDir(req.from_dump);
+  return {};
+}
+
+// The pipeline's options for the request; `timeline` (may be null) receives the merged events.
+analysis::PipelineOptions PipelineOptionsOf(const AnalyzeRequest& req, analysis::TimelineSink* timeline) {
+  analysis::PipelineOptions po;
+  po.analyze = req.options;
+  po.paths = req.paths;
+  po.load.host_override = req.host_override;
+  po.timeline = timeline;
+  po.only = req.only;
+  po.progress = req.progress;
+  if (!req.from_dump.empty()) {
+    po.read_dump = [dir = req.from_dump](std::string_view pass) { return model::ReadPassDump(dir, pass); };
+  }
+  if (req.dump_passes) {
+    po.write_dump = [dir = req.out](std::string_view pass, const std::string& text) {
+      return report::WritePassDump(dir, pass, text);
+    };
+  }
+  return po;
+}
+
+// A partial run (`only`): the dumps of the passes asked for, in pass order.
+Status WriteOnlyDumps(const AnalyzeRequest& req, const analysis::PipelineState& state, AnalyzeOutcome* out) {
+  for (analysis::PassId id : req.only) {
+    Result<std::string> text = analysis::DumpPass(state, id);
+    if (!text.ok()) return WithKind(text.error(), ErrorKind::kInternal);
+    const std::string name(analysis::PassName(id));
+    if (!req.dump_passes) {  // with dump_passes the pipeline wrote it already
+      if (Status st = report::WritePassDump(req.out, name, *text); !st.ok()) return st;
+    }
+    out->written.push_back((std::filesystem::path(req.out) / "passes" / (name + ".json")).string());
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<AnalyzeOutcome> RunAnalyze(const AnalyzeRequest& req) {
+  if (Status st = CheckRequest(req); !st.ok()) return st.error();
+  std::unique_ptr<report::TimelineFile> timeline;
+  if (req.timeline) timeline = std::make_unique<report::TimelineFile>(req.out);
+  const analysis::PipelineOptions po = PipelineOptionsOf(req, timeline.get());
+  analysis::PipelineState state;
+  Result<analysis::PipelineRun> run = analysis::RunPipeline(po, &state);
+  if (!run.ok()) return run.error();
+  AnalyzeOutcome out;
+  out.run = std::move(*run);
+  out.result = analysis::AssembleResult(state, req.options);
+  out.any_input_read = std::any_of(out.result.inputs.begin(), out.result.inputs.end(),
+                                   [](const analysis::InputReport& in) { return !in.skipped; });
+  if (req.out.empty()) return out;
+  if (timeline && out.result.timeline.present) out.written.push_back(timeline->path());
+  if (!req.only.empty()) {
+    if (Status st = WriteOnlyDumps(req, state, &out); !st.ok()) return st.error();
+  } else {
+    if (state.dataset == nullptr) return MakeKindError(ErrorKind::kInternal, "no dataset after a full run");
+    Result<std::vector<std::string>> files = report::WriteAnalysisOutputs(out.result, *state.dataset, req.out);
+    if (!files.ok()) return files.error();
+    for (auto& f : *files) out.written.push_back(std::move(f));
+  }
+  if (Status st = report::WritePassStats(req.out, out.run); !st.ok()) return st.error();
+  out.written.push_back((std::filesystem::path(req.out) / "passes.json").string());
+  return out;
+}
+
+}  // namespace toposcope::app

@@ -1,0 +1,46 @@
+// app/analyze_command: `toposcope analyze` (and `align`, `links`, `islands`, `identify`) as one
+// library call: load the inputs, run the named passes, write the outputs a directory gets, and hand
+// back the result. The CLI parses flags into an AnalyzeRequest and prints what comes back; the
+// demo and, later, the server and the MPI driver call the same function.
+#pragma once
+
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "toposcope/analysis/analyze.h"
+#include "toposcope/analysis/pipeline/pipeline.h"
+#include "toposcope/base/result.h"
+
+namespace toposcope::app {
+
+struct AnalyzeRequest {
+  std::vector<std::string> paths;   // files and directories to read (may be empty with from_dump)
+  std::string host_override;        // attribute every input to this host
+  std::string out;                  // output directory; empty: write nothing
+  analysis::AnalyzeOptions options;
+  bool timeline = false;            // merge every event into out/timeline.json (needs `out`)
+  std::set<analysis::PassId> only;  // produce only these passes (and what they need)
+  std::string from_dump;            // load passes from this directory's passes/*.json
+  bool dump_passes = false;         // write every pass's output to out/passes/<name>.json
+  // Called when a pass starts and ends (progress on a terminal); may be empty.
+  std::function<void(const analysis::PassInfo&, const analysis::PassStats*)> progress;
+};
+
+struct AnalyzeOutcome {
+  analysis::AnalysisResult result;  // assembled from every pass produced
+  analysis::PipelineRun run;        // what each pass cost
+  std::vector<std::string> written; // files written, in order
+  bool any_input_read = false;      // at least one input was read (not skipped)
+};
+
+// Runs the request. With `out`: result.json, topology.json and the exports the result calls for
+// (report::WriteAnalysisOutputs), passes.json, timeline.json with `timeline`, and the pass dumps
+// with `dump_passes`; with `only`, just the dumps of those passes and passes.json (a partial run
+// writes no result.json). Fails with kUsage for an impossible request (timeline or only without
+// out... see the checks), kInput when the inputs or the dump cannot be read, kOutput when an output
+// cannot be written.
+Result<AnalyzeOutcome> RunAnalyze(const AnalyzeRequest& req);
+
+}  // namespace toposcope::app

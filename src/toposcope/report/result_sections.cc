@@ -1,0 +1,25 @@
+#include "toposcope/report/result_sections.h"
+
+#include <nlohmann/json.hpp>
+
+#include "toposcope/report/result_json.h"
+
+namespace toposcope::report {
+
+std::string ResultSectionsText(const analysis::AnalysisResult& r, const std::vector<std::string>& keys) {
+  const nlohmann::json j = ResultToJson(r);
+  nlohmann::json out;
+  out["schema"] = kResultSchema;
+  out["inputs"] = j["inputs"];
+  for (const std::string& k : keys) {
+    if (j.contains(k)) out[k] = j[k];
+  }
+  return DumpSchemaFirst(out);
+}
+
+std::string ArchitectureJsonText(const analysis::AnalysisResult& r) {
+  const nlohmann::json j = ResultToJson(r);
+  return (j.contains("architecture") ? j["architecture"].dump(2) : std::string("null")) + "\n";
+}
+
+}  // namespace toposcope::report
