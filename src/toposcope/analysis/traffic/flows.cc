@@ -684,7 +684,8 @@ const NcclQp* PickNcclQp(const Flow& f, const std::vector<const NcclQp*>& host_q
   }
   // The only qpn of the host, when the log does not say where it goes (a qpn whose peer host is
   // known and is another host belongs to another connection).
-  const bool peer_unknown = all.size() == 1 && (all.front()->peer_rank < 0 || rank_host.count(all.front()->peer_rank) == 0);
+  const bool peer_unknown =
+      all.size() == 1 && (all.front()->peer_rank < 0 || rank_host.count(all.front()->peer_rank) == 0);
   if (pick == nullptr && all.size() == 1 && towards.empty() && peer_unknown) {
     pick = all.front();
     *why = "the only NCCL qpn of " + f.src_host;

@@ -147,7 +147,8 @@ Fit FitOnce(const std::vector<Pattern>& patterns, const std::vector<Edge>& edges
 }
 
 
-using GpuCounters = std::map<int, std::pair<const model::SeriesSummary*, const model::SeriesSummary*>>;  // gpu -> (tx, rx)
+// Per GPU: its (tx, rx) NVLink byte series.
+using GpuCounters = std::map<int, std::pair<const model::SeriesSummary*, const model::SeriesSummary*>>;
 
 // The communicator whose log rings name the most (host, GPU) ranks; *ranks = how many (0: none).
 std::string ChooseCommunicator(const RingReport& rings, size_t* ranks) {
@@ -342,7 +343,9 @@ std::string BlockSamples(const GpuCounters& counters, int g, const TrafficMatrix
   const int n_blocks = std::max(1, static_cast<int>(n_min) / block_len);
   // Block b covers instants [b * n / n_blocks, (b + 1) * n / n_blocks).
   std::vector<int64_t> block_start;
-  for (int b = 0; b < n_blocks; ++b) block_start.push_back(instants[static_cast<size_t>(b) * n_min / static_cast<size_t>(n_blocks)]);
+  for (int b = 0; b < n_blocks; ++b) {
+    block_start.push_back(instants[static_cast<size_t>(b) * n_min / static_cast<size_t>(n_blocks)]);
+  }
   auto block_of = [&](int64_t ts) {
     auto it = std::upper_bound(block_start.begin(), block_start.end(), ts);
     return static_cast<int>(it - block_start.begin()) - 1;
