@@ -42,9 +42,12 @@ struct ConfidenceOptions {
   double path_period_ms = 100.0;  // sampling period used for the per-path delta
 };
 
-// Number of edges a path of this type crosses between two GPUs of one node.
+// Number of edges a path of this type crosses between two GPUs of one node (1 for kUnknown). Never
+// fails.
 int PathEdges(LinkType t);
 
+// The per-period error bounds and max hops under the noise model, and the delta of every link's path
+// at opt.path_period_ms. Returns the report; never fails.
 ConfidenceReport AnalyzeConfidence(const std::vector<LinkReport>& links, const stats::NoiseModel& noise,
                                    const ConfidenceOptions& opt = {});
 

@@ -35,11 +35,13 @@ struct IslandOutput {
   std::vector<IslandReport> islands;
 };
 
-// Needs the links (for island kinds) from AnalyzeLinks.
+// The islands of every host and each GPU's island; needs the links (for island kinds) from
+// AnalyzeLinks. Returns them; never fails.
 IslandOutput AnalyzeIslands(const model::Dataset& ds, const std::vector<LinkReport>& links,
                             const Thresholds& t);
 
-// The affinity of one measured pair: 1 / (1 + exp(-ln(b / T) / width)), T = nvlink_min_gbps.
+// The affinity of one measured pair: 1 / (1 + exp(-ln(b / T) / width)), T = nvlink_min_gbps; 0 for a
+// bandwidth that is not > 0 (NaN included). Never fails.
 double IslandAffinity(double bandwidth_gbps, const Thresholds& t);
 
 }  // namespace toposcope::analysis

@@ -66,9 +66,11 @@ std::string ClassifyBandwidth(double bandwidth_gbps, const Thresholds& t) {
   return "pcie_switch";
 }
 
-std::vector<LinkReport> AnalyzeLinks(const model::Dataset& ds, const Thresholds& t,
-                                     const stats::NoiseModel& noise) {
-  const stats::NoiseQuantiles nq = stats::EstimateNoise(noise, 50000, 12345);
+namespace {
+
+// The drafts of every host's links: the type from what the node declares (nvidia-smi topo refined
+// by NCCL's XML, else the XML), else from the measured bandwidth; the measured bandwidth's mean.
+std::vector<Draft> DraftLinks(const model::Dataset& ds, const Thresholds& t) {
   std::vector<Draft> drafts;
   for (const auto& [host, h] : ds.hosts) {
     std::set<model::GpuPair> pairs;
@@ -105,46 +107,133 @@ std::vector<LinkReport> AnalyzeLinks(const model::Dataset& ds, const Thresholds&
       drafts.push_back(d);
     }
   }
+  return drafts;
+}
 
-  // References: per host and type, the modal lane count and the per-lane (NVLink) or per-link (PCIe)
-  // median bandwidth; per type across the fleet as a fallback.
-  struct Ref {
-    std::map<int, int> lane_votes;
-    std::vector<double> per_lane;  // NVLink: bw / lanes of links at the modal lanes
-    std::vector<double> bw;        // all measured bandwidths
-  };
-  std::map<std::pair<std::string, LinkType>, Ref> host_ref;
-  std::map<LinkType, Ref> fleet_ref;
+// What links of one type show (on one host, or across the fleet).
+struct Ref {
+  std::map<int, int> lane_votes;
+  std::vector<double> per_lane;  // NVLink: bw / lanes of links at the modal lanes
+  std::vector<double> bw;        // all measured bandwidths
+};
+
+// The modal lane count of a reference (the larger count on ties; 0 with no votes).
+int ModalLanes(const Ref& r) {
+  int best = 0, votes = -1;
+  for (const auto& [lanes, n] : r.lane_votes) {
+    if (n > votes || (n == votes && lanes > best)) {
+      best = lanes;
+      votes = n;
+    }
+  }
+  return best;
+}
+
+// References: per host and type, the modal lane count and the per-lane (NVLink) or per-link (PCIe)
+// median bandwidth; per type across the fleet as a fallback.
+struct LinkRefs {
+  std::map<std::pair<std::string, LinkType>, Ref> host;
+  std::map<LinkType, Ref> fleet;
+  std::map<LinkType, double> fleet_median;
+};
+
+// The references of the drafts.
+LinkRefs BuildRefs(const std::vector<Draft>& drafts) {
+  LinkRefs refs;
   for (const auto& d : drafts) {
-    Ref& r = host_ref[{d.host, d.cls.type}];
+    Ref& r = refs.host[{d.host, d.cls.type}];
     if (d.cls.lanes > 0) ++r.lane_votes[d.cls.lanes];
     if (!std::isnan(d.bw)) {
       r.bw.push_back(d.bw);
-      fleet_ref[d.cls.type].bw.push_back(d.bw);
+      refs.fleet[d.cls.type].bw.push_back(d.bw);
     }
   }
-  auto modal = [](const Ref& r) {
-    int best = 0, votes = -1;
-    for (const auto& [lanes, n] : r.lane_votes) {
-      if (n > votes || (n == votes && lanes > best)) {
-        best = lanes;
-        votes = n;
-      }
-    }
-    return best;
-  };
   for (const auto& d : drafts) {
-    Ref& r = host_ref[{d.host, d.cls.type}];
-    const int m = modal(r);
+    Ref& r = refs.host[{d.host, d.cls.type}];
+    const int m = ModalLanes(r);
     if (m > 0 && d.cls.lanes == m && !std::isnan(d.bw)) r.per_lane.push_back(d.bw / m);
   }
-  std::map<LinkType, double> fleet_median;
-  for (auto& [type, r] : fleet_ref) fleet_median[type] = Median(r.bw);
+  for (auto& [type, r] : refs.fleet) refs.fleet_median[type] = Median(r.bw);
+  return refs;
+}
 
+// Sets l->expected_lanes / expected_gbps of draft `d` from its host reference `r` (else the
+// fleet's); returns the basis of the expectation ("" when there is none).
+std::string SetExpectation(const Draft& d, const Ref& r, LinkRefs& refs, LinkReport* l) {
+  std::string basis;
+  if (IsNvlinkFamily(d.cls.type) && d.cls.lanes > 0) {
+    l->expected_lanes = ModalLanes(r);
+    if (!r.per_lane.empty()) {
+      l->expected_gbps = Median(r.per_lane) * l->expected_lanes;
+      basis = "per-lane median of " + std::to_string(r.per_lane.size()) + " " +
+              std::string(LinkTypeName(d.cls.type)) + " links on the host x " +
+              std::to_string(l->expected_lanes) + " lanes";
+    }
+  } else if (r.bw.size() >= 3) {
+    l->expected_gbps = Median(r.bw);
+    basis = "median of " + std::to_string(r.bw.size()) + " " + std::string(LinkTypeName(d.cls.type)) +
+            " links on the host";
+  } else if (refs.fleet[d.cls.type].bw.size() >= 3) {
+    l->expected_gbps = refs.fleet_median[d.cls.type];
+    basis = "median of " + std::to_string(refs.fleet[d.cls.type].bw.size()) + " " +
+            std::string(LinkTypeName(d.cls.type)) + " links in the fleet";
+  }
+  return basis;
+}
+
+// The verdict on a link with its expectation set: degraded or not, the confidence in that under the
+// noise quantiles `nq`, and the evidence (`basis`: where the expectation comes from).
+void JudgeLink(const Draft& d, const std::string& basis, const Thresholds& t, const stats::NoiseQuantiles& nq,
+               LinkReport* l) {
+  const bool lanes_low = l->expected_lanes > 0 && l->lanes > 0 && l->lanes < l->expected_lanes;
+  const double ratio = l->bandwidth_gbps / l->expected_gbps;  // NaN when either is unknown
+  const bool bw_low = !std::isnan(ratio) && ratio < t.degraded_ratio;
+  l->degraded = lanes_low || bw_low;
+  std::string ev;
+  if (lanes_low) {
+    ev += std::to_string(l->lanes) + " NVLink lanes where its peers have " + std::to_string(l->expected_lanes);
+  }
+  if (!std::isnan(ratio)) {
+    if (!ev.empty()) ev += "; ";
+    ev += "measured " + FormatFixed(l->bandwidth_gbps, 1) + " GB/s = " + FormatFixed(100 * ratio, 1) +
+          "% of expected " + FormatFixed(l->expected_gbps, 1) + " GB/s (" + basis + ")";
+    // Confidence in the verdict under the noise model: for a degraded verdict, how unlikely a
+    // healthy link measures this low; for a healthy one, how unlikely a link degraded to the
+    // threshold measures this high.
+    const double p_healthy_this_low = nq.Cdf(ratio - 1.0);
+    const double p_degraded_this_high = 1.0 - nq.Cdf(ratio / t.degraded_ratio - 1.0);
+    l->confidence = l->degraded ? (bw_low ? 1.0 - p_healthy_this_low : 0.99) : 1.0 - p_degraded_this_high;
+    if (lanes_low) l->confidence = std::max(l->confidence, 0.99);
+  } else if (lanes_low) {
+    l->confidence = 0.99;
+    ev += " (declared; bandwidth not measured)";
+  } else if (std::isnan(l->bandwidth_gbps)) {
+    ev += "not measured";
+  } else {
+    ev += "measured " + FormatFixed(l->bandwidth_gbps, 1) + " GB/s; no reference for its type";
+  }
+  if (!l->bandwidth_class.empty() && d.type_source != "bandwidth") {
+    const bool declared_nv = IsNvlinkFamily(l->type);
+    const bool measured_nv = l->bandwidth_class == "nvlink";
+    if (declared_nv != measured_nv) {
+      ev += "; declared " + std::string(LinkTypeName(l->type)) + " but the bandwidth looks like " +
+            l->bandwidth_class;
+    }
+  }
+  l->evidence = ev;
+}
+
+}  // namespace
+
+std::vector<LinkReport> AnalyzeLinks(const model::Dataset& ds, const Thresholds& t,
+                                     const stats::NoiseModel& noise) {
+  const stats::NoiseQuantiles nq = stats::EstimateNoise(noise, 50000, 12345);
+  const std::vector<Draft> drafts = DraftLinks(ds, t);
+  LinkRefs refs = BuildRefs(drafts);
   std::vector<LinkReport> out;
   out.reserve(drafts.size());
   for (const auto& d : drafts) {
-    const Ref& r = host_ref[{d.host, d.cls.type}];
+    const Ref& r = refs.host[{d.host, d.cls.type}];
     LinkReport l;
     l.a = GpuName(d.host, d.pair.first);
     l.b = GpuName(d.host, d.pair.second);
@@ -153,60 +242,8 @@ std::vector<LinkReport> AnalyzeLinks(const model::Dataset& ds, const Thresholds&
     l.type_source = d.type_source;
     l.bandwidth_gbps = d.bw;
     l.bandwidth_class = ClassifyBandwidth(d.bw, t);
-    std::string basis;
-    if (IsNvlinkFamily(d.cls.type) && d.cls.lanes > 0) {
-      l.expected_lanes = modal(r);
-      if (!r.per_lane.empty()) {
-        l.expected_gbps = Median(r.per_lane) * l.expected_lanes;
-        basis = "per-lane median of " + std::to_string(r.per_lane.size()) + " " +
-                std::string(LinkTypeName(d.cls.type)) + " links on the host x " +
-                std::to_string(l.expected_lanes) + " lanes";
-      }
-    } else if (r.bw.size() >= 3) {
-      l.expected_gbps = Median(r.bw);
-      basis = "median of " + std::to_string(r.bw.size()) + " " + std::string(LinkTypeName(d.cls.type)) +
-              " links on the host";
-    } else if (fleet_ref[d.cls.type].bw.size() >= 3) {
-      l.expected_gbps = fleet_median[d.cls.type];
-      basis = "median of " + std::to_string(fleet_ref[d.cls.type].bw.size()) + " " +
-              std::string(LinkTypeName(d.cls.type)) + " links in the fleet";
-    }
-
-    const bool lanes_low = l.expected_lanes > 0 && l.lanes > 0 && l.lanes < l.expected_lanes;
-    const double ratio = l.bandwidth_gbps / l.expected_gbps;  // NaN when either is unknown
-    const bool bw_low = !std::isnan(ratio) && ratio < t.degraded_ratio;
-    l.degraded = lanes_low || bw_low;
-    std::string ev;
-    if (lanes_low) {
-      ev += std::to_string(l.lanes) + " NVLink lanes where its peers have " + std::to_string(l.expected_lanes);
-    }
-    if (!std::isnan(ratio)) {
-      if (!ev.empty()) ev += "; ";
-      ev += "measured " + FormatFixed(l.bandwidth_gbps, 1) + " GB/s = " + FormatFixed(100 * ratio, 1) +
-            "% of expected " + FormatFixed(l.expected_gbps, 1) + " GB/s (" + basis + ")";
-      // Confidence in the verdict under the noise model: for a degraded verdict, how unlikely a
-      // healthy link measures this low; for a healthy one, how unlikely a link degraded to the
-      // threshold measures this high.
-      const double p_healthy_this_low = nq.Cdf(ratio - 1.0);
-      const double p_degraded_this_high = 1.0 - nq.Cdf(ratio / t.degraded_ratio - 1.0);
-      l.confidence = l.degraded ? (bw_low ? 1.0 - p_healthy_this_low : 0.99) : 1.0 - p_degraded_this_high;
-      if (lanes_low) l.confidence = std::max(l.confidence, 0.99);
-    } else if (lanes_low) {
-      l.confidence = 0.99;
-      ev += " (declared; bandwidth not measured)";
-    } else if (std::isnan(l.bandwidth_gbps)) {
-      ev += "not measured";
-    } else {
-      ev += "measured " + FormatFixed(l.bandwidth_gbps, 1) + " GB/s; no reference for its type";
-    }
-    if (!l.bandwidth_class.empty() && d.type_source != "bandwidth") {
-      const bool declared_nv = IsNvlinkFamily(l.type);
-      const bool measured_nv = l.bandwidth_class == "nvlink";
-      if (declared_nv != measured_nv) {
-        ev += "; declared " + std::string(LinkTypeName(l.type)) + " but the bandwidth looks like " + l.bandwidth_class;
-      }
-    }
-    l.evidence = ev;
+    const std::string basis = SetExpectation(d, r, refs, &l);
+    JudgeLink(d, basis, t, nq, &l);
     out.push_back(std::move(l));
   }
   return out;

@@ -40,10 +40,12 @@ Thresholds SeedThresholds();
 // Thresholds for current hardware (PCIe Gen4/Gen5 P2P reaches 22-57 GB/s).
 Thresholds ModernThresholds();
 
-// "nvlink", "pcie_switch" or "pcie_cpu" for a measured unidirectional bandwidth.
+// "nvlink", "pcie_switch" or "pcie_cpu" for a measured unidirectional bandwidth; "" for NaN (not
+// measured). Never fails.
 std::string ClassifyBandwidth(double bandwidth_gbps, const Thresholds& t);
 
-// The links of every host, sorted by host then pair.
+// The links of every host, sorted by host then pair, with their type, expected bandwidth and
+// degraded verdict. Never fails: unknown bandwidths leave the verdict to the lanes.
 std::vector<LinkReport> AnalyzeLinks(const model::Dataset& ds, const Thresholds& t,
                                      const stats::NoiseModel& noise);
 

@@ -21,7 +21,9 @@ struct AlignOutput {
   std::vector<std::string> diagnostics;
 };
 
-// Fails only when an input cannot be read at all or a merge run cannot be written.
+// Maps, merges and hands every event of the dataset's inputs to `sink` and returns the timeline
+// counts, the stragglers found and the readers' diagnostics. Fails only when an input cannot be
+// read at all or a merge run cannot be written.
 Result<AlignOutput> AlignDataset(const model::Dataset& ds, const std::vector<HostClockFit>& clocks,
                                  const std::function<void(const MergedEvent&)>& sink);
 

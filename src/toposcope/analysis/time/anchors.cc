@@ -150,128 +150,144 @@ AnchorGroups CollectAnchors(const model::Dataset& ds, const AnchorOptions& opt, 
   return out;
 }
 
-std::vector<HostAnchorReport> RefineClocksWithAnchors(std::vector<HostClockFit>* fits, const AnchorGroups& groups,
-                                                      const AnchorOptions& opt, const TimesyncOptions& topt) {
-  std::vector<HostAnchorReport> reports;
-  if (!opt.enabled || groups.groups.empty()) return reports;
+namespace {
+
+// The sync-only robust model of every anchor host and its error.
+struct SyncModels {
+  std::map<std::string, size_t> fit_of;  // host -> index into the fits
+  std::vector<ClockModel> model;         // per anchor host index
+  std::vector<bool> has_sync;            // the host has a clock fit
+  std::vector<double> sigma_us;          // INFINITY without one
+};
+
+// The sync-only models of the anchor hosts from `fits` (a bare robust model for hosts without a fit).
+SyncModels CollectSyncModels(const std::vector<HostClockFit>& fits, const AnchorGroups& groups,
+                             const TimesyncOptions& topt) {
   const size_t n_hosts = groups.hosts.size();
-  // The sync-only robust model and its error, per anchor host index.
-  std::map<std::string, size_t> fit_of;
-  for (size_t i = 0; i < fits->size(); ++i) fit_of[(*fits)[i].host] = i;
-  std::vector<ClockModel> sync_model(n_hosts);
-  std::vector<bool> has_sync(n_hosts, false);
-  std::vector<double> sync_sigma_us(n_hosts, INFINITY);
+  SyncModels s;
+  for (size_t i = 0; i < fits.size(); ++i) s.fit_of[fits[i].host] = i;
+  s.model.resize(n_hosts);
+  s.has_sync.assign(n_hosts, false);
+  s.sigma_us.assign(n_hosts, INFINITY);
   for (size_t h = 0; h < n_hosts; ++h) {
-    auto it = fit_of.find(groups.hosts[h]);
-    if (it == fit_of.end()) {
-      sync_model[h].host = groups.hosts[h];
-      sync_model[h].kind = ClockModelKind::kRobust;
+    auto it = s.fit_of.find(groups.hosts[h]);
+    if (it == s.fit_of.end()) {
+      s.model[h].host = groups.hosts[h];
+      s.model[h].kind = ClockModelKind::kRobust;
       continue;
     }
-    sync_model[h] = (*fits)[it->second].Best();
-    has_sync[h] = true;
-    sync_sigma_us[h] = SyncModelSigmaUs(sync_model[h], topt);
+    s.model[h] = fits[it->second].Best();
+    s.has_sync[h] = true;
+    s.sigma_us[h] = SyncModelSigmaUs(s.model[h], topt);
   }
-  std::vector<ClockModel> current = sync_model;
-  std::vector<double> sigma_us = sync_sigma_us;
-  reports.resize(n_hosts);
-  const double simult2 = opt.simultaneity_us * opt.simultaneity_us;
+  return s;
+}
 
-  for (int round = 0; round < std::max(1, opt.rounds); ++round) {
-    std::vector<std::vector<SyncSample>> samples(n_hosts);
-    std::vector<std::pair<double, double>> vw;
-    std::vector<double> g;
-    for (const auto& grp : groups.groups) {
-      // Global-time estimates of the common instant from every host's current model.
-      g.assign(grp.size(), 0.0);
-      vw.clear();
-      for (size_t k = 0; k < grp.size(); ++k) {
-        const int h = grp[k].first;
-        g[k] = static_cast<double>(current[static_cast<size_t>(h)].ToGlobalNs(grp[k].second));
-        const double s = sigma_us[static_cast<size_t>(h)];
-        if (std::isfinite(s)) vw.emplace_back(g[k], 1.0 / (s * s + simult2));
-      }
-      if (vw.empty()) continue;
-      const double med = WeightedMedian(vw);
-      // Consensus over inliers, leaving each host out of its own reference.
-      double w_sum = 0, wg_sum = 0;
-      std::vector<double> w(grp.size(), 0.0);
-      for (size_t k = 0; k < grp.size(); ++k) {
-        const double s = sigma_us[static_cast<size_t>(grp[k].first)];
-        if (!std::isfinite(s)) continue;
-        const double tol_ns = (5.0 * std::sqrt(s * s + simult2) + 2.0) * kNsPerUs;
-        if (std::abs(g[k] - med) > tol_ns) continue;  // a host off by a step or a bad model
-        w[k] = 1.0 / (s * s + simult2);
-        w_sum += w[k];
-        wg_sum += w[k] * (g[k] - med);
-      }
-      for (size_t k = 0; k < grp.size(); ++k) {
-        const double W = w_sum - w[k];
-        if (!(W > 0)) continue;
-        const double ref = med + (wg_sum - w[k] * (g[k] - med)) / W;
-        SyncSample s;
-        s.local_ns = grp[k].second;
-        s.ref_ns = static_cast<int64_t>(std::llround(ref));
-        s.uncertainty_ns = std::sqrt(simult2 + 1.0 / W) * kNsPerUs;
-        samples[static_cast<size_t>(grp[k].first)].push_back(s);
-      }
+// One consensus round's anchor samples per host: for every group, each host's local end against the
+// inverse-variance consensus of the other hosts' global estimates (current models and errors), over
+// the inliers around the weighted median.
+std::vector<std::vector<SyncSample>> ConsensusSamples(const AnchorGroups& groups,
+                                                      const std::vector<ClockModel>& current,
+                                                      const std::vector<double>& sigma_us, double simult2) {
+  std::vector<std::vector<SyncSample>> samples(groups.hosts.size());
+  std::vector<std::pair<double, double>> vw;
+  std::vector<double> g;
+  for (const auto& grp : groups.groups) {
+    // Global-time estimates of the common instant from every host's current model.
+    g.assign(grp.size(), 0.0);
+    vw.clear();
+    for (size_t k = 0; k < grp.size(); ++k) {
+      const int h = grp[k].first;
+      g[k] = static_cast<double>(current[static_cast<size_t>(h)].ToGlobalNs(grp[k].second));
+      const double s = sigma_us[static_cast<size_t>(h)];
+      if (std::isfinite(s)) vw.emplace_back(g[k], 1.0 / (s * s + simult2));
     }
-    std::vector<ClockModel> next = current;
-    std::vector<double> next_sigma = sigma_us;
-    for (size_t h = 0; h < n_hosts; ++h) {
-      auto& sm = samples[h];
-      HostAnchorReport& rep = reports[h];
-      rep = HostAnchorReport{};
-      rep.host = groups.hosts[h];
-      rep.anchors = static_cast<int>(sm.size());
-      rep.sync_sigma_us = sync_sigma_us[h];
-      if (static_cast<int>(sm.size()) < opt.min_anchors_per_host) continue;
-      std::sort(sm.begin(), sm.end(), [](const SyncSample& a, const SyncSample& b) { return a.local_ns < b.local_ns; });
-      ClockModel am = FitRobustModel(sm, topt);
-      std::vector<double> res;
-      res.reserve(sm.size());
-      for (const auto& s : sm) res.push_back(std::abs(s.offset_ns() - am.OffsetNs(s.local_ns)) / kNsPerUs);
-      rep.scatter_us = 1.4826 * Median(res);
-      const double span_s = static_cast<double>(sm.back().local_ns - sm.front().local_ns) / 1e9;
-      const double window_s = 2.0 * topt.knot_spacing_s;
-      const double n_eff = span_s > window_s ? static_cast<double>(sm.size()) * window_s / span_s
-                                             : static_cast<double>(sm.size());
-      const double noise = rep.scatter_us / std::sqrt(std::max(1.0, n_eff));
-      const double anchor_sigma = std::sqrt(noise * noise + opt.bias_floor_us * opt.bias_floor_us);
-      const double ws = std::isfinite(sync_sigma_us[h]) ? 1.0 / (sync_sigma_us[h] * sync_sigma_us[h]) : 0.0;
-      const double wa = 1.0 / (anchor_sigma * anchor_sigma);
-      rep.weight = wa / (wa + ws);
-      if (has_sync[h]) {
-        next[h] = BlendModels(sync_model[h], am, rep.weight, sm.front().local_ns, sm.back().local_ns + 1);
-      } else {
-        next[h] = am;
-        next[h].host = groups.hosts[h];
-      }
-      next_sigma[h] = 1.0 / std::sqrt(wa + ws);
-      // Steps the anchors see and the sync records did not (only when the anchors dominate).
-      if (rep.weight >= 0.5) {
-        const auto tol = static_cast<int64_t>(topt.knot_spacing_s * 1e9);
-        for (int64_t st : am.steps_local_ns) {
-          bool known = false;
-          for (int64_t s0 : sync_model[h].steps_local_ns) known = known || std::llabs(st - s0) <= tol;
-          if (!known) rep.new_steps_local_ns.push_back(st);
-        }
-      }
-      next[h].anchor_points = rep.anchors;
-      next[h].anchor_weight = rep.weight;
+    if (vw.empty()) continue;
+    const double med = WeightedMedian(vw);
+    // Consensus over inliers, leaving each host out of its own reference.
+    double w_sum = 0, wg_sum = 0;
+    std::vector<double> w(grp.size(), 0.0);
+    for (size_t k = 0; k < grp.size(); ++k) {
+      const double s = sigma_us[static_cast<size_t>(grp[k].first)];
+      if (!std::isfinite(s)) continue;
+      const double tol_ns = (5.0 * std::sqrt(s * s + simult2) + 2.0) * kNsPerUs;
+      if (std::abs(g[k] - med) > tol_ns) continue;  // a host off by a step or a bad model
+      w[k] = 1.0 / (s * s + simult2);
+      w_sum += w[k];
+      wg_sum += w[k] * (g[k] - med);
     }
-    current = std::move(next);
-    sigma_us = std::move(next_sigma);
+    for (size_t k = 0; k < grp.size(); ++k) {
+      const double W = w_sum - w[k];
+      if (!(W > 0)) continue;
+      const double ref = med + (wg_sum - w[k] * (g[k] - med)) / W;
+      SyncSample s;
+      s.local_ns = grp[k].second;
+      s.ref_ns = static_cast<int64_t>(std::llround(ref));
+      s.uncertainty_ns = std::sqrt(simult2 + 1.0 / W) * kNsPerUs;
+      samples[static_cast<size_t>(grp[k].first)].push_back(s);
+    }
   }
+  return samples;
+}
 
-  // Write back: the robust model of every host the anchors touched.
-  for (size_t h = 0; h < n_hosts; ++h) {
+// Host h's model after one round: the anchor model from its samples `sm` (sorted here) blended with
+// its sync-only model by inverse variance, into *next and *next_sigma; *rep says what the anchors did.
+// Leaves *next and *next_sigma as they are when the host has too few anchors.
+void RefineHost(size_t h, std::vector<SyncSample>& sm, const AnchorGroups& groups, const SyncModels& sync,
+                const AnchorOptions& opt, const TimesyncOptions& topt, HostAnchorReport* rep, ClockModel* next,
+                double* next_sigma) {
+  *rep = HostAnchorReport{};
+  rep->host = groups.hosts[h];
+  rep->anchors = static_cast<int>(sm.size());
+  rep->sync_sigma_us = sync.sigma_us[h];
+  if (static_cast<int>(sm.size()) < opt.min_anchors_per_host) return;
+  std::sort(sm.begin(), sm.end(), [](const SyncSample& a, const SyncSample& b) { return a.local_ns < b.local_ns; });
+  ClockModel am = FitRobustModel(sm, topt);
+  std::vector<double> res;
+  res.reserve(sm.size());
+  for (const auto& s : sm) res.push_back(std::abs(s.offset_ns() - am.OffsetNs(s.local_ns)) / kNsPerUs);
+  rep->scatter_us = stats::kMadToSigma * Median(res);
+  const double span_s = static_cast<double>(sm.back().local_ns - sm.front().local_ns) / 1e9;
+  const double window_s = 2.0 * topt.knot_spacing_s;
+  const double n_eff = span_s > window_s ? static_cast<double>(sm.size()) * window_s / span_s
+                                         : static_cast<double>(sm.size());
+  const double noise = rep->scatter_us / std::sqrt(std::max(1.0, n_eff));
+  const double anchor_sigma = std::sqrt(noise * noise + opt.bias_floor_us * opt.bias_floor_us);
+  const double ws = std::isfinite(sync.sigma_us[h]) ? 1.0 / (sync.sigma_us[h] * sync.sigma_us[h]) : 0.0;
+  const double wa = 1.0 / (anchor_sigma * anchor_sigma);
+  rep->weight = wa / (wa + ws);
+  if (sync.has_sync[h]) {
+    *next = BlendModels(sync.model[h], am, rep->weight, sm.front().local_ns, sm.back().local_ns + 1);
+  } else {
+    *next = am;
+    next->host = groups.hosts[h];
+  }
+  *next_sigma = 1.0 / std::sqrt(wa + ws);
+  // Steps the anchors see and the sync records did not (only when the anchors dominate).
+  if (rep->weight >= 0.5) {
+    const auto tol = static_cast<int64_t>(topt.knot_spacing_s * 1e9);
+    for (int64_t st : am.steps_local_ns) {
+      bool known = false;
+      for (int64_t s0 : sync.model[h].steps_local_ns) known = known || std::llabs(st - s0) <= tol;
+      if (!known) rep->new_steps_local_ns.push_back(st);
+    }
+  }
+  next->anchor_points = rep->anchors;
+  next->anchor_weight = rep->weight;
+}
+
+// Writes the refined robust model of every host the anchors touched back into *fits (a new fit for
+// hosts without one), then sorts the fits by host.
+void WriteBackModels(std::vector<HostClockFit>* fits, const AnchorGroups& groups, const SyncModels& sync,
+                     const std::vector<ClockModel>& current, const std::vector<HostAnchorReport>& reports,
+                     const TimesyncOptions& topt) {
+  for (size_t h = 0; h < groups.hosts.size(); ++h) {
     if (current[h].anchor_points == 0) continue;
     ClockModel m = current[h];
     for (int64_t st : reports[h].new_steps_local_ns) m.steps_local_ns.push_back(st);
     std::sort(m.steps_local_ns.begin(), m.steps_local_ns.end());
-    auto it = fit_of.find(groups.hosts[h]);
-    if (it == fit_of.end()) {
+    auto it = sync.fit_of.find(groups.hosts[h]);
+    if (it == sync.fit_of.end()) {
       HostClockFit fit = FitHostClock(groups.hosts[h], {}, topt);
       for (auto& mm : fit.models) {
         if (mm.kind == ClockModelKind::kRobust) mm = m;
@@ -289,6 +305,33 @@ std::vector<HostAnchorReport> RefineClocksWithAnchors(std::vector<HostClockFit>*
     }
   }
   std::sort(fits->begin(), fits->end(), [](const HostClockFit& a, const HostClockFit& b) { return a.host < b.host; });
+}
+
+}  // namespace
+
+std::vector<HostAnchorReport> RefineClocksWithAnchors(std::vector<HostClockFit>* fits, const AnchorGroups& groups,
+                                                      const AnchorOptions& opt, const TimesyncOptions& topt) {
+  std::vector<HostAnchorReport> reports;
+  if (!opt.enabled || groups.groups.empty()) return reports;
+  const size_t n_hosts = groups.hosts.size();
+  // The sync-only robust model and its error, per anchor host index.
+  const SyncModels sync = CollectSyncModels(*fits, groups, topt);
+  std::vector<ClockModel> current = sync.model;
+  std::vector<double> sigma_us = sync.sigma_us;
+  reports.resize(n_hosts);
+  const double simult2 = opt.simultaneity_us * opt.simultaneity_us;
+
+  for (int round = 0; round < std::max(1, opt.rounds); ++round) {
+    std::vector<std::vector<SyncSample>> samples = ConsensusSamples(groups, current, sigma_us, simult2);
+    std::vector<ClockModel> next = current;
+    std::vector<double> next_sigma = sigma_us;
+    for (size_t h = 0; h < n_hosts; ++h) {
+      RefineHost(h, samples[h], groups, sync, opt, topt, &reports[h], &next[h], &next_sigma[h]);
+    }
+    current = std::move(next);
+    sigma_us = std::move(next_sigma);
+  }
+  WriteBackModels(fits, groups, sync, current, reports, topt);
   return reports;
 }
 

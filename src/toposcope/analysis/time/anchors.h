@@ -41,7 +41,8 @@ struct AnchorGroups {
   int64_t groups_dropped = 0;  // over max_groups, or seen on one host only
 };
 
-// Streams the dataset's event inputs once and collects the groups. Read problems go to `diag`.
+// Streams the dataset's event inputs once and returns the groups (none when `opt.enabled` is off).
+// Never fails: read problems go to `diag`, and what was read still counts.
 AnchorGroups CollectAnchors(const model::Dataset& ds, const AnchorOptions& opt, Diagnostics* diag);
 
 // Per host: what the anchors did.
@@ -63,7 +64,8 @@ struct AnchorReport {
 
 // Refines each host's robust model in place with the anchors (hosts with no sync model get one
 // built from anchors alone). The none/linear/quadratic models are left as they are: they are the
-// seed's sync-only baselines.
+// seed's sync-only baselines. Returns what the anchors did per anchor host (empty when disabled or
+// without groups); never fails: a host with too few anchors keeps its sync-only model.
 std::vector<HostAnchorReport> RefineClocksWithAnchors(std::vector<HostClockFit>* fits, const AnchorGroups& groups,
                                                       const AnchorOptions& opt, const TimesyncOptions& topt);
 

@@ -197,7 +197,7 @@ std::vector<TelemetryFinding> StragglerDetector::Finish(const TelemetryOptions& 
   if (instances == 0) return out;
   std::vector<double> dev;
   for (double v : all) dev.push_back(std::abs(v));
-  const double sigma = 1.4826 * Median(dev);
+  const double sigma = stats::kMadToSigma * Median(dev);
   const double cut = std::max(opt.straggler_min_us, 8 * sigma);
   // Each rank's 90th-percentile lateness; the ranks' typical value is the jitter every rank shows.
   std::vector<double> q90(ranks, 0.0);

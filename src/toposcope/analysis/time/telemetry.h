@@ -62,13 +62,17 @@ struct TelemetryReport {
 };
 
 // Fields, sampling warnings and thermal down-speed from the DCGM store; clock steps from the fits.
+// Returns the report (empty for an empty store and no fits); never fails.
 TelemetryReport AnalyzeTelemetry(const model::DcgmStore& dcgm, const std::vector<HostClockFit>& clocks,
                                  const TelemetryOptions& opt = {});
 
 // Streams merged events and finds stragglers among the ranks running NCCL kernels.
 class StragglerDetector {
  public:
+  // Adds one merged event (events other than complete NCCL kernel events are ignored). Never fails.
   void Add(const MergedEvent& m);
+  // The straggler findings (empty with fewer than three ranks, or when no rank is consistently late
+  // by more than opt.straggler_min_us); never fails.
   [[nodiscard]] std::vector<TelemetryFinding> Finish(const TelemetryOptions& opt = {}) const;
 
  private:

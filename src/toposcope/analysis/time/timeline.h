@@ -51,7 +51,10 @@ struct MergeOptions {
   size_t run_events = 1 << 18;  // events held in memory before a run is spilled
 };
 
-// `clocks` maps a host to the model that maps its local time (hosts absent: offset 0, counted).
+// Merges the events of every source, mapped to global time, into `out` in (global time, source,
+// order) order; `clocks` maps a host to the model that maps its local time (hosts absent: offset 0,
+// counted). Counts go to *stats (may be null). Fails when a source fails (its error), when a
+// temporary run file cannot be created or written, or when a run file loses events.
 Status MergeTimeline(const std::vector<EventSource>& sources, const std::map<std::string, const ClockModel*>& clocks,
                      const std::function<void(const MergedEvent&)>& out, MergeStats* stats,
                      const MergeOptions& opt = {});

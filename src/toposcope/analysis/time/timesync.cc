@@ -158,7 +158,7 @@ std::pair<double, double> RobustLocalFit(const std::vector<SyncSample>& s, size_
     }
     std::vector<double> absr(n);
     for (size_t i = 0; i < n; ++i) absr[i] = std::abs(res[i]);
-    const double scale = 1.4826 * Median(absr);
+    const double scale = stats::kMadToSigma * Median(absr);
     if (!(scale > 0)) break;
     const double cut = 4.685 * scale;
     for (size_t i = 0; i < n; ++i) {
@@ -179,7 +179,7 @@ std::vector<size_t> FindSteps(const std::vector<SyncSample>& s, double threshold
   if (n < 2 * m + 1) return steps;
   std::vector<double> diffs;
   for (size_t i = 0; i + 1 < n; ++i) diffs.push_back(std::abs(s[i + 1].offset_ns() - s[i].offset_ns()));
-  const double noise = 1.4826 * Median(diffs) / std::sqrt(2.0);
+  const double noise = stats::kMadToSigma * Median(diffs) / std::sqrt(2.0);
   const double thr = threshold_ns > 0 ? threshold_ns : std::max(12.0 * noise, 1000.0);
   std::vector<double> jump(n, 0.0);
   for (size_t i = m - 1; i + m < n; ++i) {

@@ -28,7 +28,8 @@ struct SyncSample {
 };
 
 enum class ClockModelKind { kNone, kLinear, kQuadratic, kRobust };
-std::string_view ClockModelName(ClockModelKind k);  // "none", "linear", "quadratic", "robust"
+// The kind's name: "none", "linear", "quadratic", "robust" ("none" outside the enum). Never fails.
+std::string_view ClockModelName(ClockModelKind k);
 
 struct ClockSegment {
   int64_t start_local_ns = 0;  // segment covers [start, end); the first and last extend to +-inf
@@ -49,9 +50,9 @@ struct ClockModel {
   int anchor_points = 0;               // implicit anchors folded in (robust model only)
   double anchor_weight = 0;            // their share of the blend inside the anchored span, 0..1
 
-  // The offset (local - global) at a local time, in ns.
+  // The offset (local - global) at a local time, in ns; 0 for a model without segments.
   [[nodiscard]] double OffsetNs(int64_t local_ns) const;
-  // The global time of a local time.
+  // The global time of a local time (local - rounded OffsetNs). Never fails.
   [[nodiscard]] int64_t ToGlobalNs(int64_t local_ns) const;
 };
 
@@ -68,23 +69,27 @@ struct HostClockFit {
   std::string host;
   std::vector<ClockModel> models;  // none, linear, quadratic, robust (in that order)
   std::vector<SyncSample> heldout; // the held-out sync points the residuals are measured on
-  [[nodiscard]] const ClockModel& Best() const;  // the robust model unless it is missing
+  // The robust model, else the last model; `models` must not be empty (FitHostClock fills all four).
+  [[nodiscard]] const ClockModel& Best() const;
 };
 
-// Sets a model's held-out residuals (mean and p99 of |error|, µs).
+// Sets a model's held-out residuals (mean and p99 of |error|, µs) and heldout_points; without
+// held-out points the residuals are left as they are. Never fails.
 void ScoreHeldOut(ClockModel& m, const std::vector<SyncSample>& held);
 
-// Our robust model alone, on samples sorted by local_ns (no hold-out, no residuals).
+// Our robust model alone, on samples sorted by local_ns (no hold-out, no residuals). Returns it;
+// never fails: fewer than 2 samples give a constant model.
 ClockModel FitRobustModel(const std::vector<SyncSample>& sorted, const TimesyncOptions& opt = {});
 
 // Inside [from_local_ns, to_local_ns) the inverse-variance blend (1 - b_weight) * a + b_weight * b
 // of two piecewise-linear models; outside, `a` unchanged. Quadratic terms are evaluated at each
-// segment start (exact for the linear segments of the robust model).
+// segment start (exact for the linear segments of the robust model). Returns the blend; `a` itself
+// when b_weight <= 0, the span is empty or `b` has no segments. Never fails.
 ClockModel BlendModels(const ClockModel& a, const ClockModel& b, double b_weight, int64_t from_local_ns,
                        int64_t to_local_ns);
 
-// Fits the four models for one host. Samples need not be sorted. Fewer than 2 samples give
-// constant models.
+// Fits and returns the four models for one host, scored on the held-out points. Samples need not be
+// sorted. Never fails: fewer than 2 samples give constant models.
 HostClockFit FitHostClock(const std::string& host, std::vector<SyncSample> samples, const TimesyncOptions& opt = {});
 
 }  // namespace toposcope::analysis

@@ -503,12 +503,17 @@ std::vector<NcclQp> NcclQpsOfLogs(const std::vector<formats::NcclLog>& logs) {
   return out;
 }
 
-}  // namespace
+using Candidates = std::vector<std::vector<Candidate>>;  // per flow
+using PairRanges = std::map<std::pair<IpAddress, IpAddress>, std::pair<size_t, size_t>>;
 
-int64_t PairFlows(std::vector<Flow>& flows, const model::Dataset& ds, const HostMap& hosts,
-                  const PairingOptions& opts) {
-  const size_t n = flows.size();
-  std::vector<std::vector<Candidate>> cands(n);
+// A weak proposal (NCCL logs without an explicit pair, the UDP port hash) for one flow.
+struct Weak {
+  size_t flow;
+  Candidate c;
+};
+
+// Sets every flow's hosts from the host map and clears its pairing.
+void ResetPairing(std::vector<Flow>& flows, const HostMap& hosts) {
   for (auto& f : flows) {
     f.src_host = hosts.HostOf(f.key.src);
     f.dst_host = hosts.HostOf(f.key.dst);
@@ -518,78 +523,96 @@ int64_t PairFlows(std::vector<Flow>& flows, const model::Dataset& ds, const Host
     f.pairing_conflict = false;
     f.pairing_detail.clear();
   }
-  // Flows by directed IP pair: [begin, end) ranges (flows are sorted by key).
-  std::map<std::pair<IpAddress, IpAddress>, std::pair<size_t, size_t>> by_pair;
+}
+
+// Flows by directed IP pair: [begin, end) ranges (flows are sorted by key).
+PairRanges FlowsByIpPair(const std::vector<Flow>& flows) {
+  const size_t n = flows.size();
+  PairRanges by_pair;
   for (size_t i = 0; i < n;) {
     size_t j = i;
     while (j < n && flows[j].key.src == flows[i].key.src && flows[j].key.dst == flows[i].key.dst) ++j;
     by_pair[{flows[i].key.src, flows[i].key.dst}] = {i, j};
     i = j;
   }
+  return by_pair;
+}
 
-  // 1. DETH.
-  for (size_t i = 0; i < n; ++i) {
+// 1. DETH: a UD flow with a single source QP names it.
+void ProposeDeth(const std::vector<Flow>& flows, Candidates* cands) {
+  for (size_t i = 0; i < flows.size(); ++i) {
     const Flow& f = flows[i];
     if (f.deth_packets > 0 && !f.deth_mixed) {
-      cands[i].push_back({QpPairing::kDeth, f.deth_src_qp, "DETH source QP " + Hex(f.deth_src_qp)});
+      (*cands)[i].push_back({QpPairing::kDeth, f.deth_src_qp, "DETH source QP " + Hex(f.deth_src_qp)});
     }
   }
+}
 
-  // 2. Reverse flows: same UDP source port and overlapping time (reverse_ack when either carries
-  // responses, else udp_sport symmetry); without a port match, the sole flows of the IP pair.
+// The evidence of a reverse-flow match: the reverse flow `reverse`, the matched UDP source port.
+std::string ReverseFlowDetail(const Flow& reverse, uint16_t udp_src_port, bool responses) {
+  return StringPrintf("reverse flow %s->%s qp %s, udp sport 0x%04x%s", reverse.key.src.ToString().c_str(),
+                      reverse.key.dst.ToString().c_str(), Hex(reverse.key.dest_qp).c_str(), udp_src_port,
+                      responses ? " with responses" : " (no responses)");
+}
+
+// 2. Reverse flows of one IP pair, flows [xb, xe) one way and [yb, ye) the other: same UDP source
+// port and overlapping time (reverse_ack when either carries responses, else udp_sport symmetry);
+// without a port match, the sole flows of the IP pair.
+void ProposeReversePair(const std::vector<Flow>& flows, size_t xb, size_t xe, size_t yb, size_t ye,
+                        const PairingOptions& opts, Candidates* cands) {
+  std::vector<int> x_match(xe - xb, -1), y_match(ye - yb, -1);
+  std::vector<int> x_count(xe - xb, 0), y_count(ye - yb, 0);
+  for (size_t x = xb; x < xe; ++x) {
+    for (size_t y = yb; y < ye; ++y) {
+      if (flows[x].udp_src_port != flows[y].udp_src_port) continue;
+      if (!Overlap(flows[x], flows[y], opts.overlap_slack_ns)) continue;
+      ++x_count[x - xb];
+      ++y_count[y - yb];
+      x_match[x - xb] = static_cast<int>(y);
+      y_match[y - yb] = static_cast<int>(x);
+    }
+  }
+  bool any_port_match = false;
+  for (size_t x = xb; x < xe; ++x) {
+    if (x_count[x - xb] != 1) continue;
+    const size_t y = static_cast<size_t>(x_match[x - xb]);
+    if (y_count[y - yb] != 1) continue;
+    any_port_match = true;
+    const bool resp = flows[x].responses() > 0 || flows[y].responses() > 0;
+    const QpPairing m = resp ? QpPairing::kReverseAck : QpPairing::kUdpSourcePort;
+    (*cands)[x].push_back({m, flows[y].key.dest_qp, ReverseFlowDetail(flows[y], flows[x].udp_src_port, resp)});
+    (*cands)[y].push_back({m, flows[x].key.dest_qp, ReverseFlowDetail(flows[x], flows[y].udp_src_port, resp)});
+  }
+  if (!any_port_match && xe - xb == 1 && ye - yb == 1) {
+    const size_t x = xb, y = yb;
+    if (Overlap(flows[x], flows[y], opts.overlap_slack_ns) &&
+        (flows[x].responses() > 0 || flows[y].responses() > 0)) {
+      (*cands)[x].push_back({QpPairing::kReverseAck, flows[y].key.dest_qp,
+                             "sole reverse flow of the IP pair, qp " + Hex(flows[y].key.dest_qp)});
+      (*cands)[y].push_back({QpPairing::kReverseAck, flows[x].key.dest_qp,
+                             "sole reverse flow of the IP pair, qp " + Hex(flows[x].key.dest_qp)});
+    }
+  }
+}
+
+// 2. Reverse flows, every unordered IP pair with flows both ways once.
+void ProposeReverseFlows(const std::vector<Flow>& flows, const PairRanges& by_pair, const PairingOptions& opts,
+                         Candidates* cands) {
   for (const auto& [pair, range] : by_pair) {
     if (!(pair.first < pair.second)) continue;  // each unordered pair once
     auto rit = by_pair.find({pair.second, pair.first});
     if (rit == by_pair.end()) continue;
     const auto [xb, xe] = range;
     const auto [yb, ye] = rit->second;
-    std::vector<int> x_match(xe - xb, -1), y_match(ye - yb, -1);
-    std::vector<int> x_count(xe - xb, 0), y_count(ye - yb, 0);
-    for (size_t x = xb; x < xe; ++x) {
-      for (size_t y = yb; y < ye; ++y) {
-        if (flows[x].udp_src_port != flows[y].udp_src_port) continue;
-        if (!Overlap(flows[x], flows[y], opts.overlap_slack_ns)) continue;
-        ++x_count[x - xb];
-        ++y_count[y - yb];
-        x_match[x - xb] = static_cast<int>(y);
-        y_match[y - yb] = static_cast<int>(x);
-      }
-    }
-    bool any_port_match = false;
-    for (size_t x = xb; x < xe; ++x) {
-      if (x_count[x - xb] != 1) continue;
-      const size_t y = static_cast<size_t>(x_match[x - xb]);
-      if (y_count[y - yb] != 1) continue;
-      any_port_match = true;
-      const bool resp = flows[x].responses() > 0 || flows[y].responses() > 0;
-      const QpPairing m = resp ? QpPairing::kReverseAck : QpPairing::kUdpSourcePort;
-      const std::string why = StringPrintf("reverse flow %s->%s qp %s, udp sport 0x%04x%s",
-                                           flows[y].key.src.ToString().c_str(),
-                                           flows[y].key.dst.ToString().c_str(),
-                                           Hex(flows[y].key.dest_qp).c_str(), flows[x].udp_src_port,
-                                           resp ? " with responses" : " (no responses)");
-      cands[x].push_back({m, flows[y].key.dest_qp, why});
-      const std::string why_y = StringPrintf("reverse flow %s->%s qp %s, udp sport 0x%04x%s",
-                                             flows[x].key.src.ToString().c_str(),
-                                             flows[x].key.dst.ToString().c_str(),
-                                             Hex(flows[x].key.dest_qp).c_str(), flows[y].udp_src_port,
-                                             resp ? " with responses" : " (no responses)");
-      cands[y].push_back({m, flows[x].key.dest_qp, why_y});
-    }
-    if (!any_port_match && xe - xb == 1 && ye - yb == 1) {
-      const size_t x = xb, y = yb;
-      if (Overlap(flows[x], flows[y], opts.overlap_slack_ns) &&
-          (flows[x].responses() > 0 || flows[y].responses() > 0)) {
-        cands[x].push_back({QpPairing::kReverseAck, flows[y].key.dest_qp,
-                            "sole reverse flow of the IP pair, qp " + Hex(flows[y].key.dest_qp)});
-        cands[y].push_back({QpPairing::kReverseAck, flows[x].key.dest_qp,
-                            "sole reverse flow of the IP pair, qp " + Hex(flows[x].key.dest_qp)});
-      }
-    }
+    ProposeReversePair(flows, xb, xe, yb, ye, opts, cands);
   }
+}
 
-  // 3. rdma res show qp.
-  for (size_t i = 0; i < n; ++i) {
+// 3. rdma res show qp: the destination host's QP whose lqpn is the flow's destination QP, else the
+// source host's QP whose rqpn it is (on the flow's NICs when known).
+void ProposeRdmaTool(const std::vector<Flow>& flows, const model::Dataset& ds, const HostMap& hosts,
+                     Candidates* cands) {
+  for (size_t i = 0; i < flows.size(); ++i) {
     const Flow& f = flows[i];
     const uint32_t qb = f.key.dest_qp;
     std::set<uint32_t> from_dst, from_src;
@@ -615,30 +638,69 @@ int64_t PairFlows(std::vector<Flow>& flows, const model::Dataset& ds, const Host
       }
     }
     if (from_dst.size() == 1) {
-      cands[i].push_back({QpPairing::kRdmaTool, *from_dst.begin(),
-                          "rdma res show qp of " + f.dst_host + ": lqpn " + std::to_string(qb) + " rqpn " +
-                              std::to_string(*from_dst.begin())});
+      (*cands)[i].push_back({QpPairing::kRdmaTool, *from_dst.begin(),
+                             "rdma res show qp of " + f.dst_host + ": lqpn " + std::to_string(qb) + " rqpn " +
+                                 std::to_string(*from_dst.begin())});
     } else if (from_dst.empty() && from_src.size() == 1) {
-      cands[i].push_back({QpPairing::kRdmaTool, *from_src.begin(),
-                          "rdma res show qp of " + f.src_host + ": lqpn " + std::to_string(*from_src.begin()) +
-                              " rqpn " + std::to_string(qb)});
+      (*cands)[i].push_back({QpPairing::kRdmaTool, *from_src.begin(),
+                             "rdma res show qp of " + f.src_host + ": lqpn " + std::to_string(*from_src.begin()) +
+                                 " rqpn " + std::to_string(qb)});
     }
   }
+}
 
-  // Weak proposals (NCCL logs without an explicit pair, the UDP port hash) are dropped when the
-  // same source QP is proposed for two flows from one address.
-  struct Weak {
-    size_t flow;
-    Candidate c;
-  };
-  std::vector<Weak> weak;
+// 4. The NCCL qpn of the flow's source host a weak proposal picks (nullptr when none): the one whose
+// UDP port hash matches, else the only one on a connection towards the destination host, else the
+// host's only qpn when the log does not say where it goes. *why = the evidence.
+const NcclQp* PickNcclQp(const Flow& f, const std::vector<const NcclQp*>& host_qps,
+                         const std::map<int, std::string>& rank_host, const PairingOptions& opts, std::string* why) {
+  const uint32_t qb = f.key.dest_qp;
+  // A qpn whose GID names another address of the host belongs to another NIC's connection.
+  std::vector<const NcclQp*> all, towards;
+  for (const auto* q : host_qps) {
+    if (!q->local_ip || *q->local_ip == f.key.src) all.push_back(q);
+  }
+  for (const auto* q : all) {
+    if (q->peer_rank < 0) continue;
+    auto rh = rank_host.find(q->peer_rank);
+    if (rh != rank_host.end() && !f.dst_host.empty() && rh->second == f.dst_host) towards.push_back(q);
+  }
+  const NcclQp* pick = nullptr;
+  if (opts.use_udp_sport_hash) {
+    std::set<uint32_t> hashed;
+    for (const auto* q : all) {
+      if (RoceUdpSourcePort(q->qpn, qb) == f.udp_src_port) hashed.insert(q->qpn);
+    }
+    if (hashed.size() == 1) {
+      for (const auto* q : all) {
+        if (q->qpn == *hashed.begin()) pick = q;
+      }
+      *why = "NCCL qpn of " + f.src_host + " whose UDP port hash with " + std::to_string(qb) + " matches";
+    }
+  }
+  if (pick == nullptr && towards.size() == 1) {
+    pick = towards.front();
+    *why = "the only NCCL qpn of " + f.src_host + " on a connection to " + f.dst_host;
+  }
+  // The only qpn of the host, when the log does not say where it goes (a qpn whose peer host is
+  // known and is another host belongs to another connection).
+  const bool peer_unknown =
+      all.size() == 1 && (all.front()->peer_rank < 0 || rank_host.count(all.front()->peer_rank) == 0);
+  if (pick == nullptr && all.size() == 1 && towards.empty() && peer_unknown) {
+    pick = all.front();
+    *why = "the only NCCL qpn of " + f.src_host;
+  }
+  return pick;
+}
 
-  // 4. NCCL logs.
-  const std::vector<NcclQp> nccl_qps = NcclQpsOfLogs(ds.nccl_logs);
-  const std::map<int, std::string> rank_host = RankHostsOfLogs(ds.nccl_logs);
+// 4. NCCL logs: an explicit local/remote qpn pair on either side is a candidate; otherwise the qpn
+// PickNcclQp finds is a weak proposal.
+void ProposeNcclLog(const std::vector<Flow>& flows, const std::vector<NcclQp>& nccl_qps,
+                    const std::map<int, std::string>& rank_host, const PairingOptions& opts, Candidates* cands,
+                    std::vector<Weak>* weak) {
   std::map<std::string, std::vector<const NcclQp*>> nccl_by_host;
   for (const auto& q : nccl_qps) nccl_by_host[q.host].push_back(&q);
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = 0; i < flows.size(); ++i) {
     const Flow& f = flows[i];
     const uint32_t qb = f.key.dest_qp;
     // Explicit local/remote pairs on either side.
@@ -654,101 +716,74 @@ int64_t PairFlows(std::vector<Flow>& flows, const model::Dataset& ds, const Host
       }
     }
     if (explicit_qp.size() == 1) {
-      cands[i].push_back({QpPairing::kNcclLog, *explicit_qp.begin(),
-                          "NCCL qpn lines pair " + std::to_string(*explicit_qp.begin()) + " with " +
-                              std::to_string(qb)});
+      (*cands)[i].push_back({QpPairing::kNcclLog, *explicit_qp.begin(),
+                             "NCCL qpn lines pair " + std::to_string(*explicit_qp.begin()) + " with " +
+                                 std::to_string(qb)});
       continue;
     }
     if (f.src_host.empty() || f.requests() == 0) continue;
     auto hit = nccl_by_host.find(f.src_host);
     if (hit == nccl_by_host.end()) continue;
-    // A qpn whose GID names another address of the host belongs to another NIC's connection.
-    std::vector<const NcclQp*> all, towards;
-    for (const auto* q : hit->second) {
-      if (!q->local_ip || *q->local_ip == f.key.src) all.push_back(q);
-    }
-    for (const auto* q : all) {
-      if (q->peer_rank < 0) continue;
-      auto rh = rank_host.find(q->peer_rank);
-      if (rh != rank_host.end() && !f.dst_host.empty() && rh->second == f.dst_host) towards.push_back(q);
-    }
-    const NcclQp* pick = nullptr;
     std::string why;
-    if (opts.use_udp_sport_hash) {
-      std::set<uint32_t> hashed;
-      for (const auto* q : all) {
-        if (RoceUdpSourcePort(q->qpn, qb) == f.udp_src_port) hashed.insert(q->qpn);
-      }
-      if (hashed.size() == 1) {
-        for (const auto* q : all) {
-          if (q->qpn == *hashed.begin()) pick = q;
-        }
-        why = "NCCL qpn of " + f.src_host + " whose UDP port hash with " + std::to_string(qb) + " matches";
-      }
-    }
-    if (pick == nullptr && towards.size() == 1) {
-      pick = towards.front();
-      why = "the only NCCL qpn of " + f.src_host + " on a connection to " + f.dst_host;
-    }
-    // The only qpn of the host, when the log does not say where it goes (a qpn whose peer host is
-    // known and is another host belongs to another connection).
-    const bool peer_unknown = all.size() == 1 && (all.front()->peer_rank < 0 || rank_host.count(all.front()->peer_rank) == 0);
-    if (pick == nullptr && all.size() == 1 && towards.empty() && peer_unknown) {
-      pick = all.front();
-      why = "the only NCCL qpn of " + f.src_host;
-    }
-    if (pick != nullptr) weak.push_back({i, {QpPairing::kNcclLog, pick->qpn, why}});
+    const NcclQp* pick = PickNcclQp(f, hit->second, rank_host, opts, &why);
+    if (pick != nullptr) weak->push_back({i, {QpPairing::kNcclLog, pick->qpn, why}});
   }
+}
 
-  // 5. UDP source port hash over the QPs known on the source host.
-  if (opts.use_udp_sport_hash) {
-    // QPs known per host (or per address when the host is unknown): the destination QPs of flows
-    // into it, its rdma tool QPs and its NCCL qpns.
-    std::map<std::string, std::set<uint32_t>> known;
-    auto host_key = [&](const IpAddress& ip, const std::string& host) {
-      return host.empty() ? "ip:" + ip.ToString() : host;
-    };
-    for (const auto& f : flows) known[host_key(f.key.dst, f.dst_host)].insert(f.key.dest_qp);
-    for (const auto& [host, ev] : ds.hosts) {
-      for (const auto& q : ev.rdma_qps) known[host].insert(q.lqpn);
+// 5. UDP source port hash over the QPs known on the source host (or address when the host is unknown):
+// the destination QPs of flows into it, its rdma tool QPs and its NCCL qpns. One hit is a weak proposal.
+void ProposeUdpHash(const std::vector<Flow>& flows, const model::Dataset& ds, const std::vector<NcclQp>& nccl_qps,
+                    std::vector<Weak>* weak) {
+  std::map<std::string, std::set<uint32_t>> known;
+  auto host_key = [&](const IpAddress& ip, const std::string& host) {
+    return host.empty() ? "ip:" + ip.ToString() : host;
+  };
+  for (const auto& f : flows) known[host_key(f.key.dst, f.dst_host)].insert(f.key.dest_qp);
+  for (const auto& [host, ev] : ds.hosts) {
+    for (const auto& q : ev.rdma_qps) known[host].insert(q.lqpn);
+  }
+  for (const auto& q : nccl_qps) known[q.host].insert(q.qpn);
+  for (size_t i = 0; i < flows.size(); ++i) {
+    const Flow& f = flows[i];
+    if (f.udp_src_port_mixed || f.udp_src_port < 0xC000) continue;
+    auto kit = known.find(host_key(f.key.src, f.src_host));
+    if (kit == known.end()) continue;
+    std::vector<uint32_t> hits;
+    for (uint32_t q : kit->second) {
+      if (RoceUdpSourcePort(q, f.key.dest_qp) == f.udp_src_port) hits.push_back(q);
     }
-    for (const auto& q : nccl_qps) known[q.host].insert(q.qpn);
-    for (size_t i = 0; i < n; ++i) {
-      const Flow& f = flows[i];
-      if (f.udp_src_port_mixed || f.udp_src_port < 0xC000) continue;
-      auto kit = known.find(host_key(f.key.src, f.src_host));
-      if (kit == known.end()) continue;
-      std::vector<uint32_t> hits;
-      for (uint32_t q : kit->second) {
-        if (RoceUdpSourcePort(q, f.key.dest_qp) == f.udp_src_port) hits.push_back(q);
-      }
-      if (hits.size() == 1) {
-        weak.push_back({i, {QpPairing::kUdpSourcePort, hits[0],
-                            StringPrintf("UDP port 0x%04x = hash(%u, %u)", f.udp_src_port, hits[0],
-                                         f.key.dest_qp)}});
-      }
+    if (hits.size() == 1) {
+      weak->push_back({i, {QpPairing::kUdpSourcePort, hits[0],
+                           StringPrintf("UDP port 0x%04x = hash(%u, %u)", f.udp_src_port, hits[0],
+                                        f.key.dest_qp)}});
     }
   }
-  {
-    // (src address, method, qp) -> proposals; (src address, qp) -> flows already given that QP by
-    // a strong method. A QP sends to one destination QP, so it is the source of one flow.
-    std::map<std::tuple<IpAddress, int, uint32_t>, int> uses;
-    for (const auto& w : weak) ++uses[{flows[w.flow].key.src, static_cast<int>(w.c.method), w.c.qp}];
-    std::map<std::pair<IpAddress, uint32_t>, std::set<size_t>> strong;
-    for (size_t i = 0; i < n; ++i) {
-      for (const auto& c : cands[i]) strong[{flows[i].key.src, c.qp}].insert(i);
-    }
-    for (auto& w : weak) {
-      if (uses[{flows[w.flow].key.src, static_cast<int>(w.c.method), w.c.qp}] != 1) continue;
-      auto sit = strong.find({flows[w.flow].key.src, w.c.qp});
-      if (sit != strong.end() && (sit->second.size() > 1 || !sit->second.count(w.flow))) continue;
-      cands[w.flow].push_back(std::move(w.c));
-    }
-  }
+}
 
-  // Resolve.
+// Weak proposals become candidates unless the same source QP is proposed for two flows from one
+// address by one method, or a strong method already gave that QP to another flow of the address.
+void AcceptWeak(const std::vector<Flow>& flows, std::vector<Weak>& weak, Candidates* cands) {
+  // (src address, method, qp) -> proposals; (src address, qp) -> flows already given that QP by
+  // a strong method. A QP sends to one destination QP, so it is the source of one flow.
+  std::map<std::tuple<IpAddress, int, uint32_t>, int> uses;
+  for (const auto& w : weak) ++uses[{flows[w.flow].key.src, static_cast<int>(w.c.method), w.c.qp}];
+  std::map<std::pair<IpAddress, uint32_t>, std::set<size_t>> strong;
+  for (size_t i = 0; i < flows.size(); ++i) {
+    for (const auto& c : (*cands)[i]) strong[{flows[i].key.src, c.qp}].insert(i);
+  }
+  for (auto& w : weak) {
+    if (uses[{flows[w.flow].key.src, static_cast<int>(w.c.method), w.c.qp}] != 1) continue;
+    auto sit = strong.find({flows[w.flow].key.src, w.c.qp});
+    if (sit != strong.end() && (sit->second.size() > 1 || !sit->second.count(w.flow))) continue;
+    (*cands)[w.flow].push_back(std::move(w.c));
+  }
+}
+
+// Gives every flow its best candidate (by QpPairingRank, first proposed on ties) and records the
+// others; returns the number of flows whose candidates disagree.
+int64_t ResolvePairing(std::vector<Flow>& flows, Candidates& cands) {
   int64_t conflicts = 0;
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = 0; i < flows.size(); ++i) {
     auto& cs = cands[i];
     if (cs.empty()) continue;
     std::stable_sort(cs.begin(), cs.end(), [](const Candidate& a, const Candidate& b) {
@@ -772,6 +807,28 @@ int64_t PairFlows(std::vector<Flow>& flows, const model::Dataset& ds, const Host
     }
   }
   return conflicts;
+}
+
+}  // namespace
+
+int64_t PairFlows(std::vector<Flow>& flows, const model::Dataset& ds, const HostMap& hosts,
+                  const PairingOptions& opts) {
+  Candidates cands(flows.size());
+  ResetPairing(flows, hosts);
+  const PairRanges by_pair = FlowsByIpPair(flows);
+  // Strong methods: DETH, reverse flows, rdma res show qp.
+  ProposeDeth(flows, &cands);
+  ProposeReverseFlows(flows, by_pair, opts, &cands);
+  ProposeRdmaTool(flows, ds, hosts, &cands);
+  // Weak proposals (NCCL logs without an explicit pair, the UDP port hash) are dropped when the
+  // same source QP is proposed for two flows from one address.
+  std::vector<Weak> weak;
+  const std::vector<NcclQp> nccl_qps = NcclQpsOfLogs(ds.nccl_logs);
+  const std::map<int, std::string> rank_host = RankHostsOfLogs(ds.nccl_logs);
+  ProposeNcclLog(flows, nccl_qps, rank_host, opts, &cands, &weak);
+  if (opts.use_udp_sport_hash) ProposeUdpHash(flows, ds, nccl_qps, &weak);
+  AcceptWeak(flows, weak, &cands);
+  return ResolvePairing(flows, cands);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -57,17 +57,20 @@ struct FlowKey {
   auto operator<=>(const FlowKey&) const = default;
 };
 
-// The key of a packet's flow.
+// The key of a packet's flow (source IP, destination IP, 24-bit DestQP). Never fails.
 FlowKey KeyOf(const formats::RocePacket& p);
 
 struct FlowKeyHash {
+  // A hash of the whole key. Never fails.
   size_t operator()(const FlowKey& k) const noexcept;
 };
 
 enum class QpPairing { kNone, kReverseAck, kUdpSourcePort, kNcclLog, kRdmaTool, kDeth /* UD carries its source QP */ };
-// "none", "reverse_ack", "udp_sport", "nccl_log", "rdma_tool", "deth".
+// The method's name: "none", "reverse_ack", "udp_sport", "nccl_log", "rdma_tool", "deth" ("none" for
+// a value outside the enum). Never fails.
 std::string_view QpPairingName(QpPairing p);
-// Higher wins: deth 5, reverse_ack 4, rdma_tool 3, nccl_log 2, udp_sport 1, none 0.
+// The method's precedence, higher wins: deth 5, reverse_ack 4, rdma_tool 3, nccl_log 2, udp_sport 1,
+// none 0 (0 for a value outside the enum). Never fails.
 int QpPairingRank(QpPairing p);
 
 // Index into Flow::opcode_mix.
@@ -82,14 +85,17 @@ enum OpClass : int {
   kOpOther = 7,
 };
 inline constexpr int kOpClasses = 8;
-// "send", "write", "read_req", "read_resp", "ack", "atomic", "cnp", "other".
+// The class's name: "send", "write", "read_req", "read_resp", "ack", "atomic", "cnp", "other" ("other"
+// for an index outside 0..kOpClasses-1). Never fails.
 std::string_view OpClassName(int op_class);
+// The OpClass of a BTH opcode: kOpCnp for a CNP, kOpOther for opcodes outside RC/UC/UD or reserved
+// ones. Never fails.
 int OpClassOf(uint8_t opcode);
 
 // The UDP source port Linux derives for a RoCEv2 QP whose flow label is 0 (ib_verbs.h):
 // fl = lqpn * rqpn; fl ^= fl >> 20; fl ^= fl >> 40; fl &= 0xFFFFF (rdma_calc_flow_label), then
 // ((fl & 0x3FFF) ^ ((fl & 0xFC000) >> 14)) | 0xC000 (rdma_flow_label_to_udp_sport). Symmetric in
-// its arguments.
+// its arguments. Returns that port (always >= 0xC000); never fails.
 uint16_t RoceUdpSourcePort(uint32_t lqpn, uint32_t rqpn);
 
 struct Flow {
@@ -136,9 +142,11 @@ struct Flow {
 // each flow), not with packets. Packets of one capture point should arrive in capture order.
 class FlowTable {
  public:
-  // Adds one packet to its flow (KeyOf(p)), on capture point p.capture_index.
+  // Adds one packet to its flow (KeyOf(p)), on capture point p.capture_index. Never fails.
   void Add(const formats::RocePacket& p);
+  // The number of flows.
   [[nodiscard]] size_t size() const { return index_.size(); }
+  // The number of packets added.
   [[nodiscard]] int64_t packets() const { return packets_; }
   // Every flow, finalised (per-point counters folded as described on Flow), sorted by key. Hosts
   // and pairing are left empty: see AnalyzeFlows / PairFlows.
@@ -199,8 +207,9 @@ struct HostMap {
            const std::string& nic = {});
 };
 
-// From the inventory rows (ip and gid columns), every host's show_gids (GID and IPv4 cells),
-// ibv_devinfo GIDs and the NCCL logs' OOB addresses.
+// The host map from the inventory rows (ip and gid columns), every host's show_gids (GID and IPv4
+// cells), ibv_devinfo GIDs and the NCCL logs' addresses (OOB, NICs, qpn-line GIDs). Never fails:
+// unparsable addresses are skipped, conflicting claims recorded in `conflicts`.
 HostMap BuildHostMap(const model::Dataset& ds);
 
 // Parses a GID as printed (8 groups of 4 hex digits or compressed IPv6); an IPv4-mapped GID
@@ -220,7 +229,7 @@ struct PairingOptions {
 
 // Fills src_host/dst_host of every flow and pairs source QPs by every method (see the file
 // comment). `flows` must be sorted by key (FlowTable::Flows()). Returns the number of flows with a
-// pairing conflict.
+// pairing conflict; never fails (a flow no method pairs keeps pairing kNone).
 int64_t PairFlows(std::vector<Flow>& flows, const model::Dataset& ds, const HostMap& hosts,
                   const PairingOptions& opts = {});
 
@@ -246,7 +255,7 @@ struct FlowOptions {
 using FlowPacketSink = std::function<void(const formats::RocePacket&, uint32_t src_qp, const Flow&)>;
 
 // Reads every capture of the dataset once (streaming) into a FlowTable, builds the host map and
-// pairs the flows' source QPs. When `second_pass` is given, every capture is read a SECOND time
+// pairs the flows' source QPs; returns the report. When `second_pass` is given, every capture is read a SECOND time
 // after pairing and each RoCE packet is handed to it with its flow's source QP (capture order,
 // captures in Dataset order); diagnostics of the second read are not repeated. A capture that
 // cannot be opened is an error diagnostic (RejectAtByte at byte 0) and is skipped; fails only
@@ -257,7 +266,9 @@ Result<FlowReport> AnalyzeFlows(const model::Dataset& ds, Diagnostics& diag, con
                                 const FlowPacketSink& second_pass = nullptr);
 
 // A second pass over the captures of a finished report (for consumers that run later): each
-// packet with its flow's source QP, as AnalyzeFlows' callback.
+// packet with its flow's source QP, as AnalyzeFlows' callback (packets of flows the report does not
+// hold are skipped). Does nothing without a sink. Fails, with the last read error, only when the
+// dataset has captures and none of them could be read.
 Status ReplayPackets(const model::Dataset& ds, const FlowReport& report, const FlowPacketSink& sink,
                      bool check_icrc = false);
 

@@ -67,7 +67,254 @@ struct QpWork {
   QpLabel label;
 };
 
-std::string Pct(double share) { return FormatFixed(100.0 * share, 0) + "%"; }
+// Sorts one QP's transition entries by (window, cell).
+template <class Entry>
+void SortEntries(std::vector<Entry>& e) {
+  std::sort(e.begin(), e.end(), [](const Entry& a, const Entry& b) {
+    return a.window != b.window ? a.window < b.window : a.cell < b.cell;
+  });
+}
+
+// Calls fn(window, matrix) for every window of sorted entries, in window order, with the window's
+// transition counts.
+template <class Entry, class Fn>
+void ForEachWindow(const std::vector<Entry>& e, Fn&& fn) {
+  for (size_t i = 0; i < e.size();) {
+    QpTransitionMatrix m{};
+    size_t j = i;
+    for (; j < e.size() && e[j].window == e[i].window; ++j) m[e[j].cell / 8][e[j].cell % 8] += e[j].count;
+    fn(e[i].window, m);
+    i = j;
+  }
+}
+
+// The per-window figures pooled over every QP, for the distributions.
+struct WindowPools {
+  std::vector<double> entropy, err_resets, defined_ratios;
+};
+
+// 2. Batch synchrony per peer group (the job, else every QP without a job): sets each QP's
+// label.sync.
+void MarkBatchSynchrony(std::vector<QpWork>& work, const QpPatternOptions& opt) {
+  std::map<std::string, std::vector<size_t>> groups;
+  for (size_t i = 0; i < work.size(); ++i) groups[work[i].job].push_back(i);
+  for (const auto& [job, members] : groups) {
+    std::unordered_map<int64_t, int64_t> per_window;  // distinct QPs recreating per window
+    int64_t n_recreating = 0;
+    for (const size_t i : members) {
+      if (!work[i].recreation_windows.empty()) ++n_recreating;
+      for (const int64_t w : work[i].recreation_windows) ++per_window[w];
+    }
+    // A batch: >= max(min_batch_qps, batch_share x QPs that recreate) QPs within +-1 window.
+    const double need = std::max<double>(opt.min_batch_qps, opt.batch_share * static_cast<double>(n_recreating));
+    auto count_at = [&](int64_t w) {
+      const auto it = per_window.find(w);
+      return it == per_window.end() ? int64_t{0} : it->second;
+    };
+    for (const size_t i : members) {
+      QpWork& q = work[i];
+      int64_t in_batch = 0;
+      for (const int64_t w : q.recreation_windows) {
+        const int64_t r = count_at(w - 1) + count_at(w) + count_at(w + 1);
+        if (static_cast<double>(r) >= need) ++in_batch;
+      }
+      q.label.sync = q.recreation_windows.empty()
+                         ? 0.0
+                         : static_cast<double>(in_batch) / static_cast<double>(q.recreation_windows.size());
+    }
+  }
+}
+
+// 3. Per-QP labels and features; each QP's synchrony and re-creations go to *qp_sync and
+// *qp_recreations.
+void LabelQps(std::vector<QpWork>& work, const QpPatternOptions& opt, std::vector<double>* qp_sync,
+              std::vector<double>* qp_recreations) {
+  for (QpWork& q : work) {
+    QpLabel& l = q.label;
+    l.host = *q.host;
+    l.qp = q.qp;
+    l.job = q.job;
+    l.windows = static_cast<int64_t>(q.windows.size());
+    int64_t err_resets = 0;
+    double ent = 0;
+    for (const auto& s : q.windows) {
+      l.recreations += s.recreations;
+      err_resets += s.err_reset;
+      ent += s.entropy;
+    }
+    l.mean_entropy = l.windows > 0 ? ent / static_cast<double>(l.windows) : 0;
+    l.err_resets_per_window = l.windows > 0 ? static_cast<double>(err_resets) / static_cast<double>(l.windows) : 0;
+    if (static_cast<int64_t>(q.recreation_windows.size()) >= opt.min_recreations) {
+      l.cls = l.sync >= opt.sync_allreduce ? "allreduce" : "pipeline";
+    } else {
+      l.cls = "steady";
+    }
+    qp_sync->push_back(l.sync);
+    qp_recreations->push_back(static_cast<double>(l.recreations));
+  }
+}
+
+// 4. k-means over the labelled QPs' feature vectors (z-scored): each labelled QP's cluster, the
+// cluster sizes and names go to `work` and *res. Returns how many QPs are labelled.
+size_t ClusterLabelled(std::vector<QpWork>& work, const QpPatternOptions& opt, QpPatternResult* res) {
+  std::vector<size_t> labelled;
+  for (size_t i = 0; i < work.size(); ++i) {
+    if (work[i].label.cls != "steady") labelled.push_back(i);
+  }
+  if (labelled.empty()) return 0;
+  constexpr int kDims = 4;
+  Eigen::MatrixXd x(static_cast<Eigen::Index>(labelled.size()), kDims);
+  for (size_t r = 0; r < labelled.size(); ++r) {
+    const QpLabel& l = work[labelled[r]].label;
+    const auto ri = static_cast<Eigen::Index>(r);
+    x(ri, 0) = l.sync;
+    x(ri, 1) = l.mean_entropy;
+    x(ri, 2) = l.err_resets_per_window;
+    x(ri, 3) = std::log1p(static_cast<double>(l.recreations));
+  }
+  for (Eigen::Index c = 0; c < kDims; ++c) {
+    const double mean = x.col(c).mean();
+    const double sd = std::sqrt((x.col(c).array() - mean).square().mean());
+    // z-scores; synchrony, the feature that carries the class, weighs 3x.
+    const double weight = c == 0 ? 3.0 : 1.0;
+    if (sd > 1e-12) {
+      x.col(c) = ((x.col(c).array() - mean) * (weight / sd)).matrix();
+    } else {
+      x.col(c).setZero();
+    }
+  }
+  const stats::KMeansResult km = stats::KMeans(x, opt.k, opt.seed);
+  const int k = static_cast<int>(km.centers.rows());
+  res->cluster_sizes.assign(static_cast<size_t>(k), 0);
+  std::vector<std::pair<int64_t, int64_t>> votes(static_cast<size_t>(k), {0, 0});  // allreduce, pipeline
+  for (size_t r = 0; r < labelled.size(); ++r) {
+    const int c = km.labels[r];
+    work[labelled[r]].label.cluster = c;
+    ++res->cluster_sizes[static_cast<size_t>(c)];
+    (work[labelled[r]].label.cls == "allreduce" ? votes[static_cast<size_t>(c)].first
+                                                : votes[static_cast<size_t>(c)].second)++;
+  }
+  for (const auto& [a, p] : votes) {
+    res->cluster_names.push_back(a + p == 0 ? "empty" : (a >= p ? "allreduce" : "pipeline"));
+  }
+  return labelled.size();
+}
+
+// What one scope (a job, a host, everything) pools over its QPs.
+struct ScopeAcc {
+  int64_t windows = 0, qps = 0, err_reset = 0, rts_sqd = 0, windows_defined = 0, allreduce = 0, pipeline = 0;
+  double entropy_sum = 0;
+  std::vector<double> syncs;
+};
+
+// Adds one QP's windows and label to a scope.
+void AddToScope(const QpWork& q, ScopeAcc* s) {
+  ++s->qps;
+  for (const auto& w : q.windows) {
+    ++s->windows;
+    s->err_reset += w.err_reset;
+    s->rts_sqd += w.rts_sqd;
+    if (w.rts_sqd > 0) ++s->windows_defined;
+    s->entropy_sum += w.entropy;
+  }
+  if (q.label.cls == "allreduce") ++s->allreduce;
+  if (q.label.cls == "pipeline") ++s->pipeline;
+  if (q.label.cls != "steady") s->syncs.push_back(q.label.sync);
+}
+
+// The evidence line of a scope report `p` built from `s`.
+std::string ScopeEvidence(const PatternReport& p, const ScopeAcc& s, const QpPatternOptions& opt) {
+  const int64_t labelled_n = s.allreduce + s.pipeline;
+  std::string ev = std::to_string(s.qps) + " QPs, " + std::to_string(labelled_n) + " with >= " +
+                   std::to_string(opt.min_recreations) + " re-creations: " + FormatPercent(p.allreduce_share) +
+                   " re-create in job-wide batches (AllReduce-like), " + FormatPercent(p.pipeline_share) +
+                   " staggered (pipeline-like); median batch synchrony " + FormatFixed(p.median_sync, 2) +
+                   "; mean window state entropy " + FormatFixed(p.state_entropy, 2) + " bits over " +
+                   std::to_string(s.windows) + " windows; reset density ";
+  if (p.reset_density_defined) {
+    ev += FormatFixed(p.reset_density, 3) + " (" + std::to_string(s.err_reset) + " ERR->RESET / " +
+          std::to_string(s.rts_sqd) + " RTS->SQD)";
+  } else {
+    ev += "undefined (" + std::to_string(s.err_reset) + " ERR->RESET / 0 RTS->SQD; reported as " +
+          FormatFixed(opt.zero_denominator_value, 2) + ")";
+  }
+  ev += "; the seed's thresholds (> " + FormatFixed(opt.allreduce_reset_density, 2) + " and < " +
+        FormatFixed(opt.allreduce_entropy_max, 1) + " bits: AllReduce; < " +
+        FormatFixed(opt.pipeline_reset_density, 2) + " and > " + FormatFixed(opt.pipeline_entropy_min, 1) +
+        " bits: pipeline) say " + p.seed_cls;
+  if (!p.seed_feature_informative) ev += " (the seed's ratio carries no information here)";
+  return ev;
+}
+
+// The report of one scope: its pooled seed features, our class, the seed's class and the evidence.
+PatternReport ScopeReport(const std::string& scope, const ScopeAcc& s, const QpPatternOptions& opt) {
+  PatternReport p;
+  p.scope = scope;
+  p.windows = s.windows;
+  p.qps = s.qps;
+  p.reset_density_defined = s.rts_sqd > 0;
+  p.reset_density = p.reset_density_defined ? static_cast<double>(s.err_reset) / static_cast<double>(s.rts_sqd)
+                                            : opt.zero_denominator_value;
+  p.state_entropy = s.windows > 0 ? s.entropy_sum / static_cast<double>(s.windows) : 0;
+  p.seed_feature_informative = s.windows > 0 && 2 * s.windows_defined >= s.windows;
+  const int64_t labelled_n = s.allreduce + s.pipeline;
+  p.allreduce_share = labelled_n > 0 ? static_cast<double>(s.allreduce) / static_cast<double>(labelled_n) : 0;
+  p.pipeline_share = labelled_n > 0 ? static_cast<double>(s.pipeline) / static_cast<double>(labelled_n) : 0;
+  p.median_sync = Median(s.syncs);
+  if (labelled_n == 0) {
+    p.cls = "unknown";
+  } else if (p.allreduce_share >= opt.scope_majority) {
+    p.cls = "allreduce";
+  } else if (p.pipeline_share >= opt.scope_majority) {
+    p.cls = "pipeline";
+  } else {
+    p.cls = "mixed";
+  }
+  if (p.reset_density_defined && p.reset_density > opt.allreduce_reset_density &&
+      p.state_entropy < opt.allreduce_entropy_max) {
+    p.seed_cls = "allreduce";
+  } else if (p.reset_density_defined && p.reset_density < opt.pipeline_reset_density &&
+             p.state_entropy > opt.pipeline_entropy_min) {
+    p.seed_cls = "pipeline";
+  } else {
+    p.seed_cls = "unclassified";
+  }
+  p.evidence = ScopeEvidence(p, s, opt);
+  return p;
+}
+
+// 5. Scopes: one report per job (when named), per host, then "all" (when there are QPs).
+void ReportScopes(const std::vector<QpWork>& work, const QpPatternOptions& opt, QpPatternResult* res) {
+  std::map<std::string, ScopeAcc> jobs, hosts;
+  ScopeAcc all;
+  for (const QpWork& q : work) {
+    std::vector<ScopeAcc*> scopes = {&hosts[*q.host], &all};
+    if (!q.job.empty()) scopes.push_back(&jobs[q.job]);
+    for (ScopeAcc* s : scopes) AddToScope(q, s);
+  }
+  for (const auto& [job, s] : jobs) res->patterns.push_back(ScopeReport("job:" + job, s, opt));
+  for (const auto& [host, s] : hosts) res->patterns.push_back(ScopeReport("host:" + host, s, opt));
+  if (!work.empty()) res->patterns.push_back(ScopeReport("all", all, opt));
+}
+
+// 6. The note: whether the seed's reset density is defined, and how many of `qps` QPs our
+// classifier labelled.
+std::string ResultNote(const QpPatternResult& res, size_t labelled, size_t qps, const QpPatternOptions& opt) {
+  const std::string ours = "classified by the batch synchrony of QP re-creations (" +
+                           std::to_string(labelled) + " of " + std::to_string(qps) + " QPs labelled)";
+  if (res.windows == 0) return "no QP transitions";
+  if (res.windows_ratio_defined == 0) {
+    return "RTS->SQD never seen in " + std::to_string(res.windows) +
+           " QP windows: the seed's reset density #(ERR->RESET)/#(RTS->SQD) is undefined (reported as " +
+           FormatFixed(opt.zero_denominator_value, 2) + ") and carries no information; " + ours;
+  }
+  if (2 * res.windows_ratio_defined < res.windows) {
+    return "RTS->SQD seen in only " + std::to_string(res.windows_ratio_defined) + " of " +
+           std::to_string(res.windows) + " QP windows: the seed's reset density is undefined elsewhere; " + ours;
+  }
+  return "the seed's reset density is defined in " + std::to_string(res.windows_ratio_defined) + " of " +
+         std::to_string(res.windows) + " QP windows; " + ours;
+}
 
 }  // namespace
 
@@ -119,21 +366,17 @@ std::vector<QpWindowFeatures> QpPatternAccumulator::Windows() const {
   std::vector<QpWindowFeatures> out;
   for (const auto& [key, data] : qps_) {
     std::vector<Entry> e = data.entries;
-    std::sort(e.begin(), e.end(), [](const Entry& a, const Entry& b) {
-      return a.window != b.window ? a.window < b.window : a.cell < b.cell;
-    });
-    for (size_t i = 0; i < e.size();) {
+    SortEntries(e);
+    ForEachWindow(e, [&](int64_t window, const QpTransitionMatrix& m) {
       QpWindowFeatures f;
       f.host = key.host;
       f.qp = key.qp;
-      f.window_start_ns = e[i].window * opt_.window_ns;
-      size_t j = i;
-      for (; j < e.size() && e[j].window == e[i].window; ++j) f.transitions[e[j].cell / 8][e[j].cell % 8] += e[j].count;
+      f.window_start_ns = window * opt_.window_ns;
+      f.transitions = m;
       f.state_entropy = QpStateEntropyBits(f.transitions);
       f.reset_density = QpResetDensity(f.transitions, opt_.zero_denominator_value, &f.ratio_defined);
       out.push_back(std::move(f));
-      i = j;
-    }
+    });
   }
   return out;
 }
@@ -146,237 +389,43 @@ QpPatternResult QpPatternAccumulator::Finish() {
   // 1. Per-QP windows.
   std::vector<QpWork> work;
   work.reserve(qps_.size());
-  std::vector<double> all_entropy, all_err_resets, defined_ratios;
+  WindowPools pools;
   for (auto& [key, data] : qps_) {
     QpWork w;
     w.host = &key.host;
     w.qp = key.qp;
     w.job = data.job;
-    auto& e = data.entries;
-    std::sort(e.begin(), e.end(), [](const Entry& a, const Entry& b) {
-      return a.window != b.window ? a.window < b.window : a.cell < b.cell;
-    });
-    for (size_t i = 0; i < e.size();) {
-      QpTransitionMatrix m{};
-      size_t j = i;
-      for (; j < e.size() && e[j].window == e[i].window; ++j) m[e[j].cell / 8][e[j].cell % 8] += e[j].count;
-      WindowSummary s{e[i].window, QpStateEntropyBits(m), m[kErrReset / 8][kErrReset % 8], m[kRtsSqd / 8][kRtsSqd % 8],
+    SortEntries(data.entries);
+    ForEachWindow(data.entries, [&](int64_t window, const QpTransitionMatrix& m) {
+      WindowSummary s{window, QpStateEntropyBits(m), m[kErrReset / 8][kErrReset % 8], m[kRtsSqd / 8][kRtsSqd % 8],
                       m[kResetInit / 8][kResetInit % 8]};
       w.windows.push_back(s);
       if (s.recreations > 0) w.recreation_windows.push_back(s.window);
-      all_entropy.push_back(s.entropy);
-      all_err_resets.push_back(s.err_reset);
+      pools.entropy.push_back(s.entropy);
+      pools.err_resets.push_back(s.err_reset);
       if (s.rts_sqd > 0) {
         ++res.windows_ratio_defined;
-        defined_ratios.push_back(static_cast<double>(s.err_reset) / s.rts_sqd);
+        pools.defined_ratios.push_back(static_cast<double>(s.err_reset) / s.rts_sqd);
       }
-      i = j;
-    }
+    });
     res.windows += static_cast<int64_t>(w.windows.size());
     work.push_back(std::move(w));
   }
 
-  // 2. Batch synchrony per peer group (the job, else every QP without a job).
-  std::map<std::string, std::vector<size_t>> groups;
-  for (size_t i = 0; i < work.size(); ++i) groups[work[i].job].push_back(i);
-  for (const auto& [job, members] : groups) {
-    std::unordered_map<int64_t, int64_t> per_window;  // distinct QPs recreating per window
-    int64_t n_recreating = 0;
-    for (const size_t i : members) {
-      if (!work[i].recreation_windows.empty()) ++n_recreating;
-      for (const int64_t w : work[i].recreation_windows) ++per_window[w];
-    }
-    // A batch: >= max(min_batch_qps, batch_share x QPs that recreate) QPs within +-1 window.
-    const double need = std::max<double>(opt_.min_batch_qps, opt_.batch_share * static_cast<double>(n_recreating));
-    auto count_at = [&](int64_t w) {
-      const auto it = per_window.find(w);
-      return it == per_window.end() ? int64_t{0} : it->second;
-    };
-    for (const size_t i : members) {
-      QpWork& q = work[i];
-      int64_t in_batch = 0;
-      for (const int64_t w : q.recreation_windows) {
-        const int64_t r = count_at(w - 1) + count_at(w) + count_at(w + 1);
-        if (static_cast<double>(r) >= need) ++in_batch;
-      }
-      q.label.sync = q.recreation_windows.empty()
-                         ? 0.0
-                         : static_cast<double>(in_batch) / static_cast<double>(q.recreation_windows.size());
-    }
-  }
-
-  // 3. Per-QP labels.
+  // 2.-5. Synchrony, labels, clusters, scopes.
+  MarkBatchSynchrony(work, opt_);
   std::vector<double> qp_sync, qp_recreations;
-  for (QpWork& q : work) {
-    QpLabel& l = q.label;
-    l.host = *q.host;
-    l.qp = q.qp;
-    l.job = q.job;
-    l.windows = static_cast<int64_t>(q.windows.size());
-    int64_t err_resets = 0;
-    double ent = 0;
-    for (const auto& s : q.windows) {
-      l.recreations += s.recreations;
-      err_resets += s.err_reset;
-      ent += s.entropy;
-    }
-    l.mean_entropy = l.windows > 0 ? ent / static_cast<double>(l.windows) : 0;
-    l.err_resets_per_window = l.windows > 0 ? static_cast<double>(err_resets) / static_cast<double>(l.windows) : 0;
-    if (static_cast<int64_t>(q.recreation_windows.size()) >= opt_.min_recreations) {
-      l.cls = l.sync >= opt_.sync_allreduce ? "allreduce" : "pipeline";
-    } else {
-      l.cls = "steady";
-    }
-    qp_sync.push_back(l.sync);
-    qp_recreations.push_back(static_cast<double>(l.recreations));
-  }
-
-  // 4. k-means over the labelled QPs' feature vectors (z-scored).
-  std::vector<size_t> labelled;
-  for (size_t i = 0; i < work.size(); ++i) {
-    if (work[i].label.cls != "steady") labelled.push_back(i);
-  }
-  if (!labelled.empty()) {
-    constexpr int kDims = 4;
-    Eigen::MatrixXd x(static_cast<Eigen::Index>(labelled.size()), kDims);
-    for (size_t r = 0; r < labelled.size(); ++r) {
-      const QpLabel& l = work[labelled[r]].label;
-      const auto ri = static_cast<Eigen::Index>(r);
-      x(ri, 0) = l.sync;
-      x(ri, 1) = l.mean_entropy;
-      x(ri, 2) = l.err_resets_per_window;
-      x(ri, 3) = std::log1p(static_cast<double>(l.recreations));
-    }
-    for (Eigen::Index c = 0; c < kDims; ++c) {
-      const double mean = x.col(c).mean();
-      const double sd = std::sqrt((x.col(c).array() - mean).square().mean());
-      // z-scores; synchrony, the feature that carries the class, weighs 3x.
-      const double weight = c == 0 ? 3.0 : 1.0;
-      if (sd > 1e-12) {
-        x.col(c) = ((x.col(c).array() - mean) * (weight / sd)).matrix();
-      } else {
-        x.col(c).setZero();
-      }
-    }
-    const stats::KMeansResult km = stats::KMeans(x, opt_.k, opt_.seed);
-    const int k = static_cast<int>(km.centers.rows());
-    res.cluster_sizes.assign(static_cast<size_t>(k), 0);
-    std::vector<std::pair<int64_t, int64_t>> votes(static_cast<size_t>(k), {0, 0});  // allreduce, pipeline
-    for (size_t r = 0; r < labelled.size(); ++r) {
-      const int c = km.labels[r];
-      work[labelled[r]].label.cluster = c;
-      ++res.cluster_sizes[static_cast<size_t>(c)];
-      (work[labelled[r]].label.cls == "allreduce" ? votes[static_cast<size_t>(c)].first
-                                                  : votes[static_cast<size_t>(c)].second)++;
-    }
-    for (const auto& [a, p] : votes) {
-      res.cluster_names.push_back(a + p == 0 ? "empty" : (a >= p ? "allreduce" : "pipeline"));
-    }
-  }
-
-  // 5. Scopes.
-  struct ScopeAcc {
-    int64_t windows = 0, qps = 0, err_reset = 0, rts_sqd = 0, windows_defined = 0, allreduce = 0, pipeline = 0;
-    double entropy_sum = 0;
-    std::vector<double> syncs;
-  };
-  std::map<std::string, ScopeAcc> jobs, hosts;
-  ScopeAcc all;
-  for (const QpWork& q : work) {
-    std::vector<ScopeAcc*> scopes = {&hosts[*q.host], &all};
-    if (!q.job.empty()) scopes.push_back(&jobs[q.job]);
-    for (ScopeAcc* s : scopes) {
-      ++s->qps;
-      for (const auto& w : q.windows) {
-        ++s->windows;
-        s->err_reset += w.err_reset;
-        s->rts_sqd += w.rts_sqd;
-        if (w.rts_sqd > 0) ++s->windows_defined;
-        s->entropy_sum += w.entropy;
-      }
-      if (q.label.cls == "allreduce") ++s->allreduce;
-      if (q.label.cls == "pipeline") ++s->pipeline;
-      if (q.label.cls != "steady") s->syncs.push_back(q.label.sync);
-    }
-  }
-  auto report = [&](const std::string& scope, const ScopeAcc& s) {
-    PatternReport p;
-    p.scope = scope;
-    p.windows = s.windows;
-    p.qps = s.qps;
-    p.reset_density_defined = s.rts_sqd > 0;
-    p.reset_density = p.reset_density_defined ? static_cast<double>(s.err_reset) / static_cast<double>(s.rts_sqd)
-                                              : opt_.zero_denominator_value;
-    p.state_entropy = s.windows > 0 ? s.entropy_sum / static_cast<double>(s.windows) : 0;
-    p.seed_feature_informative = s.windows > 0 && 2 * s.windows_defined >= s.windows;
-    const int64_t labelled_n = s.allreduce + s.pipeline;
-    p.allreduce_share = labelled_n > 0 ? static_cast<double>(s.allreduce) / static_cast<double>(labelled_n) : 0;
-    p.pipeline_share = labelled_n > 0 ? static_cast<double>(s.pipeline) / static_cast<double>(labelled_n) : 0;
-    p.median_sync = Median(s.syncs);
-    if (labelled_n == 0) {
-      p.cls = "unknown";
-    } else if (p.allreduce_share >= opt_.scope_majority) {
-      p.cls = "allreduce";
-    } else if (p.pipeline_share >= opt_.scope_majority) {
-      p.cls = "pipeline";
-    } else {
-      p.cls = "mixed";
-    }
-    if (p.reset_density_defined && p.reset_density > opt_.allreduce_reset_density &&
-        p.state_entropy < opt_.allreduce_entropy_max) {
-      p.seed_cls = "allreduce";
-    } else if (p.reset_density_defined && p.reset_density < opt_.pipeline_reset_density &&
-               p.state_entropy > opt_.pipeline_entropy_min) {
-      p.seed_cls = "pipeline";
-    } else {
-      p.seed_cls = "unclassified";
-    }
-    std::string ev = std::to_string(s.qps) + " QPs, " + std::to_string(labelled_n) + " with >= " +
-                     std::to_string(opt_.min_recreations) + " re-creations: " + Pct(p.allreduce_share) +
-                     " re-create in job-wide batches (AllReduce-like), " + Pct(p.pipeline_share) +
-                     " staggered (pipeline-like); median batch synchrony " + FormatFixed(p.median_sync, 2) +
-                     "; mean window state entropy " + FormatFixed(p.state_entropy, 2) + " bits over " +
-                     std::to_string(s.windows) + " windows; reset density ";
-    if (p.reset_density_defined) {
-      ev += FormatFixed(p.reset_density, 3) + " (" + std::to_string(s.err_reset) + " ERR->RESET / " +
-            std::to_string(s.rts_sqd) + " RTS->SQD)";
-    } else {
-      ev += "undefined (" + std::to_string(s.err_reset) + " ERR->RESET / 0 RTS->SQD; reported as " +
-            FormatFixed(opt_.zero_denominator_value, 2) + ")";
-    }
-    ev += "; the seed's thresholds (> " + FormatFixed(opt_.allreduce_reset_density, 2) + " and < " +
-          FormatFixed(opt_.allreduce_entropy_max, 1) + " bits: AllReduce; < " +
-          FormatFixed(opt_.pipeline_reset_density, 2) + " and > " + FormatFixed(opt_.pipeline_entropy_min, 1) +
-          " bits: pipeline) say " + p.seed_cls;
-    if (!p.seed_feature_informative) ev += " (the seed's ratio carries no information here)";
-    p.evidence = std::move(ev);
-    res.patterns.push_back(std::move(p));
-  };
-  for (const auto& [job, s] : jobs) report("job:" + job, s);
-  for (const auto& [host, s] : hosts) report("host:" + host, s);
-  if (!work.empty()) report("all", all);
+  LabelQps(work, opt_, &qp_sync, &qp_recreations);
+  const size_t labelled = ClusterLabelled(work, opt_, &res);
+  ReportScopes(work, opt_, &res);
 
   // 6. Distributions and the note.
-  res.feature_quantiles.emplace_back("window_state_entropy_bits", Quantiles(all_entropy));
-  res.feature_quantiles.emplace_back("window_reset_density_defined", Quantiles(defined_ratios));
+  res.feature_quantiles.emplace_back("window_state_entropy_bits", Quantiles(pools.entropy));
+  res.feature_quantiles.emplace_back("window_reset_density_defined", Quantiles(pools.defined_ratios));
   res.feature_quantiles.emplace_back("qp_sync", Quantiles(qp_sync));
   res.feature_quantiles.emplace_back("qp_recreations", Quantiles(qp_recreations));
-  res.feature_quantiles.emplace_back("window_err_resets", Quantiles(all_err_resets));
-  const std::string ours = "classified by the batch synchrony of QP re-creations (" +
-                           std::to_string(labelled.size()) + " of " + std::to_string(work.size()) + " QPs labelled)";
-  if (res.windows == 0) {
-    res.note = "no QP transitions";
-  } else if (res.windows_ratio_defined == 0) {
-    res.note = "RTS->SQD never seen in " + std::to_string(res.windows) +
-               " QP windows: the seed's reset density #(ERR->RESET)/#(RTS->SQD) is undefined (reported as " +
-               FormatFixed(opt_.zero_denominator_value, 2) + ") and carries no information; " + ours;
-  } else if (2 * res.windows_ratio_defined < res.windows) {
-    res.note = "RTS->SQD seen in only " + std::to_string(res.windows_ratio_defined) + " of " +
-               std::to_string(res.windows) + " QP windows: the seed's reset density is undefined elsewhere; " + ours;
-  } else {
-    res.note = "the seed's reset density is defined in " + std::to_string(res.windows_ratio_defined) + " of " +
-               std::to_string(res.windows) + " QP windows; " + ours;
-  }
+  res.feature_quantiles.emplace_back("window_err_resets", Quantiles(pools.err_resets));
+  res.note = ResultNote(res, labelled, work.size(), opt_);
   for (QpWork& q : work) res.qps.push_back(std::move(q.label));
   return res;
 }

@@ -121,21 +121,25 @@ struct QpPatternResult {
   int64_t windows_ratio_defined = 0;      // windows with #(RTS->SQD) > 0
 };
 
-// Shannon entropy (bits) of the 64-cell distribution of a transition matrix; 0 when empty.
+// Shannon entropy (bits) of the 64-cell distribution of a transition matrix; 0 when empty. Never fails.
 double QpStateEntropyBits(const QpTransitionMatrix& m);
 // #(ERR->RESET)/#(RTS->SQD); `zero_denominator_value` (and *defined = false) when the
-// denominator is 0.
+// denominator is 0. `defined` may be null. Never fails.
 double QpResetDensity(const QpTransitionMatrix& m, double zero_denominator_value, bool* defined);
 
 // Streaming accumulator: memory grows with QPs x windows with transitions (one small entry per
 // distinct transition of a QP in a window), not with the records. Records may come in any order.
 class QpPatternAccumulator {
  public:
+  // Options out of range are corrected: window_ns <= 0 becomes 10 ms, k < 1 becomes 1.
   explicit QpPatternAccumulator(QpPatternOptions o = {});
+  // Adds one transition record. Never fails: illegal transitions are counted, not rejected.
   void Add(const formats::QpStateRecord& r);
-  // Computes the result; the accumulator may be reused only after being rebuilt.
+  // Computes and returns the result (empty patterns and the note "no QP transitions" without
+  // records); never fails. The accumulator may be reused only after being rebuilt.
   QpPatternResult Finish();
-  // The per-window features, in (host, qp, window) order (for inspection and the simulator).
+  // The per-window features, in (host, qp, window) order (for inspection and the simulator). Never
+  // fails.
   [[nodiscard]] std::vector<QpWindowFeatures> Windows() const;
 
  private:

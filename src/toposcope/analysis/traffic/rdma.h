@@ -25,10 +25,11 @@ struct RdmaReport {
 
 // With window_ns == 0 the entropy window is chosen from the captures' span: span/64 rounded down
 // to 1, 2 or 5 x 10^k ns, between 100 µs and 100 ms (the seed's windows are not given; a short
-// capture still gets enough windows for a spectrum).
+// capture still gets enough windows for a spectrum). Returns that window; never fails.
 int64_t AutoEntropyWindowNs(int64_t span_ns);
 
-// Runs the whole pass. Read problems go to `diag`.
+// Runs the whole pass and returns its report (present = false without captures and NCCL logs).
+// Never fails: read problems, and a flow pass that read no capture, are diagnostics in `diag`.
 RdmaReport AnalyzeRdma(const model::Dataset& ds, const RdmaOptions& opt, Diagnostics& diag);
 
 }  // namespace toposcope::analysis

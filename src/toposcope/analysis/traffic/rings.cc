@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -169,23 +170,53 @@ std::vector<int> CycleFrom(const std::map<int, int>& next, int start) {
   return {};
 }
 
-}  // namespace
+using NicNames = std::map<std::string, std::map<int, std::string>>;  // host -> NIC index -> name
 
-RingReport RingsFromLogs(const model::Dataset& ds) {
-  RingReport report;
-  const auto& logs = ds.nccl_logs;
-  if (logs.empty()) return report;
-  CommIndex index(logs);
-  std::map<std::string, GroupData> groups;
-
-  // NIC names per host: "NET/IB : Using [i]name:port" lists.
-  std::map<std::string, std::map<int, std::string>> nic_names;
+// NIC names per host: "NET/IB : Using [i]name:port" lists.
+NicNames CollectNicNames(const std::vector<formats::NcclLog>& logs) {
+  NicNames nic_names;
   for (const auto& log : logs) {
     for (const auto& u : log.net_using) {
       for (const auto& d : u.devices) nic_names[u.at.host].emplace(d.index, d.name);
     }
   }
+  return nic_names;
+}
 
+// Adds one Trees line to its group: the rank, its tree edges (child -> parent) and nodes.
+void AddTreeLine(const formats::NcclTreeLine& t, GroupData& g) {
+  PutRank(g, t.me, t.at.host, t.at.cuda_dev);
+  auto& nodes = g.tree_nodes[t.channel];
+  nodes.insert(t.me);
+  if (t.up >= 0) {
+    g.tree_edges[t.channel].insert({t.me, t.up});
+    nodes.insert(t.up);
+  }
+  for (int d : t.down) {
+    if (d >= 0) {
+      g.tree_edges[t.channel].insert({d, t.me});
+      nodes.insert(d);
+    }
+  }
+}
+
+// Adds one connection line to its group: the ranks it names, the successor it gives and its NET device.
+void AddConnectionLine(const formats::NcclConnection& c, GroupData& g) {
+  const bool send = c.dir == formats::NcclConnection::Dir::kSend;
+  const bool recv = c.dir == formats::NcclConnection::Dir::kReceive;
+  if (send || c.dir == formats::NcclConnection::Dir::kNone) PutRank(g, c.from_rank, c.at.host, c.at.cuda_dev);
+  if (recv) PutRank(g, c.to_rank, c.at.host, c.at.cuda_dev);
+  if (c.from_rank >= 0 && c.to_rank >= 0 && c.from_rank != c.to_rank) {
+    g.conn_next[c.channel][c.from_rank].insert(c.to_rank);
+  }
+  if (c.transport == formats::NcclTransport::kNet && (send || recv)) {
+    g.net_conns[{c.channel, c.from_rank, c.to_rank, send}] = {c.at.host, c.net_dev};
+  }
+}
+
+// Every comm group of the logs with what its comm, ring order, Ring, Trees and connection lines say.
+std::map<std::string, GroupData> CollectGroups(const std::vector<formats::NcclLog>& logs, const CommIndex& index) {
+  std::map<std::string, GroupData> groups;
   for (size_t fi = 0; fi < logs.size(); ++fi) {
     const auto& log = logs[fi];
     for (const auto& c : log.comms) {
@@ -202,171 +233,191 @@ RingReport RingsFromLogs(const model::Dataset& ds) {
       PutRank(g, r.me, r.at.host, r.at.cuda_dev);
       g.ring_next[r.channel][r.me] = r.next;
     }
-    for (const auto& t : log.trees) {
-      GroupData& g = groups[index.GroupOf(fi, t.at, t.line)];
-      PutRank(g, t.me, t.at.host, t.at.cuda_dev);
-      auto& nodes = g.tree_nodes[t.channel];
-      nodes.insert(t.me);
-      if (t.up >= 0) {
-        g.tree_edges[t.channel].insert({t.me, t.up});
-        nodes.insert(t.up);
-      }
-      for (int d : t.down) {
-        if (d >= 0) {
-          g.tree_edges[t.channel].insert({d, t.me});
-          nodes.insert(d);
-        }
+    for (const auto& t : log.trees) AddTreeLine(t, groups[index.GroupOf(fi, t.at, t.line)]);
+    for (const auto& c : log.connections) AddConnectionLine(c, groups[index.GroupOf(fi, c.at, c.line)]);
+  }
+  return groups;
+}
+
+// The host of a rank in a group; "?" when unknown or ambiguous.
+std::string HostOfRank(const GroupData& g, int r) {
+  auto it = g.ranks.find(r);
+  if (it == g.ranks.end() || it->second.ambiguous) return "?";
+  return it->second.host;
+}
+
+// The name of NIC `dev` of `host`; "?" when the logs do not list it.
+std::string NicName(const NicNames& nic_names, const std::string& host, int dev) {
+  auto h = nic_names.find(host);
+  if (h == nic_names.end()) return "?";
+  auto d = h->second.find(dev);
+  return d == h->second.end() ? std::string("?") : d->second;
+}
+
+// Notes the Ring lines (me -> next) of a channel that disagree with rank 0's ring order `ranks`.
+void CheckRingLines(const std::string& gname, int ch, const std::vector<int>& ranks, const std::map<int, int>& next,
+                    RingReport* report) {
+  int mismatches = 0;
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    auto e = next.find(ranks[i]);
+    if (e != next.end() && e->second != ranks[(i + 1) % ranks.size()]) ++mismatches;
+  }
+  if (mismatches > 0) {
+    report->notes.push_back(StringPrintf("comm %s channel %d: %d Ring line(s) disagree with rank 0's ring order",
+                                         gname.c_str(), ch, mismatches));
+  }
+}
+
+// Rebuilds the whole cycle of channel `ch` into v->ranks from the Ring lines (prev -> me -> next,
+// `ring_next`, nullptr when none), else from the connection lines when every rank has exactly one
+// successor on the channel; a cut order in v->ranks must be the start of the rebuilt cycle. Returns
+// false when the channel has no ring at all (no order and no closed cycle).
+bool RebuildRing(const std::string& gname, int ch, const GroupData& g, const std::map<int, int>* ring_next,
+                 bool has_order, RingView* v, RingReport* report) {
+  std::map<int, int> next;
+  std::string from;
+  if (ring_next != nullptr) {
+    next = *ring_next;
+    from = "Ring lines";
+  }
+  std::vector<int> seq = CycleFrom(next, v->ranks.empty() ? -1 : v->ranks.front());
+  if (seq.empty()) {
+    next.clear();
+    bool unique = true;
+    if (auto cit = g.conn_next.find(ch); cit != g.conn_next.end()) {
+      for (const auto& [a, bs] : cit->second) {
+        if (bs.size() != 1) unique = false;
+        next[a] = *bs.begin();
       }
     }
-    for (const auto& c : log.connections) {
-      GroupData& g = groups[index.GroupOf(fi, c.at, c.line)];
-      const bool send = c.dir == formats::NcclConnection::Dir::kSend;
-      const bool recv = c.dir == formats::NcclConnection::Dir::kReceive;
-      if (send || c.dir == formats::NcclConnection::Dir::kNone) PutRank(g, c.from_rank, c.at.host, c.at.cuda_dev);
-      if (recv) PutRank(g, c.to_rank, c.at.host, c.at.cuda_dev);
-      if (c.from_rank >= 0 && c.to_rank >= 0 && c.from_rank != c.to_rank) {
-        g.conn_next[c.channel][c.from_rank].insert(c.to_rank);
-      }
-      if (c.transport == formats::NcclTransport::kNet && (send || recv)) {
-        g.net_conns[{c.channel, c.from_rank, c.to_rank, send}] = {c.at.host, c.net_dev};
-      }
+    if (unique) seq = CycleFrom(next, v->ranks.empty() ? -1 : v->ranks.front());
+    from = "connection lines";
+  }
+  if (!seq.empty()) {
+    // A cut order must be the start of the rebuilt cycle.
+    bool consistent = v->ranks.size() <= seq.size();
+    for (size_t i = 0; consistent && i < v->ranks.size(); ++i) consistent = v->ranks[i] == seq[i];
+    if (!consistent) {
+      report->notes.push_back(StringPrintf("comm %s channel %d: the %s disagree with rank 0's ring order",
+                                           gname.c_str(), ch, from.c_str()));
+    }
+    v->ranks = std::move(seq);
+    report->notes.push_back(StringPrintf("comm %s channel %d: ring rebuilt from %zu %s", gname.c_str(), ch,
+                                         next.size(), from.c_str()));
+  } else if (!has_order) {
+    report->notes.push_back(StringPrintf(
+        "comm %s channel %d: no ring order and neither Ring lines nor connections close a cycle", gname.c_str(), ch));
+    return false;
+  }
+  return true;
+}
+
+// Fills a ring's hosts and GPUs per rank and, per cross-node hop, the NICs of its NET connections.
+void MapRingRanks(const GroupData& g, const NicNames& nic_names, RingView* v) {
+  std::vector<std::string> per_rank;
+  for (int r : v->ranks) {
+    const std::string h = HostOfRank(g, r);
+    per_rank.push_back(h);
+    auto it = g.ranks.find(r);
+    const int gpu = it == g.ranks.end() ? -1 : it->second.gpu;
+    v->gpus.push_back(gpu >= 0 ? h + "/gpu" + std::to_string(gpu) : h + "/?");
+  }
+  v->hosts = CollapseHosts(per_rank);
+  const size_t nr = v->ranks.size();
+  if (nr <= 1) return;
+  for (size_t i = 0; i < nr; ++i) {
+    const int a = v->ranks[i], b = v->ranks[(i + 1) % nr];
+    const std::string ha = per_rank[i], hb = per_rank[(i + 1) % nr];
+    if (ha == hb) continue;
+    std::string na = "?", nb = "?";
+    auto s = g.net_conns.find({v->channel, a, b, true});
+    if (s != g.net_conns.end()) na = NicName(nic_names, s->second.first, s->second.second);
+    auto r = g.net_conns.find({v->channel, a, b, false});
+    if (r != g.net_conns.end()) nb = NicName(nic_names, r->second.first, r->second.second);
+    v->cross_node_nics.push_back(ha + ":" + na + "->" + hb + ":" + nb);
+  }
+}
+
+// The ring of one channel of group `gname`: rank 0's order when whole, else rebuilt; nullopt when
+// the channel has no ring. Disagreements between the sources become notes.
+std::optional<RingView> ChannelRing(const std::string& gname, int ch, const GroupData& g, const NicNames& nic_names,
+                                    RingReport* report) {
+  RingView v;
+  v.source = "nccl_log";
+  v.channel = ch;
+  v.comm = gname;
+  auto oit = g.orders.find(ch);
+  auto nit = g.ring_next.find(ch);
+  // Cut short: marked '...', or fewer ranks than the logs name (NCCL <= 2.22 prints rank 0's
+  // order into a fixed-size line).
+  const bool truncated = oit != g.orders.end() &&
+                         (oit->second->truncated || oit->second->ranks.size() < g.ranks.size());
+  if (oit != g.orders.end()) {
+    v.ranks = oit->second->ranks;
+    if (truncated) {
+      report->notes.push_back(StringPrintf("comm %s channel %d: rank 0's ring order is cut short (%zu of %zu ranks)",
+                                           gname.c_str(), ch, oit->second->ranks.size(), g.ranks.size()));
+    }
+    if (nit != g.ring_next.end() && !v.ranks.empty() && !truncated) {
+      CheckRingLines(gname, ch, v.ranks, nit->second, report);
     }
   }
+  if (oit == g.orders.end() || truncated) {
+    const std::map<int, int>* ring_next = nit != g.ring_next.end() ? &nit->second : nullptr;
+    if (!RebuildRing(gname, ch, g, ring_next, oit != g.orders.end(), &v, report)) return std::nullopt;
+  }
+  if (v.ranks.empty()) return std::nullopt;
+  MapRingRanks(g, nic_names, &v);
+  return v;
+}
 
+// The trees of group `gname`, one per channel, with their root when there is exactly one.
+void GroupTrees(const std::string& gname, GroupData& g, RingReport* report) {
+  for (const auto& [ch, edges] : g.tree_edges) {
+    TreeView t;
+    t.channel = ch;
+    t.comm = gname;
+    t.edges.assign(edges.begin(), edges.end());
+    std::set<int> children;
+    for (const auto& e : edges) children.insert(e.first);
+    std::vector<int> roots;
+    for (int node : g.tree_nodes[ch]) {
+      if (!children.count(node)) roots.push_back(node);
+    }
+    t.root = roots.size() == 1 ? roots.front() : -1;
+    report->trees.push_back(std::move(t));
+  }
+}
+
+}  // namespace
+
+RingReport RingsFromLogs(const model::Dataset& ds) {
+  RingReport report;
+  const auto& logs = ds.nccl_logs;
+  if (logs.empty()) return report;
+  const CommIndex index(logs);
+  const NicNames nic_names = CollectNicNames(logs);
+  std::map<std::string, GroupData> groups = CollectGroups(logs, index);
   for (auto& [gname, g] : groups) {
-    auto host_of = [&g](int r) -> std::string {
-      auto it = g.ranks.find(r);
-      if (it == g.ranks.end() || it->second.ambiguous) return "?";
-      return it->second.host;
-    };
-    auto nic_of = [&nic_names](const std::string& host, int dev) -> std::string {
-      auto h = nic_names.find(host);
-      if (h == nic_names.end()) return "?";
-      auto d = h->second.find(dev);
-      return d == h->second.end() ? std::string("?") : d->second;
-    };
     std::set<int> channels;
     for (const auto& [ch, o] : g.orders) channels.insert(ch);
     for (const auto& [ch, m] : g.ring_next) channels.insert(ch);
     for (int ch : channels) {
-      RingView v;
-      v.source = "nccl_log";
-      v.channel = ch;
-      v.comm = gname;
-      auto oit = g.orders.find(ch);
-      auto nit = g.ring_next.find(ch);
-      // Cut short: marked '...', or fewer ranks than the logs name (NCCL <= 2.22 prints rank 0's
-      // order into a fixed-size line).
-      const bool truncated = oit != g.orders.end() &&
-                             (oit->second->truncated || oit->second->ranks.size() < g.ranks.size());
-      if (oit != g.orders.end()) {
-        v.ranks = oit->second->ranks;
-        if (truncated) {
-          report.notes.push_back(StringPrintf("comm %s channel %d: rank 0's ring order is cut short (%zu of %zu ranks)",
-                                              gname.c_str(), ch, oit->second->ranks.size(), g.ranks.size()));
-        }
-        if (nit != g.ring_next.end() && !v.ranks.empty() && !truncated) {
-          int mismatches = 0;
-          for (size_t i = 0; i < v.ranks.size(); ++i) {
-            auto e = nit->second.find(v.ranks[i]);
-            if (e != nit->second.end() && e->second != v.ranks[(i + 1) % v.ranks.size()]) ++mismatches;
-          }
-          if (mismatches > 0) {
-            report.notes.push_back(StringPrintf(
-                "comm %s channel %d: %d Ring line(s) disagree with rank 0's ring order", gname.c_str(), ch,
-                mismatches));
-          }
-        }
-      }
-      if (oit == g.orders.end() || truncated) {
-        // Rebuild the whole cycle from the Ring lines (prev -> me -> next), else from the
-        // connection lines when every rank has exactly one successor on the channel.
-        std::map<int, int> next;
-        std::string from;
-        if (nit != g.ring_next.end()) {
-          next = nit->second;
-          from = "Ring lines";
-        }
-        std::vector<int> seq = CycleFrom(next, v.ranks.empty() ? -1 : v.ranks.front());
-        if (seq.empty()) {
-          next.clear();
-          bool unique = true;
-          if (auto cit = g.conn_next.find(ch); cit != g.conn_next.end()) {
-            for (const auto& [a, bs] : cit->second) {
-              if (bs.size() != 1) unique = false;
-              next[a] = *bs.begin();
-            }
-          }
-          if (unique) seq = CycleFrom(next, v.ranks.empty() ? -1 : v.ranks.front());
-          from = "connection lines";
-        }
-        if (!seq.empty()) {
-          // A cut order must be the start of the rebuilt cycle.
-          bool consistent = v.ranks.size() <= seq.size();
-          for (size_t i = 0; consistent && i < v.ranks.size(); ++i) consistent = v.ranks[i] == seq[i];
-          if (!consistent) {
-            report.notes.push_back(StringPrintf("comm %s channel %d: the %s disagree with rank 0's ring order",
-                                                gname.c_str(), ch, from.c_str()));
-          }
-          v.ranks = std::move(seq);
-          report.notes.push_back(StringPrintf("comm %s channel %d: ring rebuilt from %zu %s", gname.c_str(), ch,
-                                              next.size(), from.c_str()));
-        } else if (oit == g.orders.end()) {
-          report.notes.push_back(StringPrintf(
-              "comm %s channel %d: no ring order and neither Ring lines nor connections close a cycle",
-              gname.c_str(), ch));
-          continue;
-        }
-      }
-      if (v.ranks.empty()) continue;
-      std::vector<std::string> per_rank;
-      for (int r : v.ranks) {
-        const std::string h = host_of(r);
-        per_rank.push_back(h);
-        auto it = g.ranks.find(r);
-        const int gpu = it == g.ranks.end() ? -1 : it->second.gpu;
-        v.gpus.push_back(gpu >= 0 ? h + "/gpu" + std::to_string(gpu) : h + "/?");
-      }
-      v.hosts = CollapseHosts(per_rank);
-      const size_t nr = v.ranks.size();
-      if (nr > 1) {
-        for (size_t i = 0; i < nr; ++i) {
-          const int a = v.ranks[i], b = v.ranks[(i + 1) % nr];
-          const std::string ha = per_rank[i], hb = per_rank[(i + 1) % nr];
-          if (ha == hb) continue;
-          std::string na = "?", nb = "?";
-          auto s = g.net_conns.find({ch, a, b, true});
-          if (s != g.net_conns.end()) na = nic_of(s->second.first, s->second.second);
-          auto r = g.net_conns.find({ch, a, b, false});
-          if (r != g.net_conns.end()) nb = nic_of(r->second.first, r->second.second);
-          v.cross_node_nics.push_back(ha + ":" + na + "->" + hb + ":" + nb);
-        }
-      }
-      report.rings.push_back(std::move(v));
+      std::optional<RingView> v = ChannelRing(gname, ch, g, nic_names, &report);
+      if (v) report.rings.push_back(std::move(*v));
     }
-    for (const auto& [ch, edges] : g.tree_edges) {
-      TreeView t;
-      t.channel = ch;
-      t.comm = gname;
-      t.edges.assign(edges.begin(), edges.end());
-      std::set<int> children;
-      for (const auto& e : edges) children.insert(e.first);
-      std::vector<int> roots;
-      for (int node : g.tree_nodes[ch]) {
-        if (!children.count(node)) roots.push_back(node);
-      }
-      t.root = roots.size() == 1 ? roots.front() : -1;
-      report.trees.push_back(std::move(t));
-    }
+    GroupTrees(gname, g, &report);
   }
   // Channels sharing one host cycle.
   std::map<std::pair<std::string, std::vector<std::string>>, int> per_cycle;
   for (const auto& v : report.rings) ++per_cycle[{v.comm, CanonicalCycle(v.hosts)}];
   for (auto& v : report.rings) v.channels = per_cycle[{v.comm, CanonicalCycle(v.hosts)}];
-  std::sort(report.rings.begin(), report.rings.end(),
-            [](const RingView& a, const RingView& b) { return std::tie(a.comm, a.channel) < std::tie(b.comm, b.channel); });
-  std::sort(report.trees.begin(), report.trees.end(),
-            [](const TreeView& a, const TreeView& b) { return std::tie(a.comm, a.channel) < std::tie(b.comm, b.channel); });
+  std::sort(report.rings.begin(), report.rings.end(), [](const RingView& a, const RingView& b) {
+    return std::tie(a.comm, a.channel) < std::tie(b.comm, b.channel);
+  });
+  std::sort(report.trees.begin(), report.trees.end(), [](const TreeView& a, const TreeView& b) {
+    return std::tie(a.comm, a.channel) < std::tie(b.comm, b.channel);
+  });
   return report;
 }
 

@@ -63,18 +63,21 @@ RingReport RingsFromLogs(const model::Dataset& ds);
 // hosts; unknown hosts are named by their IP) is decomposed greedily: every host follows its
 // heaviest remaining out-edge, the cycles of that successor graph are taken with their bottleneck
 // weight subtracted, and again, until no cycle carrying at least `min_share` of the first cycle's
-// weight is left. One ring per distinct host cycle (rotated to start at its smallest host),
-// heaviest first.
+// weight is left. Returns one ring per distinct host cycle (rotated to start at its smallest host),
+// heaviest first; empty when the flows close no cycle. Never fails.
 std::vector<RingView> RingsFromFlows(const FlowReport& flows, double min_share = 0.05);
 
 // Compares every distinct cross-node host cycle of the log rings with the flow rings (the same
 // cyclic sequence in the same direction): counts agreements and disagreements and adds notes (also
-// for flow rings no log ring explains).
+// for flow rings no log ring explains) to *report; a note says so when either side has no cycle.
+// Does nothing when `report` is null.
 void CompareRings(RingReport* report, const std::vector<RingView>& from_flows);
 
-// Helper: the hosts of a rank sequence with consecutive duplicates collapsed cyclically.
+// Helper: the hosts of a rank sequence with consecutive duplicates collapsed cyclically (empty for
+// an empty sequence). Never fails.
 std::vector<std::string> CollapseHosts(const std::vector<std::string>& per_rank_hosts);
-// Helper: a cycle rotated to start at its smallest element (direction kept).
+// Helper: a cycle rotated to start at its smallest element (direction kept; empty stays empty).
+// Never fails.
 std::vector<std::string> CanonicalCycle(const std::vector<std::string>& cycle);
 
 }  // namespace toposcope::analysis

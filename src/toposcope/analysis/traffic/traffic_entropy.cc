@@ -124,6 +124,18 @@ void Expand(Window& w) {
   w.sparse.shrink_to_fit();
 }
 
+// Ends the message open in `st` with its last packet of `payload_bytes`: the message's size when `st`
+// holds one of `kind`, else nullopt. `st` is reset either way.
+std::optional<uint64_t> CloseMessage(MsgState& st, MsgKind kind, uint64_t payload_bytes) {
+  if (st.kind != kind) {
+    st = {};
+    return std::nullopt;
+  }
+  const uint64_t size = st.acc_bytes + payload_bytes;
+  st = {};
+  return size;
+}
+
 // The message size a packet completes (or opens with a known length), if any.
 std::optional<uint64_t> MessageSize(const formats::RocePacket& p, MsgState& st) {
   namespace op = formats::roce_op;
@@ -151,22 +163,11 @@ std::optional<uint64_t> MessageSize(const formats::RocePacket& p, MsgState& st) 
     case op::kSendLast:
     case op::kSendLastImm:
     case op::kSendLastInv:
-      if (st.kind == MsgKind::kSend) {
-        const uint64_t size = st.acc_bytes + p.payload_bytes;
-        st = {};
-        return size;
-      }
-      st = {};
-      return std::nullopt;  // its FIRST was not seen
+      return CloseMessage(st, MsgKind::kSend, p.payload_bytes);  // nullopt: its FIRST was not seen
     case op::kWriteLast:
     case op::kWriteLastImm:
-      if (st.kind == MsgKind::kWrite) {
-        const uint64_t size = st.acc_bytes + p.payload_bytes;
-        st = {};
-        return size;
-      }
-      st = {};
-      return std::nullopt;  // counted at a FIRST with RETH, or its FIRST was not seen
+      // nullopt: counted at a FIRST with RETH, or its FIRST was not seen
+      return CloseMessage(st, MsgKind::kWrite, p.payload_bytes);
     case op::kSendOnly:
     case op::kSendOnlyImm:
     case op::kSendOnlyInv:

@@ -47,7 +47,8 @@
 namespace toposcope::analysis {
 
 enum class SpectrumSeries { kBytes, kSeedBits, kMessageSizeBits };
-// "bytes", "seed_header_bits", "message_size_bits".
+// The series' name: "bytes", "seed_header_bits", "message_size_bits" ("bytes" for a value outside the
+// enum). Never fails.
 std::string_view SpectrumSeriesName(SpectrumSeries s);
 
 struct EntropyOptions {
@@ -78,7 +79,7 @@ struct EntropyOptions {
 };
 
 // One link = a capture point ("capture:<point>") or an unordered host pair ("hostA~hostB", names
-// sorted; IPs when no host is known).
+// sorted; IPs when no host is known). Both return the id and never fail.
 std::string CaptureLinkId(std::string_view capture_point);
 std::string HostPairLinkId(std::string_view host_a, std::string_view host_b);
 
@@ -139,12 +140,14 @@ class TrafficEntropyAccumulator {
 
   // Link ids for this packet are given by the caller (capture point and/or host pair); src_qp = 0
   // when unknown (a UD packet's DETH source QP is used then). Packets with an empty link list are
-  // ignored.
+  // ignored. Never fails.
   void Add(const formats::RocePacket& p, uint32_t src_qp, std::span<const std::string> links);
   // Computes every window's estimators, the link summaries and the spectral modes. Deterministic
-  // output order (by link, then window). The accumulator is left empty.
+  // output order (by link, then window). Returns the report (empty when nothing was added or the
+  // accumulator was moved from); never fails. The accumulator is left empty.
   TrafficEntropyReport Finish();
 
+  // The packets added since construction or the last Finish (0 once moved from).
   [[nodiscard]] int64_t packets() const;
 
  private:

@@ -146,17 +146,12 @@ Fit FitOnce(const std::vector<Pattern>& patterns, const std::vector<Edge>& edges
   return f;
 }
 
-}  // namespace
 
-TrafficMatrixReport EstimateTrafficMatrix(const model::Dataset& ds, const RingReport& rings,
-                                          const TrafficMatrixOptions& opt) {
-  TrafficMatrixReport rep;
-  rep.method =
-      "per-GPU DCGM NVLink tx/rx means (fields 1011/1012) over the common window; NNLS fit of one volume per "
-      "ring channel's intra-node successor edges (+ one per pipeline rank->rank+1 edge); IPF from that fit to "
-      "the tx/rx margins; error bar z x sqrt(block-bootstrap^2 + margin residual^2 + channel-share ambiguity^2)";
+// Per GPU: its (tx, rx) NVLink byte series.
+using GpuCounters = std::map<int, std::pair<const model::SeriesSummary*, const model::SeriesSummary*>>;
 
-  // 1. The communicator: the one whose log rings name the most (host, GPU) ranks.
+// The communicator whose log rings name the most (host, GPU) ranks; *ranks = how many (0: none).
+std::string ChooseCommunicator(const RingReport& rings, size_t* ranks) {
   std::map<std::string, std::set<std::string>> comm_gpus;
   for (const RingView& v : rings.rings) {
     if (v.source != "nccl_log" || v.gpus.size() != v.ranks.size()) continue;
@@ -172,395 +167,569 @@ TrafficMatrixReport EstimateTrafficMatrix(const model::Dataset& ds, const RingRe
       comm = c;
     }
   }
-  rep.comm = comm;
+  *ranks = best;
+  return comm;
+}
+
+// Per host: the intra-node successor edges of every log ring channel of `comm` (and, with the option,
+// the pipeline rank -> rank + 1 edges); the channels seen go to *channels_seen.
+std::map<std::string, HostRings> CollectHostRings(const RingReport& rings, const std::string& comm,
+                                                  const TrafficMatrixOptions& opt, std::set<int>* channels_seen) {
   std::map<std::string, HostRings> host_rings;
-  std::set<int> channels_seen;
-  if (best > 0) {
-    std::map<int, GpuRef> rank_gpu;
-    for (const RingView& v : rings.rings) {
-      if (v.source != "nccl_log" || v.comm != comm || v.gpus.size() != v.ranks.size()) continue;
-      channels_seen.insert(v.channel);
-      const size_t n = v.ranks.size();
-      std::vector<std::optional<GpuRef>> refs;
-      for (size_t i = 0; i < n; ++i) {
-        refs.push_back(ParseGpuName(v.gpus[i]));
-        if (refs.back()) rank_gpu[v.ranks[i]] = *refs.back();
-      }
-      for (size_t i = 0; i < n && n > 1; ++i) {
-        const auto& a = refs[i];
-        const auto& b = refs[(i + 1) % n];
-        if (!a || !b || a->host != b->host || a->index == b->index) continue;
-        HostRings& hr = host_rings[a->host];
-        hr.channel_edges[v.channel].insert({a->index, b->index});
-        hr.gpus.insert(a->index);
-        hr.gpus.insert(b->index);
-      }
+  std::map<int, GpuRef> rank_gpu;
+  for (const RingView& v : rings.rings) {
+    if (v.source != "nccl_log" || v.comm != comm || v.gpus.size() != v.ranks.size()) continue;
+    channels_seen->insert(v.channel);
+    const size_t n = v.ranks.size();
+    std::vector<std::optional<GpuRef>> refs;
+    for (size_t i = 0; i < n; ++i) {
+      refs.push_back(ParseGpuName(v.gpus[i]));
+      if (refs.back()) rank_gpu[v.ranks[i]] = *refs.back();
     }
-    if (opt.pipeline_successor_edges) {
-      for (const auto& [r, ref] : rank_gpu) {
-        auto it = rank_gpu.find(r + 1);
-        if (it == rank_gpu.end() || it->second.host != ref.host || it->second.index == ref.index) continue;
-        host_rings[ref.host].pipeline_edges.insert({ref.index, it->second.index});
-      }
+    for (size_t i = 0; i < n && n > 1; ++i) {
+      const auto& a = refs[i];
+      const auto& b = refs[(i + 1) % n];
+      if (!a || !b || a->host != b->host || a->index == b->index) continue;
+      HostRings& hr = host_rings[a->host];
+      hr.channel_edges[v.channel].insert({a->index, b->index});
+      hr.gpus.insert(a->index);
+      hr.gpus.insert(b->index);
     }
   }
-  rep.channels = static_cast<int>(channels_seen.size());
+  if (opt.pipeline_successor_edges) {
+    for (const auto& [r, ref] : rank_gpu) {
+      auto it = rank_gpu.find(r + 1);
+      if (it == rank_gpu.end() || it->second.host != ref.host || it->second.index == ref.index) continue;
+      host_rings[ref.host].pipeline_edges.insert({ref.index, it->second.index});
+    }
+  }
+  return host_rings;
+}
 
-  // 2. The counters per host and GPU.
-  std::map<std::string, std::map<int, std::pair<const model::SeriesSummary*, const model::SeriesSummary*>>> counters;
+// Per host and GPU: the non-empty whole-GPU DCGM NVLink tx / rx byte series of the dataset.
+std::map<std::string, GpuCounters> CollectCounters(const model::Dataset& ds) {
+  std::map<std::string, GpuCounters> counters;
   for (const auto& [key, series] : ds.dcgm.series) {
     if (key.link >= 0 || key.gpu < 0 || (key.field_id != kTxField && key.field_id != kRxField)) continue;
     if (series.points.empty()) continue;
     auto& slot = counters[key.host][key.gpu];
     (key.field_id == kTxField ? slot.first : slot.second) = &series;
   }
+  return counters;
+}
+
+// The host's GPU count: one more than the highest GPU index its counters, rings or inventory name.
+int HostGpuCount(const GpuCounters* counters, const HostRings* rings, const model::HostEvidence* evidence) {
+  int g = 0;
+  if (counters != nullptr) {
+    for (const auto& [gpu, s] : *counters) g = std::max(g, gpu + 1);
+  }
+  if (rings != nullptr) {
+    for (int gpu : rings->gpus) g = std::max(g, gpu + 1);
+  }
+  if (evidence != nullptr) {
+    for (const auto& [gpu, info] : evidence->gpus) g = std::max(g, gpu + 1);
+  }
+  return g;
+}
+
+// True when the host declares a topology without NVSwitch in which some pair of its `g` GPUs is
+// declared but not NVLink-connected.
+bool DeclaredNotSwitched(const model::HostEvidence& evidence, int g) {
+  bool declared = false, all_nvlink = true, any_nvswitch = false;
+  for (const auto* links : {&evidence.xml_links, &evidence.nvsmi_links}) {
+    for (const auto& [pair, link] : *links) {
+      declared = true;
+      if (link.cls.type == LinkType::kNvswitch) any_nvswitch = true;
+    }
+  }
+  if (declared && !any_nvswitch) {
+    for (int a = 0; a < g && all_nvlink; ++a) {
+      for (int b = a + 1; b < g && all_nvlink; ++b) {
+        bool nv = false, seen = false;
+        for (const auto* links : {&evidence.xml_links, &evidence.nvsmi_links}) {
+          auto it = links->find(model::MakePair(a, b));
+          if (it == links->end()) continue;
+          seen = true;
+          if (IsNvlinkFamily(it->second.cls.type)) nv = true;
+        }
+        if (seen && !nv) all_nvlink = false;
+      }
+    }
+  }
+  return declared && !any_nvswitch && !all_nvlink;
+}
+
+// Why a host of `g` GPUs cannot be estimated before its samples are read; "" when it can.
+std::string PreconditionFailure(const GpuCounters* counters, const HostRings* rings,
+                                const model::HostEvidence* evidence, int g) {
+  if (evidence != nullptr && DeclaredNotSwitched(*evidence, g)) {
+    return "not an NVSwitch node: some GPU pairs are not NVLink-connected (NVLink bridges or PCIe only), so the "
+           "per-GPU NVLink counters do not come from a switched all-to-all fabric";
+  }
+  if (counters == nullptr) return "no DCGM NVLink byte counters (fields 1011 TX / 1012 RX) for this host";
+  std::vector<int> missing;
+  for (int gpu = 0; gpu < g; ++gpu) {
+    auto it = counters->find(gpu);
+    if (it == counters->end() || it->second.first == nullptr || it->second.second == nullptr) missing.push_back(gpu);
+  }
+  if (!missing.empty()) {
+    std::string list;
+    for (int m : missing) list += (list.empty() ? "" : ",") + std::to_string(m);
+    return "DCGM NVLink tx/rx counters (1011/1012) missing for GPU(s) " + list;
+  }
+  if (rings == nullptr || rings->channel_edges.empty()) {
+    return "no NCCL ring order (NCCL_DEBUG=INFO logs) passes through two GPUs of this host";
+  }
+  return {};
+}
+
+// A host's samples in its common window, summed per time block (the bootstrap's unit).
+struct SampleBlocks {
+  int gpus = 0;
+  int n_blocks = 0;
+  std::vector<Blocks> tx, rx;  // per GPU
+
+  // Per-GPU tx / rx means over the blocks, block b counted weights[b] times.
+  void Margins(const std::vector<int>& weights, std::vector<double>* tx_out, std::vector<double>* rx_out) const {
+    tx_out->assign(static_cast<size_t>(gpus), 0.0);
+    rx_out->assign(static_cast<size_t>(gpus), 0.0);
+    for (int gpu = 0; gpu < gpus; ++gpu) {
+      for (int f = 0; f < 2; ++f) {
+        const Blocks& bl = (f == 0 ? tx : rx)[static_cast<size_t>(gpu)];
+        double sum = 0, cnt = 0;
+        for (int b = 0; b < n_blocks; ++b) {
+          sum += weights[static_cast<size_t>(b)] * bl.sum[static_cast<size_t>(b)];
+          cnt += weights[static_cast<size_t>(b)] * static_cast<double>(bl.count[static_cast<size_t>(b)]);
+        }
+        (f == 0 ? *tx_out : *rx_out)[static_cast<size_t>(gpu)] = cnt > 0 ? sum / cnt : 0.0;
+      }
+    }
+  }
+};
+
+// Fixes the common window of the host's `g` GPUs' counters (the window fields of *hm) and sums the
+// samples into blocks (*out). Returns the reason when there are too few common samples, else "".
+std::string BlockSamples(const GpuCounters& counters, int g, const TrafficMatrixOptions& opt, HostTrafficMatrix* hm,
+                         SampleBlocks* out) {
+  int64_t w0 = INT64_MIN, w1 = INT64_MAX;
+  size_t n_min = SIZE_MAX;
+  for (const auto& [gpu, s] : counters) {
+    if (gpu >= g) continue;
+    for (const model::SeriesSummary* ss : {s.first, s.second}) {
+      w0 = std::max(w0, ss->points.front().first);
+      w1 = std::min(w1, ss->points.back().first);
+    }
+  }
+  // Samples of GPU 0's tx inside the window give the sample count and the block edges.
+  std::vector<int64_t> instants;
+  for (const auto& [ts, v] : counters.at(0).first->points) {
+    if (ts >= w0 && ts <= w1) instants.push_back(ts);
+  }
+  n_min = instants.size();
+  hm->window_start_ns = w0;
+  hm->window_end_ns = w1;
+  hm->samples = static_cast<int>(n_min);
+  if (w1 <= w0 || static_cast<int>(n_min) < opt.min_samples) {
+    return StringPrintf("too few common DCGM samples (%zu, need %d)", n_min == SIZE_MAX ? size_t{0} : n_min,
+                        opt.min_samples);
+  }
+  // Each sample averages the period before it: the window covers one period before the first.
+  const double period_ns = static_cast<double>(w1 - w0) / static_cast<double>(n_min - 1);
+  hm->window_s = (static_cast<double>(w1 - w0) + period_ns) / 1e9;
+  const int block_len = opt.block_samples > 0
+                            ? opt.block_samples
+                            : std::max(2, static_cast<int>(std::lround(std::cbrt(static_cast<double>(n_min)))));
+  const int n_blocks = std::max(1, static_cast<int>(n_min) / block_len);
+  // Block b covers instants [b * n / n_blocks, (b + 1) * n / n_blocks).
+  std::vector<int64_t> block_start;
+  for (int b = 0; b < n_blocks; ++b) {
+    block_start.push_back(instants[static_cast<size_t>(b) * n_min / static_cast<size_t>(n_blocks)]);
+  }
+  auto block_of = [&](int64_t ts) {
+    auto it = std::upper_bound(block_start.begin(), block_start.end(), ts);
+    return static_cast<int>(it - block_start.begin()) - 1;
+  };
+  out->gpus = g;
+  out->n_blocks = n_blocks;
+  out->tx.assign(static_cast<size_t>(g), Blocks{});
+  out->rx.assign(static_cast<size_t>(g), Blocks{});
+  for (int gpu = 0; gpu < g; ++gpu) {
+    const auto& s = counters.at(gpu);
+    for (int f = 0; f < 2; ++f) {
+      Blocks& bl = (f == 0 ? out->tx : out->rx)[static_cast<size_t>(gpu)];
+      bl.sum.assign(static_cast<size_t>(n_blocks), 0.0);
+      bl.count.assign(static_cast<size_t>(n_blocks), 0);
+      for (const auto& [ts, v] : (f == 0 ? s.first : s.second)->points) {
+        if (ts < w0 - static_cast<int64_t>(period_ns / 2) || ts > w1 + static_cast<int64_t>(period_ns / 2)) continue;
+        if (!std::isfinite(v)) continue;
+        const int b = std::clamp(block_of(ts), 0, n_blocks - 1);
+        bl.sum[static_cast<size_t>(b)] += v;
+        bl.count[static_cast<size_t>(b)] += 1;
+      }
+    }
+  }
+  return {};
+}
+
+// One host's pattern model: its patterns, the edges they cover and the fit to the measured margins.
+struct HostModel {
+  int g = 0;
+  std::vector<Pattern> patterns;
+  std::vector<Edge> edges;            // sorted
+  std::map<Edge, size_t> edge_index;  // edge -> index into `edges`
+  Fit fit;
+};
+
+// The patterns of a host's rings: one per distinct channel edge set, then the pipeline; the channels
+// go to *channel_ids in channel order.
+std::vector<Pattern> BuildPatterns(const HostRings& hr, std::vector<int>* channel_ids) {
+  std::vector<Pattern> patterns;
+  for (const auto& [ch, es] : hr.channel_edges) {
+    channel_ids->push_back(ch);
+    std::vector<Edge> ev(es.begin(), es.end());
+    bool merged = false;
+    for (Pattern& p : patterns) {
+      if (!p.pipeline && p.edges == ev) {
+        p.channels.push_back(ch);
+        merged = true;
+      }
+    }
+    if (!merged) patterns.push_back({ev, {ch}, false});
+  }
+  if (!hr.pipeline_edges.empty()) {
+    patterns.push_back({std::vector<Edge>(hr.pipeline_edges.begin(), hr.pipeline_edges.end()), {}, true});
+  }
+  return patterns;
+}
+
+// Builds the host's patterns and fits them to its measured margins; the fitted volumes per channel
+// and of the pipeline go to *hm.
+HostModel FitHostModel(const HostRings& hr, int g, const TrafficMatrixOptions& opt, HostTrafficMatrix* hm) {
+  HostModel m;
+  m.g = g;
+  m.patterns = BuildPatterns(hr, &hm->channel_ids);
+  std::set<Edge> edge_set;
+  for (const Pattern& p : m.patterns) edge_set.insert(p.edges.begin(), p.edges.end());
+  m.edges.assign(edge_set.begin(), edge_set.end());
+  for (size_t e = 0; e < m.edges.size(); ++e) m.edge_index[m.edges[e]] = e;
+
+  m.fit = FitOnce(m.patterns, m.edges, m.edge_index, hm->tx_bytes_per_s, hm->rx_bytes_per_s, g, opt);
+  for (int ch : hm->channel_ids) {
+    for (size_t j = 0; j < m.patterns.size(); ++j) {
+      const auto& pc = m.patterns[j].channels;
+      if (std::find(pc.begin(), pc.end(), ch) != pc.end()) {
+        hm->channel_bytes_per_s.push_back(m.fit.theta[j] / static_cast<double>(pc.size()));
+      }
+    }
+  }
+  for (size_t j = 0; j < m.patterns.size(); ++j) {
+    if (m.patterns[j].pipeline) hm->pipeline_bytes_per_s = m.fit.theta[j];
+  }
+  return m;
+}
+
+// Per GPU: the tx / rx sums of the IPF matrix, and the measured margins minus the pattern fit's.
+struct MarginResiduals {
+  std::vector<double> xtx, xrx;  // IPF matrix row / column sums
+  std::vector<double> rtx, rrx;  // measured - pattern fit
+};
+
+// The residuals of the host's pattern fit on its margins; sets hm->margin_residual_rel.
+MarginResiduals ComputeResiduals(const HostModel& m, HostTrafficMatrix* hm) {
+  const int g = m.g;
+  const std::vector<Edge>& edges = m.edges;
+  const Fit& fit = m.fit;
+  MarginResiduals r;
+  std::vector<double> ptx(static_cast<size_t>(g), 0.0), prx(static_cast<size_t>(g), 0.0);
+  r.xtx.assign(static_cast<size_t>(g), 0.0);
+  r.xrx.assign(static_cast<size_t>(g), 0.0);
+  for (size_t e = 0; e < edges.size(); ++e) {
+    ptx[static_cast<size_t>(edges[e].first)] += fit.pattern[e];
+    prx[static_cast<size_t>(edges[e].second)] += fit.pattern[e];
+    r.xtx[static_cast<size_t>(edges[e].first)] += fit.x[e];
+    r.xrx[static_cast<size_t>(edges[e].second)] += fit.x[e];
+  }
+  double res2 = 0, norm2 = 0;
+  r.rtx.resize(static_cast<size_t>(g));
+  r.rrx.resize(static_cast<size_t>(g));
+  for (int i = 0; i < g; ++i) {
+    const auto u = static_cast<size_t>(i);
+    r.rtx[u] = hm->tx_bytes_per_s[u] - ptx[u];
+    r.rrx[u] = hm->rx_bytes_per_s[u] - prx[u];
+    res2 += Sq(r.rtx[u]) + Sq(r.rrx[u]);
+    norm2 += Sq(hm->tx_bytes_per_s[u]) + Sq(hm->rx_bytes_per_s[u]);
+  }
+  hm->margin_residual_rel = norm2 > 0 ? std::sqrt(res2 / norm2) : 0.0;
+  return r;
+}
+
+// Identifiability: the rank of the incidence matrix of the support (the edges the fit uses) and each
+// edge's feasible range [*lo, *hi] under the margins alone. Sets hm->unknowns and hm->margin_rank.
+void FeasibleRanges(const HostModel& m, HostTrafficMatrix* hm, std::vector<double>* lo, std::vector<double>* hi) {
+  const int g = m.g;
+  const std::vector<Edge>& edges = m.edges;
+  const Fit& fit = m.fit;
+  std::vector<size_t> used;
+  for (size_t e = 0; e < edges.size(); ++e) {
+    if (fit.pattern[e] > 0) used.push_back(e);
+  }
+  hm->unknowns = static_cast<int>(used.size());
+  Eigen::MatrixXd inc = Eigen::MatrixXd::Zero(2 * g, static_cast<Eigen::Index>(std::max<size_t>(1, used.size())));
+  for (size_t j = 0; j < used.size(); ++j) {
+    inc(edges[used[j]].first, static_cast<Eigen::Index>(j)) = 1;
+    inc(g + edges[used[j]].second, static_cast<Eigen::Index>(j)) = 1;
+  }
+  lo->resize(edges.size());
+  hi->resize(edges.size());
+  for (size_t e = 0; e < edges.size(); ++e) (*lo)[e] = (*hi)[e] = fit.x[e];
+  if (used.empty()) return;
+  Eigen::JacobiSVD<Eigen::MatrixXd> svd(inc, Eigen::ComputeFullV);
+  const Eigen::VectorXd sv = svd.singularValues();
+  int rank = 0;
+  for (Eigen::Index i = 0; i < sv.size(); ++i) {
+    if (sv(i) > 1e-9 * std::max(1.0, sv(0))) ++rank;
+  }
+  hm->margin_rank = rank;
+  const auto n_used = static_cast<Eigen::Index>(used.size());
+  for (Eigen::Index c = rank; c < n_used; ++c) {
+    const Eigen::VectorXd v = svd.matrixV().col(c);
+    double t_lo = -INFINITY, t_hi = INFINITY;
+    for (Eigen::Index j = 0; j < n_used; ++j) {
+      const double vj = v(j);
+      if (std::abs(vj) < 1e-12) continue;
+      const double t = -fit.x[used[static_cast<size_t>(j)]] / vj;  // x + t v = 0
+      if (vj > 0) t_lo = std::max(t_lo, t);
+      else t_hi = std::min(t_hi, t);
+    }
+    if (!std::isfinite(t_lo) || !std::isfinite(t_hi)) continue;
+    for (Eigen::Index j = 0; j < n_used; ++j) {
+      const size_t e = used[static_cast<size_t>(j)];
+      (*lo)[e] += std::min(t_lo * v(j), t_hi * v(j));
+      (*hi)[e] += std::max(t_lo * v(j), t_hi * v(j));
+    }
+  }
+}
+
+// Sets hm->separable and hm->assumption (what decides the pairs the margins cannot separate).
+void DescribeAssumption(const HostRings& hr, HostTrafficMatrix* hm) {
+  hm->separable = hm->unknowns <= hm->margin_rank;
+  if (!hm->separable) {
+    hm->assumption = StringPrintf(
+        "%d supported pairs but the %d tx/rx margins have rank %d: the counters alone cannot separate "
+        "the pairs; equal bytes on every edge of a ring channel%s decide",
+        hm->unknowns, hm->margins, hm->margin_rank,
+        hr.pipeline_edges.empty() ? "" : " and one volume for every pipeline rank->rank+1 edge");
+  } else {
+    hm->assumption = "none: the margins fix every supported pair";
+  }
+}
+
+// The spread of the moving-block bootstrap replicates: sums of squared deviations from the running
+// mean, per edge of the IPF matrix and per GPU of the margins.
+struct BootstrapMoments {
+  int reps = 0;
+  std::vector<double> m2;            // per edge
+  std::vector<double> tx_m2, rx_m2;  // per GPU
+  // The replicates' standard deviation from a sum of squared deviations (0 with fewer than two).
+  [[nodiscard]] double Sd(double m2v) const { return reps > 1 ? std::sqrt(m2v / (reps - 1)) : 0.0; }
+};
+
+// Error part (a), noise: the fit redone on moving-block bootstrap replicates of the host's blocks
+// (one seeded stream per host).
+BootstrapMoments Bootstrap(const HostModel& m, const SampleBlocks& blocks, const std::string& host,
+                           const TrafficMatrixOptions& opt) {
+  const int g = m.g;
+  const size_t n_edges = m.edges.size();
+  const int n_blocks = blocks.n_blocks;
+  Rng rng(Rng::Mix(opt.seed, Fnv1a(host)));
+  BootstrapMoments out;
+  std::vector<double> mean(n_edges, 0.0);
+  out.m2.assign(n_edges, 0.0);
+  std::vector<double> tx_m(static_cast<size_t>(g), 0.0), rx_m(static_cast<size_t>(g), 0.0);
+  out.tx_m2.assign(static_cast<size_t>(g), 0.0);
+  out.rx_m2.assign(static_cast<size_t>(g), 0.0);
+  out.reps = std::max(0, opt.bootstrap_replicates);
+  for (int r = 0; r < out.reps; ++r) {
+    std::vector<int> w(static_cast<size_t>(n_blocks), 0);
+    for (int b = 0; b < n_blocks; ++b) w[rng.Below(static_cast<uint64_t>(n_blocks))] += 1;
+    std::vector<double> btx, brx;
+    blocks.Margins(w, &btx, &brx);
+    const Fit bf = FitOnce(m.patterns, m.edges, m.edge_index, btx, brx, g, opt);
+    for (size_t e = 0; e < n_edges; ++e) {
+      const double d = bf.x[e] - mean[e];
+      mean[e] += d / (r + 1);
+      out.m2[e] += d * (bf.x[e] - mean[e]);
+    }
+    for (int i = 0; i < g; ++i) {
+      const auto u = static_cast<size_t>(i);
+      double d = btx[u] - tx_m[u];
+      tx_m[u] += d / (r + 1);
+      out.tx_m2[u] += d * (btx[u] - tx_m[u]);
+      d = brx[u] - rx_m[u];
+      rx_m[u] += d / (r + 1);
+      out.rx_m2[u] += d * (brx[u] - rx_m[u]);
+    }
+  }
+  return out;
+}
+
+// Error part (c), channel-share ambiguity: per edge, the squared change of the IPF matrix when each
+// pattern's volume in turn is raised by the tolerance (all 0 when the margins separate the pairs).
+std::vector<double> AmbiguitySq(const HostModel& m, const HostTrafficMatrix& hm, const TrafficMatrixOptions& opt) {
+  std::vector<double> amb2(m.edges.size(), 0.0);
+  if (hm.separable) return amb2;
+  for (size_t j = 0; j < m.patterns.size(); ++j) {
+    std::vector<double> th = m.fit.theta;
+    th[j] *= 1.0 + kChannelShareTolerance;
+    const Fit af = FitOnce(m.patterns, m.edges, m.edge_index, hm.tx_bytes_per_s, hm.rx_bytes_per_s, m.g, opt, &th);
+    for (size_t e = 0; e < m.edges.size(); ++e) amb2[e] += Sq(af.x[e] - m.fit.x[e]);
+  }
+  return amb2;
+}
+
+// What one host's error bars are made of.
+struct ErrorParts {
+  double stx = 0, srx = 0;        // measured tx / rx totals
+  MarginResiduals residuals;
+  std::vector<double> lo, hi;     // per edge: feasible range under the margins alone
+  BootstrapMoments noise;
+  std::vector<double> amb2;       // per edge: squared channel-share ambiguity
+};
+
+// A pair on fitted edge `e`: its IPF volume, the three error parts and the patterns that carry it.
+void FillSupportedPair(const HostModel& m, const ErrorParts& err, size_t e, const TrafficMatrixOptions& opt,
+                       PairTraffic* p) {
+  const Fit& fit = m.fit;
+  const int s = p->src_gpu, d = p->dst_gpu;
+  const auto us = static_cast<size_t>(s), ud = static_cast<size_t>(d);
+  const double total = (err.stx + err.srx) / 2;
+  p->supported = true;
+  p->bytes_per_s = fit.x[e];
+  p->sigma_noise = err.noise.Sd(err.noise.m2[e]);
+  // (b) The pair's share of the pattern's residual on its sender's tx and receiver's rx,
+  // and of the tx/rx total mismatch.
+  const double share_s = err.residuals.xtx[us] > 0 ? fit.x[e] / err.residuals.xtx[us] : 0.0;
+  const double share_d = err.residuals.xrx[ud] > 0 ? fit.x[e] / err.residuals.xrx[ud] : 0.0;
+  p->sigma_margin = std::sqrt(Sq(share_s * err.residuals.rtx[us]) + Sq(share_d * err.residuals.rrx[ud]) +
+                              Sq(fit.x[e] / std::max(1e-300, total) * std::abs(err.stx - err.srx) / 2));
+  p->sigma_ambiguity = std::sqrt(err.amb2[e]);
+  p->range_lo = std::max(0.0, err.lo[e]);
+  p->range_hi = err.hi[e];
+  for (const Pattern& pat : m.patterns) {
+    if (std::find(pat.edges.begin(), pat.edges.end(), Edge{s, d}) == pat.edges.end()) continue;
+    if (pat.pipeline) p->pipeline = true;
+    p->channels.insert(p->channels.end(), pat.channels.begin(), pat.channels.end());
+  }
+  std::sort(p->channels.begin(), p->channels.end());
+  p->err_bytes_per_s = opt.z * std::sqrt(Sq(p->sigma_noise) + Sq(p->sigma_margin) + Sq(p->sigma_ambiguity));
+}
+
+// A pair on no fitted edge: 0, bounded by what the fitted matrix leaves unexplained on the sender's
+// tx and the receiver's rx, plus their noise.
+void FillUnsupportedPair(const HostTrafficMatrix& hm, const ErrorParts& err, const TrafficMatrixOptions& opt,
+                         PairTraffic* p) {
+  const auto us = static_cast<size_t>(p->src_gpu), ud = static_cast<size_t>(p->dst_gpu);
+  p->supported = false;
+  const double free_tx =
+      std::max(0.0, hm.tx_bytes_per_s[us] - err.residuals.xtx[us]) + opt.z * err.noise.Sd(err.noise.tx_m2[us]);
+  const double free_rx =
+      std::max(0.0, hm.rx_bytes_per_s[ud] - err.residuals.xrx[ud]) + opt.z * err.noise.Sd(err.noise.rx_m2[ud]);
+  p->err_bytes_per_s = std::min(free_tx, free_rx);
+  p->range_hi = p->err_bytes_per_s;
+}
+
+// Every ordered GPU pair src != dst of the host, in (src, dst) order, into hm->pairs.
+void BuildPairs(const HostModel& m, const ErrorParts& err, const TrafficMatrixOptions& opt, HostTrafficMatrix* hm) {
+  for (int s = 0; s < m.g; ++s) {
+    for (int d = 0; d < m.g; ++d) {
+      if (s == d) continue;
+      PairTraffic p;
+      p.src_gpu = s;
+      p.dst_gpu = d;
+      auto it = m.edge_index.find({s, d});
+      if (it != m.edge_index.end() && m.fit.x[it->second] > 0) {
+        FillSupportedPair(m, err, it->second, opt, &p);
+      } else {
+        FillUnsupportedPair(*hm, err, opt, &p);
+      }
+      p.bytes = p.bytes_per_s * hm->window_s;
+      hm->pairs.push_back(std::move(p));
+    }
+  }
+}
+
+// Estimates one host (hm->host) into *hm. Returns why the host cannot be estimated ("" when it was);
+// the fields filled until then stay filled.
+std::string EstimateHost(const model::Dataset& ds, const GpuCounters* counters, const HostRings* rings,
+                         const TrafficMatrixOptions& opt, HostTrafficMatrix* hm) {
+  const auto dit = ds.hosts.find(hm->host);
+  const model::HostEvidence* evidence = dit == ds.hosts.end() ? nullptr : &dit->second;
+  const int g = HostGpuCount(counters, rings, evidence);
+  hm->gpus = g;
+  hm->margins = 2 * g;
+  if (std::string why = PreconditionFailure(counters, rings, evidence, g); !why.empty()) return why;
+  SampleBlocks blocks;
+  if (std::string why = BlockSamples(*counters, g, opt, hm, &blocks); !why.empty()) return why;
+  blocks.Margins(std::vector<int>(static_cast<size_t>(blocks.n_blocks), 1), &hm->tx_bytes_per_s,
+                 &hm->rx_bytes_per_s);
+  ErrorParts err;
+  for (int gpu = 0; gpu < g; ++gpu) {
+    err.stx += hm->tx_bytes_per_s[static_cast<size_t>(gpu)];
+    err.srx += hm->rx_bytes_per_s[static_cast<size_t>(gpu)];
+  }
+  if (err.stx <= 0 && err.srx <= 0) return "the NVLink counters are zero over the window: no NVLink traffic to split";
+  hm->margin_mismatch_rel = std::abs(err.stx - err.srx) / std::max(1e-300, (err.stx + err.srx) / 2);
+
+  const HostModel m = FitHostModel(*rings, g, opt, hm);
+  err.residuals = ComputeResiduals(m, hm);
+  FeasibleRanges(m, hm, &err.lo, &err.hi);
+  DescribeAssumption(*rings, hm);
+  err.noise = Bootstrap(m, blocks, hm->host, opt);
+  err.amb2 = AmbiguitySq(m, *hm, opt);
+  BuildPairs(m, err, opt, hm);
+  return {};
+}
+
+}  // namespace
+
+TrafficMatrixReport EstimateTrafficMatrix(const model::Dataset& ds, const RingReport& rings,
+                                          const TrafficMatrixOptions& opt) {
+  TrafficMatrixReport rep;
+  rep.method =
+      "per-GPU DCGM NVLink tx/rx means (fields 1011/1012) over the common window; NNLS fit of one volume per "
+      "ring channel's intra-node successor edges (+ one per pipeline rank->rank+1 edge); IPF from that fit to "
+      "the tx/rx margins; error bar z x sqrt(block-bootstrap^2 + margin residual^2 + channel-share ambiguity^2)";
+
+  // 1. The communicator: the one whose log rings name the most (host, GPU) ranks.
+  size_t best = 0;
+  rep.comm = ChooseCommunicator(rings, &best);
+  std::map<std::string, HostRings> host_rings;
+  std::set<int> channels_seen;
+  if (best > 0) host_rings = CollectHostRings(rings, rep.comm, opt, &channels_seen);
+  rep.channels = static_cast<int>(channels_seen.size());
+
+  // 2. The counters per host and GPU.
+  const std::map<std::string, GpuCounters> counters = CollectCounters(ds);
   rep.present = !counters.empty() || !host_rings.empty();
 
   std::set<std::string> host_names;
   for (const auto& [h, c] : counters) host_names.insert(h);
   for (const auto& [h, r] : host_rings) host_names.insert(h);
 
+  // 3. Every host: its window and blocks, the pattern fit, the identifiability and the error bars.
   for (const std::string& host : host_names) {
     HostTrafficMatrix hm;
     hm.host = host;
     const auto cit = counters.find(host);
     const auto rit = host_rings.find(host);
-    const auto dit = ds.hosts.find(host);
-    // GPU count.
-    int g = 0;
-    if (cit != counters.end()) {
-      for (const auto& [gpu, s] : cit->second) g = std::max(g, gpu + 1);
-    }
-    if (rit != host_rings.end()) {
-      for (int gpu : rit->second.gpus) g = std::max(g, gpu + 1);
-    }
-    if (dit != ds.hosts.end()) {
-      for (const auto& [gpu, info] : dit->second.gpus) g = std::max(g, gpu + 1);
-    }
-    hm.gpus = g;
-    hm.margins = 2 * g;
-    auto fail = [&](const std::string& why) {
+    const std::string why = EstimateHost(ds, cit == counters.end() ? nullptr : &cit->second,
+                                         rit == host_rings.end() ? nullptr : &rit->second, opt, &hm);
+    if (!why.empty()) {
       hm.estimable = false;
       hm.reason = why;
       rep.hosts.push_back(hm);
-    };
-    // NVSwitch (or a full NVLink mesh) from the declared topology.
-    bool declared = false, all_nvlink = true, any_nvswitch = false;
-    if (dit != ds.hosts.end()) {
-      for (const auto* links : {&dit->second.xml_links, &dit->second.nvsmi_links}) {
-        for (const auto& [pair, link] : *links) {
-          declared = true;
-          if (link.cls.type == LinkType::kNvswitch) any_nvswitch = true;
-        }
-      }
-      if (declared && !any_nvswitch) {
-        for (int a = 0; a < g && all_nvlink; ++a) {
-          for (int b = a + 1; b < g && all_nvlink; ++b) {
-            bool nv = false, seen = false;
-            for (const auto* links : {&dit->second.xml_links, &dit->second.nvsmi_links}) {
-              auto it = links->find(model::MakePair(a, b));
-              if (it == links->end()) continue;
-              seen = true;
-              if (IsNvlinkFamily(it->second.cls.type)) nv = true;
-            }
-            if (seen && !nv) all_nvlink = false;
-          }
-        }
-      }
-    }
-    if (declared && !any_nvswitch && !all_nvlink) {
-      fail("not an NVSwitch node: some GPU pairs are not NVLink-connected (NVLink bridges or PCIe only), so the "
-           "per-GPU NVLink counters do not come from a switched all-to-all fabric");
       continue;
-    }
-    if (cit == counters.end()) {
-      fail("no DCGM NVLink byte counters (fields 1011 TX / 1012 RX) for this host");
-      continue;
-    }
-    std::vector<int> missing;
-    for (int gpu = 0; gpu < g; ++gpu) {
-      auto it = cit->second.find(gpu);
-      if (it == cit->second.end() || it->second.first == nullptr || it->second.second == nullptr) missing.push_back(gpu);
-    }
-    if (!missing.empty()) {
-      std::string list;
-      for (int m : missing) list += (list.empty() ? "" : ",") + std::to_string(m);
-      fail("DCGM NVLink tx/rx counters (1011/1012) missing for GPU(s) " + list);
-      continue;
-    }
-    if (rit == host_rings.end() || rit->second.channel_edges.empty()) {
-      fail("no NCCL ring order (NCCL_DEBUG=INFO logs) passes through two GPUs of this host");
-      continue;
-    }
-    // 3. Common window and the blocked sums.
-    int64_t w0 = INT64_MIN, w1 = INT64_MAX;
-    size_t n_min = SIZE_MAX;
-    for (const auto& [gpu, s] : cit->second) {
-      if (gpu >= g) continue;
-      for (const model::SeriesSummary* ss : {s.first, s.second}) {
-        w0 = std::max(w0, ss->points.front().first);
-        w1 = std::min(w1, ss->points.back().first);
-      }
-    }
-    // Samples of GPU 0's tx inside the window give the sample count and the block edges.
-    std::vector<int64_t> instants;
-    for (const auto& [ts, v] : cit->second.at(0).first->points) {
-      if (ts >= w0 && ts <= w1) instants.push_back(ts);
-    }
-    n_min = instants.size();
-    hm.window_start_ns = w0;
-    hm.window_end_ns = w1;
-    hm.samples = static_cast<int>(n_min);
-    if (w1 <= w0 || static_cast<int>(n_min) < opt.min_samples) {
-      fail(StringPrintf("too few common DCGM samples (%zu, need %d)", n_min == SIZE_MAX ? size_t{0} : n_min,
-                        opt.min_samples));
-      continue;
-    }
-    // Each sample averages the period before it: the window covers one period before the first.
-    const double period_ns = static_cast<double>(w1 - w0) / static_cast<double>(n_min - 1);
-    hm.window_s = (static_cast<double>(w1 - w0) + period_ns) / 1e9;
-    const int block_len = opt.block_samples > 0
-                              ? opt.block_samples
-                              : std::max(2, static_cast<int>(std::lround(std::cbrt(static_cast<double>(n_min)))));
-    const int n_blocks = std::max(1, static_cast<int>(n_min) / block_len);
-    // Block b covers instants [b * n / n_blocks, (b + 1) * n / n_blocks).
-    std::vector<int64_t> block_start;
-    for (int b = 0; b < n_blocks; ++b) block_start.push_back(instants[static_cast<size_t>(b) * n_min / static_cast<size_t>(n_blocks)]);
-    auto block_of = [&](int64_t ts) {
-      auto it = std::upper_bound(block_start.begin(), block_start.end(), ts);
-      return static_cast<int>(it - block_start.begin()) - 1;
-    };
-    std::vector<Blocks> tx_blocks(static_cast<size_t>(g)), rx_blocks(static_cast<size_t>(g));
-    for (int gpu = 0; gpu < g; ++gpu) {
-      const auto& s = cit->second.at(gpu);
-      for (int f = 0; f < 2; ++f) {
-        Blocks& bl = (f == 0 ? tx_blocks : rx_blocks)[static_cast<size_t>(gpu)];
-        bl.sum.assign(static_cast<size_t>(n_blocks), 0.0);
-        bl.count.assign(static_cast<size_t>(n_blocks), 0);
-        for (const auto& [ts, v] : (f == 0 ? s.first : s.second)->points) {
-          if (ts < w0 - static_cast<int64_t>(period_ns / 2) || ts > w1 + static_cast<int64_t>(period_ns / 2)) continue;
-          if (!std::isfinite(v)) continue;
-          const int b = std::clamp(block_of(ts), 0, n_blocks - 1);
-          bl.sum[static_cast<size_t>(b)] += v;
-          bl.count[static_cast<size_t>(b)] += 1;
-        }
-      }
-    }
-    auto margins = [&](const std::vector<int>& weights, std::vector<double>* tx, std::vector<double>* rx) {
-      tx->assign(static_cast<size_t>(g), 0.0);
-      rx->assign(static_cast<size_t>(g), 0.0);
-      for (int gpu = 0; gpu < g; ++gpu) {
-        for (int f = 0; f < 2; ++f) {
-          const Blocks& bl = (f == 0 ? tx_blocks : rx_blocks)[static_cast<size_t>(gpu)];
-          double sum = 0, cnt = 0;
-          for (int b = 0; b < n_blocks; ++b) {
-            sum += weights[static_cast<size_t>(b)] * bl.sum[static_cast<size_t>(b)];
-            cnt += weights[static_cast<size_t>(b)] * static_cast<double>(bl.count[static_cast<size_t>(b)]);
-          }
-          (f == 0 ? *tx : *rx)[static_cast<size_t>(gpu)] = cnt > 0 ? sum / cnt : 0.0;
-        }
-      }
-    };
-    std::vector<int> ones(static_cast<size_t>(n_blocks), 1);
-    margins(ones, &hm.tx_bytes_per_s, &hm.rx_bytes_per_s);
-    double stx = 0, srx = 0;
-    for (int gpu = 0; gpu < g; ++gpu) {
-      stx += hm.tx_bytes_per_s[static_cast<size_t>(gpu)];
-      srx += hm.rx_bytes_per_s[static_cast<size_t>(gpu)];
-    }
-    if (stx <= 0 && srx <= 0) {
-      fail("the NVLink counters are zero over the window: no NVLink traffic to split");
-      continue;
-    }
-    hm.margin_mismatch_rel = std::abs(stx - srx) / std::max(1e-300, (stx + srx) / 2);
-
-    // 4. Patterns: one per distinct channel edge set, then the pipeline.
-    const HostRings& hr = rit->second;
-    std::vector<Pattern> patterns;
-    for (const auto& [ch, es] : hr.channel_edges) {
-      hm.channel_ids.push_back(ch);
-      std::vector<Edge> ev(es.begin(), es.end());
-      bool merged = false;
-      for (Pattern& p : patterns) {
-        if (!p.pipeline && p.edges == ev) {
-          p.channels.push_back(ch);
-          merged = true;
-        }
-      }
-      if (!merged) patterns.push_back({ev, {ch}, false});
-    }
-    if (!hr.pipeline_edges.empty()) {
-      patterns.push_back({std::vector<Edge>(hr.pipeline_edges.begin(), hr.pipeline_edges.end()), {}, true});
-    }
-    std::set<Edge> edge_set;
-    for (const Pattern& p : patterns) edge_set.insert(p.edges.begin(), p.edges.end());
-    std::vector<Edge> edges(edge_set.begin(), edge_set.end());
-    std::map<Edge, size_t> edge_index;
-    for (size_t e = 0; e < edges.size(); ++e) edge_index[edges[e]] = e;
-
-    const Fit fit = FitOnce(patterns, edges, edge_index, hm.tx_bytes_per_s, hm.rx_bytes_per_s, g, opt);
-    for (int ch : hm.channel_ids) {
-      for (size_t j = 0; j < patterns.size(); ++j) {
-        const auto& pc = patterns[j].channels;
-        if (std::find(pc.begin(), pc.end(), ch) != pc.end()) {
-          hm.channel_bytes_per_s.push_back(fit.theta[j] / static_cast<double>(pc.size()));
-        }
-      }
-    }
-    for (size_t j = 0; j < patterns.size(); ++j) {
-      if (patterns[j].pipeline) hm.pipeline_bytes_per_s = fit.theta[j];
-    }
-    // Residuals of the pattern fit on the margins.
-    std::vector<double> ptx(static_cast<size_t>(g), 0.0), prx(static_cast<size_t>(g), 0.0);
-    std::vector<double> xtx(static_cast<size_t>(g), 0.0), xrx(static_cast<size_t>(g), 0.0);
-    for (size_t e = 0; e < edges.size(); ++e) {
-      ptx[static_cast<size_t>(edges[e].first)] += fit.pattern[e];
-      prx[static_cast<size_t>(edges[e].second)] += fit.pattern[e];
-      xtx[static_cast<size_t>(edges[e].first)] += fit.x[e];
-      xrx[static_cast<size_t>(edges[e].second)] += fit.x[e];
-    }
-    double res2 = 0, norm2 = 0;
-    std::vector<double> rtx(static_cast<size_t>(g)), rrx(static_cast<size_t>(g));
-    for (int i = 0; i < g; ++i) {
-      const auto u = static_cast<size_t>(i);
-      rtx[u] = hm.tx_bytes_per_s[u] - ptx[u];
-      rrx[u] = hm.rx_bytes_per_s[u] - prx[u];
-      res2 += Sq(rtx[u]) + Sq(rrx[u]);
-      norm2 += Sq(hm.tx_bytes_per_s[u]) + Sq(hm.rx_bytes_per_s[u]);
-    }
-    hm.margin_residual_rel = norm2 > 0 ? std::sqrt(res2 / norm2) : 0.0;
-
-    // 5. Identifiability: the incidence matrix of the support (edges the fit uses).
-    std::vector<size_t> used;
-    for (size_t e = 0; e < edges.size(); ++e) {
-      if (fit.pattern[e] > 0) used.push_back(e);
-    }
-    hm.unknowns = static_cast<int>(used.size());
-    Eigen::MatrixXd inc = Eigen::MatrixXd::Zero(2 * g, static_cast<Eigen::Index>(std::max<size_t>(1, used.size())));
-    for (size_t j = 0; j < used.size(); ++j) {
-      inc(edges[used[j]].first, static_cast<Eigen::Index>(j)) = 1;
-      inc(g + edges[used[j]].second, static_cast<Eigen::Index>(j)) = 1;
-    }
-    std::vector<double> lo(edges.size()), hi(edges.size());
-    for (size_t e = 0; e < edges.size(); ++e) lo[e] = hi[e] = fit.x[e];
-    if (!used.empty()) {
-      Eigen::JacobiSVD<Eigen::MatrixXd> svd(inc, Eigen::ComputeFullV);
-      const Eigen::VectorXd sv = svd.singularValues();
-      int rank = 0;
-      for (Eigen::Index i = 0; i < sv.size(); ++i) {
-        if (sv(i) > 1e-9 * std::max(1.0, sv(0))) ++rank;
-      }
-      hm.margin_rank = rank;
-      const auto n_used = static_cast<Eigen::Index>(used.size());
-      for (Eigen::Index c = rank; c < n_used; ++c) {
-        const Eigen::VectorXd v = svd.matrixV().col(c);
-        double t_lo = -INFINITY, t_hi = INFINITY;
-        for (Eigen::Index j = 0; j < n_used; ++j) {
-          const double vj = v(j);
-          if (std::abs(vj) < 1e-12) continue;
-          const double t = -fit.x[used[static_cast<size_t>(j)]] / vj;  // x + t v = 0
-          if (vj > 0) t_lo = std::max(t_lo, t);
-          else t_hi = std::min(t_hi, t);
-        }
-        if (!std::isfinite(t_lo) || !std::isfinite(t_hi)) continue;
-        for (Eigen::Index j = 0; j < n_used; ++j) {
-          const size_t e = used[static_cast<size_t>(j)];
-          lo[e] += std::min(t_lo * v(j), t_hi * v(j));
-          hi[e] += std::max(t_lo * v(j), t_hi * v(j));
-        }
-      }
-    }
-    hm.separable = hm.unknowns <= hm.margin_rank;
-    if (!hm.separable) {
-      hm.assumption = StringPrintf(
-          "%d supported pairs but the %d tx/rx margins have rank %d: the counters alone cannot separate "
-          "the pairs; equal bytes on every edge of a ring channel%s decide",
-          hm.unknowns, hm.margins, hm.margin_rank,
-          hr.pipeline_edges.empty() ? "" : " and one volume for every pipeline rank->rank+1 edge");
-    } else {
-      hm.assumption = "none: the margins fix every supported pair";
-    }
-
-    // 6. Error bars. (a) Noise: moving-block bootstrap over the blocks.
-    Rng rng(Rng::Mix(opt.seed, Fnv1a(host)));
-    std::vector<double> mean(edges.size(), 0.0), m2(edges.size(), 0.0);
-    std::vector<double> tx_m(static_cast<size_t>(g), 0.0), tx_m2(static_cast<size_t>(g), 0.0);
-    std::vector<double> rx_m(static_cast<size_t>(g), 0.0), rx_m2(static_cast<size_t>(g), 0.0);
-    const int reps = std::max(0, opt.bootstrap_replicates);
-    for (int r = 0; r < reps; ++r) {
-      std::vector<int> w(static_cast<size_t>(n_blocks), 0);
-      for (int b = 0; b < n_blocks; ++b) w[rng.Below(static_cast<uint64_t>(n_blocks))] += 1;
-      std::vector<double> btx, brx;
-      margins(w, &btx, &brx);
-      const Fit bf = FitOnce(patterns, edges, edge_index, btx, brx, g, opt);
-      for (size_t e = 0; e < edges.size(); ++e) {
-        const double d = bf.x[e] - mean[e];
-        mean[e] += d / (r + 1);
-        m2[e] += d * (bf.x[e] - mean[e]);
-      }
-      for (int i = 0; i < g; ++i) {
-        const auto u = static_cast<size_t>(i);
-        double d = btx[u] - tx_m[u];
-        tx_m[u] += d / (r + 1);
-        tx_m2[u] += d * (btx[u] - tx_m[u]);
-        d = brx[u] - rx_m[u];
-        rx_m[u] += d / (r + 1);
-        rx_m2[u] += d * (brx[u] - rx_m[u]);
-      }
-    }
-    auto sd = [&](double m2v) { return reps > 1 ? std::sqrt(m2v / (reps - 1)) : 0.0; };
-    // (c) Ambiguity: each pattern's volume raised by the tolerance, IPF again.
-    std::vector<double> amb2(edges.size(), 0.0);
-    if (!hm.separable) {
-      for (size_t j = 0; j < patterns.size(); ++j) {
-        std::vector<double> th = fit.theta;
-        th[j] *= 1.0 + kChannelShareTolerance;
-        const Fit af = FitOnce(patterns, edges, edge_index, hm.tx_bytes_per_s, hm.rx_bytes_per_s, g, opt, &th);
-        for (size_t e = 0; e < edges.size(); ++e) amb2[e] += Sq(af.x[e] - fit.x[e]);
-      }
-    }
-    const double total = (stx + srx) / 2;
-    for (int s = 0; s < g; ++s) {
-      for (int d = 0; d < g; ++d) {
-        if (s == d) continue;
-        PairTraffic p;
-        p.src_gpu = s;
-        p.dst_gpu = d;
-        const auto us = static_cast<size_t>(s), ud = static_cast<size_t>(d);
-        auto it = edge_index.find({s, d});
-        if (it != edge_index.end() && fit.x[it->second] > 0) {
-          const size_t e = it->second;
-          p.supported = true;
-          p.bytes_per_s = fit.x[e];
-          p.sigma_noise = sd(m2[e]);
-          // (b) The pair's share of the pattern's residual on its sender's tx and receiver's rx,
-          // and of the tx/rx total mismatch.
-          const double share_s = xtx[us] > 0 ? fit.x[e] / xtx[us] : 0.0;
-          const double share_d = xrx[ud] > 0 ? fit.x[e] / xrx[ud] : 0.0;
-          p.sigma_margin = std::sqrt(Sq(share_s * rtx[us]) + Sq(share_d * rrx[ud]) +
-                                     Sq(fit.x[e] / std::max(1e-300, total) * std::abs(stx - srx) / 2));
-          p.sigma_ambiguity = std::sqrt(amb2[e]);
-          p.range_lo = std::max(0.0, lo[e]);
-          p.range_hi = hi[e];
-          for (const Pattern& pat : patterns) {
-            if (std::find(pat.edges.begin(), pat.edges.end(), Edge{s, d}) == pat.edges.end()) continue;
-            if (pat.pipeline) p.pipeline = true;
-            p.channels.insert(p.channels.end(), pat.channels.begin(), pat.channels.end());
-          }
-          std::sort(p.channels.begin(), p.channels.end());
-          p.err_bytes_per_s = opt.z * std::sqrt(Sq(p.sigma_noise) + Sq(p.sigma_margin) + Sq(p.sigma_ambiguity));
-        } else {
-          // Not on any fitted edge: 0, bounded by what the fitted matrix leaves unexplained on the
-          // sender's tx and the receiver's rx, plus their noise.
-          p.supported = false;
-          const double free_tx = std::max(0.0, hm.tx_bytes_per_s[us] - xtx[us]) + opt.z * sd(tx_m2[us]);
-          const double free_rx = std::max(0.0, hm.rx_bytes_per_s[ud] - xrx[ud]) + opt.z * sd(rx_m2[ud]);
-          p.err_bytes_per_s = std::min(free_tx, free_rx);
-          p.range_hi = p.err_bytes_per_s;
-        }
-        p.bytes = p.bytes_per_s * hm.window_s;
-        hm.pairs.push_back(std::move(p));
-      }
     }
     hm.estimable = true;
     ++rep.hosts_estimable;

@@ -109,7 +109,7 @@ struct TrafficMatrixReport {
 // Estimates every host's directed GPU-pair NVLink traffic from the DCGM per-GPU counters of `ds`
 // and the ring orders of `rings` (RingsFromLogs; rings without per-rank GPUs, e.g. from flows,
 // are ignored). The communicator used is the one whose rings cover the most (host, GPU) ranks.
-// Never fails; hosts that cannot be estimated say why.
+// Returns one matrix per host (by name); never fails: hosts that cannot be estimated say why.
 TrafficMatrixReport EstimateTrafficMatrix(const model::Dataset& ds, const RingReport& rings,
                                           const TrafficMatrixOptions& opt = {});
 
