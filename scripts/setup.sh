@@ -51,6 +51,8 @@ case "$mode" in
   test)
     # The layer order and the CMake dependency lists (no include may go up; see docs/architecture.md).
     /usr/bin/python3 scripts/check_layers.py
+    # Every dump field list names every member of its struct (nothing silently left out of a dump).
+    /usr/bin/python3 scripts/check_dump_fields.py
     (cd "$build_dir" && ctest --output-on-failure -j "$jobs")
     bash scripts/fuzz_smoke.sh
     ;;
