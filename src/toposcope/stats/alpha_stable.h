@@ -20,7 +20,7 @@ struct NoiseModel {
   double scale = 0.08;
   double truncation = 3.0;  // |noise| <= truncation * scale; larger draws are resampled (up to
                             // 1000 tries, then clipped); <= 0 or infinite: no truncation
-  // One relative error draw (multiply a true value by 1 + Sample()).
+  // One relative error draw (multiply a true value by 1 + Sample()); NaN for invalid parameters.
   [[nodiscard]] double Sample(Rng& rng) const;
 };
 
@@ -33,8 +33,12 @@ struct NoiseQuantiles {
   // The q-quantile (linear interpolation, as numpy's default); NaN when empty.
   [[nodiscard]] double Quantile(double q) const;
 };
+// Draws n samples of the model's relative error (fixed seed) and returns them sorted. Never fails:
+// invalid parameters or n <= 0 give an empty sample (whose quantiles are NaN).
 NoiseQuantiles EstimateNoise(const NoiseModel& model, int n = 100000, uint64_t seed = 12345);
-// Relative error of the mean of `n_avg` draws: its `q`-quantile of |mean| (Monte Carlo).
+// Relative error of the mean of `n_avg` draws (at least 1): its `q`-quantile of |mean| over
+// `trials` Monte Carlo means. NaN when no trial gives a number (invalid parameters, trials <= 0)
+// or q is NaN.
 double MeanAbsErrorQuantile(const NoiseModel& model, int n_avg, double q, int trials = 20000,
                             uint64_t seed = 777);
 

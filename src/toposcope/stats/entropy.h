@@ -43,7 +43,8 @@ double SeedHeaderEntropyBits(const std::vector<uint32_t>& hashes_mod_1024);
 // Identical result to SeedHeaderEntropyBits on the expanded list. NaN when all counts are 0.
 double SeedHeaderEntropyBitsFromCounts(std::span<const uint32_t> counts_by_value);
 
-// numpy's pairwise summation (np.add.reduce on a contiguous float64 array), for exact replicas.
+// numpy's pairwise summation (np.add.reduce on a contiguous float64 array), for exact replicas;
+// 0 for no values. Never fails.
 double NumpyPairwiseSum(std::span<const double> values);
 
 // Plug-in (maximum-likelihood) entropy in bits of the distribution p_i = c_i / N. Zero counts are
@@ -96,7 +97,8 @@ struct SpectralPeak {
   double fisher_g = 0;       // P_peak / sum P
   double fisher_p = 1;       // min(1, m (1 - g)^(m - 1)), m = number of bins (upper bound)
 };
-// The largest power among bins k >= min_bin with f_k <= max_freq_hz.
+// The largest power among bins k >= min_bin with f_k <= max_freq_hz (the first on ties), with its
+// ratios and Fisher's p bound; found = false when no bin qualifies (or the spectrum is empty).
 SpectralPeak FindLowFrequencyPeak(const PowerSpectrum& s, double max_freq_hz, int64_t min_bin = 2);
 // Fisher's g test p-value bound for the largest of m periodogram ordinates: min(1, m (1-g)^(m-1)).
 double FisherGPValue(double g, int64_t m);

@@ -77,6 +77,23 @@ Eigen::MatrixXd SeedPlusPlus(const Eigen::MatrixXd& pts, int k, Rng& rng) {
   return centers;
 }
 
+// The centre (column of `centers`) nearest to column i of `pts`, the first one on ties; its squared
+// distance goes to *dist2.
+int NearestCenter(const Eigen::MatrixXd& pts, Index i, const Eigen::MatrixXd& centers, double* dist2) {
+  const int k = static_cast<int>(centers.cols());
+  int best = 0;
+  double best_d = std::numeric_limits<double>::infinity();
+  for (int c = 0; c < k; ++c) {
+    const double dc = Dist2(pts, i, centers, c);
+    if (dc < best_d) {
+      best_d = dc;
+      best = c;
+    }
+  }
+  *dist2 = best_d;
+  return best;
+}
+
 struct Run {
   std::vector<int> labels;
   Eigen::MatrixXd centers;  // d x k
@@ -94,15 +111,8 @@ Run Lloyd(const Eigen::MatrixXd& pts, Eigen::MatrixXd centers, int max_iter) {
   for (int iter = 0; iter < std::max(1, max_iter); ++iter) {
     bool changed = false;
     for (Index i = 0; i < n; ++i) {
-      int best = 0;
-      double best_d = std::numeric_limits<double>::infinity();
-      for (int c = 0; c < k; ++c) {
-        const double dc = Dist2(pts, i, centers, c);
-        if (dc < best_d) {
-          best_d = dc;
-          best = c;
-        }
-      }
+      double best_d = 0;
+      const int best = NearestCenter(pts, i, centers, &best_d);
       const size_t si = static_cast<size_t>(i);
       if (labels[si] != best) changed = true;
       labels[si] = best;
@@ -148,16 +158,8 @@ Run Lloyd(const Eigen::MatrixXd& pts, Eigen::MatrixXd centers, int max_iter) {
   Run run;
   run.labels.resize(static_cast<size_t>(n));
   for (Index i = 0; i < n; ++i) {
-    int best = 0;
-    double best_d = std::numeric_limits<double>::infinity();
-    for (int c = 0; c < k; ++c) {
-      const double dc = Dist2(pts, i, centers, c);
-      if (dc < best_d) {
-        best_d = dc;
-        best = c;
-      }
-    }
-    run.labels[static_cast<size_t>(i)] = best;
+    double best_d = 0;
+    run.labels[static_cast<size_t>(i)] = NearestCenter(pts, i, centers, &best_d);
     run.inertia += best_d;
   }
   run.centers = std::move(centers);

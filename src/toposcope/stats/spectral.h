@@ -33,7 +33,8 @@ struct SpectralResult {
 
 // Both functions symmetrise the input ((W + W^T) / 2), ignore the diagonal and treat negative or
 // NaN weights as 0; every connected component is clustered on its own (at most max_clusters
-// clusters each) and labels are renumbered globally by first appearance.
+// clusters each) and labels are renumbered globally by first appearance. Each returns the clusters
+// with the eigen-solver's notes; never fails: a non-square matrix gives k = 0, no labels and a note.
 // Clusters a dense symmetric affinity matrix (diagonal ignored); always the dense eigen-solver.
 SpectralResult SpectralClusterDense(const Eigen::MatrixXd& affinity, const SpectralOptions& opt = {});
 // Clusters a sparse symmetric affinity matrix (diagonal ignored). Labels are deterministic.

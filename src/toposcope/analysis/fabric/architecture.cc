@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "toposcope/analysis/fabric/graph_search.h"
 #include "toposcope/analysis/fabric/path_entropy.h"
 #include "toposcope/base/text.h"
 #include "toposcope/base/time.h"
@@ -192,169 +193,181 @@ double QuantileSorted(const std::vector<double>& s, double q) {
 
 std::string F(double v, int d = 3) { return std::isfinite(v) ? FormatFixed(v, d) : std::string("n/a"); }
 
-// Structure analysis: fills the report's structure fields, class, confidence and evidence.
-void Classify(const Graph& g, bool from_probes, ArchitectureReport& rep) {
+// The switches of the graph by role: host switches H hold endpoints, core switches C hold none but
+// link other switches.
+struct SwitchRoles {
+  std::vector<int> sw, hs, cs;      // all switches, H, C (ascending ids)
+  std::vector<bool> is_h, is_c;     // per node
+  std::vector<std::set<int>> sadj;  // switch-switch adjacency, per node
+};
+
+// Splits the graph's switches into host and core switches and counts the switch links by kind
+// into the report.
+SwitchRoles SplitSwitches(const Graph& g, ArchitectureReport& rep) {
   const size_t n = g.size();
-  std::vector<int> sw;
-  std::vector<bool> is_h(n, false), is_c(n, false);
-  std::vector<std::set<int>> sadj(n);  // switch-switch adjacency
+  SwitchRoles s;
+  s.is_h.assign(n, false);
+  s.is_c.assign(n, false);
+  s.sadj.resize(n);
   for (size_t i = 0; i < n; ++i) {
     if (!g.is_switch[i]) continue;
-    sw.push_back(static_cast<int>(i));
+    s.sw.push_back(static_cast<int>(i));
     for (const int j : g.adj[i]) {
       if (g.is_switch[static_cast<size_t>(j)]) {
-        sadj[i].insert(j);
+        s.sadj[i].insert(j);
       } else {
-        is_h[i] = true;
+        s.is_h[i] = true;
       }
     }
   }
-  std::vector<int> hs, cs;
-  for (const int s : sw) {
-    const size_t u = static_cast<size_t>(s);
-    if (is_h[u]) {
-      hs.push_back(s);
-    } else if (!sadj[u].empty()) {
-      is_c[u] = true;
-      cs.push_back(s);
+  for (const int sw : s.sw) {
+    const size_t u = static_cast<size_t>(sw);
+    if (s.is_h[u]) {
+      s.hs.push_back(sw);
+    } else if (!s.sadj[u].empty()) {
+      s.is_c[u] = true;
+      s.cs.push_back(sw);
     }
   }
-  rep.switches = static_cast<int>(sw.size());
-  rep.host_switches = static_cast<int>(hs.size());
-  rep.core_switches = static_cast<int>(cs.size());
-  for (const int s : sw) {
-    for (const int t : sadj[static_cast<size_t>(s)]) {
-      if (t < s) continue;
-      const bool hs_ = is_h[static_cast<size_t>(s)], ht = is_h[static_cast<size_t>(t)];
-      if (hs_ && ht) {
+  rep.switches = static_cast<int>(s.sw.size());
+  rep.host_switches = static_cast<int>(s.hs.size());
+  rep.core_switches = static_cast<int>(s.cs.size());
+  for (const int a : s.sw) {
+    for (const int t : s.sadj[static_cast<size_t>(a)]) {
+      if (t < a) continue;
+      const bool ha = s.is_h[static_cast<size_t>(a)], ht = s.is_h[static_cast<size_t>(t)];
+      if (ha && ht) {
         ++rep.hh_links;
-      } else if (hs_ || ht) {
+      } else if (ha || ht) {
         ++rep.hc_links;
       } else {
         ++rep.cc_links;
       }
     }
   }
-  const std::string src = from_probes ? "path probes' hop lists" : "the fabric dump";
-  rep.evidence.push_back("switch graph from " + src + ": " + std::to_string(rep.switches) + " switches (" +
-                         std::to_string(rep.host_switches) + " holding endpoints, " +
-                         std::to_string(rep.core_switches) + " without), " + std::to_string(rep.endpoints) +
-                         " endpoints");
-  rep.evidence.push_back("switch links (distinct switch pairs): host-switch--host-switch " +
-                         std::to_string(rep.hh_links) + ", host-switch--core " + std::to_string(rep.hc_links) +
-                         ", core--core " + std::to_string(rep.cc_links));
-  if (hs.empty()) {
-    rep.evidence.push_back("no switch holds an endpoint: nothing to classify");
-    rep.arch_class = "unknown";
-    rep.confidence = 0;
-    return;
-  }
-  const double source_factor = from_probes ? 0.9 : 1.0;
+  return s;
+}
 
-  // Degrees.
-  std::vector<int> h_up, h_hh;
-  for (const int h : hs) {
+// Per host switch (in H order): its links to core switches and to other host switches.
+struct HostDegrees {
+  std::vector<int> up, hh;
+};
+
+HostDegrees MeasureHostDegrees(const SwitchRoles& s) {
+  HostDegrees d;
+  for (const int h : s.hs) {
     int up = 0, hh = 0;
-    for (const int t : sadj[static_cast<size_t>(h)]) (is_h[static_cast<size_t>(t)] ? hh : up) += 1;
-    h_up.push_back(up);
-    h_hh.push_back(hh);
+    for (const int t : s.sadj[static_cast<size_t>(h)]) (s.is_h[static_cast<size_t>(t)] ? hh : up) += 1;
+    d.up.push_back(up);
+    d.hh.push_back(hh);
   }
-  auto minmax = [](const std::vector<int>& v) {
-    if (v.empty()) return std::string("none");
-    return std::to_string(*std::min_element(v.begin(), v.end())) + ".." +
-           std::to_string(*std::max_element(v.begin(), v.end()));
-  };
-  rep.evidence.push_back("host-switch degrees: to cores " + minmax(h_up) + ", to other host switches " +
-                         minmax(h_hh));
+  return d;
+}
 
-  // ---- Fat-tree: levels by BFS from H.
-  std::vector<int> level(n, -1);
-  std::deque<int> q;
-  for (const int h : hs) {
-    level[static_cast<size_t>(h)] = 0;
-    q.push_back(h);
-  }
-  while (!q.empty()) {
-    const int u = q.front();
-    q.pop_front();
-    for (const int v : sadj[static_cast<size_t>(u)]) {
-      if (level[static_cast<size_t>(v)] < 0) {
-        level[static_cast<size_t>(v)] = level[static_cast<size_t>(u)] + 1;
-        q.push_back(v);
-      }
-    }
-  }
+// "lo..hi" of a list of degrees, "none" when empty.
+std::string DegreeRange(const std::vector<int>& v) {
+  if (v.empty()) return std::string("none");
+  return std::to_string(*std::min_element(v.begin(), v.end())) + ".." +
+         std::to_string(*std::max_element(v.begin(), v.end()));
+}
+
+// What the fat-tree checks read besides the report's fields.
+struct LayerFacts {
+  int leaves_up = 0;  // host switches with an uplink to a core
+  int64_t tier1 = 0;  // core switches at level 1
+};
+
+// Fat-tree: levels by BFS from H over the switch links; the graph is layered when every switch
+// link joins adjacent levels. Sets rep.layered and rep.tiers, adds the levels' evidence.
+LayerFacts MeasureLayers(const SwitchRoles& s, const HostDegrees& deg, ArchitectureReport& rep) {
+  const std::vector<int> level = BfsDistances(s.sadj, s.hs);
   int64_t same_level = 0, skip_level = 0;
   int max_level = 0;
-  for (const int s : sw) {
-    const int ls = level[static_cast<size_t>(s)];
-    max_level = std::max(max_level, ls);
-    for (const int t : sadj[static_cast<size_t>(s)]) {
-      if (t < s) continue;
-      const int d = std::abs(ls - level[static_cast<size_t>(t)]);
+  for (const int a : s.sw) {
+    const int la = level[static_cast<size_t>(a)];
+    max_level = std::max(max_level, la);
+    for (const int t : s.sadj[static_cast<size_t>(a)]) {
+      if (t < a) continue;
+      const int d = std::abs(la - level[static_cast<size_t>(t)]);
       if (d == 0) ++same_level;
       if (d > 1) ++skip_level;
     }
   }
-  rep.layered = same_level == 0 && skip_level == 0 && !cs.empty();
+  rep.layered = same_level == 0 && skip_level == 0 && !s.cs.empty();
   rep.tiers = rep.layered ? max_level + 1 : 0;
-  {
-    std::string e = "levels (BFS from host switches): " + std::to_string(max_level + 1) + ", links within a level " +
-                    std::to_string(same_level) + ", links skipping a level " + std::to_string(skip_level);
-    if (rep.layered) e += " -> layered Clos, " + std::to_string(rep.tiers) + " tiers";
-    std::vector<int> per_level(static_cast<size_t>(max_level + 1), 0);
-    int unreached = 0;
-    for (const int s : sw) {
-      const int ls = level[static_cast<size_t>(s)];
-      if (ls >= 0) {
-        ++per_level[static_cast<size_t>(ls)];
-      } else if (!sadj[static_cast<size_t>(s)].empty()) {
-        ++unreached;
-      }
+  std::string e = "levels (BFS from host switches): " + std::to_string(max_level + 1) +
+                  ", links within a level " + std::to_string(same_level) + ", links skipping a level " +
+                  std::to_string(skip_level);
+  if (rep.layered) e += " -> layered Clos, " + std::to_string(rep.tiers) + " tiers";
+  std::vector<int> per_level(static_cast<size_t>(max_level + 1), 0);
+  int unreached = 0;
+  for (const int a : s.sw) {
+    const int la = level[static_cast<size_t>(a)];
+    if (la >= 0) {
+      ++per_level[static_cast<size_t>(la)];
+    } else if (!s.sadj[static_cast<size_t>(a)].empty()) {
+      ++unreached;
     }
-    e += "; switches per level";
-    for (size_t i = 0; i < per_level.size(); ++i) e += (i ? "/" : " ") + std::to_string(per_level[i]);
-    if (unreached > 0) e += "; " + std::to_string(unreached) + " linked switches unreachable from any host switch";
-    rep.evidence.push_back(e);
   }
-  int leaves_up = 0;
-  for (const int u : h_up) leaves_up += u > 0 ? 1 : 0;
-  // Full bipartite between tier 0 and tier 1?
-  int64_t tier1 = 0;
-  for (const int c : cs) tier1 += level[static_cast<size_t>(c)] == 1 ? 1 : 0;
+  e += "; switches per level";
+  for (size_t i = 0; i < per_level.size(); ++i) e += (i ? "/" : " ") + std::to_string(per_level[i]);
+  if (unreached > 0)
+    e += "; " + std::to_string(unreached) + " linked switches unreachable from any host switch";
+  rep.evidence.push_back(e);
+  LayerFacts f;
+  for (const int u : deg.up) f.leaves_up += u > 0 ? 1 : 0;
+  for (const int c : s.cs) f.tier1 += level[static_cast<size_t>(c)] == 1 ? 1 : 0;
+  return f;
+}
 
-  // ---- HHRE: H--H components.
-  bool hh_deg_le2 = true;
-  for (const int d : h_hh) hh_deg_le2 = hh_deg_le2 && d <= 2;
+// The components of H over H--H links, each sorted, in order of their smallest member.
+std::vector<std::vector<int>> HostSwitchComponents(const SwitchRoles& s) {
   std::vector<std::vector<int>> comps;
-  {
-    std::set<int> seen;
-    for (const int h : hs) {
-      if (seen.count(h)) continue;
-      std::vector<int> comp;
-      std::deque<int> qq{h};
-      seen.insert(h);
-      while (!qq.empty()) {
-        const int u = qq.front();
-        qq.pop_front();
-        comp.push_back(u);
-        for (const int v : sadj[static_cast<size_t>(u)]) {
-          if (is_h[static_cast<size_t>(v)] && seen.insert(v).second) qq.push_back(v);
-        }
+  std::set<int> seen;
+  for (const int h : s.hs) {
+    if (seen.count(h)) continue;
+    std::vector<int> comp;
+    std::deque<int> qq{h};
+    seen.insert(h);
+    while (!qq.empty()) {
+      const int u = qq.front();
+      qq.pop_front();
+      comp.push_back(u);
+      for (const int v : s.sadj[static_cast<size_t>(u)]) {
+        if (s.is_h[static_cast<size_t>(v)] && seen.insert(v).second) qq.push_back(v);
       }
-      std::sort(comp.begin(), comp.end());
-      comps.push_back(comp);
     }
+    std::sort(comp.begin(), comp.end());
+    comps.push_back(comp);
   }
-  bool rings_ok = hh_deg_le2 && rep.hh_links > 0;
+  return comps;
+}
+
+// What the HHRE checks read besides the report's fields.
+struct RingFacts {
+  bool hh_deg_le2 = true;         // every host switch has <= 2 host-switch neighbours
+  bool rings_ok = false;          // every H--H component is a ring (or a path of <= 2), >= 1 ring
+  std::vector<int> ring_lengths;  // racks per component, in component order
+  size_t rings = 0;               // components
+  int racks_with_core = 0;        // host switches linking a core
+  int rings_sharing_core = 0;     // components whose racks share a core
+  int64_t core_pairs = 0;         // |C| (|C| - 1) / 2
+};
+
+// HHRE: H--H components as rings, and the cores per ring. Sets rep.cores_complete.
+RingFacts MeasureRings(const SwitchRoles& s, const HostDegrees& deg, ArchitectureReport& rep) {
+  RingFacts f;
+  for (const int d : deg.hh) f.hh_deg_le2 = f.hh_deg_le2 && d <= 2;
+  const std::vector<std::vector<int>> comps = HostSwitchComponents(s);
+  f.rings = comps.size();
+  bool rings_ok = f.hh_deg_le2 && rep.hh_links > 0;
   int real_rings = 0;
-  std::vector<int> ring_lengths;
   for (const auto& comp : comps) {
     int64_t edges = 0;
     bool all2 = true;
     for (const int u : comp) {
       int d = 0;
-      for (const int v : sadj[static_cast<size_t>(u)]) d += is_h[static_cast<size_t>(v)] ? 1 : 0;
+      for (const int v : s.sadj[static_cast<size_t>(u)]) d += s.is_h[static_cast<size_t>(v)] ? 1 : 0;
       edges += d;
       all2 = all2 && d == 2;
     }
@@ -363,20 +376,19 @@ void Classify(const Graph& g, bool from_probes, ArchitectureReport& rep) {
     const bool small = comp.size() <= 2;
     if (cycle || comp.size() == 2) ++real_rings;
     if (!cycle && !small) rings_ok = false;
-    ring_lengths.push_back(static_cast<int>(comp.size()));
+    f.ring_lengths.push_back(static_cast<int>(comp.size()));
   }
-  rings_ok = rings_ok && real_rings > 0;
+  f.rings_ok = rings_ok && real_rings > 0;
   // Cores per ring.
-  int racks_with_core = 0, rings_sharing_core = 0;
   for (const auto& comp : comps) {
     std::set<int> common;
     bool first = true;
     for (const int u : comp) {
       std::set<int> cores;
-      for (const int v : sadj[static_cast<size_t>(u)]) {
-        if (is_c[static_cast<size_t>(v)]) cores.insert(v);
+      for (const int v : s.sadj[static_cast<size_t>(u)]) {
+        if (s.is_c[static_cast<size_t>(v)]) cores.insert(v);
       }
-      racks_with_core += cores.empty() ? 0 : 1;
+      f.racks_with_core += cores.empty() ? 0 : 1;
       if (first) {
         common = cores;
         first = false;
@@ -388,182 +400,259 @@ void Classify(const Graph& g, bool from_probes, ArchitectureReport& rep) {
         common = std::move(keep);
       }
     }
-    rings_sharing_core += common.empty() ? 0 : 1;
+    f.rings_sharing_core += common.empty() ? 0 : 1;
   }
-  int64_t core_pairs = static_cast<int64_t>(cs.size()) * (static_cast<int64_t>(cs.size()) - 1) / 2;
-  rep.cores_complete = !cs.empty() && rep.cc_links == core_pairs;
+  f.core_pairs = static_cast<int64_t>(s.cs.size()) * (static_cast<int64_t>(s.cs.size()) - 1) / 2;
+  rep.cores_complete = !s.cs.empty() && rep.cc_links == f.core_pairs;
+  return f;
+}
 
-  // ---- Dragonfly: clique cover of H.
-  std::vector<std::set<int>> hadj(n);
-  for (const int h : hs) {
-    for (const int v : sadj[static_cast<size_t>(h)]) {
-      if (is_h[static_cast<size_t>(v)]) hadj[static_cast<size_t>(h)].insert(v);
+// A disjoint clique cover of H (cliques of >= 3, maximal cliques taken largest first).
+struct CliqueCover {
+  std::vector<std::set<int>> hadj;  // H--H adjacency, per node
+  std::vector<std::vector<int>> groups;
+  std::vector<int> group_of;  // per node: its group, -1 for none
+};
+
+CliqueCover CoverByCliques(const SwitchRoles& s, const ArchitectureReport& rep) {
+  const size_t n = s.sadj.size();
+  CliqueCover cc;
+  cc.hadj.resize(n);
+  for (const int h : s.hs) {
+    for (const int v : s.sadj[static_cast<size_t>(h)]) {
+      if (s.is_h[static_cast<size_t>(v)]) cc.hadj[static_cast<size_t>(h)].insert(v);
     }
   }
   std::vector<std::vector<int>> cliques;
   if (rep.hh_links > 0) {
     std::vector<int> r;
-    BronKerbosch(hadj, r, std::set<int>(hs.begin(), hs.end()), {}, cliques);
+    BronKerbosch(cc.hadj, r, std::set<int>(s.hs.begin(), s.hs.end()), {}, cliques);
   }
   for (auto& c : cliques) std::sort(c.begin(), c.end());
   std::sort(cliques.begin(), cliques.end(), [&](const std::vector<int>& a, const std::vector<int>& b) {
     if (a.size() != b.size()) return a.size() > b.size();
     return a < b;
   });
-  std::vector<int> group_of(n, -1);
-  std::vector<std::vector<int>> groups;
+  cc.group_of.assign(n, -1);
   for (const auto& c : cliques) {
     if (c.size() < 3) break;
     bool free = true;
-    for (const int u : c) free = free && group_of[static_cast<size_t>(u)] < 0;
+    for (const int u : c) free = free && cc.group_of[static_cast<size_t>(u)] < 0;
     if (!free) continue;
-    for (const int u : c) group_of[static_cast<size_t>(u)] = static_cast<int>(groups.size());
-    groups.push_back(c);
+    for (const int u : c) cc.group_of[static_cast<size_t>(u)] = static_cast<int>(cc.groups.size());
+    cc.groups.push_back(c);
   }
-  int covered = 0;
-  for (const auto& gr : groups) covered += static_cast<int>(gr.size());
-  int64_t intra_pairs = 0, intra_links = 0, inter_links = 0;
-  for (const auto& gr : groups) intra_pairs += static_cast<int64_t>(gr.size()) * (static_cast<int64_t>(gr.size()) - 1) / 2;
-  for (const int h : hs) {
-    for (const int v : hadj[static_cast<size_t>(h)]) {
+  return cc;
+}
+
+// What the dragonfly checks read besides the report's fields.
+struct GroupFacts {
+  int covered = 0;  // host switches in a group
+  size_t groups = 0;
+  int64_t intra_links = 0;
+  double intra_density = 0;  // intra-group links over intra-group pairs
+  double inter_density = 0;  // the other H--H links over the other pairs
+  bool groups_connected = false;
+};
+
+// Dragonfly: the clique cover of H, the densities of local and global links and whether the groups
+// are connected through global links. Sets rep.group_sizes.
+GroupFacts MeasureGroups(const SwitchRoles& s, ArchitectureReport& rep) {
+  const CliqueCover cc = CoverByCliques(s, rep);
+  GroupFacts f;
+  f.groups = cc.groups.size();
+  for (const auto& gr : cc.groups) f.covered += static_cast<int>(gr.size());
+  int64_t intra_pairs = 0, inter_links = 0;
+  for (const auto& gr : cc.groups)
+    intra_pairs += static_cast<int64_t>(gr.size()) * (static_cast<int64_t>(gr.size()) - 1) / 2;
+  for (const int h : s.hs) {
+    for (const int v : cc.hadj[static_cast<size_t>(h)]) {
       if (v < h) continue;
-      const int gh = group_of[static_cast<size_t>(h)], gv = group_of[static_cast<size_t>(v)];
+      const int gh = cc.group_of[static_cast<size_t>(h)], gv = cc.group_of[static_cast<size_t>(v)];
       if (gh >= 0 && gh == gv) {
-        ++intra_links;
+        ++f.intra_links;
       } else {
         ++inter_links;
       }
     }
   }
-  const int64_t all_pairs = static_cast<int64_t>(hs.size()) * (static_cast<int64_t>(hs.size()) - 1) / 2;
-  const double intra_density = intra_pairs > 0 ? static_cast<double>(intra_links) / static_cast<double>(intra_pairs) : 0;
-  const double inter_density = all_pairs - intra_pairs > 0
-                                   ? static_cast<double>(inter_links) / static_cast<double>(all_pairs - intra_pairs)
-                                   : 0;
+  const int64_t all_pairs = static_cast<int64_t>(s.hs.size()) * (static_cast<int64_t>(s.hs.size()) - 1) / 2;
+  f.intra_density =
+      intra_pairs > 0 ? static_cast<double>(f.intra_links) / static_cast<double>(intra_pairs) : 0;
+  f.inter_density = all_pairs - intra_pairs > 0
+                        ? static_cast<double>(inter_links) / static_cast<double>(all_pairs - intra_pairs)
+                        : 0;
   // Groups connected through global links?
-  bool groups_connected = false;
-  if (!groups.empty()) {
-    std::vector<std::set<int>> gadj(groups.size());
-    for (const int h : hs) {
-      for (const int v : hadj[static_cast<size_t>(h)]) {
-        const int a = group_of[static_cast<size_t>(h)], b = group_of[static_cast<size_t>(v)];
+  if (!cc.groups.empty()) {
+    std::vector<std::set<int>> gadj(cc.groups.size());
+    for (const int h : s.hs) {
+      for (const int v : cc.hadj[static_cast<size_t>(h)]) {
+        const int a = cc.group_of[static_cast<size_t>(h)], b = cc.group_of[static_cast<size_t>(v)];
         if (a >= 0 && b >= 0 && a != b) gadj[static_cast<size_t>(a)].insert(b);
       }
     }
-    std::vector<bool> seen(groups.size(), false);
-    std::deque<int> qq{0};
-    seen[0] = true;
-    size_t reached = 1;
-    while (!qq.empty()) {
-      const int u = qq.front();
-      qq.pop_front();
-      for (const int v : gadj[static_cast<size_t>(u)]) {
-        if (!seen[static_cast<size_t>(v)]) {
-          seen[static_cast<size_t>(v)] = true;
-          ++reached;
-          qq.push_back(v);
-        }
-      }
-    }
-    groups_connected = reached == groups.size();
+    const std::vector<int> d = BfsDistances(gadj, {0});
+    const size_t reached =
+        static_cast<size_t>(std::count_if(d.begin(), d.end(), [](int x) { return x >= 0; }));
+    f.groups_connected = reached == cc.groups.size();
   }
-  for (const auto& gr : groups) rep.group_sizes.push_back(static_cast<int>(gr.size()));
+  for (const auto& gr : cc.groups) rep.group_sizes.push_back(static_cast<int>(gr.size()));
   std::sort(rep.group_sizes.begin(), rep.group_sizes.end(), std::greater<>());
+  return f;
+}
 
-  // ---- Decide.
-  struct Check {
-    std::string what;
-    bool ok;
-    bool required;
-  };
-  auto fraction = [](const std::vector<Check>& cs_) {
-    int ok = 0;
-    for (const Check& c : cs_) ok += c.ok ? 1 : 0;
-    return cs_.empty() ? 0.0 : static_cast<double>(ok) / static_cast<double>(cs_.size());
-  };
-  auto required_ok = [](const std::vector<Check>& cs_) {
-    for (const Check& c : cs_) {
-      if (c.required && !c.ok) return false;
-    }
-    return true;
-  };
+// One structural check of a class: what was measured, whether it holds, whether the class needs it.
+struct Check {
+  std::string what;
+  bool ok;
+  bool required;
+};
+
+// The share of `checks` that hold (0 when there are none).
+double HoldingFraction(const std::vector<Check>& checks) {
+  int ok = 0;
+  for (const Check& c : checks) ok += c.ok ? 1 : 0;
+  return checks.empty() ? 0.0 : static_cast<double>(ok) / static_cast<double>(checks.size());
+}
+
+// Whether every required check holds.
+bool RequiredHold(const std::vector<Check>& checks) {
+  for (const Check& c : checks) {
+    if (c.required && !c.ok) return false;
+  }
+  return true;
+}
+
+// Appends one evidence line per check, prefixed by the class name.
+void AddChecks(const std::string& cls, const std::vector<Check>& checks, ArchitectureReport& rep) {
+  for (const Check& c : checks) {
+    rep.evidence.push_back(cls + ": " + (c.ok ? "yes" : "no") + " - " + c.what);
+  }
+}
+
+std::vector<Check> FatTreeChecks(const SwitchRoles& s, const LayerFacts& f, const ArchitectureReport& rep) {
   std::vector<Check> ft = {
       {"no link between two host switches (" + std::to_string(rep.hh_links) + ")", rep.hh_links == 0, true},
-      {"a host-less switch tier exists (" + std::to_string(cs.size()) + " core switches)", !cs.empty(), true},
+      {"a host-less switch tier exists (" + std::to_string(s.cs.size()) + " core switches)", !s.cs.empty(),
+       true},
       {"layered: every switch link joins adjacent levels", rep.layered, true},
-      {"every host switch has an uplink (" + std::to_string(leaves_up) + "/" + std::to_string(hs.size()) + ")",
-       leaves_up == static_cast<int>(hs.size()), false},
+      {"every host switch has an uplink (" + std::to_string(f.leaves_up) + "/" + std::to_string(s.hs.size()) +
+           ")",
+       f.leaves_up == static_cast<int>(s.hs.size()), false},
   };
-  if (rep.layered && tier1 > 0) {
-    const double full = static_cast<double>(rep.hc_links) / (static_cast<double>(hs.size()) * static_cast<double>(tier1));
+  if (rep.layered && f.tier1 > 0) {
+    const double full =
+        static_cast<double>(rep.hc_links) / (static_cast<double>(s.hs.size()) * static_cast<double>(f.tier1));
     ft.push_back({"host switch--tier-1 links " + std::to_string(rep.hc_links) + " of " +
-                      std::to_string(static_cast<int64_t>(hs.size()) * tier1) + " possible (" + F(full, 3) +
-                      " of a full bipartite leaf/spine mesh)",
+                      std::to_string(static_cast<int64_t>(s.hs.size()) * f.tier1) + " possible (" +
+                      F(full, 3) + " of a full bipartite leaf/spine mesh)",
                   true, false});
   }
-  std::vector<int> sorted_rings = ring_lengths;
-  std::sort(sorted_rings.begin(), sorted_rings.end(), std::greater<>());
-  const bool cores_seen = !cs.empty();
+  return ft;
+}
+
+std::vector<Check> HhreChecks(const SwitchRoles& s, const RingFacts& f, bool from_probes,
+                              const ArchitectureReport& rep) {
   std::vector<Check> hh = {
       {"host switches (racks) have <= 2 rack neighbours, components are rings: rack counts per component " +
-           SizeSummary(ring_lengths),
-       rings_ok, true},
-      {"every rack links a core (" + std::to_string(racks_with_core) + "/" + std::to_string(hs.size()) + ")",
-       racks_with_core == static_cast<int>(hs.size()), !from_probes},
-      {"the racks of each ring share a core (" + std::to_string(rings_sharing_core) + "/" +
-           std::to_string(comps.size()) + " rings)",
-       rings_sharing_core == static_cast<int>(comps.size()), !from_probes},
-      {"cores form a complete graph (" + std::to_string(rep.cc_links) + "/" + std::to_string(core_pairs) +
+           SizeSummary(f.ring_lengths),
+       f.rings_ok, true},
+      {"every rack links a core (" + std::to_string(f.racks_with_core) + "/" + std::to_string(s.hs.size()) +
+           ")",
+       f.racks_with_core == static_cast<int>(s.hs.size()), !from_probes},
+      {"the racks of each ring share a core (" + std::to_string(f.rings_sharing_core) + "/" +
+           std::to_string(f.rings) + " rings)",
+       f.rings_sharing_core == static_cast<int>(f.rings), !from_probes},
+      {"cores form a complete graph (" + std::to_string(rep.cc_links) + "/" + std::to_string(f.core_pairs) +
            " core pairs linked)",
        rep.cores_complete, false},
   };
   // From probes, links no probe crossed are invisible: the core checks only weigh in the
   // confidence; with no core seen at all they are left out (unobservable), the class kept at a
   // lower confidence.
-  if (!cores_seen && from_probes) hh.resize(1);
-  std::vector<Check> df = {
-      {"no host-less switch tier (" + std::to_string(cs.size()) + " core switches)", cs.empty(), true},
-      {"host switches in cliques of >= 3 (groups): " + std::to_string(covered) + "/" + std::to_string(hs.size()) +
-           ", group sizes " + SizeSummary(rep.group_sizes),
-       covered * 10 >= static_cast<int>(hs.size()) * 9, true},
-      {">= 2 groups (" + std::to_string(groups.size()) + ")", groups.size() >= 2, true},
-      {"global links sparser than local ones: inter-group density " + F(inter_density, 4) + " vs intra-group " +
-           F(intra_density, 3),
-       intra_links > 0 && inter_density < intra_density, true},
-      {"groups connected through global links", groups_connected, false},
-      {"routers have > 2 neighbouring routers (not a ring)", !hh_deg_le2, true},
+  if (s.cs.empty() && from_probes) hh.resize(1);
+  return hh;
+}
+
+std::vector<Check> DragonflyChecks(const SwitchRoles& s, const GroupFacts& f, const RingFacts& rings,
+                                   const ArchitectureReport& rep) {
+  return {
+      {"no host-less switch tier (" + std::to_string(s.cs.size()) + " core switches)", s.cs.empty(), true},
+      {"host switches in cliques of >= 3 (groups): " + std::to_string(f.covered) + "/" +
+           std::to_string(s.hs.size()) + ", group sizes " + SizeSummary(rep.group_sizes),
+       f.covered * 10 >= static_cast<int>(s.hs.size()) * 9, true},
+      {">= 2 groups (" + std::to_string(f.groups) + ")", f.groups >= 2, true},
+      {"global links sparser than local ones: inter-group density " + F(f.inter_density, 4) +
+           " vs intra-group " + F(f.intra_density, 3),
+       f.intra_links > 0 && f.inter_density < f.intra_density, true},
+      {"groups connected through global links", f.groups_connected, false},
+      {"routers have > 2 neighbouring routers (not a ring)", !rings.hh_deg_le2, true},
   };
-  auto add_checks = [&](const std::string& cls, const std::vector<Check>& checks) {
-    for (const Check& c : checks) {
-      rep.evidence.push_back(cls + ": " + (c.ok ? "yes" : "no") + " - " + c.what);
-    }
-  };
-  if (required_ok(ft)) {
+}
+
+// Names the class whose required checks hold (fat-tree, then hhre, then dragonfly; else unknown),
+// its confidence and the checks' evidence.
+void Decide(const SwitchRoles& s, const LayerFacts& layers, const RingFacts& rings, const GroupFacts& groups,
+            bool from_probes, ArchitectureReport& rep) {
+  const double source_factor = from_probes ? 0.9 : 1.0;
+  const std::vector<Check> ft = FatTreeChecks(s, layers, rep);
+  std::vector<int> sorted_rings = rings.ring_lengths;
+  std::sort(sorted_rings.begin(), sorted_rings.end(), std::greater<>());
+  const bool cores_seen = !s.cs.empty();
+  const std::vector<Check> hh = HhreChecks(s, rings, from_probes, rep);
+  const std::vector<Check> df = DragonflyChecks(s, groups, rings, rep);
+  if (RequiredHold(ft)) {
     rep.arch_class = "fat-tree";
-    rep.confidence = fraction(ft) * source_factor;
-    add_checks("fat-tree", ft);
-  } else if (required_ok(hh)) {
+    rep.confidence = HoldingFraction(ft) * source_factor;
+    AddChecks("fat-tree", ft, rep);
+  } else if (RequiredHold(hh)) {
     rep.arch_class = "hhre";
-    rep.confidence = fraction(hh) * source_factor * (cores_seen ? 1.0 : 0.6);
+    rep.confidence = HoldingFraction(hh) * source_factor * (cores_seen ? 1.0 : 0.6);
     rep.ring_lengths = sorted_rings;
-    add_checks("hhre", hh);
+    AddChecks("hhre", hh, rep);
     if (!cores_seen) {
       rep.evidence.push_back(
           "hhre: no core switch seen: the probed traffic never left the ring(s) (in-ring routes use ring "
           "segments only); confidence lowered");
     }
-  } else if (required_ok(df)) {
+  } else if (RequiredHold(df)) {
     rep.arch_class = "dragonfly";
-    rep.confidence = fraction(df) * source_factor;
-    add_checks("dragonfly", df);
+    rep.confidence = HoldingFraction(df) * source_factor;
+    AddChecks("dragonfly", df, rep);
   } else {
     rep.arch_class = "unknown";
     rep.confidence = 0;
-    add_checks("fat-tree", ft);
-    add_checks("hhre", hh);
-    add_checks("dragonfly", df);
+    AddChecks("fat-tree", ft, rep);
+    AddChecks("hhre", hh, rep);
+    AddChecks("dragonfly", df, rep);
   }
-  if (rep.arch_class != "hhre" && rings_ok) rep.ring_lengths = sorted_rings;
+  if (rep.arch_class != "hhre" && rings.rings_ok) rep.ring_lengths = sorted_rings;
+}
+
+// Structure analysis: fills the report's structure fields, class, confidence and evidence.
+void Classify(const Graph& g, bool from_probes, ArchitectureReport& rep) {
+  const SwitchRoles s = SplitSwitches(g, rep);
+  const std::string src = from_probes ? "path probes' hop lists" : "the fabric dump";
+  rep.evidence.push_back("switch graph from " + src + ": " + std::to_string(rep.switches) + " switches (" +
+                         std::to_string(rep.host_switches) + " holding endpoints, " +
+                         std::to_string(rep.core_switches) + " without), " + std::to_string(rep.endpoints) +
+                         " endpoints");
+  rep.evidence.push_back("switch links (distinct switch pairs): host-switch--host-switch " +
+                         std::to_string(rep.hh_links) + ", host-switch--core " +
+                         std::to_string(rep.hc_links) + ", core--core " + std::to_string(rep.cc_links));
+  if (s.hs.empty()) {
+    rep.evidence.push_back("no switch holds an endpoint: nothing to classify");
+    rep.arch_class = "unknown";
+    rep.confidence = 0;
+    return;
+  }
+  const HostDegrees deg = MeasureHostDegrees(s);
+  rep.evidence.push_back("host-switch degrees: to cores " + DegreeRange(deg.up) +
+                         ", to other host switches " + DegreeRange(deg.hh));
+  const LayerFacts layers = MeasureLayers(s, deg, rep);
+  const RingFacts rings = MeasureRings(s, deg, rep);
+  const GroupFacts groups = MeasureGroups(s, rep);
+  Decide(s, layers, rings, groups, from_probes, rep);
 }
 
 // Shortest path (links) between two nodes, -1 when unreachable.
@@ -592,22 +681,12 @@ struct PairData {
   std::vector<double> rtt_us;
 };
 
-}  // namespace
+using HostPair = std::pair<std::string, std::string>;  // (smaller name, larger name)
 
-std::vector<std::vector<std::string>> RingHostOrders(const RingReport& rings) {
-  std::set<std::vector<std::string>> seen;
-  std::vector<std::vector<std::string>> out;
-  for (const RingView& r : rings.rings) {
-    if (r.source != "nccl_log" || r.hosts.size() < 2) continue;
-    if (seen.insert(CanonicalCycle(r.hosts)).second) out.push_back(r.hosts);
-  }
-  return out;
-}
-
-ArchitectureReport IdentifyArchitecture(const ArchitectureInputs& in, const ArchitectureOptions& opt) {
-  ArchitectureReport rep;
-  const bool have_fabric = in.fabric != nullptr && in.fabric->present && !in.fabric->switches.empty();
-  const bool have_probes = in.probes != nullptr && !in.probes->empty();
+// Builds the switch graph from the source the options and inputs give (the fabric dump when
+// present, else the probes' hop lists) and classifies it; returns the graph (empty for none).
+Graph BuildAndClassify(const ArchitectureInputs& in, const ArchitectureOptions& opt, bool have_fabric,
+                       bool have_probes, ArchitectureReport& rep) {
   bool use_fabric = have_fabric;
   if (opt.graph_source == "probes") use_fabric = false;
   if (opt.graph_source == "fabric" && !have_fabric) {
@@ -626,38 +705,56 @@ ArchitectureReport IdentifyArchitecture(const ArchitectureInputs& in, const Arch
   } else {
     Classify(g, rep.graph_source == "probes", rep);
   }
+  return g;
+}
 
-  // ---- Per host pair probe data.
-  std::map<std::pair<std::string, std::string>, PairData> pairs;
+// Per unordered host pair, the link counts and finite RTTs of its probes; and every host known
+// (probe endpoints, fabric hosts).
+struct ProbedPairs {
+  std::map<HostPair, PairData> pairs;
   std::set<std::string> hosts;
+};
+
+ProbedPairs CollectPairs(const ArchitectureInputs& in, bool have_fabric, bool have_probes) {
+  ProbedPairs pp;
   if (have_probes) {
     for (const formats::PathProbe& p : *in.probes) {
       if (p.src.empty() || p.dst.empty() || p.src == p.dst) continue;
-      hosts.insert(p.src);
-      hosts.insert(p.dst);
+      pp.hosts.insert(p.src);
+      pp.hosts.insert(p.dst);
       const std::vector<std::string> path = FullPath(p);
-      PairData& d = pairs[std::minmax(p.src, p.dst)];
+      PairData& d = pp.pairs[std::minmax(p.src, p.dst)];
       d.links.push_back(static_cast<double>(path.size() - 1));
       if (std::isfinite(p.rtt_us)) d.rtt_us.push_back(p.rtt_us);
     }
   }
   if (have_fabric) {
-    for (const std::string& h : in.fabric->hosts) hosts.insert(h);
+    for (const std::string& h : in.fabric->hosts) pp.hosts.insert(h);
   }
-  std::map<std::pair<std::string, std::string>, double> pair_links;  // median link count
-  {
-    double sum = 0;
-    int64_t cnt = 0;
-    for (const auto& [k, d] : pairs) {
-      const double m = Median(d.links);
-      pair_links[k] = m;
-      sum += m;
-      ++cnt;
-    }
-    if (cnt > 0) rep.mean_pair_hops = sum / static_cast<double>(cnt);
-  }
+  return pp;
+}
 
-  // ---- avg_allreduce_hops.
+// Per probed pair, the median link count of its probes; sets rep.mean_pair_hops.
+std::map<HostPair, double> MedianPairLinks(const std::map<HostPair, PairData>& pairs,
+                                           ArchitectureReport& rep) {
+  std::map<HostPair, double> pair_links;
+  double sum = 0;
+  int64_t cnt = 0;
+  for (const auto& [k, d] : pairs) {
+    const double m = Median(d.links);
+    pair_links[k] = m;
+    sum += m;
+    ++cnt;
+  }
+  if (cnt > 0) rep.mean_pair_hops = sum / static_cast<double>(cnt);
+  return pair_links;
+}
+
+// avg_allreduce_hops over the given rings (else the default ring of every known host in name
+// order): per consecutive pair its probed median link count, else its shortest path in the graph.
+void MeasureAllReduceHops(const ArchitectureInputs& in, const std::set<std::string>& hosts,
+                          const std::map<HostPair, double>& pair_links, const Graph& g,
+                          ArchitectureReport& rep) {
   std::vector<std::vector<std::string>> rings = in.rings;
   if (!rings.empty()) {
     rep.ring_order = in.ring_source.empty() ? "given" : in.ring_source;
@@ -665,142 +762,184 @@ ArchitectureReport IdentifyArchitecture(const ArchitectureInputs& in, const Arch
     rings.emplace_back(hosts.begin(), hosts.end());
     rep.ring_order = "default_name_order";
   }
-  {
-    double sum = 0;
-    for (const auto& ring : rings) {
-      if (ring.size() < 2) continue;
-      for (size_t i = 0; i < ring.size(); ++i) {
-        const std::string& a = ring[i];
-        const std::string& b = ring[(i + 1) % ring.size()];
-        if (a == b) continue;
-        ++rep.ring_pairs;
-        auto it = pair_links.find(std::minmax(a, b));
-        if (it != pair_links.end()) {
-          ++rep.ring_pairs_probed;
-          sum += it->second;
-          continue;
-        }
-        const int d = Bfs(g, g.Find(a), g.Find(b));
-        if (d > 0) {
-          ++rep.ring_pairs_graph;
-          sum += d;
-        } else {
-          ++rep.ring_pairs_unreachable;
-        }
+  double sum = 0;
+  for (const auto& ring : rings) {
+    if (ring.size() < 2) continue;
+    for (size_t i = 0; i < ring.size(); ++i) {
+      const std::string& a = ring[i];
+      const std::string& b = ring[(i + 1) % ring.size()];
+      if (a == b) continue;
+      ++rep.ring_pairs;
+      auto it = pair_links.find(std::minmax(a, b));
+      if (it != pair_links.end()) {
+        ++rep.ring_pairs_probed;
+        sum += it->second;
+        continue;
+      }
+      const int d = Bfs(g, g.Find(a), g.Find(b));
+      if (d > 0) {
+        ++rep.ring_pairs_graph;
+        sum += d;
+      } else {
+        ++rep.ring_pairs_unreachable;
       }
     }
-    const int64_t used = rep.ring_pairs_probed + rep.ring_pairs_graph;
-    if (used > 0) rep.avg_allreduce_hops = sum / static_cast<double>(used);
   }
+  const int64_t used = rep.ring_pairs_probed + rep.ring_pairs_graph;
+  if (used > 0) rep.avg_allreduce_hops = sum / static_cast<double>(used);
   if (rep.ring_order == "none") {
     rep.evidence.push_back("avg_allreduce_hops: no ring (no NCCL ring order and < 2 known hosts)");
   } else {
     rep.evidence.push_back("avg_allreduce_hops " + F(rep.avg_allreduce_hops, 3) + " links over " +
-                           std::to_string(rep.ring_pairs) + " ring-consecutive pairs (ring order " + rep.ring_order +
-                           ", " + std::to_string(rings.size()) + " ring(s)): " +
-                           std::to_string(rep.ring_pairs_probed) + " from probes, " +
+                           std::to_string(rep.ring_pairs) + " ring-consecutive pairs (ring order " +
+                           rep.ring_order + ", " + std::to_string(rings.size()) +
+                           " ring(s)): " + std::to_string(rep.ring_pairs_probed) + " from probes, " +
                            std::to_string(rep.ring_pairs_graph) + " from the switch graph, " +
                            std::to_string(rep.ring_pairs_unreachable) + " unreachable");
   }
+}
 
-  // ---- jitter_us.
-  {
-    std::map<int, std::vector<double>> residuals;
-    std::map<int, int64_t> class_pairs;
-    for (const auto& [k, d] : pairs) {
-      if (static_cast<int64_t>(d.rtt_us.size()) < opt.jitter_min_pair_samples) continue;
-      ++rep.jitter_pairs;
-      const double m = Median(d.rtt_us);
-      const int cls = static_cast<int>(std::lround(pair_links[k]));
-      ++class_pairs[cls];
-      auto& r = residuals[cls];
-      for (const double x : d.rtt_us) r.push_back(x - m);
-    }
-    for (auto& [cls, r] : residuals) {
-      if (static_cast<int64_t>(r.size()) < opt.jitter_min_class_samples) continue;
-      const double med = Median(r);
-      std::vector<double> dev;
-      dev.reserve(r.size());
-      for (const double x : r) dev.push_back(std::abs(x - med));
-      const double mad = std::max(Median(dev), opt.jitter_mad_floor_us);
-      const double cut = opt.jitter_mad_k * 1.4826 * mad;
-      std::vector<double> kept;
-      kept.reserve(r.size());
-      for (const double x : r) {
-        if (std::abs(x - med) <= cut) kept.push_back(x);
-      }
-      std::sort(kept.begin(), kept.end());
-      JitterClass jc;
-      jc.links = cls;
-      jc.pairs = class_pairs[cls];
-      jc.samples = static_cast<int64_t>(kept.size());
-      jc.dropped = static_cast<int64_t>(r.size() - kept.size());
-      jc.half_spread_us =
-          0.5 * (QuantileSorted(kept, 1.0 - opt.jitter_quantile) - QuantileSorted(kept, opt.jitter_quantile));
-      rep.jitter_classes.push_back(jc);
-      if (!std::isfinite(rep.jitter_us) || jc.half_spread_us > rep.jitter_us) {
-        rep.jitter_us = jc.half_spread_us;
-        rep.jitter_links = cls;
-      }
-    }
-    std::string e = "jitter_us ±" + F(rep.jitter_us, 3) + " (worst path class: " + std::to_string(rep.jitter_links) +
-                    " links) from " + std::to_string(rep.jitter_pairs) + " host pairs; per class";
-    for (const JitterClass& jc : rep.jitter_classes) {
-      e += " [" + std::to_string(jc.links) + " links: ±" + F(jc.half_spread_us, 3) + " us, " +
-           std::to_string(jc.pairs) + " pairs, " + std::to_string(jc.samples) + " kept, " +
-           std::to_string(jc.dropped) + " outliers dropped]";
-    }
-    if (rep.jitter_classes.empty()) e = "jitter_us: no path class with enough RTT samples";
-    rep.evidence.push_back(e);
+// One path-length class's jitter from its pooled residuals: the half-spread of the residuals left
+// after dropping those beyond median +- jitter_mad_k x kMadToSigma x max(MAD, floor).
+JitterClass ClassJitter(int links, int64_t pairs, const std::vector<double>& r,
+                        const ArchitectureOptions& opt) {
+  const double med = Median(r);
+  std::vector<double> dev;
+  dev.reserve(r.size());
+  for (const double x : r) dev.push_back(std::abs(x - med));
+  const double mad = std::max(Median(dev), opt.jitter_mad_floor_us);
+  const double cut = opt.jitter_mad_k * stats::kMadToSigma * mad;
+  std::vector<double> kept;
+  kept.reserve(r.size());
+  for (const double x : r) {
+    if (std::abs(x - med) <= cut) kept.push_back(x);
   }
+  std::sort(kept.begin(), kept.end());
+  JitterClass jc;
+  jc.links = links;
+  jc.pairs = pairs;
+  jc.samples = static_cast<int64_t>(kept.size());
+  jc.dropped = static_cast<int64_t>(r.size() - kept.size());
+  jc.half_spread_us =
+      0.5 * (QuantileSorted(kept, 1.0 - opt.jitter_quantile) - QuantileSorted(kept, opt.jitter_quantile));
+  return jc;
+}
 
-  // ---- entropy_stability.
-  {
-    int64_t t0 = 0, t1 = 0;
-    bool any = false;
-    if (have_probes) {
-      for (const formats::PathProbe& p : *in.probes) {
-        if (p.ts_ns == kNoTime || p.dst.empty()) continue;
-        if (!any) {
-          t0 = t1 = p.ts_ns;
-          any = true;
-        }
-        t0 = std::min(t0, p.ts_ns);
-        t1 = std::max(t1, p.ts_ns);
-      }
-    }
-    const int w = std::max(1, opt.entropy_windows);
-    if (any && t1 > t0) {
-      std::vector<std::vector<std::vector<std::string>>> windows(static_cast<size_t>(w));
-      const double span = static_cast<double>(t1 - t0);
-      for (const formats::PathProbe& p : *in.probes) {
-        if (p.ts_ns == kNoTime || p.dst.empty()) continue;
-        const double f = static_cast<double>(p.ts_ns - t0) / span;
-        const int k = std::min(w - 1, static_cast<int>(f * w));
-        windows[static_cast<size_t>(k)].push_back(FullPath(p));
-      }
-      for (const auto& win : windows) {
-        if (static_cast<int64_t>(win.size()) < opt.min_window_probes) continue;
-        rep.window_entropy_bits.push_back(SeedNodeEntropyBits(win));
-      }
-    }
-    rep.entropy_windows = static_cast<int>(rep.window_entropy_bits.size());
-    if (rep.entropy_windows >= 1) {
-      double s = 0;
-      for (const double h : rep.window_entropy_bits) s += h;
-      rep.entropy_mean_bits = s / rep.entropy_windows;
-    }
-    if (rep.entropy_windows >= 2) {
-      double v = 0;
-      for (const double h : rep.window_entropy_bits) v += (h - rep.entropy_mean_bits) * (h - rep.entropy_mean_bits);
-      const double sd = std::sqrt(v / rep.entropy_windows);
-      rep.entropy_stability = rep.entropy_mean_bits > 0 ? sd / rep.entropy_mean_bits : 0.0;
-    }
-    std::string e = "entropy_stability " + F(rep.entropy_stability, 4) + " (std/mean of the seed's topology entropy over " +
-                    std::to_string(rep.entropy_windows) + " of " + std::to_string(w) +
-                    " time windows; mean " + F(rep.entropy_mean_bits, 3) + " bits)";
-    rep.evidence.push_back(e);
+// jitter_us: per pair with enough RTT samples, residual = RTT - the pair's median RTT, pooled per
+// path-length class; the worst class's jitter.
+void MeasureJitter(const std::map<HostPair, PairData>& pairs, const std::map<HostPair, double>& pair_links,
+                   const ArchitectureOptions& opt, ArchitectureReport& rep) {
+  std::map<int, std::vector<double>> residuals;
+  std::map<int, int64_t> class_pairs;
+  for (const auto& [k, d] : pairs) {
+    if (static_cast<int64_t>(d.rtt_us.size()) < opt.jitter_min_pair_samples) continue;
+    ++rep.jitter_pairs;
+    const double m = Median(d.rtt_us);
+    const int cls = static_cast<int>(std::lround(pair_links.at(k)));
+    ++class_pairs[cls];
+    auto& r = residuals[cls];
+    for (const double x : d.rtt_us) r.push_back(x - m);
   }
+  for (const auto& [cls, r] : residuals) {
+    if (static_cast<int64_t>(r.size()) < opt.jitter_min_class_samples) continue;
+    const JitterClass jc = ClassJitter(cls, class_pairs[cls], r, opt);
+    rep.jitter_classes.push_back(jc);
+    if (!std::isfinite(rep.jitter_us) || jc.half_spread_us > rep.jitter_us) {
+      rep.jitter_us = jc.half_spread_us;
+      rep.jitter_links = cls;
+    }
+  }
+  std::string e = "jitter_us ±" + F(rep.jitter_us, 3) +
+                  " (worst path class: " + std::to_string(rep.jitter_links) + " links) from " +
+                  std::to_string(rep.jitter_pairs) + " host pairs; per class";
+  for (const JitterClass& jc : rep.jitter_classes) {
+    e += " [" + std::to_string(jc.links) + " links: ±" + F(jc.half_spread_us, 3) + " us, " +
+         std::to_string(jc.pairs) + " pairs, " + std::to_string(jc.samples) + " kept, " +
+         std::to_string(jc.dropped) + " outliers dropped]";
+  }
+  if (rep.jitter_classes.empty()) e = "jitter_us: no path class with enough RTT samples";
+  rep.evidence.push_back(e);
+}
+
+// The seed's topology entropy of the probes' paths in each of `w` equal windows of their time span
+// (windows with fewer than min_window_probes probes left out), in time order.
+std::vector<double> WindowEntropies(const std::vector<formats::PathProbe>& probes, int w,
+                                    const ArchitectureOptions& opt) {
+  std::vector<double> bits;
+  int64_t t0 = 0, t1 = 0;
+  bool any = false;
+  for (const formats::PathProbe& p : probes) {
+    if (p.ts_ns == kNoTime || p.dst.empty()) continue;
+    if (!any) {
+      t0 = t1 = p.ts_ns;
+      any = true;
+    }
+    t0 = std::min(t0, p.ts_ns);
+    t1 = std::max(t1, p.ts_ns);
+  }
+  if (!any || t1 <= t0) return bits;
+  std::vector<std::vector<std::vector<std::string>>> windows(static_cast<size_t>(w));
+  const double span = static_cast<double>(t1 - t0);
+  for (const formats::PathProbe& p : probes) {
+    if (p.ts_ns == kNoTime || p.dst.empty()) continue;
+    const double f = static_cast<double>(p.ts_ns - t0) / span;
+    const int k = std::min(w - 1, static_cast<int>(f * w));
+    windows[static_cast<size_t>(k)].push_back(FullPath(p));
+  }
+  for (const auto& win : windows) {
+    if (static_cast<int64_t>(win.size()) < opt.min_window_probes) continue;
+    bits.push_back(SeedNodeEntropyBits(win));
+  }
+  return bits;
+}
+
+// entropy_stability: the coefficient of variation of the window entropies.
+void MeasureEntropyStability(const ArchitectureInputs& in, bool have_probes, const ArchitectureOptions& opt,
+                             ArchitectureReport& rep) {
+  const int w = std::max(1, opt.entropy_windows);
+  if (have_probes) rep.window_entropy_bits = WindowEntropies(*in.probes, w, opt);
+  rep.entropy_windows = static_cast<int>(rep.window_entropy_bits.size());
+  if (rep.entropy_windows >= 1) {
+    double s = 0;
+    for (const double h : rep.window_entropy_bits) s += h;
+    rep.entropy_mean_bits = s / rep.entropy_windows;
+  }
+  if (rep.entropy_windows >= 2) {
+    double v = 0;
+    for (const double h : rep.window_entropy_bits)
+      v += (h - rep.entropy_mean_bits) * (h - rep.entropy_mean_bits);
+    const double sd = std::sqrt(v / rep.entropy_windows);
+    rep.entropy_stability = rep.entropy_mean_bits > 0 ? sd / rep.entropy_mean_bits : 0.0;
+  }
+  std::string e = "entropy_stability " + F(rep.entropy_stability, 4) +
+                  " (std/mean of the seed's topology entropy over " + std::to_string(rep.entropy_windows) +
+                  " of " + std::to_string(w) + " time windows; mean " + F(rep.entropy_mean_bits, 3) +
+                  " bits)";
+  rep.evidence.push_back(e);
+}
+
+}  // namespace
+
+std::vector<std::vector<std::string>> RingHostOrders(const RingReport& rings) {
+  std::set<std::vector<std::string>> seen;
+  std::vector<std::vector<std::string>> out;
+  for (const RingView& r : rings.rings) {
+    if (r.source != "nccl_log" || r.hosts.size() < 2) continue;
+    if (seen.insert(CanonicalCycle(r.hosts)).second) out.push_back(r.hosts);
+  }
+  return out;
+}
+
+ArchitectureReport IdentifyArchitecture(const ArchitectureInputs& in, const ArchitectureOptions& opt) {
+  ArchitectureReport rep;
+  const bool have_fabric = in.fabric != nullptr && in.fabric->present && !in.fabric->switches.empty();
+  const bool have_probes = in.probes != nullptr && !in.probes->empty();
+  const Graph g = BuildAndClassify(in, opt, have_fabric, have_probes, rep);
+  const ProbedPairs pp = CollectPairs(in, have_fabric, have_probes);
+  const std::map<HostPair, double> pair_links = MedianPairLinks(pp.pairs, rep);
+  MeasureAllReduceHops(in, pp.hosts, pair_links, g, rep);
+  MeasureJitter(pp.pairs, pair_links, opt, rep);
+  MeasureEntropyStability(in, have_probes, opt, rep);
   return rep;
 }
 

@@ -56,7 +56,7 @@ struct ArchitectureOptions {
   int64_t jitter_min_pair_samples = 4;      // host pairs with fewer RTT samples are ignored
   int64_t jitter_min_class_samples = 50;    // path-length classes with fewer residuals are ignored
   double jitter_quantile = 0.01;            // low/high quantiles q and 1 - q of the residuals
-  double jitter_mad_k = 6;                  // outlier cut: |r - median| > k x 1.4826 x MAD
+  double jitter_mad_k = 6;                  // outlier cut: |r - median| > k x kMadToSigma x MAD
   double jitter_mad_floor_us = 0.05;        // MAD floor (a quiet class has MAD ~ 0)
 };
 
@@ -83,8 +83,8 @@ struct JitterClass {
 // jitter_us: worst-case latency jitter, the seed's "±x µs", robust: for every unordered host pair
 // with >= jitter_min_pair_samples probes, residual = RTT - the pair's median RTT. Residuals are
 // pooled per path-length class (the pair's median link count); in each class with >=
-// jitter_min_class_samples residuals, those beyond median ± jitter_mad_k x 1.4826 x max(MAD,
-// floor) are dropped (a descheduled responder's +15..250 µs), and the half-spread (Q(1-q) - Q(q))
+// jitter_min_class_samples residuals, those beyond median ± jitter_mad_k x stats::kMadToSigma
+// (1.4826) x max(MAD, floor) are dropped (a descheduled responder's +15..250 µs), and the half-spread (Q(1-q) - Q(q))
 // / 2 of the rest is the class's jitter. jitter_us = the maximum over classes (the worst path
 // class). Pair medians absorb static differences (path length, a slow host), so only variation in
 // time counts: queueing, route changes (flapping links), congestion.
@@ -134,12 +134,13 @@ struct ArchitectureReport {
   double entropy_mean_bits = NAN;
 };
 
-// Identifies the architecture and measures the metrics. Never fails: missing inputs give
-// "unknown" / NaN metrics with evidence saying why.
+// Identifies the architecture and measures the metrics; returns the report with its evidence.
+// Never fails: missing inputs give "unknown" / NaN metrics with evidence saying why.
 ArchitectureReport IdentifyArchitecture(const ArchitectureInputs& in, const ArchitectureOptions& opt = {});
 
 // The distinct cross-node host cycles of the NCCL-log rings of a RingReport (source "nccl_log",
-// rings of >= 2 hosts), for ArchitectureInputs::rings.
+// rings of >= 2 hosts), in the order first seen, for ArchitectureInputs::rings. Never fails: empty
+// when the report has no such ring.
 std::vector<std::vector<std::string>> RingHostOrders(const RingReport& rings);
 
 }  // namespace toposcope::analysis

@@ -58,6 +58,8 @@ struct FabricReport {
   std::vector<std::string> spines;     // switch ids
 };
 
+// The fabric of the dataset's ibnetdiscover dumps (several dumps merged, each link once), with its
+// leaves, spines and hosts. Never fails: a dataset without a dump gives present = false.
 FabricReport AnalyzeFabric(const model::Dataset& ds);
 
 }  // namespace toposcope::analysis

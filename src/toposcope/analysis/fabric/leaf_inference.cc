@@ -16,9 +16,12 @@
 #include <vector>
 
 #include "toposcope/base/text.h"
+#include "toposcope/stats/order_stats.h"
 
 namespace toposcope::analysis {
 namespace {
+
+using stats::Median;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -31,18 +34,6 @@ struct Edge {
 uint64_t Key(int a, int b) {
   if (a > b) std::swap(a, b);
   return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b);
-}
-
-double Median(std::vector<double>& v) {
-  if (v.empty()) return NAN;
-  const size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
-  double m = v[mid];
-  if (v.size() % 2 == 0) {
-    const double lo = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
-    m = (m + lo) / 2.0;
-  }
-  return m;
 }
 
 // Union-find over cluster ids with member lists (small to large merges).
@@ -167,15 +158,34 @@ RowPartitionResult RowPartition(const Rows& rows, double min_gap, const HasPair&
   return res;
 }
 
-}  // namespace
+// Whether a probe counts: both ends named and distinct, a finite non-negative RTT.
+bool UsableProbe(const formats::PathProbe& p) {
+  return !p.src.empty() && !p.dst.empty() && p.src != p.dst && std::isfinite(p.rtt_us) && !(p.rtt_us < 0);
+}
 
-LeafInference InferLeaves(const std::vector<formats::PathProbe>& probes, const LeafInferenceOptions& opt) {
-  LeafInference out;
+// The number of groups of a labelling (labels 0..k-1, -1 for none).
+int GroupCount(const std::vector<int>& label) {
+  int k = 0;
+  for (int l : label) k = std::max(k, l + 1);
+  return k;
+}
 
-  // Hosts, by name.
+// The measured host pairs: per unordered pair its minimum RTT, and which hosts have enough peers.
+struct PairGraph {
+  std::vector<Edge> edges;                       // by (a, b); pairs with >= min_probes_per_pair probes
+  std::unordered_map<uint64_t, size_t> edge_of;  // Key(a, b) -> index into edges
+  std::vector<std::vector<size_t>> adj;          // per host: its edges
+  std::vector<char> placed;                      // per host: >= min_peers measured peers
+  std::vector<size_t> live;                      // edges between placed hosts
+};
+
+// Names the hosts of the usable probes (out.hosts, sorted) and measures each pair's minimum RTT
+// over its probes in both directions; counts the probes used and ignored and the pairs kept.
+PairGraph MeasurePairs(const std::vector<formats::PathProbe>& probes, const LeafInferenceOptions& opt,
+                       LeafInference& out) {
   std::set<std::string> names;
   for (const formats::PathProbe& p : probes) {
-    if (p.src.empty() || p.dst.empty() || p.src == p.dst || !std::isfinite(p.rtt_us) || p.rtt_us < 0) continue;
+    if (!UsableProbe(p)) continue;
     names.insert(p.src);
     names.insert(p.dst);
   }
@@ -185,470 +195,583 @@ LeafInference InferLeaves(const std::vector<formats::PathProbe>& probes, const L
   index.reserve(static_cast<size_t>(n) * 2);
   for (int i = 0; i < n; ++i) index.emplace(out.hosts[static_cast<size_t>(i)], i);
 
-  // Per-pair minimum RTT.
-  std::unordered_map<uint64_t, size_t> edge_of;
+  std::unordered_map<uint64_t, size_t> first_of;
   std::vector<Edge> edges;
   for (const formats::PathProbe& p : probes) {
-    if (p.src.empty() || p.dst.empty() || p.src == p.dst || !std::isfinite(p.rtt_us) || p.rtt_us < 0) {
+    if (!UsableProbe(p)) {
       ++out.probes_ignored;
       continue;
     }
     ++out.probes_used;
     const int a = index.at(p.src), b = index.at(p.dst);
     const uint64_t k = Key(a, b);
-    auto [it, inserted] = edge_of.emplace(k, edges.size());
+    auto [it, inserted] = first_of.emplace(k, edges.size());
     if (inserted) edges.push_back({std::min(a, b), std::max(a, b), p.rtt_us, 0});
     Edge& e = edges[it->second];
     e.min_us = std::min(e.min_us, p.rtt_us);
     ++e.probes;
   }
   // Deterministic edge order (by pair), independent of the probe order.
-  std::sort(edges.begin(), edges.end(), [](const Edge& x, const Edge& y) { return x.a != y.a ? x.a < y.a : x.b < y.b; });
-  std::vector<Edge> kept;
+  std::sort(edges.begin(), edges.end(),
+            [](const Edge& x, const Edge& y) { return x.a != y.a ? x.a < y.a : x.b < y.b; });
+  PairGraph g;
   for (const Edge& e : edges) {
-    if (e.probes >= opt.min_probes_per_pair) kept.push_back(e);
+    if (e.probes >= opt.min_probes_per_pair) g.edges.push_back(e);
   }
-  edges.swap(kept);
-  edge_of.clear();
-  for (size_t i = 0; i < edges.size(); ++i) edge_of.emplace(Key(edges[i].a, edges[i].b), i);
-  out.pairs = static_cast<int64_t>(edges.size());
+  for (size_t i = 0; i < g.edges.size(); ++i) g.edge_of.emplace(Key(g.edges[i].a, g.edges[i].b), i);
+  out.pairs = static_cast<int64_t>(g.edges.size());
+  g.adj.resize(static_cast<size_t>(n));
+  for (size_t i = 0; i < g.edges.size(); ++i) {
+    g.adj[static_cast<size_t>(g.edges[i].a)].push_back(i);
+    g.adj[static_cast<size_t>(g.edges[i].b)].push_back(i);
+  }
+  return g;
+}
 
-  // Adjacency and placement.
-  std::vector<std::vector<size_t>> adj(static_cast<size_t>(n));
-  for (size_t i = 0; i < edges.size(); ++i) {
-    adj[static_cast<size_t>(edges[i].a)].push_back(i);
-    adj[static_cast<size_t>(edges[i].b)].push_back(i);
-  }
-  std::vector<char> placed(static_cast<size_t>(n), 0);
+// Places the hosts with at least min_peers measured peers (the others are unplaced, with the reason
+// in evidence) and collects the edges between placed hosts; returns the number placed.
+int PlaceHosts(const LeafInferenceOptions& opt, PairGraph& g, LeafInference& out) {
+  const int n = static_cast<int>(out.hosts.size());
+  g.placed.assign(static_cast<size_t>(n), 0);
+  int placed_n = 0;
   for (int i = 0; i < n; ++i) {
-    const int deg = static_cast<int>(adj[static_cast<size_t>(i)].size());
+    const int deg = static_cast<int>(g.adj[static_cast<size_t>(i)].size());
     if (deg >= opt.min_peers) {
-      placed[static_cast<size_t>(i)] = 1;
+      g.placed[static_cast<size_t>(i)] = 1;
+      ++placed_n;
     } else {
       out.unplaced.push_back(out.hosts[static_cast<size_t>(i)]);
       out.evidence.push_back("unplaced " + out.hosts[static_cast<size_t>(i)] + ": " + std::to_string(deg) +
                              " measured peer(s), fewer than " + std::to_string(opt.min_peers));
     }
   }
-  out.offset_us.assign(static_cast<size_t>(n), 0.0);
-  out.evidence.push_back("probes used " + std::to_string(out.probes_used) + ", ignored " +
-                         std::to_string(out.probes_ignored) + "; host pairs " + std::to_string(out.pairs) +
-                         " (minimum RTT per pair, both directions; hop lists not read)");
-  int placed_n = 0;
-  for (char c : placed) placed_n += c;
-  if (placed_n < 2) {
-    out.evidence.push_back("too few placed hosts to infer leaves");
-    return out;
+  for (size_t i = 0; i < g.edges.size(); ++i) {
+    if (g.placed[static_cast<size_t>(g.edges[i].a)] && g.placed[static_cast<size_t>(g.edges[i].b)])
+      g.live.push_back(i);
   }
+  return placed_n;
+}
 
-  // Edges between placed hosts only.
-  std::vector<size_t> live;
-  for (size_t i = 0; i < edges.size(); ++i) {
-    if (placed[static_cast<size_t>(edges[i].a)] && placed[static_cast<size_t>(edges[i].b)]) live.push_back(i);
+// Per host, its peers by residual RTT (a row), ascending. Tier 0 is the lowest level of every row;
+// within a row the host's own side and leaf switch are common, so a row's gap between its leaf
+// mates and the rest is cleaner than any global threshold.
+Rows SortedRows(const PairGraph& g, const std::vector<double>& r) {
+  Rows rows(g.placed.size());
+  for (size_t i : g.live) {
+    rows[static_cast<size_t>(g.edges[i].a)].push_back({r[i], g.edges[i].b});
+    rows[static_cast<size_t>(g.edges[i].b)].push_back({r[i], g.edges[i].a});
   }
+  for (auto& row : rows) std::sort(row.begin(), row.end());
+  return rows;
+}
 
-  std::vector<double> o(static_cast<size_t>(n), 0.0);
-  std::vector<double> r(edges.size(), 0.0);
-  std::vector<int> leaf_of, pod_of, prev_leaf, prev_pod;
-  std::vector<double> levels;
-  double tau0 = kInf, gap_lo = kInf, gap_hi = kInf, pod_lo = 0, pod_hi = 0;
+// A host left alone joins the leaf it is closest to (median residual over that leaf's hosts) when
+// it is closer to that leaf than the leaf is to any other leaf: a leaf mate whose pairs queue behind
+// a congested switch keeps the leaf's distance profile even when single pairs blur the row gap.
+// Returns the number of hosts attached.
+int AttachLoneHosts(const Rows& rows, const std::vector<char>& placed, Clusters& leaves) {
+  int attached = 0;
+  const int n = static_cast<int>(rows.size());
+  for (int x = 0; x < n; ++x) {
+    const int cx = leaves.of[static_cast<size_t>(x)];
+    if (!placed[static_cast<size_t>(x)] || leaves.members[static_cast<size_t>(cx)].size() != 1) continue;
+    // Median residual from x to each leaf it has pairs with.
+    std::map<int, std::vector<double>> to;
+    for (const auto& [v, j] : rows[static_cast<size_t>(x)])
+      to[leaves.of[static_cast<size_t>(j)]].push_back(v);
+    int best_leaf = -1;
+    double best = kInf;
+    for (auto& [c, v] : to) {
+      const double m = Median(v);
+      if (m < best) {
+        best = m;
+        best_leaf = c;
+      }
+    }
+    if (best_leaf < 0) continue;
+    // The leaf's distance to its nearest other leaf (x excluded).
+    std::map<int, std::vector<double>> from;
+    for (int y : leaves.members[static_cast<size_t>(best_leaf)]) {
+      for (const auto& [v, j] : rows[static_cast<size_t>(y)]) {
+        const int cj = leaves.of[static_cast<size_t>(j)];
+        if (j != x && cj != best_leaf) from[cj].push_back(v);
+      }
+    }
+    double nearest = kInf;
+    for (auto& [c, v] : from) nearest = std::min(nearest, Median(v));
+    if (best < nearest) {
+      leaves.Merge(best_leaf, cx);
+      ++attached;
+    }
+  }
+  return attached;
+}
+
+// Two leaves of two or more hosts merge when the median residual between them sits nearer their
+// own within-leaf levels than a tier up: D(A,B) - (D(A,A) + D(B,B)) / 2 < half_tier. The difference
+// is free of host and leaf offsets; it rejoins a leaf whose pairs queue behind a congested switch
+// so much that single rows lose their gap. Returns the number of leaf pairs rejoined.
+int RejoinLeaves(const PairGraph& g, const std::vector<double>& r, double half_tier, Clusters& leaves) {
+  const int n = static_cast<int>(g.placed.size());
+  // Median residual over the measured pairs between two leaves (within one leaf: each pair once).
+  auto level = [&](int ca, int cb) {
+    std::vector<double> v;
+    for (int x : leaves.members[static_cast<size_t>(ca)]) {
+      for (int y : leaves.members[static_cast<size_t>(cb)]) {
+        if (ca == cb && y <= x) continue;
+        auto it = g.edge_of.find(Key(x, y));
+        if (it != g.edge_of.end()) v.push_back(r[it->second]);
+      }
+    }
+    return Median(std::move(v));
+  };
+  int rejoined = 0;
+  for (bool merged = true; merged;) {
+    merged = false;
+    std::vector<int> roots;
+    for (int h = 0; h < n; ++h) {
+      if (g.placed[static_cast<size_t>(h)] && leaves.of[static_cast<size_t>(h)] == h &&
+          leaves.members[static_cast<size_t>(h)].size() >= 2)
+        roots.push_back(h);
+    }
+    std::vector<double> own(static_cast<size_t>(n), NAN);
+    for (int c : roots) own[static_cast<size_t>(c)] = level(c, c);
+    double best = kInf;
+    int ba = -1, bb = -1;
+    for (size_t i = 0; i < roots.size(); ++i) {
+      for (size_t j = i + 1; j < roots.size(); ++j) {
+        const int ca = roots[i], cb = roots[j];
+        const double d = level(ca, cb) - (own[static_cast<size_t>(ca)] + own[static_cast<size_t>(cb)]) / 2.0;
+        if (d < best) {
+          best = d;
+          ba = ca;
+          bb = cb;
+        }
+      }
+    }
+    if (ba >= 0 && best < half_tier) {
+      leaves.Merge(ba, bb);
+      ++rejoined;
+      merged = true;
+    }
+  }
+  return rejoined;
+}
+
+// Leaf-to-leaf residual, n_leaves x n_leaves (NaN where no host pair is measured): a low quantile
+// of the measured host pairs, as faults (queueing, detours) only ever add latency to a pair.
+std::vector<double> LeafDistances(const PairGraph& g, const std::vector<double>& r,
+                                  const std::vector<int>& leaf_of, int n_leaves) {
+  std::map<std::pair<int, int>, std::vector<double>> lp;
+  for (size_t i : g.live) {
+    const int la = leaf_of[static_cast<size_t>(g.edges[i].a)],
+              lb = leaf_of[static_cast<size_t>(g.edges[i].b)];
+    if (la == lb) continue;
+    lp[{std::min(la, lb), std::max(la, lb)}].push_back(r[i]);
+  }
+  std::vector<double> dmat(static_cast<size_t>(n_leaves) * static_cast<size_t>(n_leaves), NAN);
+  for (auto& [k, v] : lp) {
+    std::sort(v.begin(), v.end());
+    const double m = v[(v.size() - 1) / 4];
+    dmat[static_cast<size_t>(k.first) * static_cast<size_t>(n_leaves) + static_cast<size_t>(k.second)] = m;
+    dmat[static_cast<size_t>(k.second) * static_cast<size_t>(n_leaves) + static_cast<size_t>(k.first)] = m;
+  }
+  return dmat;
+}
+
+// The pod tier of one round.
+struct PodTier {
+  std::vector<int> label;  // per leaf: its pod
+  double lo = 0;           // average residual of the last pod merge
+  double hi = 0;           // average residual of the closest pods left apart
+  double floor = 0;        // the leaf floor; kept from an earlier round when a round has no pods to infer
+  bool tier = false;       // more than one pod
+};
+
+// The leaf floor: the median over leaves of the residual to their third-nearest leaf (a pod of
+// four leaves: its farthest member), less biased low than the nearest when there are many leaves
+// at one level.
+double LeafFloor(const std::vector<double>& dmat, size_t L) {
+  std::vector<double> nearest;
+  for (size_t a = 0; a < L; ++a) {
+    std::vector<double> row;
+    for (size_t b = 0; b < L; ++b) {
+      if (a != b && std::isfinite(dmat[a * L + b])) row.push_back(dmat[a * L + b]);
+    }
+    if (row.empty()) continue;
+    const size_t k = std::min<size_t>(2, row.size() - 1);
+    std::nth_element(row.begin(), row.begin() + static_cast<std::ptrdiff_t>(k), row.end());
+    nearest.push_back(row[k]);
+  }
+  return Median(std::move(nearest));
+}
+
+// Average-linkage agglomeration of the L leaves on `dmat` while the closest two clusters are within
+// `limit`: sets the pod labels, the last merge (from `pods.floor` when none) and the first refused
+// linkage.
+void MergePods(const std::vector<double>& dmat, size_t L, double limit, PodTier& pods) {
+  std::vector<double> sum(L * L, 0.0), cnt(L * L, 0.0);
+  for (size_t a = 0; a < L; ++a) {
+    for (size_t b = 0; b < L; ++b) {
+      if (a != b && std::isfinite(dmat[a * L + b])) {
+        sum[a * L + b] = dmat[a * L + b];
+        cnt[a * L + b] = 1;
+      }
+    }
+  }
+  Clusters pc(static_cast<int>(L));
+  std::vector<char> alive(L, 1);
+  double last_merge = pods.floor, first_refused = kInf;
+  for (;;) {
+    double best = kInf;
+    size_t ba = 0, bb = 0;
+    for (size_t a = 0; a < L; ++a) {
+      if (!alive[a]) continue;
+      for (size_t b = a + 1; b < L; ++b) {
+        if (!alive[b] || cnt[a * L + b] == 0) continue;
+        const double h = sum[a * L + b] / cnt[a * L + b];
+        if (h < best) {
+          best = h;
+          ba = a;
+          bb = b;
+        }
+      }
+    }
+    if (!(best <= limit)) {
+      first_refused = best;
+      break;
+    }
+    last_merge = best;
+    pc.Merge(pc.of[ba], pc.of[bb]);
+    for (size_t c = 0; c < L; ++c) {
+      if (!alive[c] || c == ba || c == bb) continue;
+      sum[ba * L + c] += sum[bb * L + c];
+      cnt[ba * L + c] += cnt[bb * L + c];
+      sum[c * L + ba] = sum[ba * L + c];
+      cnt[c * L + ba] = cnt[ba * L + c];
+    }
+    alive[bb] = 0;
+  }
+  pods.lo = last_merge;
+  pods.hi = first_refused;
+  pods.label = Canonical(pc, std::vector<char>(L, 1));
+  pods.tier = GroupCount(pods.label) > 1;
+}
+
+// Pods: average-linkage agglomeration of the leaves on their leaf-to-leaf residuals, merging while
+// the closest two clusters are within min_pod_gap_us of the leaf floor. Within a pod every leaf
+// pair sits near the floor (one switch level); across pods most leaf pairs are two or more levels
+// up, so a few direct long links between pods (dragonfly global links) do not merge them. One pod
+// when pods are not inferred or there is a single leaf.
+void InferPods(const std::vector<double>& dmat, int n_leaves, const LeafInferenceOptions& opt,
+               PodTier& pods) {
+  pods.label.assign(static_cast<size_t>(n_leaves), 0);
+  pods.lo = pods.hi = 0;
+  pods.tier = false;
+  if (!opt.infer_pods || n_leaves <= 1) return;
+  const size_t L = static_cast<size_t>(n_leaves);
+  pods.floor = LeafFloor(dmat, L);
+  MergePods(dmat, L, pods.floor + opt.min_pod_gap_us, pods);
+}
+
+// Contrast rtt(a, x) - rtt(a, y) over third placed hosts a outside `skip` (sorted): the median,
+// NaN when none.
+double Contrast(const PairGraph& g, int x, int y, const std::vector<int>& skip) {
+  std::vector<double> v;
+  for (size_t e : g.adj[static_cast<size_t>(x)]) {
+    const Edge& ed = g.edges[e];
+    const int a = ed.a == x ? ed.b : ed.a;
+    if (a == y || !g.placed[static_cast<size_t>(a)] || std::binary_search(skip.begin(), skip.end(), a))
+      continue;
+    auto it = g.edge_of.find(Key(a, y));
+    if (it != g.edge_of.end()) v.push_back(ed.min_us - g.edges[it->second].min_us);
+  }
+  return Median(std::move(v));
+}
+
+// Host offsets from profile contrasts: a host's offset against a reference set R (its current leaf
+// mates; a host alone on its leaf: the leaf of its nearest peer) is the median, over third hosts a
+// outside R, of rtt(a, i) - (rtt(a, j) - o_j), j in R. Leaf mates reach every third host over the
+// same switches, so this is exact for them whatever the fabric; offsets are then anchored per leaf
+// at its fastest host (a leaf's common part stays in the fabric levels). Returns one per host.
+std::vector<double> FitOffsets(const PairGraph& g, const Rows& rows, const std::vector<int>& leaf_of,
+                               int n_leaves) {
+  const int n = static_cast<int>(leaf_of.size());
+  std::vector<double> no(static_cast<size_t>(n), 0.0);
+  std::vector<std::vector<int>> members(static_cast<size_t>(n_leaves));
+  for (int h = 0; h < n; ++h) {
+    if (leaf_of[static_cast<size_t>(h)] >= 0)
+      members[static_cast<size_t>(leaf_of[static_cast<size_t>(h)])].push_back(h);
+  }
+  // Leaves of two or more hosts: least squares of o_x - o_y = contrast(x, y) (the mean of each
+  // host's contrasts), anchored at the leaf's fastest host.
+  for (const std::vector<int>& m : members) {
+    if (m.size() < 2) continue;
+    double floor_us = kInf;
+    for (int x : m) {
+      double sum = 0;
+      int cnt = 1;  // contrast with itself: 0
+      for (int y : m) {
+        if (y == x) continue;
+        const double c = Contrast(g, x, y, m);
+        if (std::isfinite(c)) {
+          sum += c;
+          ++cnt;
+        }
+      }
+      no[static_cast<size_t>(x)] = sum / cnt;
+      floor_us = std::min(floor_us, no[static_cast<size_t>(x)]);
+    }
+    for (int x : m) no[static_cast<size_t>(x)] -= floor_us;
+  }
+  // A host alone: against the leaf of its nearest peer (a few passes, as that leaf may be a host
+  // alone too).
+  for (int pass = 0; pass < 3; ++pass) {
+    for (const std::vector<int>& m : members) {
+      if (m.size() != 1 || rows[static_cast<size_t>(m[0])].empty()) continue;
+      const int x = m[0];
+      const std::vector<int>& ref =
+          members[static_cast<size_t>(leaf_of[static_cast<size_t>(rows[static_cast<size_t>(x)][0].second)])];
+      std::vector<double> v;
+      for (int y : ref) {
+        const double c = Contrast(g, x, y, ref);
+        if (std::isfinite(c)) v.push_back(c + no[static_cast<size_t>(y)]);
+      }
+      if (!v.empty()) no[static_cast<size_t>(x)] = Median(std::move(v));
+    }
+  }
+  return no;
+}
+
+// Tier levels: the median residual (after the offsets `o`) of the live pairs in the same leaf, the
+// same pod, and across pods (NaN for a tier without pairs).
+std::vector<double> TierLevels(const PairGraph& g, const std::vector<int>& leaf_of,
+                               const std::vector<int>& pod_of, const std::vector<double>& o) {
+  std::vector<std::vector<double>> per_tier(3);
+  for (size_t i : g.live) {
+    const Edge& e = g.edges[i];
+    const int t = leaf_of[static_cast<size_t>(e.a)] == leaf_of[static_cast<size_t>(e.b)] ? 0
+                  : pod_of[static_cast<size_t>(e.a)] == pod_of[static_cast<size_t>(e.b)] ? 1
+                                                                                         : 2;
+    per_tier[static_cast<size_t>(t)].push_back(e.min_us - o[static_cast<size_t>(e.a)] -
+                                               o[static_cast<size_t>(e.b)]);
+  }
+  std::vector<double> levels(3, NAN);
+  for (size_t t = 0; t < 3; ++t) levels[t] = Median(std::move(per_tier[t]));
+  return levels;
+}
+
+// The partition the rounds end with, and what the evidence reports of the last round.
+struct Partition {
+  std::vector<double> offset_us;     // per host (the offsets the last round's residuals used)
+  std::vector<int> leaf_of, pod_of;  // per host: leaf / pod index, -1 when unplaced
   int n_leaves = 0, n_pods = 0;
-  int attached = 0;  // lone hosts attached to their closest leaf (last iteration)
-  int rejoined = 0;  // leaf pairs rejoined by the offset-free level test (last iteration)
-  bool pod_tier = false;
-  double pod_floor = 0;
+  RowPartitionResult tiers;  // tier-0 / tier-1 levels and the global midpoint
+  int attached = 0;          // lone hosts attached to their closest leaf
+  int rejoined = 0;          // leaf pairs rejoined by the offset-free level test
+  PodTier pods;
+  std::vector<double> levels;  // median residual per tier (same leaf, same pod, across)
+};
 
+// One round: rows of residual RTTs (after `p.offset_us`), leaves from the rows, lone hosts and split
+// leaves rejoined, pods over the leaves, then new offsets and the tier levels. Returns the new
+// offsets (all 0 without fit_offsets).
+std::vector<double> RunRound(const PairGraph& g, const LeafInferenceOptions& opt, std::vector<double>& r,
+                             Partition& p) {
+  const int n = static_cast<int>(g.placed.size());
+  for (size_t i : g.live)
+    r[i] = g.edges[i].min_us - p.offset_us[static_cast<size_t>(g.edges[i].a)] -
+           p.offset_us[static_cast<size_t>(g.edges[i].b)];
+  const Rows rows = SortedRows(g, r);
+  Clusters leaves(n);
+  p.tiers = RowPartition(
+      rows, opt.min_level_gap_us, [&](int x, int y) { return g.edge_of.count(Key(x, y)) > 0; }, leaves);
+  p.attached = AttachLoneHosts(rows, g.placed, leaves);
+  p.rejoined = std::isfinite(p.tiers.l1) ? RejoinLeaves(g, r, (p.tiers.l1 - p.tiers.l0) / 2.0, leaves) : 0;
+  p.leaf_of = Canonical(leaves, g.placed);
+  p.n_leaves = GroupCount(p.leaf_of);
+  InferPods(LeafDistances(g, r, p.leaf_of, p.n_leaves), p.n_leaves, opt, p.pods);
+  p.n_pods = GroupCount(p.pods.label);
+  p.pod_of.assign(static_cast<size_t>(n), -1);
+  for (int h = 0; h < n; ++h) {
+    if (p.leaf_of[static_cast<size_t>(h)] >= 0)
+      p.pod_of[static_cast<size_t>(h)] = p.pods.label[static_cast<size_t>(p.leaf_of[static_cast<size_t>(h)])];
+  }
+  std::vector<double> no = opt.fit_offsets ? FitOffsets(g, rows, p.leaf_of, p.n_leaves)
+                                           : std::vector<double>(static_cast<size_t>(n), 0.0);
+  p.levels = TierLevels(g, p.leaf_of, p.pod_of, no);
+  return no;
+}
+
+// Rounds until the partition is stable (at most max_iterations); sets out.iterations and
+// out.converged.
+Partition FitPartition(const PairGraph& g, const LeafInferenceOptions& opt, LeafInference& out) {
+  Partition p;
+  p.offset_us.assign(g.placed.size(), 0.0);
+  std::vector<double> r(g.edges.size(), 0.0);
+  std::vector<int> prev_leaf, prev_pod;
   for (int iter = 1; iter <= std::max(1, opt.max_iterations); ++iter) {
     out.iterations = iter;
-    attached = 0;
-    rejoined = 0;
-    for (size_t i : live) r[i] = edges[i].min_us - o[static_cast<size_t>(edges[i].a)] - o[static_cast<size_t>(edges[i].b)];
-
-    // Per host, its peers by residual RTT (a row). Tier 0 is the lowest level of every row; within a
-    // row the host's own side and leaf switch are common, so a row's gap between its leaf mates and
-    // the rest is cleaner than any global threshold.
-    std::vector<std::vector<std::pair<double, int>>> rows(static_cast<size_t>(n));
-    for (size_t i : live) {
-      rows[static_cast<size_t>(edges[i].a)].push_back({r[i], edges[i].b});
-      rows[static_cast<size_t>(edges[i].b)].push_back({r[i], edges[i].a});
-    }
-    for (auto& row : rows) std::sort(row.begin(), row.end());
-    Clusters leaves(n);
-    const RowPartitionResult hp = RowPartition(
-        rows, opt.min_level_gap_us, [&](int x, int y) { return edge_of.count(Key(x, y)) > 0; }, leaves);
-    tau0 = hp.tau;
-    gap_lo = hp.l0;
-    gap_hi = hp.l1;
-
-    // A host left alone joins the leaf it is closest to (median residual over that leaf's hosts)
-    // when it is closer to that leaf than the leaf is to any other leaf: a leaf mate whose pairs
-    // queue behind a congested switch keeps the leaf's distance profile even when single pairs
-    // blur the row gap.
-    leaf_of = Canonical(leaves, placed);
-    {
-      for (int x = 0; x < n; ++x) {
-        const int cx = leaves.of[static_cast<size_t>(x)];
-        if (!placed[static_cast<size_t>(x)] || leaves.members[static_cast<size_t>(cx)].size() != 1) continue;
-        // Median residual from x to each leaf it has pairs with.
-        std::map<int, std::vector<double>> to;
-        for (const auto& [v, j] : rows[static_cast<size_t>(x)]) to[leaves.of[static_cast<size_t>(j)]].push_back(v);
-        int best_leaf = -1;
-        double best = kInf;
-        for (auto& [c, v] : to) {
-          const double m = Median(v);
-          if (m < best) {
-            best = m;
-            best_leaf = c;
-          }
-        }
-        if (best_leaf < 0) continue;
-        // The leaf's distance to its nearest other leaf (x excluded).
-        std::map<int, std::vector<double>> from;
-        for (int y : leaves.members[static_cast<size_t>(best_leaf)]) {
-          for (const auto& [v, j] : rows[static_cast<size_t>(y)]) {
-            const int cj = leaves.of[static_cast<size_t>(j)];
-            if (j != x && cj != best_leaf) from[cj].push_back(v);
-          }
-        }
-        double nearest = kInf;
-        for (auto& [c, v] : from) nearest = std::min(nearest, Median(v));
-        if (best < nearest) {
-          leaves.Merge(best_leaf, cx);
-          ++attached;
-        }
-      }
-    }
-    // Two leaves of two or more hosts merge when the median residual between them sits nearer their
-    // own within-leaf levels than a tier up: D(A,B) - (D(A,A) + D(B,B)) / 2 < (l1 - l0) / 2. The
-    // difference is free of host and leaf offsets; it rejoins a leaf whose pairs queue behind a
-    // congested switch so much that single rows lose their gap.
-    if (std::isfinite(hp.l1)) {
-      const double half_tier = (hp.l1 - hp.l0) / 2.0;
-      for (bool merged = true; merged;) {
-        merged = false;
-        std::vector<int> roots;
-        for (int h = 0; h < n; ++h) {
-          if (placed[static_cast<size_t>(h)] && leaves.of[static_cast<size_t>(h)] == h && leaves.members[static_cast<size_t>(h)].size() >= 2) roots.push_back(h);
-        }
-        auto level = [&](int ca, int cb) {
-          std::vector<double> v;
-          for (int x : leaves.members[static_cast<size_t>(ca)]) {
-            for (int y : leaves.members[static_cast<size_t>(cb)]) {
-              if (ca == cb && y <= x) continue;
-              auto it = edge_of.find(Key(x, y));
-              if (it != edge_of.end()) v.push_back(r[it->second]);
-            }
-          }
-          return Median(v);
-        };
-        std::vector<double> own(static_cast<size_t>(n), NAN);
-        for (int c : roots) own[static_cast<size_t>(c)] = level(c, c);
-        double best = kInf;
-        int ba = -1, bb = -1;
-        for (size_t i = 0; i < roots.size(); ++i) {
-          for (size_t j = i + 1; j < roots.size(); ++j) {
-            const int ca = roots[i], cb = roots[j];
-            const double g = level(ca, cb) - (own[static_cast<size_t>(ca)] + own[static_cast<size_t>(cb)]) / 2.0;
-            if (g < best) {
-              best = g;
-              ba = ca;
-              bb = cb;
-            }
-          }
-        }
-        if (ba >= 0 && best < half_tier) {
-          leaves.Merge(ba, bb);
-          ++rejoined;
-          merged = true;
-        }
-      }
-    }
-    leaf_of = Canonical(leaves, placed);
-    n_leaves = 0;
-    for (int l : leaf_of) n_leaves = std::max(n_leaves, l + 1);
-
-    // Leaf-to-leaf residual (median over measured host pairs).
-    std::map<std::pair<int, int>, std::vector<double>> lp;
-    for (size_t i : live) {
-      const int la = leaf_of[static_cast<size_t>(edges[i].a)], lb = leaf_of[static_cast<size_t>(edges[i].b)];
-      if (la == lb) continue;
-      lp[{std::min(la, lb), std::max(la, lb)}].push_back(r[i]);
-    }
-    std::vector<double> dmat(static_cast<size_t>(n_leaves) * static_cast<size_t>(n_leaves), NAN);
-    for (auto& [k, v] : lp) {
-      // A low quantile: faults (queueing, detours) only ever add latency to a pair.
-      std::sort(v.begin(), v.end());
-      const double m = v[(v.size() - 1) / 4];
-      dmat[static_cast<size_t>(k.first) * static_cast<size_t>(n_leaves) + static_cast<size_t>(k.second)] = m;
-      dmat[static_cast<size_t>(k.second) * static_cast<size_t>(n_leaves) + static_cast<size_t>(k.first)] = m;
-    }
-
-    // Pods: average-linkage agglomeration of the leaves on their leaf-to-leaf residuals, merging
-    // while the closest two clusters are within min_pod_gap_us of the pod floor (the median over
-    // leaves of the residual to their third-nearest leaf). Within a pod every leaf pair sits near the
-    // floor (one switch level); across pods most leaf pairs are two or more levels up, so a few
-    // direct long links between pods (dragonfly global links) do not merge them.
-    std::vector<int> pod_label(static_cast<size_t>(n_leaves), 0);
-    pod_lo = pod_hi = 0;
-    pod_tier = false;
-    if (opt.infer_pods && n_leaves > 1) {
-      const size_t L = static_cast<size_t>(n_leaves);
-      std::vector<double> nearest;
-      for (size_t a = 0; a < L; ++a) {
-        std::vector<double> row;
-        for (size_t b = 0; b < L; ++b) {
-          if (a != b && std::isfinite(dmat[a * L + b])) row.push_back(dmat[a * L + b]);
-        }
-        if (row.empty()) continue;
-        // The third-nearest leaf (a pod of four leaves: its farthest member), less biased low than
-        // the nearest when there are many leaves at one level.
-        const size_t k = std::min<size_t>(2, row.size() - 1);
-        std::nth_element(row.begin(), row.begin() + static_cast<std::ptrdiff_t>(k), row.end());
-        nearest.push_back(row[k]);
-      }
-      const double floor_pod = Median(nearest);
-      const double limit = floor_pod + opt.min_pod_gap_us;
-      std::vector<double> sum(L * L, 0.0), cnt(L * L, 0.0);
-      for (size_t a = 0; a < L; ++a) {
-        for (size_t b = 0; b < L; ++b) {
-          if (a != b && std::isfinite(dmat[a * L + b])) {
-            sum[a * L + b] = dmat[a * L + b];
-            cnt[a * L + b] = 1;
-          }
-        }
-      }
-      Clusters pc(n_leaves);
-      std::vector<char> alive(L, 1);
-      double last_merge = floor_pod, first_refused = kInf;
-      for (;;) {
-        double best = kInf;
-        size_t ba = 0, bb = 0;
-        for (size_t a = 0; a < L; ++a) {
-          if (!alive[a]) continue;
-          for (size_t b = a + 1; b < L; ++b) {
-            if (!alive[b] || cnt[a * L + b] == 0) continue;
-            const double h = sum[a * L + b] / cnt[a * L + b];
-            if (h < best) {
-              best = h;
-              ba = a;
-              bb = b;
-            }
-          }
-        }
-        if (!(best <= limit)) {
-          first_refused = best;
-          break;
-        }
-        last_merge = best;
-        pc.Merge(pc.of[ba], pc.of[bb]);
-        for (size_t c = 0; c < L; ++c) {
-          if (!alive[c] || c == ba || c == bb) continue;
-          sum[ba * L + c] += sum[bb * L + c];
-          cnt[ba * L + c] += cnt[bb * L + c];
-          sum[c * L + ba] = sum[ba * L + c];
-          cnt[c * L + ba] = cnt[ba * L + c];
-        }
-        alive[bb] = 0;
-      }
-      pod_lo = last_merge;
-      pod_hi = first_refused;
-      pod_floor = floor_pod;
-      pod_label = Canonical(pc, std::vector<char>(L, 1));
-      int np = 0;
-      for (int p : pod_label) np = std::max(np, p + 1);
-      pod_tier = np > 1;
-    }
-    n_pods = 0;
-    for (int p : pod_label) n_pods = std::max(n_pods, p + 1);
-    pod_of.assign(static_cast<size_t>(n), -1);
-    for (int h = 0; h < n; ++h) {
-      if (leaf_of[static_cast<size_t>(h)] >= 0) pod_of[static_cast<size_t>(h)] = pod_label[static_cast<size_t>(leaf_of[static_cast<size_t>(h)])];
-    }
-
-    const bool stable = leaf_of == prev_leaf && pod_of == prev_pod;
-    prev_leaf = leaf_of;
-    prev_pod = pod_of;
-
-    // Host offsets from profile contrasts: a host's offset against a reference set R (its current
-    // leaf mates; a host alone on its leaf: the leaf of its nearest peer) is the median, over third
-    // hosts a outside R, of rtt(a, i) - (rtt(a, j) - o_j), j in R. Leaf mates reach every third
-    // host over the same switches, so this is exact for them whatever the fabric; offsets are then
-    // anchored per leaf at its fastest host (a leaf's common part stays in the fabric levels).
-    std::vector<double> no(static_cast<size_t>(n), 0.0);
-    if (opt.fit_offsets) {
-      std::vector<std::vector<int>> members(static_cast<size_t>(n_leaves));
-      for (int h = 0; h < n; ++h) {
-        if (leaf_of[static_cast<size_t>(h)] >= 0) members[static_cast<size_t>(leaf_of[static_cast<size_t>(h)])].push_back(h);
-      }
-      // Contrast rtt(a, x) - rtt(a, y) over third hosts a outside `skip` (median), NaN when none.
-      auto contrast = [&](int x, int y, const std::vector<int>& skip) {
-        std::vector<double> v;
-        for (size_t e : adj[static_cast<size_t>(x)]) {
-          const Edge& ed = edges[e];
-          const int a = ed.a == x ? ed.b : ed.a;
-          if (a == y || !placed[static_cast<size_t>(a)] || std::binary_search(skip.begin(), skip.end(), a)) continue;
-          auto it = edge_of.find(Key(a, y));
-          if (it != edge_of.end()) v.push_back(ed.min_us - edges[it->second].min_us);
-        }
-        return Median(v);
-      };
-      // Leaves of two or more hosts: least squares of o_x - o_y = contrast(x, y) (the mean of each
-      // host's contrasts), anchored at the leaf's fastest host.
-      for (const std::vector<int>& m : members) {
-        if (m.size() < 2) continue;
-        double floor_us = kInf;
-        for (int x : m) {
-          double sum = 0;
-          int cnt = 1;  // contrast with itself: 0
-          for (int y : m) {
-            if (y == x) continue;
-            const double c = contrast(x, y, m);
-            if (std::isfinite(c)) {
-              sum += c;
-              ++cnt;
-            }
-          }
-          no[static_cast<size_t>(x)] = sum / cnt;
-          floor_us = std::min(floor_us, no[static_cast<size_t>(x)]);
-        }
-        for (int x : m) no[static_cast<size_t>(x)] -= floor_us;
-      }
-      // A host alone: against the leaf of its nearest peer (a few passes, as that leaf may be a
-      // host alone too).
-      for (int pass = 0; pass < 3; ++pass) {
-      for (const std::vector<int>& m : members) {
-        if (m.size() != 1 || rows[static_cast<size_t>(m[0])].empty()) continue;
-        const int x = m[0];
-        const std::vector<int>& ref =
-            members[static_cast<size_t>(leaf_of[static_cast<size_t>(rows[static_cast<size_t>(x)][0].second)])];
-        std::vector<double> v;
-        for (int y : ref) {
-          const double c = contrast(x, y, ref);
-          if (std::isfinite(c)) v.push_back(c + no[static_cast<size_t>(y)]);
-        }
-        if (!v.empty()) no[static_cast<size_t>(x)] = Median(v);
-      }
-      }
-    }
-    // Tier levels: median residual per tier.
-    levels.assign(3, NAN);
-    {
-      std::vector<std::vector<double>> per_tier(3);
-      for (size_t i : live) {
-        const Edge& e = edges[i];
-        const int t = leaf_of[static_cast<size_t>(e.a)] == leaf_of[static_cast<size_t>(e.b)] ? 0
-                      : pod_of[static_cast<size_t>(e.a)] == pod_of[static_cast<size_t>(e.b)] ? 1 : 2;
-        per_tier[static_cast<size_t>(t)].push_back(e.min_us - no[static_cast<size_t>(e.a)] - no[static_cast<size_t>(e.b)]);
-      }
-      for (size_t t = 0; t < 3; ++t) levels[t] = Median(per_tier[t]);
-    }
+    std::vector<double> no = RunRound(g, opt, r, p);
+    const bool stable = p.leaf_of == prev_leaf && p.pod_of == prev_pod;
+    prev_leaf = p.leaf_of;
+    prev_pod = p.pod_of;
     if (stable) {
       out.converged = true;
       break;
     }
-    if (opt.fit_offsets) o = no;
+    if (opt.fit_offsets) p.offset_us = std::move(no);
   }
+  return p;
+}
 
-  // Output.
-  out.offset_us = o;
-  for (int l = 0; l < n_leaves; ++l) {
+// Writes the leaves and pods of the partition (named in index order) and the tier levels present.
+void WriteGroups(const Partition& p, LeafInference& out) {
+  const int n = static_cast<int>(out.hosts.size());
+  for (int l = 0; l < p.n_leaves; ++l) {
     InferredLeaf leaf;
     leaf.name = StringPrintf("leaf-%02d", l);
     for (int h = 0; h < n; ++h) {
-      if (leaf_of[static_cast<size_t>(h)] == l) leaf.hosts.push_back(out.hosts[static_cast<size_t>(h)]);
+      if (p.leaf_of[static_cast<size_t>(h)] == l) leaf.hosts.push_back(out.hosts[static_cast<size_t>(h)]);
     }
     out.leaves.push_back(std::move(leaf));
   }
-  for (int p = 0; p < n_pods; ++p) {
+  for (int q = 0; q < p.n_pods; ++q) {
     InferredPod pod;
-    pod.name = StringPrintf("pod-%02d", p);
+    pod.name = StringPrintf("pod-%02d", q);
     std::set<std::string> hs;
     for (int h = 0; h < n; ++h) {
-      if (pod_of[static_cast<size_t>(h)] != p) continue;
+      if (p.pod_of[static_cast<size_t>(h)] != q) continue;
       hs.insert(out.hosts[static_cast<size_t>(h)]);
-      const std::string& ln = out.leaves[static_cast<size_t>(leaf_of[static_cast<size_t>(h)])].name;
+      const std::string& ln = out.leaves[static_cast<size_t>(p.leaf_of[static_cast<size_t>(h)])].name;
       if (std::find(pod.leaves.begin(), pod.leaves.end(), ln) == pod.leaves.end()) pod.leaves.push_back(ln);
     }
     std::sort(pod.leaves.begin(), pod.leaves.end());
     pod.hosts.assign(hs.begin(), hs.end());
     out.pods.push_back(std::move(pod));
   }
-  for (double lv : levels) {
+  for (double lv : p.levels) {
     if (std::isfinite(lv)) out.levels_us.push_back(lv);
   }
   std::sort(out.levels_us.begin(), out.levels_us.end());
+}
 
-  // Separation, per host with leaf mates: the row margin (its nearest non-mate minus its farthest
-  // mate, residual RTT); the figure is the median row margin over the within-leaf spread (MAD).
-  std::vector<double> t0, margins;
-  int negative_rows = 0;
-  {
-    std::vector<double> far_mate(static_cast<size_t>(n), -kInf), near_other(static_cast<size_t>(n), kInf);
-    for (size_t i : live) {
-      const Edge& e = edges[i];
-      const double ri = e.min_us - o[static_cast<size_t>(e.a)] - o[static_cast<size_t>(e.b)];
-      const bool same = leaf_of[static_cast<size_t>(e.a)] == leaf_of[static_cast<size_t>(e.b)];
-      if (same) t0.push_back(ri);
-      for (int h : {e.a, e.b}) {
-        if (same) {
-          far_mate[static_cast<size_t>(h)] = std::max(far_mate[static_cast<size_t>(h)], ri);
-        } else {
-          near_other[static_cast<size_t>(h)] = std::min(near_other[static_cast<size_t>(h)], ri);
-        }
-      }
-    }
-    for (int h = 0; h < n; ++h) {
-      if (std::isfinite(far_mate[static_cast<size_t>(h)]) && std::isfinite(near_other[static_cast<size_t>(h)])) {
-        margins.push_back(near_other[static_cast<size_t>(h)] - far_mate[static_cast<size_t>(h)]);
-        if (margins.back() <= 0) ++negative_rows;
+// Row margins of the final partition: per host with leaf mates and other peers, its nearest
+// non-mate minus its farthest mate (residual RTT after the final offsets).
+struct RowMargins {
+  std::vector<double> same_leaf;  // residuals of the same-leaf pairs
+  std::vector<double> margins;    // per such host, in host order
+  int negative_rows = 0;          // margins <= 0: no clean row gap
+};
+
+RowMargins MeasureRowMargins(const PairGraph& g, const Partition& p) {
+  RowMargins rm;
+  const size_t n = g.placed.size();
+  const std::vector<double>& o = p.offset_us;
+  std::vector<double> far_mate(n, -kInf), near_other(n, kInf);
+  for (size_t i : g.live) {
+    const Edge& e = g.edges[i];
+    const double ri = e.min_us - o[static_cast<size_t>(e.a)] - o[static_cast<size_t>(e.b)];
+    const bool same = p.leaf_of[static_cast<size_t>(e.a)] == p.leaf_of[static_cast<size_t>(e.b)];
+    if (same) rm.same_leaf.push_back(ri);
+    for (int h : {e.a, e.b}) {
+      if (same) {
+        far_mate[static_cast<size_t>(h)] = std::max(far_mate[static_cast<size_t>(h)], ri);
+      } else {
+        near_other[static_cast<size_t>(h)] = std::min(near_other[static_cast<size_t>(h)], ri);
       }
     }
   }
-  if (!margins.empty()) {
-    std::vector<double> m = margins;
-    out.margin_us = Median(m);
+  for (size_t h = 0; h < n; ++h) {
+    if (std::isfinite(far_mate[h]) && std::isfinite(near_other[h])) {
+      rm.margins.push_back(near_other[h] - far_mate[h]);
+      if (rm.margins.back() <= 0) ++rm.negative_rows;
+    }
+  }
+  return rm;
+}
+
+// Separation (the median row margin over the within-leaf spread, MAD), the pod margin and the
+// confidence: the median row margin against the level gap, times the share of rows whose own gap
+// separates their mates (the rest were placed by the leaf-level tests), less when not converged.
+void ScoreSeparation(const LeafInferenceOptions& opt, const Partition& p, const RowMargins& rm,
+                     LeafInference& out) {
+  if (!rm.margins.empty()) {
+    out.margin_us = Median(rm.margins);
     std::vector<double> dev;
-    const double med = Median(t0);
-    for (double v : t0) dev.push_back(std::abs(v - med));
-    out.separation = out.margin_us / std::max(0.01, Median(dev));
+    const double med = Median(rm.same_leaf);
+    for (double v : rm.same_leaf) dev.push_back(std::abs(v - med));
+    out.separation = out.margin_us / std::max(0.01, Median(std::move(dev)));
   }
-  out.pod_margin_us = pod_tier ? pod_hi - pod_lo : 0.0;
-  // Confidence: the median row margin against the level gap, times the share of rows whose own gap
-  // separates their mates (the rest were placed by the leaf-level tests), less when not converged.
-  const double clean_rows =
-      margins.empty() ? 0.0 : 1.0 - static_cast<double>(negative_rows) / static_cast<double>(margins.size());
-  out.confidence = out.margin_us <= 0 ? 0.0
-                                      : std::clamp(out.margin_us / (out.margin_us + opt.min_level_gap_us), 0.0, 1.0) *
-                                            clean_rows * (out.converged ? 1.0 : 0.8);
+  out.pod_margin_us = p.pods.tier ? p.pods.hi - p.pods.lo : 0.0;
+  const double clean_rows = rm.margins.empty() ? 0.0
+                                               : 1.0 - static_cast<double>(rm.negative_rows) /
+                                                           static_cast<double>(rm.margins.size());
+  out.confidence = out.margin_us <= 0
+                       ? 0.0
+                       : std::clamp(out.margin_us / (out.margin_us + opt.min_level_gap_us), 0.0, 1.0) *
+                             clean_rows * (out.converged ? 1.0 : 0.8);
+}
 
-  out.evidence.push_back("tier-0 level " + Fmt(gap_lo) + " us (median nearest-peer residual RTT), tier-1 level " +
-                         Fmt(gap_hi) + " us (median upper side of each host's first gap >= " +
-                         Fmt(opt.min_level_gap_us) + " us); global midpoint " + Fmt(tau0) +
-                         " us, each host cut at its own gap straddling it");
-  out.evidence.push_back(std::to_string(out.leaves.size()) + " leaves, " + std::to_string(out.pods.size()) +
-                         " pods; " + std::to_string(t0.size()) + " same-leaf pairs; median row margin " +
-                         Fmt(out.margin_us) + " us (nearest other host minus farthest leaf mate), separation " +
-                         FormatFixed(out.separation, 1) + " x within-leaf MAD; " + std::to_string(negative_rows) + " of " +
-                         std::to_string(margins.size()) + " hosts without a clean row gap (placed by leaf-level tests)");
-  if (pod_tier) {
-    out.evidence.push_back("pod tier: leaf floor " + Fmt(pod_floor) + " us; last pod merge at average residual " +
-                           Fmt(pod_lo) + " us, closest pods apart at " + Fmt(pod_hi) + " us (limit floor + " +
+// The evidence lines of the result: tiers, leaves and margins, the pod tier, the leaf-level tests,
+// the levels and the rounds.
+void AddResultEvidence(const LeafInferenceOptions& opt, const Partition& p, const RowMargins& rm,
+                       LeafInference& out) {
+  out.evidence.push_back(
+      "tier-0 level " + Fmt(p.tiers.l0) + " us (median nearest-peer residual RTT), tier-1 level " +
+      Fmt(p.tiers.l1) + " us (median upper side of each host's first gap >= " + Fmt(opt.min_level_gap_us) +
+      " us); global midpoint " + Fmt(p.tiers.tau) + " us, each host cut at its own gap straddling it");
+  out.evidence.push_back(
+      std::to_string(out.leaves.size()) + " leaves, " + std::to_string(out.pods.size()) + " pods; " +
+      std::to_string(rm.same_leaf.size()) + " same-leaf pairs; median row margin " + Fmt(out.margin_us) +
+      " us (nearest other host minus farthest leaf mate), separation " + FormatFixed(out.separation, 1) +
+      " x within-leaf MAD; " + std::to_string(rm.negative_rows) + " of " + std::to_string(rm.margins.size()) +
+      " hosts without a clean row gap (placed by leaf-level tests)");
+  if (p.pods.tier) {
+    out.evidence.push_back("pod tier: leaf floor " + Fmt(p.pods.floor) +
+                           " us; last pod merge at average residual " + Fmt(p.pods.lo) +
+                           " us, closest pods apart at " + Fmt(p.pods.hi) + " us (limit floor + " +
                            Fmt(opt.min_pod_gap_us) + " us)");
   } else if (out.leaves.size() > 1) {
-    out.evidence.push_back("no pod tier: every leaf within " + Fmt(opt.min_pod_gap_us) + " us of the leaf floor " +
-                           Fmt(pod_floor) + " us on average (last merge at " + Fmt(pod_lo) + " us): one pod");
+    out.evidence.push_back("no pod tier: every leaf within " + Fmt(opt.min_pod_gap_us) +
+                           " us of the leaf floor " + Fmt(p.pods.floor) + " us on average (last merge at " +
+                           Fmt(p.pods.lo) + " us): one pod");
   }
-  if (attached > 0) {
-    out.evidence.push_back(std::to_string(attached) +
-                           " lone host(s) attached to the leaf they are closer to than that leaf is to any other");
+  if (p.attached > 0) {
+    out.evidence.push_back(
+        std::to_string(p.attached) +
+        " lone host(s) attached to the leaf they are closer to than that leaf is to any other");
   }
-  if (rejoined > 0) {
-    out.evidence.push_back(std::to_string(rejoined) +
-                           " leaf pair(s) rejoined: residual between them within half a tier of their own levels");
+  if (p.rejoined > 0) {
+    out.evidence.push_back(
+        std::to_string(p.rejoined) +
+        " leaf pair(s) rejoined: residual between them within half a tier of their own levels");
   }
   std::string lv = "levels_us";
   for (double v : out.levels_us) lv += " " + Fmt(v);
   out.evidence.push_back(lv);
+}
+
+}  // namespace
+
+LeafInference InferLeaves(const std::vector<formats::PathProbe>& probes, const LeafInferenceOptions& opt) {
+  LeafInference out;
+  PairGraph g = MeasurePairs(probes, opt, out);
+  const int placed_n = PlaceHosts(opt, g, out);
+  out.offset_us.assign(out.hosts.size(), 0.0);
+  out.evidence.push_back("probes used " + std::to_string(out.probes_used) + ", ignored " +
+                         std::to_string(out.probes_ignored) + "; host pairs " + std::to_string(out.pairs) +
+                         " (minimum RTT per pair, both directions; hop lists not read)");
+  if (placed_n < 2) {
+    out.evidence.push_back("too few placed hosts to infer leaves");
+    return out;
+  }
+  const Partition p = FitPartition(g, opt, out);
+  out.offset_us = p.offset_us;
+  WriteGroups(p, out);
+  const RowMargins rm = MeasureRowMargins(g, p);
+  ScoreSeparation(opt, p, rm, out);
+  AddResultEvidence(opt, p, rm, out);
   out.evidence.push_back(std::to_string(out.iterations) + " iteration(s), " +
                          (out.converged ? "partition stable" : "stopped at max_iterations"));
   return out;

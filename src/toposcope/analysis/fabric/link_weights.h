@@ -75,14 +75,15 @@ struct LinkWeightReport {
 };
 
 // Solves the cable latencies of the probes' routes; maps them to OpenSM hop weights when `fabric`
-// is present. An empty probe list gives a report with present = false.
+// is present. Returns the report (probes that cannot be routed are counted, not used). Never
+// fails: an empty probe list gives a report with present = false.
 // `inferred` (may be null) places endpoints on leaves for probes without hop lists when the
 // fabric does not.
 LinkWeightReport AnalyzeLinkWeights(const std::vector<formats::PathProbe>& probes,
                                     const FabricReport& fabric, const LinkWeightOptions& opt = {},
                                     const LeafInference* inferred = nullptr);
 
-// The cable id of two node names: sorted, joined by "--".
+// The cable id of two node names: sorted, joined by "--" (the same for either order). Never fails.
 std::string CableId(const std::string& a, const std::string& b);
 
 }  // namespace toposcope::analysis

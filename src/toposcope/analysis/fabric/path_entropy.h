@@ -67,12 +67,14 @@ struct PathOptions {
   std::vector<std::pair<std::string, std::string>> known_links;  // extra adjacencies (undirected)
 };
 
+// Finds the bottlenecks and redundant hops of the probes' paths (see above) and measures the
+// seed's entropy over them; returns the report, findings sorted by node. Probes without a
+// destination are skipped. Never fails: no usable probe gives an empty report.
 PathReport AnalyzePaths(const std::vector<formats::PathProbe>& probes, const PathOptions& opt = {});
-
 
 // The seed's calc_node_entropy: Shannon entropy (bits) of the visit counts of the intermediate
 // hops of `paths` (each a full node list src, ..., dst; the first and last entries are dropped).
-// 0 when there are no intermediate hops. kUnknownHop entries are skipped.
+// 0 when there are no intermediate hops. kUnknownHop entries are skipped. Never fails.
 double SeedNodeEntropyBits(const std::vector<std::vector<std::string>>& paths);
 
 }  // namespace toposcope::analysis

@@ -75,7 +75,9 @@ struct TomographyResult {
   std::string method;             // e.g. "lsqr+colscale, identifiability: dense-qr"
 };
 
-// Solves the tomography problem. Never throws; an empty input gives an empty result.
+// Solves the tomography problem; returns every link's latency and weight (NaN with the reason
+// when not identifiable), sorted by link id. Never throws: paths with a bad RTT or no link are
+// dropped (counted), and an input without any link gives an empty result with method "empty".
 TomographyResult SolveTomography(const std::vector<TomographyPath>& paths,
                                  const TomographyOptions& opt = {});
 
