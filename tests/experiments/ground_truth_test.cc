@@ -1,6 +1,7 @@
 // Ground-truth tests: simulate clusters of each architecture and node type, with and without
 // faults, analyse the real-format files (the analyzer never sees truth.json) and score the result.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -23,7 +24,7 @@ struct Scored {
 };
 
 Scored SimulateAndScore(const sim::SimOptions& opt, const std::string& name) {
-  const std::string dir = (std::filesystem::temp_directory_path() / ("toposcope_gt_" + name)).string();
+  const std::string dir = (std::filesystem::temp_directory_path() / ("toposcope_gt_" + name + "_" + std::to_string(::getpid()))).string();
   std::filesystem::remove_all(dir);
   auto s = sim::Simulate(opt, dir);
   EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().ToString());
@@ -116,7 +117,7 @@ TEST(GroundTruth, AnalysisIsDeterministic) {
   sim::SimOptions opt;
   opt.seed = 5;
   opt.hosts = 8;
-  const std::string dir = (std::filesystem::temp_directory_path() / "toposcope_gt_det").string();
+  const std::string dir = (std::filesystem::temp_directory_path() / ("toposcope_gt_det_" + std::to_string(::getpid()))).string();
   std::filesystem::remove_all(dir);
   ASSERT_TRUE(sim::Simulate(opt, dir).ok());
   auto a = model::LoadPaths({dir}, {});
@@ -140,7 +141,7 @@ TEST(GroundTruth, TelemetryClocksAndFaults) {
   opt.hosts = 8;
   opt.faults = 0;
   opt.with_telemetry = true;
-  const std::string dir = (std::filesystem::temp_directory_path() / "toposcope_gt_telemetry").string();
+  const std::string dir = (std::filesystem::temp_directory_path() / ("toposcope_gt_telemetry_" + std::to_string(::getpid()))).string();
   std::filesystem::remove_all(dir);
   ASSERT_TRUE(sim::Simulate(opt, dir).ok());
   auto ds = model::LoadPaths({dir}, {});
