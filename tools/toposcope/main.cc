@@ -237,23 +237,6 @@ toposcope::sim::SimOptions MakeSimOptions(const SimFlags& f) {
   return o;
 }
 
-std::string SimSummaryText(const toposcope::sim::SimSummary& s) {
-  std::string out = "simulated " + std::to_string(s.hosts.size()) + " hosts (" + s.arch + ", seed " +
-                    std::to_string(s.seed) + "), " + std::to_string(s.files_written) + " files in " + s.out_dir + "\n";
-  std::map<std::string, int> types;
-  for (const auto& h : s.hosts) ++types[h.node_type];
-  for (const auto& [t, n] : types) out += "  " + std::to_string(n) + " x " + t + "\n";
-  out += "injected faults: " + std::to_string(s.faults.size()) + " of " + std::to_string(s.faults_requested) +
-         " requested\n";
-  for (const auto& f : s.faults) {
-    out += "  " + f.kind + " on " + f.host + ":";
-    for (const auto& g : f.gpus) out += " " + g;
-    out += " (" + f.detail + ")\n";
-  }
-  out += "ground truth: " + s.truth_path + " (read only by `toposcope score`)\n";
-  return out;
-}
-
 int RunScore(const std::string& truth, const std::string& result, nlohmann::json* out) {
   auto s = toposcope::report::ScoreFiles(truth, result);
   if (!s.ok()) {
