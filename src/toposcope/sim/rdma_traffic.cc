@@ -326,15 +326,9 @@ uint32_t FrameBytes(uint8_t opcode, uint32_t payload) {
          ((4 - payload % 4) % 4) + 4;
 }
 
-}  // namespace
-
-RdmaPlan PlanRdma(const Cluster& cluster, const Telemetry* telemetry) {
-  const SimOptions& o = cluster.options;
-  RdmaPlan plan;
-  Rng rng(Rng::Mix(o.seed, kPlanLabel));
-  const int n_hosts = static_cast<int>(cluster.hosts.size());
-
-  // Window.
+// The capture window (inside the job's DCGM window with telemetry, else the middle of the run)
+// and the NCCL version, channels and QPs per connection of the communicator.
+void PlanWindowAndVersion(const SimOptions& o, const Telemetry* telemetry, RdmaPlan& plan) {
   if (telemetry != nullptr) {
     plan.window_start_ns = telemetry->job_start_ns + (telemetry->job_end_ns - telemetry->job_start_ns) / 2;
   } else {
@@ -342,7 +336,6 @@ RdmaPlan PlanRdma(const Cluster& cluster, const Telemetry* telemetry) {
   }
   plan.window_end_ns = plan.window_start_ns + Ns(o.rdma_window_ms * 1e6);
 
-  // NCCL version.
   std::string version = o.nccl_version;
   if (version.empty()) version = (o.seed % 2 == 0) ? "2.26.2" : "2.16.5";
   if (version == "2.16.5") {
@@ -354,9 +347,11 @@ RdmaPlan PlanRdma(const Cluster& cluster, const Telemetry* telemetry) {
   }
   plan.channels = o.nccl_channels;
   plan.qps_per_connection = o.qps_per_connection;
-  plan.comm_id = Hex16(rng.NextU64());
+}
 
-  // Ranks.
+// Ranks (host by host, GPU by GPU) and their process ids: the telemetry's when it has one per
+// rank, else drawn.
+void PlanRanks(const Cluster& cluster, const Telemetry* telemetry, Rng& rng, RdmaPlan& plan) {
   for (const HostModel& h : cluster.hosts) {
     plan.host_first_rank.push_back(plan.world);
     for (int g = 0; g < h.type->GpuCount(); ++g) {
@@ -370,8 +365,10 @@ RdmaPlan PlanRdma(const Cluster& cluster, const Telemetry* telemetry) {
   } else {
     for (int r = 0; r < plan.world; ++r) plan.rank_pid.push_back(2000 + static_cast<int64_t>(rng.Below(4000000)));
   }
+}
 
-  // NICs.
+// Every host's NICs: device, netdev, addresses and the leaf port they are wired to.
+void PlanNics(const Cluster& cluster, RdmaPlan& plan) {
   for (const HostModel& h : cluster.hosts) {
     const BusLayout bus = AssignBusNumbers(*h.type);
     const int slot = SlotInLeaf(cluster, h);
@@ -389,204 +386,231 @@ RdmaPlan PlanRdma(const Cluster& cluster, const Telemetry* telemetry) {
     }
     plan.nics.push_back(std::move(nics));
   }
+}
 
-  // Host roles.
-  const int n_captured = std::min(o.rdma_capture_hosts, n_hosts);
+// Which hosts are captured, listed in inventory.csv, have rdma-res-qp.txt and per-rank logs.
+void PlanHostRoles(int n_hosts, int n_captured, RdmaPlan& plan) {
   for (int i = 0; i < n_hosts; ++i) {
     plan.captured_host.push_back(i < n_captured);
     plan.inventory_host.push_back(i % 3 != 1);
     plan.rdma_res_host.push_back(i % 3 != 2);
     plan.per_rank_logs.push_back(i % 2 == 0);
   }
+}
 
-  // Rings: per channel an inter-host order and per host the NIC and the entry GPU.
-  for (int c = 0; c < plan.channels; ++c) {
-    RdmaRing ring;
-    ring.channel = c;
-    if (c % 2 == 0) {
-      for (int i = 0; i < n_hosts; ++i) ring.hosts.push_back(i);
-    } else {
-      for (const FabricGroup& leaf : cluster.fabric.leaves) {
-        std::vector<int> members;
-        for (const std::string& name : leaf.members) {
-          for (const HostModel& h : cluster.hosts) {
-            if (h.name == name) members.push_back(h.index);
-          }
-        }
-        std::sort(members.begin(), members.end());
-        for (auto it = members.rbegin(); it != members.rend(); ++it) ring.hosts.push_back(*it);
-      }
-      // Start from host 0 (the order is a cycle).
-      auto zero = std::find(ring.hosts.begin(), ring.hosts.end(), 0);
-      std::rotate(ring.hosts.begin(), zero, ring.hosts.end());
-    }
-    ring.host_nic.assign(static_cast<size_t>(n_hosts), 0);
-    ring.host_entry_gpu.assign(static_cast<size_t>(n_hosts), 0);
-    for (const HostModel& h : cluster.hosts) {
-      const int nic = ChannelNic(c, plan.channels, static_cast<int>(h.type->nics.size()));
-      ring.host_nic[static_cast<size_t>(h.index)] = nic;
-      ring.host_entry_gpu[static_cast<size_t>(h.index)] = h.type->nics.empty() ? 0 : GpuClosestToNic(*h.type, nic);
-    }
-    for (int hi : ring.hosts) {
-      const int g_count = cluster.hosts[static_cast<size_t>(hi)].type->GpuCount();
-      const int e = ring.host_entry_gpu[static_cast<size_t>(hi)];
-      for (int k = 0; k < g_count; ++k) {
-        ring.ranks.push_back(plan.host_first_rank[static_cast<size_t>(hi)] + ((e - k) % g_count + g_count) % g_count);
-      }
-    }
-    auto zero = std::find(ring.ranks.begin(), ring.ranks.end(), 0);
-    std::rotate(ring.ranks.begin(), zero, ring.ranks.end());
-    plan.rings.push_back(std::move(ring));
+// The ranks of host `hi` in a channel's order: from the entry GPU e down, e, e-1, ..., e+1 (mod G).
+std::vector<int> HostChain(const Cluster& cluster, const RdmaPlan& plan, const RdmaRing& ring, int hi) {
+  std::vector<int> out;
+  const int g_count = cluster.hosts[static_cast<size_t>(hi)].type->GpuCount();
+  const int e = ring.host_entry_gpu[static_cast<size_t>(hi)];
+  for (int k = 0; k < g_count; ++k) {
+    out.push_back(plan.host_first_rank[static_cast<size_t>(hi)] + ((e - k) % g_count + g_count) % g_count);
   }
+  return out;
+}
 
-  // Trees: hosts are the tree nodes, each a chain in its channel's ring order from the entry GPU.
-  for (int c = 0; c < plan.channels; ++c) {
-    const RdmaRing& ring = plan.rings[static_cast<size_t>(c)];
-    RdmaTree tree;
-    tree.channel = c;
-    tree.up.assign(static_cast<size_t>(plan.world), -1);
-    tree.down.assign(static_cast<size_t>(plan.world), {-1, -1, -1});
-    const bool second = plan.channels > 1 && c >= plan.channels / 2;
-    auto chain = [&](int hi) {
-      std::vector<int> out;
-      const int g_count = cluster.hosts[static_cast<size_t>(hi)].type->GpuCount();
-      const int e = ring.host_entry_gpu[static_cast<size_t>(hi)];
-      for (int k = 0; k < g_count; ++k) {
-        out.push_back(plan.host_first_rank[static_cast<size_t>(hi)] + ((e - k) % g_count + g_count) % g_count);
-      }
-      return out;
-    };
-    auto add_down = [&](int rank, int child) {
-      for (int& d : tree.down[static_cast<size_t>(rank)]) {
-        if (d == -1) {
-          d = child;
-          return;
+// Channel c's ring: its inter-host order, per host the NIC and the entry GPU, and the rank order
+// from rank 0.
+RdmaRing PlanRing(const Cluster& cluster, const RdmaPlan& plan, int c) {
+  const int n_hosts = static_cast<int>(cluster.hosts.size());
+  RdmaRing ring;
+  ring.channel = c;
+  if (c % 2 == 0) {
+    for (int i = 0; i < n_hosts; ++i) ring.hosts.push_back(i);
+  } else {
+    for (const FabricGroup& leaf : cluster.fabric.leaves) {
+      std::vector<int> members;
+      for (const std::string& name : leaf.members) {
+        for (const HostModel& h : cluster.hosts) {
+          if (h.name == name) members.push_back(h.index);
         }
       }
-    };
-    for (int hi = 0; hi < n_hosts; ++hi) {
-      const std::vector<int> ch = chain(hi);
-      for (size_t k = 1; k < ch.size(); ++k) {
-        tree.up[static_cast<size_t>(ch[k])] = ch[k - 1];
-        add_down(ch[k - 1], ch[k]);
-      }
+      std::sort(members.begin(), members.end());
+      for (auto it = members.rbegin(); it != members.rend(); ++it) ring.hosts.push_back(*it);
     }
-    for (int hi = 0; hi < n_hosts; ++hi) {
-      int u = -1, d0 = -1, d1 = -1;
-      if (second) {
-        Dtree1(n_hosts, hi, &u, &d0, &d1);
-      } else {
-        Btree(n_hosts, hi, &u, &d0, &d1);
-      }
-      const int head = chain(hi).front();
-      if (u >= 0) tree.up[static_cast<size_t>(head)] = chain(u).front();
-      if (u < 0) tree.root = head;
-      if (d0 >= 0) add_down(head, chain(d0).front());
-      if (d1 >= 0) add_down(head, chain(d1).front());
-    }
-    plan.trees.push_back(std::move(tree));
+    // Start from host 0 (the order is a cycle).
+    auto zero = std::find(ring.hosts.begin(), ring.hosts.end(), 0);
+    std::rotate(ring.hosts.begin(), zero, ring.hosts.end());
   }
+  ring.host_nic.assign(static_cast<size_t>(n_hosts), 0);
+  ring.host_entry_gpu.assign(static_cast<size_t>(n_hosts), 0);
+  for (const HostModel& h : cluster.hosts) {
+    const int nic = ChannelNic(c, plan.channels, static_cast<int>(h.type->nics.size()));
+    ring.host_nic[static_cast<size_t>(h.index)] = nic;
+    ring.host_entry_gpu[static_cast<size_t>(h.index)] = h.type->nics.empty() ? 0 : GpuClosestToNic(*h.type, nic);
+  }
+  for (int hi : ring.hosts) {
+    for (int r : HostChain(cluster, plan, ring, hi)) ring.ranks.push_back(r);
+  }
+  auto zero = std::find(ring.ranks.begin(), ring.ranks.end(), 0);
+  std::rotate(ring.ranks.begin(), zero, ring.ranks.end());
+  return ring;
+}
 
-  // QP numbers: per (host, NIC) a counter from a random base.
-  std::vector<std::vector<uint32_t>> next_qpn(static_cast<size_t>(n_hosts));
-  for (int i = 0; i < n_hosts; ++i) {
-    for (size_t k = 0; k < plan.nics[static_cast<size_t>(i)].size(); ++k) {
-      next_qpn[static_cast<size_t>(i)].push_back(0x100 + static_cast<uint32_t>(rng.Below(0x3000)));
+// Channel c's tree: hosts are the tree nodes (NCCL's double binary tree), each a chain in the
+// channel's ring order from its entry GPU.
+RdmaTree PlanTree(const Cluster& cluster, const RdmaPlan& plan, int c) {
+  const int n_hosts = static_cast<int>(cluster.hosts.size());
+  const RdmaRing& ring = plan.rings[static_cast<size_t>(c)];
+  RdmaTree tree;
+  tree.channel = c;
+  tree.up.assign(static_cast<size_t>(plan.world), -1);
+  tree.down.assign(static_cast<size_t>(plan.world), {-1, -1, -1});
+  const bool second = plan.channels > 1 && c >= plan.channels / 2;
+  auto chain = [&](int hi) { return HostChain(cluster, plan, ring, hi); };
+  auto add_down = [&](int rank, int child) {
+    for (int& d : tree.down[static_cast<size_t>(rank)]) {
+      if (d == -1) {
+        d = child;
+        return;
+      }
     }
-  }
-  auto alloc_qpn = [&](int host, int nic) {
-    uint32_t& q = next_qpn[static_cast<size_t>(host)][static_cast<size_t>(nic)];
-    const uint32_t v = q;
-    q += 1 + static_cast<uint32_t>(rng.Below(3));
-    return v & kPsnMask;
   };
-  auto make_end = [&](int host, int nic, int64_t pid, std::string comm) {
+  for (int hi = 0; hi < n_hosts; ++hi) {
+    const std::vector<int> ch = chain(hi);
+    for (size_t k = 1; k < ch.size(); ++k) {
+      tree.up[static_cast<size_t>(ch[k])] = ch[k - 1];
+      add_down(ch[k - 1], ch[k]);
+    }
+  }
+  for (int hi = 0; hi < n_hosts; ++hi) {
+    int u = -1, d0 = -1, d1 = -1;
+    if (second) {
+      Dtree1(n_hosts, hi, &u, &d0, &d1);
+    } else {
+      Btree(n_hosts, hi, &u, &d0, &d1);
+    }
+    const int head = chain(hi).front();
+    if (u >= 0) tree.up[static_cast<size_t>(head)] = chain(u).front();
+    if (u < 0) tree.root = head;
+    if (d0 >= 0) add_down(head, chain(d0).front());
+    if (d1 >= 0) add_down(head, chain(d1).front());
+  }
+  return tree;
+}
+
+// QP numbers per (host, NIC): a counter from a random base, advancing by 1-3; and the ends of new
+// QP pairs (QP number, then a random initial PSN), all drawn from the plan's stream.
+class QpAllocator {
+ public:
+  QpAllocator(const RdmaPlan& plan, Rng& rng) : rng_(rng), next_qpn_(plan.nics.size()) {
+    for (size_t i = 0; i < plan.nics.size(); ++i) {
+      for (size_t k = 0; k < plan.nics[i].size(); ++k) {
+        next_qpn_[i].push_back(0x100 + static_cast<uint32_t>(rng_.Below(0x3000)));
+      }
+    }
+  }
+
+  // One end of a new QP pair on (host, nic), owned by process `pid` named `comm`.
+  RdmaQpEnd MakeEnd(int host, int nic, int64_t pid, std::string comm) {
     RdmaQpEnd e;
     e.host = host;
     e.nic = nic;
-    e.qpn = alloc_qpn(host, nic);
-    e.psn0 = static_cast<uint32_t>(rng.Below(1u << 24));
+    e.qpn = AllocQpn(host, nic);
+    e.psn0 = static_cast<uint32_t>(rng_.Below(1u << 24));
     e.pid = pid;
     e.comm = std::move(comm);
     return e;
-  };
-
-  // Ring QP pairs: per channel, per cross-host hop, per QP.
-  if (n_hosts > 1) {
-    for (const RdmaRing& ring : plan.rings) {
-      for (size_t k = 0; k < ring.hosts.size(); ++k) {
-        const int ha = ring.hosts[k];
-        const int hb = ring.hosts[(k + 1) % ring.hosts.size()];
-        const int ga = cluster.hosts[static_cast<size_t>(ha)].type->GpuCount();
-        const int exit_gpu = (ring.host_entry_gpu[static_cast<size_t>(ha)] + 1) % ga;
-        const int from = plan.host_first_rank[static_cast<size_t>(ha)] + exit_gpu;
-        const int to = plan.host_first_rank[static_cast<size_t>(hb)] + ring.host_entry_gpu[static_cast<size_t>(hb)];
-        for (int q = 0; q < plan.qps_per_connection; ++q) {
-          RdmaQpPair p;
-          p.kind = "ring";
-          p.op = "write";
-          p.channel = ring.channel;
-          p.from_rank = from;
-          p.to_rank = to;
-          p.qp_index = q;
-          p.a = make_end(ha, ring.host_nic[static_cast<size_t>(ha)], plan.rank_pid[static_cast<size_t>(from)],
-                         "python3");
-          p.b = make_end(hb, ring.host_nic[static_cast<size_t>(hb)], plan.rank_pid[static_cast<size_t>(to)],
-                         "python3");
-          plan.qp_pairs.push_back(std::move(p));
-        }
-      }
-    }
   }
 
-  // Background tenants on some captured hosts.
-  if (o.background_traffic && n_hosts > 1) {
-    std::vector<int> tenants;
-    for (int i = 0; i < n_captured; ++i) {
-      if (rng.Uniform() < 0.4) tenants.push_back(i);
-    }
-    if (tenants.empty() && n_captured > 0) tenants.push_back(static_cast<int>(rng.Below(static_cast<uint64_t>(n_captured))));
-    for (int hi : tenants) {
-      const HostModel& h = cluster.hosts[static_cast<size_t>(hi)];
-      if (h.type->nics.empty()) continue;
-      const int k = 2 + static_cast<int>(rng.Below(3));
-      const bool read_tenant = rng.Below(2) == 1;
-      const int64_t pid = 2000 + static_cast<int64_t>(rng.Below(4000000));
-      for (int j = 0; j < k; ++j) {
-        int peer = static_cast<int>(rng.Below(static_cast<uint64_t>(n_hosts - 1)));
-        if (peer >= hi) ++peer;
-        const HostModel& hp = cluster.hosts[static_cast<size_t>(peer)];
-        if (hp.type->nics.empty()) continue;
-        const int c = static_cast<int>(rng.Below(static_cast<uint64_t>(plan.channels)));
-        const int nic = plan.rings[static_cast<size_t>(c)].host_nic[static_cast<size_t>(hi)];
-        const int peer_nic = static_cast<int>(rng.Below(hp.type->nics.size()));
+ private:
+  uint32_t AllocQpn(int host, int nic) {
+    uint32_t& q = next_qpn_[static_cast<size_t>(host)][static_cast<size_t>(nic)];
+    const uint32_t v = q;
+    q += 1 + static_cast<uint32_t>(rng_.Below(3));
+    return v & kPsnMask;
+  }
+
+  Rng& rng_;
+  std::vector<std::vector<uint32_t>> next_qpn_;
+};
+
+// The ring QP pairs: per channel, per cross-host hop, per QP (requester on the sending host).
+void PlanRingPairs(const Cluster& cluster, RdmaPlan& plan, QpAllocator& qps) {
+  for (const RdmaRing& ring : plan.rings) {
+    for (size_t k = 0; k < ring.hosts.size(); ++k) {
+      const int ha = ring.hosts[k];
+      const int hb = ring.hosts[(k + 1) % ring.hosts.size()];
+      const int ga = cluster.hosts[static_cast<size_t>(ha)].type->GpuCount();
+      const int exit_gpu = (ring.host_entry_gpu[static_cast<size_t>(ha)] + 1) % ga;
+      const int from = plan.host_first_rank[static_cast<size_t>(ha)] + exit_gpu;
+      const int to = plan.host_first_rank[static_cast<size_t>(hb)] + ring.host_entry_gpu[static_cast<size_t>(hb)];
+      for (int q = 0; q < plan.qps_per_connection; ++q) {
         RdmaQpPair p;
-        p.kind = "background";
-        p.op = read_tenant ? "read" : "send";
-        p.a = make_end(hi, nic, pid, read_tenant ? "ib_read_bw" : "ib_send_bw");
-        p.b = make_end(peer, peer_nic, 2000 + static_cast<int64_t>(rng.Below(4000000)),
-                       read_tenant ? "ib_read_bw" : "ib_send_bw");
+        p.kind = "ring";
+        p.op = "write";
+        p.channel = ring.channel;
+        p.from_rank = from;
+        p.to_rank = to;
+        p.qp_index = q;
+        p.a = qps.MakeEnd(ha, ring.host_nic[static_cast<size_t>(ha)], plan.rank_pid[static_cast<size_t>(from)],
+                          "python3");
+        p.b = qps.MakeEnd(hb, ring.host_nic[static_cast<size_t>(hb)], plan.rank_pid[static_cast<size_t>(to)],
+                          "python3");
         plan.qp_pairs.push_back(std::move(p));
       }
     }
   }
-  for (RdmaQpPair& p : plan.qp_pairs) p.udp_sport = RoceUdpSourcePort(p.a.qpn, p.b.qpn);
+}
 
-  // Captures: the downlink ports of the NICs the captured hosts' channels use.
+// Other tenants on some captured hosts: 2-4 SEND or READ QP pairs each, to random peers.
+void PlanBackgroundPairs(const Cluster& cluster, int n_captured, Rng& rng, RdmaPlan& plan, QpAllocator& qps) {
+  const int n_hosts = static_cast<int>(cluster.hosts.size());
+  std::vector<int> tenants;
+  for (int i = 0; i < n_captured; ++i) {
+    if (rng.Uniform() < 0.4) tenants.push_back(i);
+  }
+  if (tenants.empty() && n_captured > 0) tenants.push_back(static_cast<int>(rng.Below(static_cast<uint64_t>(n_captured))));
+  for (int hi : tenants) {
+    const HostModel& h = cluster.hosts[static_cast<size_t>(hi)];
+    if (h.type->nics.empty()) continue;
+    const int k = 2 + static_cast<int>(rng.Below(3));
+    const bool read_tenant = rng.Below(2) == 1;
+    const int64_t pid = 2000 + static_cast<int64_t>(rng.Below(4000000));
+    for (int j = 0; j < k; ++j) {
+      int peer = static_cast<int>(rng.Below(static_cast<uint64_t>(n_hosts - 1)));
+      if (peer >= hi) ++peer;
+      const HostModel& hp = cluster.hosts[static_cast<size_t>(peer)];
+      if (hp.type->nics.empty()) continue;
+      const int c = static_cast<int>(rng.Below(static_cast<uint64_t>(plan.channels)));
+      const int nic = plan.rings[static_cast<size_t>(c)].host_nic[static_cast<size_t>(hi)];
+      const int peer_nic = static_cast<int>(rng.Below(hp.type->nics.size()));
+      RdmaQpPair p;
+      p.kind = "background";
+      p.op = read_tenant ? "read" : "send";
+      p.a = qps.MakeEnd(hi, nic, pid, read_tenant ? "ib_read_bw" : "ib_send_bw");
+      p.b = qps.MakeEnd(peer, peer_nic, 2000 + static_cast<int64_t>(rng.Below(4000000)),
+                        read_tenant ? "ib_read_bw" : "ib_send_bw");
+      plan.qp_pairs.push_back(std::move(p));
+    }
+  }
+}
+
+// A capture of `leaf`'s port `port` (file name from both).
+RdmaCapture NewCapture(const std::string& leaf, int port, const char* kind, uint32_t snaplen) {
+  RdmaCapture cap;
+  cap.leaf = leaf;
+  cap.port = port;
+  cap.file = std::string(kCaptureDir) + "/" + cap.leaf + "-p" + std::to_string(cap.port) + ".pcap";
+  cap.kind = kind;
+  cap.snaplen = snaplen;
+  return cap;
+}
+
+// The captures: the downlink ports of the NICs the captured hosts' channels use (one kept at full
+// length), optionally a fat-tree uplink; then which QP pairs they see.
+void PlanCaptures(const Cluster& cluster, int n_captured, RdmaPlan& plan) {
+  const SimOptions& o = cluster.options;
   for (int i = 0; i < n_captured; ++i) {
     const HostModel& h = cluster.hosts[static_cast<size_t>(i)];
     std::set<int> used;
     for (const RdmaRing& ring : plan.rings) used.insert(ring.host_nic[static_cast<size_t>(i)]);
     for (int nic : used) {
       if (nic >= static_cast<int>(plan.nics[static_cast<size_t>(i)].size())) continue;
-      RdmaCapture cap;
-      cap.leaf = h.leaf;
-      cap.port = plan.nics[static_cast<size_t>(i)][static_cast<size_t>(nic)].leaf_port;
-      cap.file = std::string(kCaptureDir) + "/" + cap.leaf + "-p" + std::to_string(cap.port) + ".pcap";
-      cap.kind = "downlink";
+      RdmaCapture cap = NewCapture(h.leaf, plan.nics[static_cast<size_t>(i)][static_cast<size_t>(nic)].leaf_port,
+                                   "downlink", static_cast<uint32_t>(o.rdma_snaplen));
       cap.host = i;
       cap.nic = nic;
-      cap.snaplen = static_cast<uint32_t>(o.rdma_snaplen);
       plan.captures.push_back(std::move(cap));
     }
   }
@@ -599,13 +623,10 @@ RdmaPlan PlanRdma(const Cluster& cluster, const Telemetry* telemetry) {
   }
   if (o.spine_capture && o.arch == "fat-tree" && cluster.fabric.leaves.size() > 1 && n_captured > 0 &&
       !cluster.fabric.spines.empty()) {
-    RdmaCapture cap;
-    cap.leaf = cluster.fabric.leaves[0].name;
-    cap.port = 4 * kLeafPortsPerHost + 1;  // uplinks follow the downlinks of 4 host slots
-    cap.file = std::string(kCaptureDir) + "/" + cap.leaf + "-p" + std::to_string(cap.port) + ".pcap";
-    cap.kind = "uplink";
+    // Uplinks follow the downlinks of 4 host slots.
+    RdmaCapture cap = NewCapture(cluster.fabric.leaves[0].name, 4 * kLeafPortsPerHost + 1, "uplink",
+                                 static_cast<uint32_t>(o.rdma_snaplen));
     cap.spine = cluster.fabric.spines[0];
-    cap.snaplen = static_cast<uint32_t>(o.rdma_snaplen);
     plan.captures.push_back(std::move(cap));
   }
   for (RdmaQpPair& p : plan.qp_pairs) {
@@ -616,8 +637,11 @@ RdmaPlan PlanRdma(const Cluster& cluster, const Telemetry* telemetry) {
       }
     }
   }
+}
 
-  // Links (host pairs), sorted.
+// The links (host pairs the QP pairs connect), sorted; ring pairs make a link a backbone one,
+// background pairs a contended one.
+void PlanLinks(RdmaPlan& plan) {
   std::map<std::pair<int, int>, int> link_of;
   for (RdmaQpPair& p : plan.qp_pairs) {
     const auto key = std::minmax(p.a.host, p.b.host);
@@ -639,7 +663,11 @@ RdmaPlan PlanRdma(const Cluster& cluster, const Telemetry* telemetry) {
     if (p.kind == "ring") l.backbone = true;
     if (p.kind == "background") l.mode = "multi_tenant_contention";
   }
-  // Periodic congestion on some captured backbone links (cross-leaf ones first).
+}
+
+// Periodic congestion on some captured backbone links (cross-leaf ones first).
+void PlanCongestion(const Cluster& cluster, Rng& rng, RdmaPlan& plan) {
+  const SimOptions& o = cluster.options;
   std::vector<int> cross, same;
   for (size_t i = 0; i < plan.links.size(); ++i) {
     const RdmaLink& l = plan.links[i];
@@ -663,6 +691,30 @@ RdmaPlan PlanRdma(const Cluster& cluster, const Telemetry* telemetry) {
   for (RdmaQpPair& p : plan.qp_pairs) {
     p.congested = p.kind == "ring" && plan.links[static_cast<size_t>(p.link)].mode == "periodic_congestion";
   }
+}
+
+}  // namespace
+
+RdmaPlan PlanRdma(const Cluster& cluster, const Telemetry* telemetry) {
+  const SimOptions& o = cluster.options;
+  RdmaPlan plan;
+  Rng rng(Rng::Mix(o.seed, kPlanLabel));
+  const int n_hosts = static_cast<int>(cluster.hosts.size());
+  PlanWindowAndVersion(o, telemetry, plan);
+  plan.comm_id = Hex16(rng.NextU64());
+  PlanRanks(cluster, telemetry, rng, plan);
+  PlanNics(cluster, plan);
+  const int n_captured = std::min(o.rdma_capture_hosts, n_hosts);
+  PlanHostRoles(n_hosts, n_captured, plan);
+  for (int c = 0; c < plan.channels; ++c) plan.rings.push_back(PlanRing(cluster, plan, c));
+  for (int c = 0; c < plan.channels; ++c) plan.trees.push_back(PlanTree(cluster, plan, c));
+  QpAllocator qps(plan, rng);
+  if (n_hosts > 1) PlanRingPairs(cluster, plan, qps);
+  if (o.background_traffic && n_hosts > 1) PlanBackgroundPairs(cluster, n_captured, rng, plan, qps);
+  for (RdmaQpPair& p : plan.qp_pairs) p.udp_sport = RoceUdpSourcePort(p.a.qpn, p.b.qpn);
+  PlanCaptures(cluster, n_captured, plan);
+  PlanLinks(plan);
+  PlanCongestion(cluster, rng, plan);
   return plan;
 }
 
