@@ -1122,38 +1122,63 @@ struct LogLine {
   std::string text;
 };
 
-std::vector<LogLine> RankLog(const Cluster& cluster, const RdmaPlan& plan, int rank, Rng& rng,
-                             const std::vector<std::vector<const RdmaQpPair*>>& send_pairs,
-                             const std::vector<std::vector<const RdmaQpPair*>>& recv_pairs) {
-  using formats::NcclConnection;
-  const int hi = plan.rank_host[static_cast<size_t>(rank)];
-  const int g = plan.rank_gpu[static_cast<size_t>(rank)];
-  const HostModel& h = cluster.hosts[static_cast<size_t>(hi)];
-  const NodeType& t = *h.type;
-  const bool v16 = plan.era == formats::NcclLogEra::kV2_16;
-  const int64_t pid = plan.rank_pid[static_cast<size_t>(rank)];
-  const int64_t init_tid = pid + 30 + static_cast<int64_t>(rng.Below(60));
-  const int64_t proxy_tid = init_tid + 3 + static_cast<int64_t>(rng.Below(4));
-  formats::NcclLogPrefix main_at{h.name, pid, pid, g, kNoTime};
-  formats::NcclLogPrefix init_at{h.name, pid, init_tid, g, kNoTime};
-  formats::NcclLogPrefix proxy_at{h.name, pid, proxy_tid, g, kNoTime};
-  formats::NcclLogWriter w(plan.era, main_at);
-  std::vector<LogLine> out;
-  int64_t clock = static_cast<int64_t>(rng.Below(2000));
-  auto add = [&](std::string text) {
+// One rank's NCCL log as its sections write it: who the rank is, the writer with the three thread
+// prefixes (main, init, proxy) and the lines so far, each stamped with a pseudo clock that
+// advances by a random step per line (to interleave the ranks of a host).
+struct RankLogContext {
+  // `init_tid` and `proxy_tid` are drawn by the caller; the clock's start is drawn here.
+  RankLogContext(const Cluster& cluster_in, const RdmaPlan& plan_in, int rank_in, Rng& rng_in, int64_t init_tid,
+                 int64_t proxy_tid)
+      : cluster(cluster_in),
+        plan(plan_in),
+        rank(rank_in),
+        rng(rng_in),
+        hi(plan.rank_host[static_cast<size_t>(rank)]),
+        g(plan.rank_gpu[static_cast<size_t>(rank)]),
+        h(cluster.hosts[static_cast<size_t>(hi)]),
+        t(*h.type),
+        v16(plan.era == formats::NcclLogEra::kV2_16),
+        main_at{h.name, plan.rank_pid[static_cast<size_t>(rank)], plan.rank_pid[static_cast<size_t>(rank)], g,
+                kNoTime},
+        init_at{h.name, main_at.pid, init_tid, g, kNoTime},
+        proxy_at{h.name, main_at.pid, proxy_tid, g, kNoTime},
+        w(plan.era, main_at) {
+    clock = static_cast<int64_t>(rng.Below(2000));
+  }
+
+  // Appends a line, advancing the clock.
+  void Add(std::string text) {
     clock += 1 + static_cast<int64_t>(rng.Below(40));
     out.push_back({clock, std::move(text)});
-  };
-  const auto& nics = plan.nics[static_cast<size_t>(hi)];
+  }
+
+  const Cluster& cluster;
+  const RdmaPlan& plan;
+  const int rank;
+  Rng& rng;
+  const int hi;  // the rank's host
+  const int g;   // its GPU
+  const HostModel& h;
+  const NodeType& t;
+  const bool v16;  // the 2.16 era's lines
+  const formats::NcclLogPrefix main_at, init_at, proxy_at;
+  formats::NcclLogWriter w;
+  std::vector<LogLine> out;
+  int64_t clock = 0;
+};
+
+// Bootstrap, plugin, driver and version lines, then the NET/IB devices of the rank's host.
+void WriteLogStart(RankLogContext& log) {
+  formats::NcclLogWriter& w = log.w;
+  const auto& nics = log.plan.nics[static_cast<size_t>(log.hi)];
   const std::string ip0 = nics.empty() ? std::string("10.255.255.1") : nics[0].ip.ToString();
   const std::string if0 = nics.empty() ? std::string("eth0") : nics[0].netdev;
-
-  add(w.Info("Bootstrap : Using " + if0 + ":" + ip0 + "<0>"));
-  add(w.Info(v16 ? "NET/Plugin : No plugin found (libnccl-net.so), using internal implementation"
-                 : "NET/Plugin: Could not find: libnccl-net.so. Using internal net plugin."));
-  add(w.Info(v16 ? "cudaDriverVersion 12020" : "cudaDriverVersion 12080"));
-  add(w.Version(plan.nccl_version));
-  w.set_prefix(init_at);
+  log.Add(w.Info("Bootstrap : Using " + if0 + ":" + ip0 + "<0>"));
+  log.Add(w.Info(log.v16 ? "NET/Plugin : No plugin found (libnccl-net.so), using internal implementation"
+                         : "NET/Plugin: Could not find: libnccl-net.so. Using internal net plugin."));
+  log.Add(w.Info(log.v16 ? "cudaDriverVersion 12020" : "cudaDriverVersion 12080"));
+  log.Add(w.Version(log.plan.nccl_version));
+  w.set_prefix(log.init_at);
   formats::NcclNetUsing u;
   u.net_name = "IB";
   for (const RdmaNic& n : nics) {
@@ -1168,72 +1193,96 @@ std::vector<LogLine> RankLog(const Cluster& cluster, const RdmaPlan& plan, int r
   u.oob_iface = if0;
   u.oob_ip = ip0;
   u.oob_port = 0;
-  add(w.NetUsing(u));
-  add(w.Info("Using network IB"));
-  if (!v16) add(w.Info(StringPrintf("DMA-BUF is available on GPU device %d", g)));
+  log.Add(w.NetUsing(u));
+  log.Add(w.Info("Using network IB"));
+  if (!log.v16) log.Add(w.Info(StringPrintf("DMA-BUF is available on GPU device %d", log.g)));
+}
+
+// The rank's communicator record (a random comm pointer); its kind is set where it is written.
+formats::NcclCommInit RankCommInit(RankLogContext& log) {
   const std::string comm_ptr = StringPrintf("0x%llx", static_cast<unsigned long long>(
-                                                          0x55d000000000ULL + (rng.NextU64() & 0xffffffff0ULL)));
+                                                          0x55d000000000ULL + (log.rng.NextU64() & 0xffffffff0ULL)));
   formats::NcclCommInit ci;
   ci.comm = comm_ptr;
-  ci.rank = rank;
-  ci.nranks = plan.world;
-  ci.nnodes = static_cast<int>(cluster.hosts.size());
-  ci.local_ranks = t.GpuCount();
-  ci.local_rank = g;
-  ci.cuda_dev = g;
-  ci.nvml_dev = g;
+  ci.rank = log.rank;
+  ci.nranks = log.plan.world;
+  ci.nnodes = static_cast<int>(log.cluster.hosts.size());
+  ci.local_ranks = log.t.GpuCount();
+  ci.local_rank = log.g;
+  ci.cuda_dev = log.g;
+  ci.nvml_dev = log.g;
   ci.mnnvl = 0;
-  const BusLayout bus = AssignBusNumbers(t);
-  ci.bus_id = BusIdHex(bus.gpus[static_cast<size_t>(g)]);
-  ci.comm_id = plan.comm_id;
-  if (!v16) {
-    ci.kind = formats::NcclCommInitKind::kRankInfo;
-    add(w.CommInit(ci));
+  const BusLayout bus = AssignBusNumbers(log.t);
+  ci.bus_id = BusIdHex(bus.gpus[static_cast<size_t>(log.g)]);
+  ci.comm_id = log.plan.comm_id;
+  return ci;
+}
+
+// The rank's previous and next rank in every channel's ring.
+struct RingNeighbours {
+  std::vector<int> prev, next;  // per channel
+};
+
+RingNeighbours NeighboursOf(const RdmaPlan& plan, int rank) {
+  RingNeighbours nb;
+  nb.prev.resize(static_cast<size_t>(plan.channels));
+  nb.next.resize(static_cast<size_t>(plan.channels));
+  for (const RdmaRing& ring : plan.rings) {
+    const auto it = std::find(ring.ranks.begin(), ring.ranks.end(), rank);
+    const size_t pos = static_cast<size_t>(it - ring.ranks.begin());
+    const size_t n = ring.ranks.size();
+    nb.prev[static_cast<size_t>(ring.channel)] = ring.ranks[(pos + n - 1) % n];
+    nb.next[static_cast<size_t>(ring.channel)] = ring.ranks[(pos + 1) % n];
   }
-  if (rank == 0) {
+  return nb;
+}
+
+// The ring orders (rank 0 only), the 2.16 per-channel ring lines, the trees and the P2P chunk size.
+void WriteLogGraph(RankLogContext& log, const RingNeighbours& nb) {
+  const RdmaPlan& plan = log.plan;
+  formats::NcclLogWriter& w = log.w;
+  if (log.rank == 0) {
     for (const RdmaRing& ring : plan.rings) {
       formats::NcclRingOrder ro;
       ro.channel = ring.channel;
       ro.nchannels = plan.channels;
       ro.ranks = ring.ranks;
-      add(w.RingOrder(ro, plan.world));
+      log.Add(w.RingOrder(ro, plan.world));
     }
   }
-  // prev/next of this rank per channel.
-  std::vector<int> prev(static_cast<size_t>(plan.channels)), next(static_cast<size_t>(plan.channels));
-  for (const RdmaRing& ring : plan.rings) {
-    const auto it = std::find(ring.ranks.begin(), ring.ranks.end(), rank);
-    const size_t pos = static_cast<size_t>(it - ring.ranks.begin());
-    const size_t n = ring.ranks.size();
-    prev[static_cast<size_t>(ring.channel)] = ring.ranks[(pos + n - 1) % n];
-    next[static_cast<size_t>(ring.channel)] = ring.ranks[(pos + 1) % n];
-  }
-  if (v16) {
+  if (log.v16) {
     for (int c = 0; c < plan.channels; ++c) {
       formats::NcclRingLine rl;
       rl.channel = c;
-      rl.prev = prev[static_cast<size_t>(c)];
-      rl.me = rank;
-      rl.next = next[static_cast<size_t>(c)];
-      add(w.Ring(rl));
+      rl.prev = nb.prev[static_cast<size_t>(c)];
+      rl.me = log.rank;
+      rl.next = nb.next[static_cast<size_t>(c)];
+      log.Add(w.Ring(rl));
     }
   }
   std::vector<formats::NcclTreeLine> trees;
   for (const RdmaTree& tree : plan.trees) {
     formats::NcclTreeLine tl;
     tl.channel = tree.channel;
-    tl.down = tree.down[static_cast<size_t>(rank)];
-    tl.me = rank;
-    tl.up = tree.up[static_cast<size_t>(rank)];
+    tl.down = tree.down[static_cast<size_t>(log.rank)];
+    tl.me = log.rank;
+    tl.up = tree.up[static_cast<size_t>(log.rank)];
     trees.push_back(tl);
   }
-  add(w.Trees(trees));
-  add(w.Info("P2P Chunksize set to 131072"));
+  log.Add(w.Trees(trees));
+  log.Add(w.Info("P2P Chunksize set to 131072"));
+}
 
+// The ring connections of the rank: network receives from off-host predecessors, then per channel
+// the send to its successor (network off the host, else P2P or SHM by the GPU pair's link).
+void WriteLogConnections(RankLogContext& log, const RingNeighbours& nb) {
+  using formats::NcclConnection;
+  const RdmaPlan& plan = log.plan;
+  const int rank = log.rank;
   auto dev_text = [&](int r) {
-    const HostModel& rh = cluster.hosts[static_cast<size_t>(plan.rank_host[static_cast<size_t>(r)])];
+    const HostModel& rh = log.cluster.hosts[static_cast<size_t>(plan.rank_host[static_cast<size_t>(r)])];
     const int rg = plan.rank_gpu[static_cast<size_t>(r)];
-    if (!v16) return std::to_string(rg);
+    if (!log.v16) return std::to_string(rg);
     return BusIdHex(AssignBusNumbers(*rh.type).gpus[static_cast<size_t>(rg)]);
   };
   auto net_conn = [&](int c, int from, int to, NcclConnection::Dir dir) {
@@ -1247,20 +1296,22 @@ std::vector<LogLine> RankLog(const Cluster& cluster, const RdmaPlan& plan, int r
     cn.dir = dir;
     cn.transport = formats::NcclTransport::kNet;
     cn.net_name = "IB";
-    const int nic = plan.rings[static_cast<size_t>(c)].host_nic[static_cast<size_t>(hi)];
+    const int nic = plan.rings[static_cast<size_t>(c)].host_nic[static_cast<size_t>(log.hi)];
     cn.net_dev = nic;
-    cn.gdrdma = !t.nics.empty() && GdrOk(t, g, nic);
+    cn.gdrdma = !log.t.nics.empty() && GdrOk(log.t, log.g, nic);
     return cn;
   };
-  const std::vector<LinkTruth> links = HostLinks(h);
+  const std::vector<LinkTruth> links = HostLinks(log.h);
   for (int c = 0; c < plan.channels; ++c) {
-    const int p = prev[static_cast<size_t>(c)];
-    if (plan.rank_host[static_cast<size_t>(p)] != hi) add(w.Connection(net_conn(c, p, rank, NcclConnection::Dir::kReceive)));
+    const int p = nb.prev[static_cast<size_t>(c)];
+    if (plan.rank_host[static_cast<size_t>(p)] != log.hi) {
+      log.Add(log.w.Connection(net_conn(c, p, rank, NcclConnection::Dir::kReceive)));
+    }
   }
   for (int c = 0; c < plan.channels; ++c) {
-    const int n = next[static_cast<size_t>(c)];
-    if (plan.rank_host[static_cast<size_t>(n)] != hi) {
-      add(w.Connection(net_conn(c, rank, n, NcclConnection::Dir::kSend)));
+    const int n = nb.next[static_cast<size_t>(c)];
+    if (plan.rank_host[static_cast<size_t>(n)] != log.hi) {
+      log.Add(log.w.Connection(net_conn(c, rank, n, NcclConnection::Dir::kSend)));
       continue;
     }
     if (n == rank) continue;
@@ -1273,21 +1324,25 @@ std::vector<LogLine> RankLog(const Cluster& cluster, const RdmaPlan& plan, int r
     const int gn = plan.rank_gpu[static_cast<size_t>(n)];
     LinkType lt = LinkType::kUnknown;
     for (const LinkTruth& l : links) {
-      if ((l.a == std::min(g, gn)) && (l.b == std::max(g, gn))) lt = l.type;
+      if ((l.a == std::min(log.g, gn)) && (l.b == std::max(log.g, gn))) lt = l.type;
     }
     if (lt == LinkType::kSys) {
       cn.transport = formats::NcclTransport::kShm;
       cn.p2p_kind = "direct/direct";
     } else {
       cn.transport = formats::NcclTransport::kP2p;
-      cn.p2p_kind = v16 ? "IPC" : "CUMEM";
+      cn.p2p_kind = log.v16 ? "IPC" : "CUMEM";
     }
-    add(w.Connection(cn));
+    log.Add(log.w.Connection(cn));
   }
-  add(w.Info("Connected all rings"));
-  // QP lines of the proxy thread: the local QPs of every cross-host connection (2.16 prints only the
-  // sending side's, in ncclIbConnect).
-  w.set_prefix(proxy_at);
+  log.Add(log.w.Info("Connected all rings"));
+}
+
+// QP lines of the proxy thread: the local QPs of every cross-host connection (2.16 prints only the
+// sending side's, in ncclIbConnect).
+void WriteLogQps(RankLogContext& log, const std::vector<std::vector<const RdmaQpPair*>>& send_pairs,
+                 const std::vector<std::vector<const RdmaQpPair*>>& recv_pairs) {
+  log.w.set_prefix(log.proxy_at);
   auto qpn_line = [&](const RdmaQpEnd& end, int dev) {
     formats::NcclQpn q;
     q.dev = dev;
@@ -1295,29 +1350,55 @@ std::vector<LogLine> RankLog(const Cluster& cluster, const RdmaPlan& plan, int r
     q.port = 1;
     q.qpn = end.qpn;
     q.mtu = 5;
-    q.gid = GidText(plan.nics[static_cast<size_t>(end.host)][static_cast<size_t>(end.nic)].ip);
-    add(w.Qpn(q));
+    q.gid = GidText(log.plan.nics[static_cast<size_t>(end.host)][static_cast<size_t>(end.nic)].ip);
+    log.Add(log.w.Qpn(q));
   };
-  for (const RdmaQpPair* p : send_pairs[static_cast<size_t>(rank)]) qpn_line(p->a, p->a.nic);
-  if (!v16) {
-    for (const RdmaQpPair* p : recv_pairs[static_cast<size_t>(rank)]) qpn_line(p->b, p->b.nic);
+  for (const RdmaQpPair* p : send_pairs[static_cast<size_t>(log.rank)]) qpn_line(p->a, p->a.nic);
+  if (!log.v16) {
+    for (const RdmaQpPair* p : recv_pairs[static_cast<size_t>(log.rank)]) qpn_line(p->b, p->b.nic);
   }
-  w.set_prefix(init_at);
-  add(w.Info("Connected all trees"));
-  add(w.Info("threadThresholds 8/8/64 | " + std::to_string(8 * plan.world) + "/8/64 | 512 | 512"));
-  if (v16) {
-    add(w.Info(StringPrintf("%d coll channels, %d p2p channels, %d p2p channels per peer", plan.channels,
-                            plan.channels, plan.channels)));
+}
+
+// "Connected all trees", thresholds, channel counts and the Init COMPLETE record.
+void WriteLogEnd(RankLogContext& log, formats::NcclCommInit& ci) {
+  const RdmaPlan& plan = log.plan;
+  formats::NcclLogWriter& w = log.w;
+  w.set_prefix(log.init_at);
+  log.Add(w.Info("Connected all trees"));
+  log.Add(w.Info("threadThresholds 8/8/64 | " + std::to_string(8 * plan.world) + "/8/64 | 512 | 512"));
+  if (log.v16) {
+    log.Add(w.Info(StringPrintf("%d coll channels, %d p2p channels, %d p2p channels per peer", plan.channels,
+                                plan.channels, plan.channels)));
     ci.kind = formats::NcclCommInitKind::kRankInfo;  // written as "... - Init COMPLETE" in 2.16
   } else {
-    add(w.Info(StringPrintf("%d coll channels, %d collnet channels, 0 nvls channels, %d p2p channels, %d p2p "
-                            "channels per peer",
-                            plan.channels, plan.channels, plan.channels, plan.channels)));
+    log.Add(w.Info(StringPrintf("%d coll channels, %d collnet channels, 0 nvls channels, %d p2p channels, %d p2p "
+                                "channels per peer",
+                                plan.channels, plan.channels, plan.channels, plan.channels)));
     ci.kind = formats::NcclCommInitKind::kInitComplete;
     ci.api = "ncclCommInitRank";
   }
-  add(w.CommInit(ci));
-  return out;
+  log.Add(w.CommInit(ci));
+}
+
+std::vector<LogLine> RankLog(const Cluster& cluster, const RdmaPlan& plan, int rank, Rng& rng,
+                             const std::vector<std::vector<const RdmaQpPair*>>& send_pairs,
+                             const std::vector<std::vector<const RdmaQpPair*>>& recv_pairs) {
+  const int64_t pid = plan.rank_pid[static_cast<size_t>(rank)];
+  const int64_t init_tid = pid + 30 + static_cast<int64_t>(rng.Below(60));
+  const int64_t proxy_tid = init_tid + 3 + static_cast<int64_t>(rng.Below(4));
+  RankLogContext log(cluster, plan, rank, rng, init_tid, proxy_tid);
+  WriteLogStart(log);
+  formats::NcclCommInit ci = RankCommInit(log);
+  if (!log.v16) {
+    ci.kind = formats::NcclCommInitKind::kRankInfo;
+    log.Add(log.w.CommInit(ci));
+  }
+  const RingNeighbours nb = NeighboursOf(plan, rank);
+  WriteLogGraph(log, nb);
+  WriteLogConnections(log, nb);
+  WriteLogQps(log, send_pairs, recv_pairs);
+  WriteLogEnd(log, ci);
+  return std::move(log.out);
 }
 
 }  // namespace
