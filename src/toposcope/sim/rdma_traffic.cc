@@ -905,6 +905,24 @@ struct StreamEnv {
   Shaper* shaper = nullptr;
 };
 
+// The wire event of request packet `p` sent at `send_t` (direction `from_b`, IP id `ip_id`).
+WireEvent RequestEvent(const ReqPacket& p, const StreamEnv& env, uint8_t from_b, int64_t send_t, uint16_t ip_id) {
+  WireEvent e;
+  e.t_ns = send_t;
+  e.pair = env.pair;
+  e.from_b = from_b;
+  e.opcode = p.opcode;
+  e.psn = (env.psn0 + p.psn_offset) & kPsnMask;
+  e.payload = p.payload;
+  e.flags = static_cast<uint8_t>((p.ack_req ? kFlagAckReq : 0) | (p.reth ? kFlagReth : 0) | (p.imm ? kFlagImm : 0));
+  e.reth_va = p.va;
+  e.reth_rkey = p.rkey;
+  e.reth_len = p.dma_len;
+  e.aux = p.imm_data;
+  e.ip_id = ip_id;
+  return e;
+}
+
 void SimulateStream(const Stream& s, const StreamEnv& env, Rng& rng, std::vector<WireEvent>& events,
                     StreamResult& result) {
   using namespace formats::roce_op;
@@ -963,19 +981,7 @@ void SimulateStream(const Stream& s, const StreamEnv& env, Rng& rng, std::vector
     if (env.shaper != nullptr) send_t = env.shaper->Next(send_t);
     if (send_t > env.window_end_ns + 1000000) break;  // far past the window: stop
     const uint32_t frame = FrameBytes(p.opcode, p.payload);
-    WireEvent e;
-    e.t_ns = send_t;
-    e.pair = env.pair;
-    e.from_b = fwd;
-    e.opcode = p.opcode;
-    e.psn = (env.psn0 + p.psn_offset) & kPsnMask;
-    e.payload = p.payload;
-    e.flags = static_cast<uint8_t>((p.ack_req ? kFlagAckReq : 0) | (p.reth ? kFlagReth : 0) | (p.imm ? kFlagImm : 0));
-    e.reth_va = p.va;
-    e.reth_rkey = p.rkey;
-    e.reth_len = p.dma_len;
-    e.aux = p.imm_data;
-    e.ip_id = ip_id_fwd++;
+    WireEvent e = RequestEvent(p, env, fwd, send_t, ip_id_fwd++);
     const bool ce = env.shaper != nullptr && rng.Uniform() < kCeMarkProbability;
     if (ce) e.flags |= kFlagCe;
     const bool lost = p.opcode != kReadRequest && s.loss > 0 && rng.Uniform() < s.loss;
@@ -1407,12 +1413,10 @@ std::vector<LogLine> RankLog(const Cluster& cluster, const RdmaPlan& plan, int r
 // Rendering
 // ---------------------------------------------------------------------------------------------
 
-std::vector<RenderedFile> RenderRdma(const Cluster& cluster, RdmaPlan& plan) {
-  const SimOptions& o = cluster.options;
-  std::vector<RenderedFile> out;
-  const int n_hosts = static_cast<int>(cluster.hosts.size());
+namespace {
 
-  // Schedules for every pair (cheap); PSNs consumed.
+// Every pair's message schedules (cheap); fills the PSNs each end's send queue consumed.
+std::vector<PairSchedule> ScheduleAll(const Cluster& cluster, RdmaPlan& plan) {
   std::vector<PairSchedule> schedules;
   schedules.reserve(plan.qp_pairs.size());
   for (size_t i = 0; i < plan.qp_pairs.size(); ++i) {
@@ -1421,60 +1425,66 @@ std::vector<RenderedFile> RenderRdma(const Cluster& cluster, RdmaPlan& plan) {
     p.a.psns = StreamPsns(schedules.back().ab);
     p.b.psns = StreamPsns(schedules.back().ba);
   }
+  return schedules;
+}
 
-  // Packets of the captured pairs.
-  std::vector<WireEvent> events;
-  std::vector<PairGeometry> geometry(plan.qp_pairs.size());
-  for (size_t i = 0; i < plan.qp_pairs.size(); ++i) {
-    RdmaQpPair& p = plan.qp_pairs[i];
-    PairGeometry& geo = geometry[i];
-    geo.path = PathOf(cluster, plan, p);
-    geo.leaf_a = LeafIndexOf(cluster, cluster.hosts[static_cast<size_t>(p.a.host)].leaf);
-    geo.leaf_b = LeafIndexOf(cluster, cluster.hosts[static_cast<size_t>(p.b.host)].leaf);
-    if (!p.captured) continue;
-    Rng rng(Rng::Mix(o.seed, kPacketLabel + i));
-    const int hops = static_cast<int>(geo.path.switches.size());
-    StreamEnv env;
-    env.pair = static_cast<int32_t>(i);
-    env.hops = hops;
-    env.lat_ns = hops * kSwitchNs + (hops - 1) * kFibreNs;
-    env.back_lat_ns = env.lat_ns;
-    env.req_gbps = cluster.hosts[static_cast<size_t>(p.a.host)].type->nics[static_cast<size_t>(p.a.nic)].speed_gbps;
-    env.resp_gbps = cluster.hosts[static_cast<size_t>(p.b.host)].type->nics[static_cast<size_t>(p.b.nic)].speed_gbps;
-    env.window_end_ns = plan.window_end_ns;
-    StreamResult ra, rb;
-    Shaper shaper;
-    if (p.congested) {
-      // Every link has its own phase; the cap is shared by the ring QPs crossing it one way.
-      Rng srng(Rng::Mix(o.seed, kPacketLabel + 0x100000 + static_cast<uint64_t>(p.link)));
-      shaper.period_ns = Ns(plan.links[static_cast<size_t>(p.link)].period_us * 1e3);
-      shaper.on_ns = Ns(static_cast<double>(shaper.period_ns) * kCongestionDuty);
-      shaper.phase0_ns = plan.window_start_ns + static_cast<int64_t>(srng.Below(static_cast<uint64_t>(shaper.period_ns)));
-      const int dir = p.a.host < p.b.host ? 0 : 1;
-      int sharing = 0;
-      for (const RdmaQpPair& q : plan.qp_pairs) {
-        if (q.link == p.link && q.kind == "ring" && (q.a.host < q.b.host ? 0 : 1) == dir) ++sharing;
-      }
-      shaper.per_packet_ns = SerializationNs(FrameBytes(formats::roce_op::kWriteMiddle, kRoceMtu),
-                                             kCongestionCapGbps / std::max(1, sharing));
-    }
-    env.psn0 = p.a.psn0;
-    env.shaper = p.congested ? &shaper : nullptr;
-    SimulateStream(schedules[i].ab, env, rng, events, ra);
-    if (!schedules[i].ba.messages.empty()) {
-      StreamEnv eb = env;
-      eb.psn0 = p.b.psn0;
-      std::swap(eb.req_gbps, eb.resp_gbps);
-      eb.shaper = nullptr;
-      SimulateStream(schedules[i].ba, eb, rng, events, rb);
-    }
-    p.lost_a = ra.lost;
-    p.lost_b = rb.lost;
-    p.naks = ra.naks + rb.naks;
-    p.cnps = ra.cnps + rb.cnps;
+// The periodic-congestion shaper of a congested pair: the link's own phase, its burst period and
+// duty, the cap shared by the ring QPs crossing the link in the pair's direction.
+Shaper CongestionShaper(const SimOptions& o, const RdmaPlan& plan, const RdmaQpPair& p) {
+  Shaper shaper;
+  Rng srng(Rng::Mix(o.seed, kPacketLabel + 0x100000 + static_cast<uint64_t>(p.link)));
+  shaper.period_ns = Ns(plan.links[static_cast<size_t>(p.link)].period_us * 1e3);
+  shaper.on_ns = Ns(static_cast<double>(shaper.period_ns) * kCongestionDuty);
+  shaper.phase0_ns = plan.window_start_ns + static_cast<int64_t>(srng.Below(static_cast<uint64_t>(shaper.period_ns)));
+  const int dir = p.a.host < p.b.host ? 0 : 1;
+  int sharing = 0;
+  for (const RdmaQpPair& q : plan.qp_pairs) {
+    if (q.link == p.link && q.kind == "ring" && (q.a.host < q.b.host ? 0 : 1) == dir) ++sharing;
   }
+  shaper.per_packet_ns = SerializationNs(FrameBytes(formats::roce_op::kWriteMiddle, kRoceMtu),
+                                         kCongestionCapGbps / std::max(1, sharing));
+  return shaper;
+}
 
-  // Distribute the events to the captures.
+// Simulates the packets of captured pair i (both directions) into `events`; fills its losses,
+// NAKs and CNPs.
+void SimulatePair(const Cluster& cluster, RdmaPlan& plan, size_t i, const PairSchedule& schedule,
+                  const PairGeometry& geo, std::vector<WireEvent>& events) {
+  const SimOptions& o = cluster.options;
+  RdmaQpPair& p = plan.qp_pairs[i];
+  Rng rng(Rng::Mix(o.seed, kPacketLabel + i));
+  const int hops = static_cast<int>(geo.path.switches.size());
+  StreamEnv env;
+  env.pair = static_cast<int32_t>(i);
+  env.hops = hops;
+  env.lat_ns = hops * kSwitchNs + (hops - 1) * kFibreNs;
+  env.back_lat_ns = env.lat_ns;
+  env.req_gbps = cluster.hosts[static_cast<size_t>(p.a.host)].type->nics[static_cast<size_t>(p.a.nic)].speed_gbps;
+  env.resp_gbps = cluster.hosts[static_cast<size_t>(p.b.host)].type->nics[static_cast<size_t>(p.b.nic)].speed_gbps;
+  env.window_end_ns = plan.window_end_ns;
+  StreamResult ra, rb;
+  Shaper shaper;
+  if (p.congested) shaper = CongestionShaper(o, plan, p);
+  env.psn0 = p.a.psn0;
+  env.shaper = p.congested ? &shaper : nullptr;
+  SimulateStream(schedule.ab, env, rng, events, ra);
+  if (!schedule.ba.messages.empty()) {
+    StreamEnv eb = env;
+    eb.psn0 = p.b.psn0;
+    std::swap(eb.req_gbps, eb.resp_gbps);
+    eb.shaper = nullptr;
+    SimulateStream(schedule.ba, eb, rng, events, rb);
+  }
+  p.lost_a = ra.lost;
+  p.lost_b = rb.lost;
+  p.naks = ra.naks + rb.naks;
+  p.cnps = ra.cnps + rb.cnps;
+}
+
+// Distributes the wire events to the captures that see them (sender and receiver downlinks, the
+// uplink to spine00), inside the window.
+std::vector<std::vector<CapRecord>> DistributeEvents(const RdmaPlan& plan, const std::vector<PairGeometry>& geometry,
+                                                     const std::vector<WireEvent>& events) {
   std::map<std::pair<int, int>, size_t> downlink;  // (host, nic) -> capture
   int uplink = -1;
   for (size_t c = 0; c < plan.captures.size(); ++c) {
@@ -1510,113 +1520,152 @@ std::vector<RenderedFile> RenderRdma(const Cluster& cluster, RdmaPlan& plan) {
       }
     }
   }
+  return records;
+}
 
-  // Per host: NCCL logs, rdma res. Pairs by rank for the QP lines.
-  std::vector<std::vector<const RdmaQpPair*>> send_pairs(static_cast<size_t>(plan.world)),
-      recv_pairs(static_cast<size_t>(plan.world));
+// The simulated packets and where the captures see them.
+struct SimulatedWire {
+  std::vector<WireEvent> events;
+  std::vector<PairGeometry> geometry;         // per QP pair
+  std::vector<std::vector<CapRecord>> records;  // per capture
+};
+
+// Schedules every pair, simulates the captured ones' packets and distributes them to the captures.
+SimulatedWire SimulateWire(const Cluster& cluster, RdmaPlan& plan) {
+  SimulatedWire wire;
+  const std::vector<PairSchedule> schedules = ScheduleAll(cluster, plan);
+  wire.geometry.resize(plan.qp_pairs.size());
+  for (size_t i = 0; i < plan.qp_pairs.size(); ++i) {
+    const RdmaQpPair& p = plan.qp_pairs[i];
+    PairGeometry& geo = wire.geometry[i];
+    geo.path = PathOf(cluster, plan, p);
+    geo.leaf_a = LeafIndexOf(cluster, cluster.hosts[static_cast<size_t>(p.a.host)].leaf);
+    geo.leaf_b = LeafIndexOf(cluster, cluster.hosts[static_cast<size_t>(p.b.host)].leaf);
+    if (!p.captured) continue;
+    SimulatePair(cluster, plan, i, schedules[i], geo, wire.events);
+  }
+  wire.records = DistributeEvents(plan, wire.geometry, wire.events);
+  return wire;
+}
+
+// Capture c as a pcap file (records in time order, cut at max_packets_per_capture); fills its
+// counts and frees its records.
+RenderedFile RenderCapture(const SimOptions& o, RdmaPlan& plan, SimulatedWire& wire, size_t c) {
+  RdmaCapture& cap = plan.captures[c];
+  std::vector<CapRecord>& recs = wire.records[c];
+  std::sort(recs.begin(), recs.end(), [](const CapRecord& a, const CapRecord& b) {
+    if (a.ts_ns != b.ts_ns) return a.ts_ns < b.ts_ns;
+    if (a.event != b.event) return a.event < b.event;
+    return a.view < b.view;
+  });
+  if (static_cast<int64_t>(recs.size()) > o.max_packets_per_capture) {
+    recs.resize(static_cast<size_t>(o.max_packets_per_capture));
+    cap.cut = true;
+  }
+  std::vector<uint8_t> bytes;
+  formats::AppendPcapFileHeader(bytes, cap.snaplen);
+  for (const CapRecord& r : recs) {
+    const WireEvent& e = wire.events[r.event];
+    const std::vector<uint8_t> frame = EncodeEvent(plan, wire.geometry[static_cast<size_t>(e.pair)], e, r.view);
+    formats::AppendPcapRecord(bytes, r.ts_ns, frame, cap.snaplen);
+  }
+  cap.packets = static_cast<int64_t>(recs.size());
+  cap.bytes = static_cast<int64_t>(bytes.size());
+  std::vector<CapRecord>().swap(recs);
+  return {cap.file, std::string(bytes.begin(), bytes.end())};
+}
+
+// The ring QP pairs by rank: those it sends on, those it receives on.
+struct PairsByRank {
+  std::vector<std::vector<const RdmaQpPair*>> send, recv;
+};
+
+PairsByRank RingPairsByRank(const RdmaPlan& plan) {
+  PairsByRank by;
+  by.send.resize(static_cast<size_t>(plan.world));
+  by.recv.resize(static_cast<size_t>(plan.world));
   for (const RdmaQpPair& p : plan.qp_pairs) {
     if (p.kind != "ring") continue;
-    send_pairs[static_cast<size_t>(p.from_rank)].push_back(&p);
-    recv_pairs[static_cast<size_t>(p.to_rank)].push_back(&p);
+    by.send[static_cast<size_t>(p.from_rank)].push_back(&p);
+    by.recv[static_cast<size_t>(p.to_rank)].push_back(&p);
   }
-  auto render_capture = [&](size_t c) {
-    RdmaCapture& cap = plan.captures[c];
-    std::vector<CapRecord>& recs = records[c];
-    std::sort(recs.begin(), recs.end(), [](const CapRecord& a, const CapRecord& b) {
-      if (a.ts_ns != b.ts_ns) return a.ts_ns < b.ts_ns;
-      if (a.event != b.event) return a.event < b.event;
-      return a.view < b.view;
-    });
-    if (static_cast<int64_t>(recs.size()) > o.max_packets_per_capture) {
-      recs.resize(static_cast<size_t>(o.max_packets_per_capture));
-      cap.cut = true;
-    }
-    std::vector<uint8_t> bytes;
-    formats::AppendPcapFileHeader(bytes, cap.snaplen);
-    for (const CapRecord& r : recs) {
-      const WireEvent& e = events[r.event];
-      const std::vector<uint8_t> frame =
-          EncodeEvent(plan, geometry[static_cast<size_t>(e.pair)], e, r.view);
-      formats::AppendPcapRecord(bytes, r.ts_ns, frame, cap.snaplen);
-    }
-    cap.packets = static_cast<int64_t>(recs.size());
-    cap.bytes = static_cast<int64_t>(bytes.size());
-    out.push_back({cap.file, std::string(bytes.begin(), bytes.end())});
-    std::vector<CapRecord>().swap(recs);
-  };
+  return by;
+}
 
-  for (int hi = 0; hi < n_hosts; ++hi) {
-    const HostModel& h = cluster.hosts[static_cast<size_t>(hi)];
-    Rng lrng(Rng::Mix(o.seed, kLogLabel + static_cast<uint64_t>(hi)));
-    const std::string dir = h.name + "/";
-    const int first = plan.host_first_rank[static_cast<size_t>(hi)];
-    if (plan.per_rank_logs[static_cast<size_t>(hi)]) {
-      for (int g = 0; g < h.type->GpuCount(); ++g) {
-        std::string text;
-        for (LogLine& l : RankLog(cluster, plan, first + g, lrng, send_pairs, recv_pairs)) text += l.text;
-        out.push_back({dir + "nccl-rank" + std::to_string(first + g) + ".log", std::move(text)});
-      }
-    } else {
-      std::vector<LogLine> all;
-      for (int g = 0; g < h.type->GpuCount(); ++g) {
-        for (LogLine& l : RankLog(cluster, plan, first + g, lrng, send_pairs, recv_pairs)) all.push_back(std::move(l));
-      }
-      std::stable_sort(all.begin(), all.end(), [](const LogLine& a, const LogLine& b) { return a.order < b.order; });
+// Host hi's NCCL logs: one file per rank, or all its ranks interleaved in nccl-debug.log.
+void RenderHostLogs(const Cluster& cluster, const RdmaPlan& plan, int hi, const PairsByRank& pairs,
+                    std::vector<RenderedFile>& out) {
+  const HostModel& h = cluster.hosts[static_cast<size_t>(hi)];
+  Rng lrng(Rng::Mix(cluster.options.seed, kLogLabel + static_cast<uint64_t>(hi)));
+  const std::string dir = h.name + "/";
+  const int first = plan.host_first_rank[static_cast<size_t>(hi)];
+  if (plan.per_rank_logs[static_cast<size_t>(hi)]) {
+    for (int g = 0; g < h.type->GpuCount(); ++g) {
       std::string text;
-      for (const LogLine& l : all) text += l.text;
-      out.push_back({dir + kNcclDebugLogFile, std::move(text)});
+      for (LogLine& l : RankLog(cluster, plan, first + g, lrng, pairs.send, pairs.recv)) text += l.text;
+      out.push_back({dir + "nccl-rank" + std::to_string(first + g) + ".log", std::move(text)});
     }
-    if (plan.rdma_res_host[static_cast<size_t>(hi)]) {
-      std::vector<formats::RdmaQp> qps;
-      for (const RdmaNic& n : plan.nics[static_cast<size_t>(hi)]) {
-        formats::RdmaQp gsi;
-        gsi.dev = n.device;
-        gsi.port = 1;
-        gsi.lqpn = 1;
-        gsi.type = "GSI";
-        gsi.state = "RTS";
-        gsi.sq_psn = 0;
-        gsi.comm = "ib_core";
-        gsi.kernel_owner = true;
-        qps.push_back(gsi);
-        std::vector<formats::RdmaQp> rc;
-        for (const RdmaQpPair& p : plan.qp_pairs) {
-          for (int side = 0; side < 2; ++side) {
-            const RdmaQpEnd& me = side == 0 ? p.a : p.b;
-            const RdmaQpEnd& peer = side == 0 ? p.b : p.a;
-            if (me.host != hi || me.nic != n.nic) continue;
-            formats::RdmaQp q;
-            q.dev = n.device;
-            q.port = 1;
-            q.lqpn = me.qpn;
-            q.rqpn = peer.qpn;
-            q.type = "RC";
-            q.state = "RTS";
-            q.rq_psn = (peer.psn0 + peer.psns) & kPsnMask;
-            q.sq_psn = (me.psn0 + me.psns) & kPsnMask;
-            q.path_mig_state = "MIGRATED";
-            q.pdn = 3 + (me.pid % 5);
-            q.pid = me.pid;
-            q.comm = me.comm;
-            rc.push_back(q);
-          }
-        }
-        std::sort(rc.begin(), rc.end(), [](const formats::RdmaQp& a, const formats::RdmaQp& b) { return a.lqpn < b.lqpn; });
-        for (auto& q : rc) qps.push_back(std::move(q));
-      }
-      out.push_back({dir + kRdmaResQpFile, formats::WriteRdmaResQp(qps)});
-    }
-    for (size_t c = 0; c < plan.captures.size(); ++c) {
-      if (plan.captures[c].kind == "downlink" && plan.captures[c].host == hi) render_capture(c);
-    }
+    return;
   }
+  std::vector<LogLine> all;
+  for (int g = 0; g < h.type->GpuCount(); ++g) {
+    for (LogLine& l : RankLog(cluster, plan, first + g, lrng, pairs.send, pairs.recv)) all.push_back(std::move(l));
+  }
+  std::stable_sort(all.begin(), all.end(), [](const LogLine& a, const LogLine& b) { return a.order < b.order; });
+  std::string text;
+  for (const LogLine& l : all) text += l.text;
+  out.push_back({dir + kNcclDebugLogFile, std::move(text)});
+}
 
-  // Inventory.
+// Host hi's `rdma res show qp`: per NIC its GSI QP, then its RC QPs by local QP number.
+std::string RenderRdmaResQp(const RdmaPlan& plan, int hi) {
+  std::vector<formats::RdmaQp> qps;
+  for (const RdmaNic& n : plan.nics[static_cast<size_t>(hi)]) {
+    formats::RdmaQp gsi;
+    gsi.dev = n.device;
+    gsi.port = 1;
+    gsi.lqpn = 1;
+    gsi.type = "GSI";
+    gsi.state = "RTS";
+    gsi.sq_psn = 0;
+    gsi.comm = "ib_core";
+    gsi.kernel_owner = true;
+    qps.push_back(gsi);
+    std::vector<formats::RdmaQp> rc;
+    for (const RdmaQpPair& p : plan.qp_pairs) {
+      for (int side = 0; side < 2; ++side) {
+        const RdmaQpEnd& me = side == 0 ? p.a : p.b;
+        const RdmaQpEnd& peer = side == 0 ? p.b : p.a;
+        if (me.host != hi || me.nic != n.nic) continue;
+        formats::RdmaQp q;
+        q.dev = n.device;
+        q.port = 1;
+        q.lqpn = me.qpn;
+        q.rqpn = peer.qpn;
+        q.type = "RC";
+        q.state = "RTS";
+        q.rq_psn = (peer.psn0 + peer.psns) & kPsnMask;
+        q.sq_psn = (me.psn0 + me.psns) & kPsnMask;
+        q.path_mig_state = "MIGRATED";
+        q.pdn = 3 + (me.pid % 5);
+        q.pid = me.pid;
+        q.comm = me.comm;
+        rc.push_back(q);
+      }
+    }
+    std::sort(rc.begin(), rc.end(), [](const formats::RdmaQp& a, const formats::RdmaQp& b) { return a.lqpn < b.lqpn; });
+    for (auto& q : rc) qps.push_back(std::move(q));
+  }
+  return formats::WriteRdmaResQp(qps);
+}
+
+// inventory.csv: every NIC of the inventory hosts.
+std::string RenderInventory(const Cluster& cluster, const RdmaPlan& plan) {
   formats::Inventory inv;
-  for (int hi = 0; hi < n_hosts; ++hi) {
-    if (!plan.inventory_host[static_cast<size_t>(hi)]) continue;
-    const HostModel& h = cluster.hosts[static_cast<size_t>(hi)];
-    for (const RdmaNic& n : plan.nics[static_cast<size_t>(hi)]) {
+  for (size_t hi = 0; hi < cluster.hosts.size(); ++hi) {
+    if (!plan.inventory_host[hi]) continue;
+    const HostModel& h = cluster.hosts[hi];
+    for (const RdmaNic& n : plan.nics[hi]) {
       formats::InventoryRow row;
       row.host = h.name;
       row.ip = n.ip.ToString();
@@ -1624,14 +1673,35 @@ std::vector<RenderedFile> RenderRdma(const Cluster& cluster, RdmaPlan& plan) {
       row.nic = n.device;
       row.port = 1;
       row.gid = "::ffff:" + n.ip.ToString();
-      row.rack = o.arch == "hhre" ? h.leaf : std::string();
+      row.rack = cluster.options.arch == "hhre" ? h.leaf : std::string();
       row.leaf = h.leaf;
       inv.rows.push_back(std::move(row));
     }
   }
-  out.push_back({kInventoryFile, formats::WriteInventoryCsv(inv)});
+  return formats::WriteInventoryCsv(inv);
+}
+
+}  // namespace
+
+std::vector<RenderedFile> RenderRdma(const Cluster& cluster, RdmaPlan& plan) {
+  const SimOptions& o = cluster.options;
+  std::vector<RenderedFile> out;
+  SimulatedWire wire = SimulateWire(cluster, plan);
+  const PairsByRank pairs = RingPairsByRank(plan);
+  for (int hi = 0; hi < static_cast<int>(cluster.hosts.size()); ++hi) {
+    RenderHostLogs(cluster, plan, hi, pairs, out);
+    if (plan.rdma_res_host[static_cast<size_t>(hi)]) {
+      out.push_back({cluster.hosts[static_cast<size_t>(hi)].name + "/" + kRdmaResQpFile, RenderRdmaResQp(plan, hi)});
+    }
+    for (size_t c = 0; c < plan.captures.size(); ++c) {
+      if (plan.captures[c].kind == "downlink" && plan.captures[c].host == hi) {
+        out.push_back(RenderCapture(o, plan, wire, c));
+      }
+    }
+  }
+  out.push_back({kInventoryFile, RenderInventory(cluster, plan)});
   for (size_t c = 0; c < plan.captures.size(); ++c) {
-    if (plan.captures[c].kind != "downlink") render_capture(c);
+    if (plan.captures[c].kind != "downlink") out.push_back(RenderCapture(o, plan, wire, c));
   }
   return out;
 }
@@ -1640,12 +1710,133 @@ std::vector<RenderedFile> RenderRdma(const Cluster& cluster, RdmaPlan& plan) {
 // Truth
 // ---------------------------------------------------------------------------------------------
 
+namespace {
+
+using nlohmann::json;
+
+// What the truth tells of the plan's hosts, NICs and QP ends.
+struct TruthNames {
+  const Cluster& cluster;
+  const RdmaPlan& plan;
+  [[nodiscard]] const std::string& Host(int h) const { return cluster.hosts[static_cast<size_t>(h)].name; }
+  [[nodiscard]] const RdmaNic& Nic(const RdmaQpEnd& e) const {
+    return plan.nics[static_cast<size_t>(e.host)][static_cast<size_t>(e.nic)];
+  }
+  [[nodiscard]] std::string Ip(const RdmaQpEnd& e) const { return Nic(e).ip.ToString(); }
+};
+
+// "addresses": every NIC of every host.
+json AddressesJson(const TruthNames& names) {
+  json addresses = json::array();
+  for (const auto& host_nics : names.plan.nics) {
+    for (const RdmaNic& n : host_nics) {
+      addresses.push_back({{"host", names.Host(n.host)},
+                           {"nic", n.device},
+                           {"netdev", n.netdev},
+                           {"ip", n.ip.ToString()},
+                           {"leaf_port", n.leaf_port},
+                           {"in_inventory", static_cast<bool>(names.plan.inventory_host[static_cast<size_t>(n.host)])}});
+    }
+  }
+  return addresses;
+}
+
+// "captures": each capture with its counts after rendering.
+json CapturesJson(const TruthNames& names) {
+  const RdmaPlan& plan = names.plan;
+  json captures = json::array();
+  for (const RdmaCapture& c : plan.captures) {
+    captures.push_back({{"file", c.file},
+                        {"port", c.port},
+                        {"leaf", c.leaf},
+                        {"kind", c.kind},
+                        {"host", c.host >= 0 ? names.Host(c.host) : std::string()},
+                        {"nic", c.host >= 0 ? plan.nics[static_cast<size_t>(c.host)][static_cast<size_t>(c.nic)].device
+                                            : std::string()},
+                        {"spine", c.spine},
+                        {"snaplen", c.snaplen},
+                        {"packets", c.packets},
+                        {"bytes", c.bytes},
+                        {"cut", c.cut}});
+  }
+  return captures;
+}
+
+// One end of a QP pair in "qp_pairs".
+json QpEndJson(const TruthNames& names, const RdmaQpEnd& e) {
+  return json{{"host", names.Host(e.host)},
+              {"nic", names.Nic(e).device},
+              {"ip", names.Ip(e)},
+              {"qpn", e.qpn},
+              {"psn0", e.psn0},
+              {"sq_psn", (e.psn0 + e.psns) & kPsnMask},
+              {"pid", e.pid},
+              {"comm", e.comm}};
+}
+
+// One direction of a QP pair in "flows": requests from `src` to `dst`, with their lost PSNs.
+json FlowJson(const TruthNames& names, const RdmaQpPair& p, const RdmaQpEnd& src, const RdmaQpEnd& dst,
+              const std::string& kind, const std::vector<uint32_t>& lost_psns) {
+  const RdmaLink& l = names.plan.links[static_cast<size_t>(p.link)];
+  return json{{"src", names.Ip(src)},
+              {"dst", names.Ip(dst)},
+              {"dest_qp", dst.qpn},
+              {"src_qp", src.qpn},
+              {"src_host", names.Host(src.host)},
+              {"dst_host", names.Host(dst.host)},
+              {"kind", kind},
+              {"udp_sport", p.udp_sport},
+              {"channel", p.channel},
+              {"link", names.Host(l.host_a) + "~" + names.Host(l.host_b)},
+              {"lost_psns", lost_psns},
+              {"captured", p.captured}};
+}
+
+// "qp_pairs" and "flows" (two per pair: the requests and the answers).
+void AddPairsAndFlows(const TruthNames& names, json& r) {
+  json pairs = json::array();
+  json flows = json::array();
+  for (const RdmaQpPair& p : names.plan.qp_pairs) {
+    pairs.push_back({{"kind", p.kind},
+                     {"op", p.op},
+                     {"channel", p.channel},
+                     {"from_rank", p.from_rank},
+                     {"to_rank", p.to_rank},
+                     {"qp_index", p.qp_index},
+                     {"requester", QpEndJson(names, p.a)},
+                     {"responder", QpEndJson(names, p.b)},
+                     {"udp_sport", p.udp_sport},
+                     {"captured", p.captured},
+                     {"congested", p.congested},
+                     {"naks", p.naks},
+                     {"cnps", p.cnps}});
+    flows.push_back(FlowJson(names, p, p.a, p.b, p.kind, p.lost_a));
+    flows.push_back(FlowJson(names, p, p.b, p.a, p.kind == "ring" ? "ack" : "background", p.lost_b));
+  }
+  r["qp_pairs"] = std::move(pairs);
+  r["flows"] = std::move(flows);
+}
+
+// "rings" and "trees" of the communicator.
+void AddRingsAndTrees(const TruthNames& names, json& r) {
+  json rings = json::array();
+  for (const RdmaRing& ring : names.plan.rings) {
+    json hosts = json::array();
+    for (int h : ring.hosts) hosts.push_back(names.Host(h));
+    rings.push_back({{"channel", ring.channel}, {"ranks", ring.ranks}, {"hosts", hosts}});
+  }
+  r["rings"] = std::move(rings);
+  json trees = json::array();
+  for (const RdmaTree& t : names.plan.trees) {
+    trees.push_back({{"channel", t.channel}, {"root", t.root}, {"up", t.up}});
+  }
+  r["trees"] = std::move(trees);
+}
+
+}  // namespace
+
 void AddRdmaTruth(const Cluster& cluster, const RdmaPlan& plan, nlohmann::json* root) {
-  using nlohmann::json;
-  const auto host_name = [&](int h) { return cluster.hosts[static_cast<size_t>(h)].name; };
-  const auto ip_of = [&](const RdmaQpEnd& e) {
-    return plan.nics[static_cast<size_t>(e.host)][static_cast<size_t>(e.nic)].ip.ToString();
-  };
+  const TruthNames names{cluster, plan};
   json r;
   r["window"] = {{"start_ns", plan.window_start_ns}, {"end_ns", plan.window_end_ns}};
   r["nccl"] = {{"version", plan.nccl_version},
@@ -1655,109 +1846,14 @@ void AddRdmaTruth(const Cluster& cluster, const RdmaPlan& plan, nlohmann::json* 
                {"world", plan.world},
                {"nodes", static_cast<int>(cluster.hosts.size())},
                {"comm_id", plan.comm_id}};
-
-  json addresses = json::array();
-  for (const auto& host_nics : plan.nics) {
-    for (const RdmaNic& n : host_nics) {
-      addresses.push_back({{"host", host_name(n.host)},
-                           {"nic", n.device},
-                           {"netdev", n.netdev},
-                           {"ip", n.ip.ToString()},
-                           {"leaf_port", n.leaf_port},
-                           {"in_inventory", static_cast<bool>(plan.inventory_host[static_cast<size_t>(n.host)])}});
-    }
-  }
-  r["addresses"] = std::move(addresses);
-
-  json captures = json::array();
-  for (const RdmaCapture& c : plan.captures) {
-    captures.push_back({{"file", c.file},
-                        {"port", c.port},
-                        {"leaf", c.leaf},
-                        {"kind", c.kind},
-                        {"host", c.host >= 0 ? host_name(c.host) : std::string()},
-                        {"nic", c.host >= 0 ? plan.nics[static_cast<size_t>(c.host)][static_cast<size_t>(c.nic)].device
-                                            : std::string()},
-                        {"spine", c.spine},
-                        {"snaplen", c.snaplen},
-                        {"packets", c.packets},
-                        {"bytes", c.bytes},
-                        {"cut", c.cut}});
-  }
-  r["captures"] = std::move(captures);
-
-  json rings = json::array();
-  for (const RdmaRing& ring : plan.rings) {
-    json hosts = json::array();
-    for (int h : ring.hosts) hosts.push_back(host_name(h));
-    rings.push_back({{"channel", ring.channel}, {"ranks", ring.ranks}, {"hosts", hosts}});
-  }
-  r["rings"] = std::move(rings);
-  json trees = json::array();
-  for (const RdmaTree& t : plan.trees) {
-    trees.push_back({{"channel", t.channel}, {"root", t.root}, {"up", t.up}});
-  }
-  r["trees"] = std::move(trees);
-
-  json pairs = json::array();
-  json flows = json::array();
-  for (const RdmaQpPair& p : plan.qp_pairs) {
-    auto end_json = [&](const RdmaQpEnd& e) {
-      return json{{"host", host_name(e.host)},
-                  {"nic", plan.nics[static_cast<size_t>(e.host)][static_cast<size_t>(e.nic)].device},
-                  {"ip", ip_of(e)},
-                  {"qpn", e.qpn},
-                  {"psn0", e.psn0},
-                  {"sq_psn", (e.psn0 + e.psns) & kPsnMask},
-                  {"pid", e.pid},
-                  {"comm", e.comm}};
-    };
-    pairs.push_back({{"kind", p.kind},
-                     {"op", p.op},
-                     {"channel", p.channel},
-                     {"from_rank", p.from_rank},
-                     {"to_rank", p.to_rank},
-                     {"qp_index", p.qp_index},
-                     {"requester", end_json(p.a)},
-                     {"responder", end_json(p.b)},
-                     {"udp_sport", p.udp_sport},
-                     {"captured", p.captured},
-                     {"congested", p.congested},
-                     {"naks", p.naks},
-                     {"cnps", p.cnps}});
-    const std::string link = host_name(plan.links[static_cast<size_t>(p.link)].host_a) + "~" +
-                             host_name(plan.links[static_cast<size_t>(p.link)].host_b);
-    flows.push_back({{"src", ip_of(p.a)},
-                     {"dst", ip_of(p.b)},
-                     {"dest_qp", p.b.qpn},
-                     {"src_qp", p.a.qpn},
-                     {"src_host", host_name(p.a.host)},
-                     {"dst_host", host_name(p.b.host)},
-                     {"kind", p.kind},
-                     {"udp_sport", p.udp_sport},
-                     {"channel", p.channel},
-                     {"link", link},
-                     {"lost_psns", p.lost_a},
-                     {"captured", p.captured}});
-    flows.push_back({{"src", ip_of(p.b)},
-                     {"dst", ip_of(p.a)},
-                     {"dest_qp", p.a.qpn},
-                     {"src_qp", p.b.qpn},
-                     {"src_host", host_name(p.b.host)},
-                     {"dst_host", host_name(p.a.host)},
-                     {"kind", p.kind == "ring" ? "ack" : "background"},
-                     {"udp_sport", p.udp_sport},
-                     {"channel", p.channel},
-                     {"link", link},
-                     {"lost_psns", p.lost_b},
-                     {"captured", p.captured}});
-  }
-  r["qp_pairs"] = std::move(pairs);
-  r["flows"] = std::move(flows);
+  r["addresses"] = AddressesJson(names);
+  r["captures"] = CapturesJson(names);
+  AddRingsAndTrees(names, r);
+  AddPairsAndFlows(names, r);
 
   json links = json::array();
   for (const RdmaLink& l : plan.links) {
-    json j = {{"link", host_name(l.host_a) + "~" + host_name(l.host_b)},
+    json j = {{"link", names.Host(l.host_a) + "~" + names.Host(l.host_b)},
               {"backbone", l.backbone},
               {"mode", l.mode},
               {"period_us", l.period_us}};
