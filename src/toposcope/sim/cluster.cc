@@ -242,6 +242,11 @@ Result<Cluster> BuildCluster(const SimOptions& options) {
   return c;
 }
 
+Status CheckHostLimit(const SimOptions& options, int max_hosts, const std::string& part, const std::string& hint) {
+  if (options.hosts <= max_hosts) return {};
+  return MakeError(part + " simulation supports at most " + std::to_string(max_hosts) + " hosts", hint);
+}
+
 std::vector<LinkTruth> HostLinks(const HostModel& host) {
   std::vector<LinkTruth> out;
   const NodeType& t = *host.type;

@@ -161,6 +161,10 @@ struct Cluster {
 // outside its domain.
 Result<Cluster> BuildCluster(const SimOptions& options);
 
+// A part's host limit (the RDMA and fabric simulations have one): ok when options.hosts is at most
+// `max_hosts`, else fails with "<part> simulation supports at most <max_hosts> hosts" and `hint`.
+Status CheckHostLimit(const SimOptions& options, int max_hosts, const std::string& part, const std::string& hint);
+
 // Every GPU pair of a host (a < b), in order (0,1), (0,2), ..., with the physics of node_types.h.
 std::vector<LinkTruth> HostLinks(const HostModel& host);
 

@@ -227,11 +227,8 @@ uint16_t RoceUdpSourcePort(uint32_t lqpn, uint32_t rqpn) {
 
 Status ValidateRdmaOptions(const SimOptions& o) {
   if (!o.with_rdma) return {};
+  if (Status st = CheckHostLimit(o, kMaxRdmaHosts, "RDMA", "turn RDMA off or simulate fewer hosts"); !st) return st;
   auto bad = [](const std::string& what, const std::string& hint) { return Status(MakeError(what, hint)); };
-  if (o.hosts > kMaxRdmaHosts) {
-    return bad("RDMA simulation supports at most " + std::to_string(kMaxRdmaHosts) + " hosts",
-               "turn RDMA off or simulate fewer hosts");
-  }
   if (!(o.rdma_window_ms >= 1 && o.rdma_window_ms <= 1000)) return bad("rdma window out of range", "use 1..1000 ms");
   if (o.nccl_channels < 1 || o.nccl_channels > 16) return bad("NCCL channels out of range", "use 1..16");
   if (o.qps_per_connection < 1 || o.qps_per_connection > 8) return bad("QPs per connection out of range", "use 1..8");
