@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <ctime>
 #include <deque>
+#include <initializer_list>
 #include <set>
 #include <string_view>
 
@@ -518,24 +519,37 @@ struct QpEvent {
 
 using formats::QpState;
 
+// One step of a chain of QP state transitions: the transition and the random delay before it
+// (after the previous step; a chain's first step has none).
+struct QpStep {
+  QpState from, to;
+  double delay_lo_ns = 0, delay_hi_ns = 0;
+};
+
+// Pushes a chain of transitions, the first at t_ns; returns the time of the last.
+double PushChain(std::vector<QpEvent>* ev, uint32_t qp, double t_ns, Rng& rng, std::initializer_list<QpStep> steps) {
+  double t = t_ns;
+  bool first = true;
+  for (const QpStep& s : steps) {
+    if (!first) t += rng.Uniform(s.delay_lo_ns, s.delay_hi_ns);
+    first = false;
+    ev->push_back({Ns(t), qp, s.from, s.to});
+  }
+  return t;
+}
+
 // A QP brought up from RESET at t_ns: RESET->INIT->RTR->RTS.
 void Create(std::vector<QpEvent>* ev, uint32_t qp, double t_ns, Rng& rng) {
-  double t = t_ns;
-  ev->push_back({Ns(t), qp, QpState::kReset, QpState::kInit});
-  t += rng.Uniform(10e3, 60e3);
-  ev->push_back({Ns(t), qp, QpState::kInit, QpState::kRtr});
-  t += rng.Uniform(5e3, 30e3);
-  ev->push_back({Ns(t), qp, QpState::kRtr, QpState::kRts});
+  PushChain(ev, qp, t_ns, rng,
+            {{QpState::kReset, QpState::kInit}, {QpState::kInit, QpState::kRtr, 10e3, 60e3},
+             {QpState::kRtr, QpState::kRts, 5e3, 30e3}});
 }
 
 // A QP torn down at t_ns (RTS->ERR->RESET) and created again.
 void Recreate(std::vector<QpEvent>* ev, uint32_t qp, double t_ns, Rng& rng) {
-  double t = t_ns;
-  ev->push_back({Ns(t), qp, QpState::kRts, QpState::kErr});
-  t += rng.Uniform(5e3, 40e3);
-  ev->push_back({Ns(t), qp, QpState::kErr, QpState::kReset});
-  t += rng.Uniform(5e3, 30e3);
-  Create(ev, qp, t, rng);
+  const double reset_ns =
+      PushChain(ev, qp, t_ns, rng, {{QpState::kRts, QpState::kErr}, {QpState::kErr, QpState::kReset, 5e3, 40e3}});
+  Create(ev, qp, reset_ns + rng.Uniform(5e3, 30e3), rng);
 }
 
 // Between re-creations of a staggered QP: a drain (RTS->SQD->RTS, 30 %) or a send-queue error
