@@ -19,7 +19,9 @@
 #include "toposcope/formats/node/nvsmi_topo.h"
 #include "toposcope/formats/node/p2p_matrix.h"
 #include "toposcope/sim/cluster.h"
+#include "toposcope/sim/fabric_sim.h"
 #include "toposcope/sim/node_types.h"
+#include "toposcope/sim/rdma_traffic.h"
 #include "toposcope/sim/simulate.h"
 #include "toposcope/sim/writers.h"
 #include "toposcope/stats/alpha_stable.h"
@@ -331,6 +333,59 @@ TEST(Simulate, SummaryListsHostsFilesFaults) {
   for (const auto& h : s->hosts) {
     for (const auto& f : h.files) EXPECT_TRUE(fs::exists(dir.str() + "/" + f)) << f;
   }
+}
+
+TEST(Simulate, SummaryText) {
+  SimSummary s;
+  s.out_dir = "/tmp/out";
+  s.arch = "fat-tree";
+  s.seed = 3;
+  s.hosts = {{"node001", "h100-nvswitch", "leaf00", {}},
+             {"node002", "a100-nvswitch", "leaf00", {}},
+             {"node003", "h100-nvswitch", "leaf00", {}}};
+  s.faults = {{"nvlink_lanes_down", "node003", {"node003/gpu5"}, "9 of 18 lanes down"}};
+  s.faults_requested = 2;
+  s.truth_path = "/tmp/out/truth.json";
+  s.files_written = 10;
+  EXPECT_EQ(SimSummaryText(s),
+            "simulated 3 hosts (fat-tree, seed 3), 10 files in /tmp/out\n"
+            "  1 x a100-nvswitch\n"
+            "  2 x h100-nvswitch\n"
+            "injected faults: 1 of 2 requested\n"
+            "  nvlink_lanes_down on node003: node003/gpu5 (9 of 18 lanes down)\n"
+            "ground truth: /tmp/out/truth.json (read only by `toposcope score`)\n");
+}
+
+TEST(Simulate, ScaleLimitsDropRdmaAndFabricOnLargeClusters) {
+  SimOptions o;
+  o.with_rdma = true;
+  o.with_fabric = true;
+  o.with_telemetry = true;
+  o.hosts = kMaxFabricHosts;
+  SimOptions l = WithScaleLimits(o);
+  EXPECT_TRUE(l.with_rdma);
+  EXPECT_TRUE(l.with_fabric);
+  o.hosts = kMaxFabricHosts + 1;
+  l = WithScaleLimits(o);
+  EXPECT_TRUE(l.with_rdma);
+  EXPECT_FALSE(l.with_fabric);
+  EXPECT_TRUE(l.with_telemetry);
+  EXPECT_EQ(l.hosts, o.hosts);
+  o.hosts = kMaxRdmaHosts;
+  EXPECT_TRUE(WithScaleLimits(o).with_rdma);
+  o.hosts = kMaxRdmaHosts + 1;
+  l = WithScaleLimits(o);
+  EXPECT_FALSE(l.with_rdma);
+  EXPECT_FALSE(l.with_fabric);
+  // Parts that were off stay off.
+  o.hosts = 4;
+  o.with_rdma = false;
+  o.with_fabric = false;
+  l = WithScaleLimits(o);
+  EXPECT_FALSE(l.with_rdma);
+  EXPECT_FALSE(l.with_fabric);
+  EXPECT_EQ(kMaxRdmaHosts, 1024);
+  EXPECT_EQ(kMaxFabricHosts, 512);
 }
 
 json LoadTruth(const std::string& dir) {

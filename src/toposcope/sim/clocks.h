@@ -43,7 +43,7 @@ namespace toposcope::sim {
 
 enum class ClockDiscipline { kPtp, kNtp };
 
-// "ptp" / "ntp".
+// Returns "ptp" or "ntp" (a static string). Never fails.
 const char* ClockDisciplineName(ClockDiscipline d);
 
 struct ClockStep {
@@ -69,7 +69,9 @@ struct ClockParams {
   double base_delay_ns = 0;    // PTP path delay / NTP root delay without spikes
 };
 
-// One host's clock: the offset model of the header, evaluated exactly at any true time.
+// One host's clock: the offset model of the header, evaluated exactly at any true time. Every
+// member returns what its comment says for any time (before the epoch or past the modelled span
+// the frequency is held); none fails.
 class HostClock {
  public:
   HostClock() = default;
@@ -100,13 +102,16 @@ class HostClock {
 };
 
 // Draws the parameters of one host's clock (the header's table). `rng` is the host's clock
-// stream; `epoch_ns`/`duration_s` the run; `uptime_s` comes from the same stream.
+// stream; `epoch_ns`/`duration_s` the run; `uptime_s` comes from the same stream. Returns the
+// parameters (no steps yet); never fails.
 ClockParams DrawClockParams(ClockDiscipline discipline, int64_t epoch_ns, double duration_s, Rng& rng);
 
 // The chrony tracking.log of an NTP-grade host over [epoch, epoch + duration]: one update per poll
 // interval at whole seconds of the host's clock. Offsets are the true offset plus measurement
 // noise and delay-spike errors; Freq is the raw oscillator error plus the residual frequency.
-// `server_ip` is the reference's address.
+// `server_ip` is the reference's address. Returns the records in time order (updates that land
+// on a clock step are left out); never fails. The clock must be NTP-grade (DrawClockParams: a
+// positive poll interval).
 std::vector<formats::ChronyTrackingRecord> SimulateChronyTracking(const HostClock& clock,
                                                                   const std::string& server_ip, Rng& rng);
 
@@ -120,12 +125,14 @@ struct PtpSample {
   double freq_ppb = 0;
   int64_t path_delay_ns = 0;
 };
-// The ptp4l samples of a PTP-grade host over the run, at its sample rate.
+// The ptp4l samples of a PTP-grade host over the run, at its sample rate, in time order. Never
+// fails; the clock must be PTP-grade (DrawClockParams: a sample interval of at least 1 ns).
 std::vector<PtpSample> SimulatePtp4l(const HostClock& clock, Rng& rng);
 
 // Explicit sync pairs (our CSV): every `interval_s` of true time, the host's clock and the
 // reference read at one instant, with Gaussian read error of `sigma_ns` on the host side;
-// uncertainty_ns = 2 sigma; source "pps-probe".
+// uncertainty_ns = 2 sigma; source "pps-probe". Returns the pairs in time order over the run;
+// never fails. `interval_s` must be at least 1 ns.
 std::vector<formats::SyncPoint> SimulateSyncPairs(const HostClock& clock, const std::string& host,
                                                   double interval_s, double sigma_ns, Rng& rng);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 #include "toposcope/base/rng.h"
 
@@ -163,24 +164,13 @@ Status ValidateOptions(const SimOptions& o) {
 }  // namespace
 
 double LatencyModelUs(LinkType type) {
-  switch (type) {
-    case LinkType::kNvlink:
-      return 1.9;
-    case LinkType::kNvswitch:
-      return 2.1;
-    case LinkType::kPix:
-      return 10.5;
-    case LinkType::kPxb:
-      return 11.0;
-    case LinkType::kPhb:
-      return 11.5;
-    case LinkType::kNode:
-      return 12.5;
-    case LinkType::kSys:
-      return 14.5;
-    default:
-      return 15.0;
+  constexpr std::pair<LinkType, double> kLatenciesUs[] = {
+      {LinkType::kNvlink, 1.9}, {LinkType::kNvswitch, 2.1}, {LinkType::kPix, 10.5}, {LinkType::kPxb, 11.0},
+      {LinkType::kPhb, 11.5},   {LinkType::kNode, 12.5},    {LinkType::kSys, 14.5}};
+  for (const auto& [t, us] : kLatenciesUs) {
+    if (t == type) return us;
   }
+  return 15.0;  // C2C, NET, unknown
 }
 
 Result<Cluster> BuildCluster(const SimOptions& options) {
@@ -240,6 +230,11 @@ Result<Cluster> BuildCluster(const SimOptions& options) {
     return a.host != b.host ? a.host < b.host : a.kind < b.kind;
   });
   return c;
+}
+
+Status CheckHostLimit(const SimOptions& options, int max_hosts, const std::string& part, const std::string& hint) {
+  if (options.hosts <= max_hosts) return {};
+  return MakeError(part + " simulation supports at most " + std::to_string(max_hosts) + " hosts", hint);
 }
 
 std::vector<LinkTruth> HostLinks(const HostModel& host) {

@@ -157,15 +157,22 @@ struct Cluster {
 
 // Builds the cluster: hosts and node types, fabric, faults (placed and sized from the seed: kinds
 // alternate nvlink_lanes_down / pcie_downtrain, at most one fault per host, on eligible hosts only).
-// Fails on an unknown arch or node type, hosts outside 1..100000, negative faults, or a noise model
-// outside its domain.
+// Returns the cluster (with fewer faults than requested when too few hosts are eligible). Fails on
+// an unknown arch or node type, hosts outside 1..100000, negative faults, or a noise model outside
+// its domain.
 Result<Cluster> BuildCluster(const SimOptions& options);
 
-// Every GPU pair of a host (a < b), in order (0,1), (0,2), ..., with the physics of node_types.h.
+// A part's host limit (the RDMA and fabric simulations have one): ok when options.hosts is at most
+// `max_hosts`, else fails with "<part> simulation supports at most <max_hosts> hosts" and `hint`.
+Status CheckHostLimit(const SimOptions& options, int max_hosts, const std::string& part, const std::string& hint);
+
+// Every GPU pair of a host (a < b), in order (0,1), (0,2), ..., with the physics of node_types.h:
+// returns G(G-1)/2 entries for G GPUs; never fails (the host must have its node type).
 std::vector<LinkTruth> HostLinks(const HostModel& host);
 
 // Small-message P2P write latency model (microseconds), loosely after DOMAIN.md §1.5: NVLink ~1.9,
-// NVSwitch ~2.1, PCIe PIX 10.5, PXB 11.0, PHB 11.5, NODE 12.5, SYS 14.5.
+// NVSwitch ~2.1, PCIe PIX 10.5, PXB 11.0, PHB 11.5, NODE 12.5, SYS 14.5; returns 15 for any other
+// type. Never fails.
 double LatencyModelUs(LinkType type);
 
 // The RNG stream labels (Rng::Mix(seed, label)): host i's measurements use label i; faults use

@@ -220,42 +220,68 @@ std::vector<int> SwitchComponents(int sw, const std::vector<FabricLink>& links) 
   return comp;
 }
 
-}  // namespace
-
-std::string ImportedEndpointName(std::string_view host, std::string_view device, int adapters_of_host) {
-  if (adapters_of_host <= 1) return Sanitize(host);
-  return Sanitize(std::string(host) + "-" + std::string(device));
-}
-
-std::string ImportedSwitchName(std::string_view desc) {
-  std::string_view d = Trim(desc);
-  const size_t semi = d.find(';');
-  if (semi != std::string_view::npos) {
-    const size_t colon = d.find(':', semi + 1);
-    if (colon != std::string_view::npos && colon > semi + 1) return Sanitize(Trim(d.substr(semi + 1, colon - semi - 1)));
-  }
-  const size_t hash = d.find(" # ");
-  if (hash != std::string_view::npos && !Trim(d.substr(hash + 3)).empty()) return Sanitize(Trim(d.substr(hash + 3)));
-  if (d.empty()) return "switch";
-  return Sanitize(d);
-}
-
-Result<ImportedFabric> ImportIbFabric(const formats::IbFabric& fabric, const SimOptions& options,
-                                      const ImportOptions& import, std::string_view source) {
+// A new import of `kind` from `source`.
+ImportedFabric NewImport(const char* kind, std::string_view source, const ImportOptions& import) {
   ImportedFabric im;
-  im.source_kind = "ibnetdiscover";
+  im.source_kind = kind;
   im.source = std::string(source);
   im.import_options = import;
-  im.source_switches = fabric.SwitchCount();
-  im.source_cas = fabric.CaCount();
-  const std::vector<formats::IbLink> ib_links = formats::IbLinks(fabric);
-  im.source_links = static_cast<int64_t>(ib_links.size());
-  if (im.source_switches == 0) return MakeError("the fabric has no switch: nothing to simulate", "import a dump of a switched fabric");
-  const auto by_id = fabric.IndexById();
+  return im;
+}
 
-  // Switches in file order.
+// The switches' port-to-port latency range: the import options' when valid, else the defaults;
+// noted in `im`'s notes (with `note_tail` appended).
+std::pair<double, double> SwitchLatencyRange(const ImportOptions& import, double lo_default, double hi_default,
+                                             const std::string& note_tail, ImportedFabric& im) {
+  double lo = import.switch_latency_lo_us, hi = import.switch_latency_hi_us;
+  if (!(lo > 0 && hi >= lo)) {
+    lo = lo_default;
+    hi = hi_default;
+  }
+  im.notes.push_back("switch port-to-port latency " + FormatFixed(lo, 3) + "-" + FormatFixed(hi, 3) + " us" +
+                     note_tail);
+  return {lo, hi};
+}
+
+// Draws each switch's latency in [lo, hi] and its ECMP seed, switch by switch.
+void DrawSwitchLatencies(std::vector<FabricSwitch>& switches, double lo, double hi, Rng& rng) {
+  for (FabricSwitch& s : switches) {
+    s.latency_us = rng.Uniform(lo, hi);
+    s.ecmp_seed = static_cast<uint32_t>(rng.NextU64());
+  }
+}
+
+// Draws each link's cable length (by its kind) and PHY latency, link by link.
+void DrawCables(std::vector<FabricLink>& links, Rng& rng) {
+  for (FabricLink& l : links) {
+    const auto [lo_m, hi_m] = LengthRange(l.kind);
+    l.length_m = Round3(rng.Uniform(lo_m, hi_m));
+    l.phy_us = rng.Uniform(0.05, 0.12);
+  }
+}
+
+// Sets links' rates from their width and speed; counts those it cannot rate (simulated at
+// kUnknownRateGbps).
+struct LinkRates {
+  int unknown = 0;
+  void Set(FabricLink& l, const std::string& width, const std::string& speed) {
+    l.width = width;
+    l.speed = speed;
+    l.rate_gbps = formats::IbRateGbps(width, speed);
+    if (l.rate_gbps <= 0) {
+      l.rate_gbps = kUnknownRateGbps;
+      ++unknown;
+    }
+  }
+};
+
+// ---- ibnetdiscover ----
+
+using SwitchIndex = std::unordered_map<std::string, int>;  // node id -> plan switch
+
+// The dump's switches in file order, with unique names; fills `switch_index` and im.switch_ids.
+std::vector<FabricSwitch> IbSwitches(const formats::IbFabric& fabric, SwitchIndex& switch_index, ImportedFabric& im) {
   std::vector<FabricSwitch> switches;
-  std::unordered_map<std::string, int> switch_index;  // id -> plan switch
   for (const formats::IbNode& n : fabric.nodes) {
     if (!n.IsSwitch()) continue;
     FabricSwitch s;
@@ -271,16 +297,23 @@ Result<ImportedFabric> ImportIbFabric(const formats::IbFabric& fabric, const Sim
     switches.push_back(std::move(s));
   }
   Deduplicate(switches);
-  const int sw = static_cast<int>(switches.size());
+  return switches;
+}
 
-  // Compute adapters: (node, its first port to a switch).
-  struct Cand {
-    const formats::IbNode* node;
-    const formats::IbPortLink* port;
-    std::string host, device;
-    bool unnamed;
-  };
-  std::vector<Cand> cands;
+// A compute adapter that can be an endpoint: its node, its first port to a switch, and the host
+// and device its description names (unnamed: "ca-<GUID>").
+struct IbAdapter {
+  const formats::IbNode* node;
+  const formats::IbPortLink* port;
+  std::string host, device;
+  bool unnamed;
+};
+
+// The dump's adapters that can be endpoints; the others (routers, skipped descriptions, no link to
+// a switch, unnamed unless included) are listed in im.skipped with the reason.
+std::vector<IbAdapter> IbAdapters(const formats::IbFabric& fabric, const ImportOptions& import,
+                                  const SwitchIndex& switch_index, ImportedFabric& im) {
+  std::vector<IbAdapter> cands;
   for (const formats::IbNode& n : fabric.nodes) {
     if (n.IsSwitch()) continue;
     auto skip = [&](const std::string& reason) { im.skipped.push_back({n.id, n.desc, reason}); };
@@ -318,14 +351,20 @@ Result<ImportedFabric> ImportIbFabric(const formats::IbFabric& fabric, const Sim
       cands.push_back({&n, port, host, device, false});
     }
   }
+  return cands;
+}
+
+// The adapters' endpoint names (ImportedEndpointName; an adapter whose name is taken is skipped),
+// sorted: (name, adapter index).
+std::vector<std::pair<std::string, size_t>> NameIbEndpoints(const std::vector<IbAdapter>& cands, ImportedFabric& im) {
   std::map<std::string, int> adapters;
-  for (const Cand& c : cands) {
+  for (const IbAdapter& c : cands) {
     if (!c.unnamed) ++adapters[c.host];
   }
-  std::vector<std::pair<std::string, size_t>> named;  // endpoint name, cand
+  std::vector<std::pair<std::string, size_t>> named;
   std::set<std::string> used;
   for (size_t i = 0; i < cands.size(); ++i) {
-    const Cand& c = cands[i];
+    const IbAdapter& c = cands[i];
     const std::string name = c.unnamed ? Sanitize(c.host) : ImportedEndpointName(c.host, c.device, adapters[c.host]);
     if (!used.insert(name).second) {
       im.skipped.push_back({c.node->id, c.node->desc, "duplicate endpoint name '" + name + "'"});
@@ -334,34 +373,12 @@ Result<ImportedFabric> ImportIbFabric(const formats::IbFabric& fabric, const Sim
     named.push_back({name, i});
   }
   std::sort(named.begin(), named.end());
+  return named;
+}
 
-  // Links (RNG draws: switches, then host links, then switch links, in order).
-  Rng rng(Rng::Mix(options.seed, kImportStreamLabel));
-  double lo = import.switch_latency_lo_us, hi = import.switch_latency_hi_us;
-  if (!(lo > 0 && hi >= lo)) {
-    lo = kIbSwitchLoUs;
-    hi = kIbSwitchHiUs;
-  }
-  im.notes.push_back("switch port-to-port latency " + FormatFixed(lo, 3) + "-" + FormatFixed(hi, 3) + " us");
-  for (FabricSwitch& s : switches) {
-    s.latency_us = rng.Uniform(lo, hi);
-    s.ecmp_seed = static_cast<uint32_t>(rng.NextU64());
-  }
-  int unknown_rate = 0;
-  auto set_rate = [&](FabricLink& l, const std::string& width, const std::string& speed) {
-    l.width = width;
-    l.speed = speed;
-    l.rate_gbps = formats::IbRateGbps(width, speed);
-    if (l.rate_gbps <= 0) {
-      l.rate_gbps = kUnknownRateGbps;
-      ++unknown_rate;
-    }
-  };
-  // Endpoints: leaf switches are those with an endpoint; drop endpoints outside the main fabric.
-  std::vector<int> endpoint_switch_all;
-  for (const auto& [name, i] : named) endpoint_switch_all.push_back(switch_index[cands[i].port->peer_guid]);
-  std::vector<FabricLink> links;
-  // Switch-switch links first into a scratch list (for components); ports as printed.
+// The dump's switch-switch links, ports as printed.
+std::vector<FabricLink> IbSwitchLinks(const std::vector<formats::IbLink>& ib_links, const SwitchIndex& switch_index,
+                                      LinkRates& rates) {
   std::vector<FabricLink> sw_links;
   for (const formats::IbLink& l : ib_links) {
     auto a = switch_index.find(l.a_id), b = switch_index.find(l.b_id);
@@ -371,12 +388,16 @@ Result<ImportedFabric> ImportIbFabric(const formats::IbFabric& fabric, const Sim
     fl.b = b->second;
     fl.a_port = l.a_port;
     fl.b_port = l.b_port;
-    set_rate(fl, l.width, l.speed);
+    rates.Set(fl, l.width, l.speed);
     sw_links.push_back(std::move(fl));
   }
-  const std::vector<int> comp = SwitchComponents(sw, sw_links);
+  return sw_links;
+}
+
+// The switch component with the most endpoints (the lowest on a tie).
+int MainComponent(const std::vector<int>& comp, const std::vector<int>& endpoint_switch) {
   std::map<int, int> comp_endpoints;
-  for (int s : endpoint_switch_all) ++comp_endpoints[comp[static_cast<size_t>(s)]];
+  for (int s : endpoint_switch) ++comp_endpoints[comp[static_cast<size_t>(s)]];
   int main_comp = -1, best = -1;
   for (const auto& [cid, n] : comp_endpoints) {
     if (n > best) {
@@ -384,22 +405,26 @@ Result<ImportedFabric> ImportIbFabric(const formats::IbFabric& fabric, const Sim
       main_comp = cid;
     }
   }
+  return main_comp;
+}
+
+// The endpoints of an import and their attachment: per endpoint its switch, host link and
+// adapter GUID, and the links so far (the host links first).
+struct Attachment {
   std::vector<int> endpoint_switch, endpoint_link;
   std::vector<uint64_t> endpoint_guid;
-  std::vector<std::pair<const Cand*, std::string>> kept;
-  for (size_t k = 0; k < named.size(); ++k) {
-    const Cand& c = cands[named[k].second];
-    const int s = endpoint_switch_all[k];
-    if (comp[static_cast<size_t>(s)] != main_comp) {
-      im.skipped.push_back({c.node->id, c.node->desc, "its switch is not connected to the main fabric"});
-      continue;
-    }
-    kept.push_back({&c, named[k].first});
-  }
-  if (Status st = ValidateImport(options, static_cast<int>(kept.size())); !st) return st.error();
+  std::vector<FabricLink> links;
+};
+
+// The kept adapters as endpoints (their switches become leaves), each with its host link.
+Attachment AttachIbEndpoints(const std::vector<std::pair<const IbAdapter*, std::string>>& kept,
+                             const SwitchIndex& switch_index, std::vector<FabricSwitch>& switches, LinkRates& rates,
+                             ImportedFabric& im) {
+  Attachment at;
+  const int sw = static_cast<int>(switches.size());
   for (size_t e = 0; e < kept.size(); ++e) {
-    const Cand& c = *kept[e].first;
-    const int s = switch_index[c.port->peer_guid];
+    const IbAdapter& c = *kept[e].first;
+    const int s = switch_index.at(c.port->peer_guid);
     switches[static_cast<size_t>(s)].role = "leaf";
     ImportedEndpoint ep;
     ep.name = kept[e].second;
@@ -415,42 +440,96 @@ Result<ImportedFabric> ImportIbFabric(const formats::IbFabric& fabric, const Sim
     l.a_port = c.port->peer_port;
     l.b_port = c.port->port;
     l.kind = "host";
-    set_rate(l, c.port->width, c.port->speed);
-    endpoint_switch.push_back(s);
-    endpoint_link.push_back(static_cast<int>(links.size()));
-    endpoint_guid.push_back(GuidOf(c.node->guid.empty() ? c.node->id : c.node->guid));
-    links.push_back(std::move(l));
+    rates.Set(l, c.port->width, c.port->speed);
+    at.endpoint_switch.push_back(s);
+    at.endpoint_link.push_back(static_cast<int>(at.links.size()));
+    at.endpoint_guid.push_back(GuidOf(c.node->guid.empty() ? c.node->id : c.node->guid));
+    at.links.push_back(std::move(l));
   }
+  return at;
+}
+
+}  // namespace
+
+std::string ImportedEndpointName(std::string_view host, std::string_view device, int adapters_of_host) {
+  if (adapters_of_host <= 1) return Sanitize(host);
+  return Sanitize(std::string(host) + "-" + std::string(device));
+}
+
+std::string ImportedSwitchName(std::string_view desc) {
+  std::string_view d = Trim(desc);
+  const size_t semi = d.find(';');
+  if (semi != std::string_view::npos) {
+    const size_t colon = d.find(':', semi + 1);
+    if (colon != std::string_view::npos && colon > semi + 1) return Sanitize(Trim(d.substr(semi + 1, colon - semi - 1)));
+  }
+  const size_t hash = d.find(" # ");
+  if (hash != std::string_view::npos && !Trim(d.substr(hash + 3)).empty()) return Sanitize(Trim(d.substr(hash + 3)));
+  if (d.empty()) return "switch";
+  return Sanitize(d);
+}
+
+Result<ImportedFabric> ImportIbFabric(const formats::IbFabric& fabric, const SimOptions& options,
+                                      const ImportOptions& import, std::string_view source) {
+  ImportedFabric im = NewImport("ibnetdiscover", source, import);
+  im.source_switches = fabric.SwitchCount();
+  im.source_cas = fabric.CaCount();
+  const std::vector<formats::IbLink> ib_links = formats::IbLinks(fabric);
+  im.source_links = static_cast<int64_t>(ib_links.size());
+  if (im.source_switches == 0) return MakeError("the fabric has no switch: nothing to simulate", "import a dump of a switched fabric");
+
+  SwitchIndex switch_index;
+  std::vector<FabricSwitch> switches = IbSwitches(fabric, switch_index, im);
+  const int sw = static_cast<int>(switches.size());
+  const std::vector<IbAdapter> cands = IbAdapters(fabric, import, switch_index, im);
+  const std::vector<std::pair<std::string, size_t>> named = NameIbEndpoints(cands, im);
+
+  // RNG draws: switches, then host links, then switch links, in order.
+  Rng rng(Rng::Mix(options.seed, kImportStreamLabel));
+  const auto [lo, hi] = SwitchLatencyRange(import, kIbSwitchLoUs, kIbSwitchHiUs, "", im);
+  DrawSwitchLatencies(switches, lo, hi, rng);
+  LinkRates rates;
+  // Endpoints: leaf switches are those with an endpoint; drop endpoints outside the main fabric
+  // (components over the switch-switch links, ports as printed).
+  std::vector<int> endpoint_switch_all;
+  for (const auto& [name, i] : named) endpoint_switch_all.push_back(switch_index.at(cands[i].port->peer_guid));
+  std::vector<FabricLink> sw_links = IbSwitchLinks(ib_links, switch_index, rates);
+  const std::vector<int> comp = SwitchComponents(sw, sw_links);
+  const int main_comp = MainComponent(comp, endpoint_switch_all);
+  std::vector<std::pair<const IbAdapter*, std::string>> kept;
+  for (size_t k = 0; k < named.size(); ++k) {
+    const IbAdapter& c = cands[named[k].second];
+    if (comp[static_cast<size_t>(endpoint_switch_all[k])] != main_comp) {
+      im.skipped.push_back({c.node->id, c.node->desc, "its switch is not connected to the main fabric"});
+      continue;
+    }
+    kept.push_back({&c, named[k].first});
+  }
+  if (Status st = ValidateImport(options, static_cast<int>(kept.size())); !st) return st.error();
+  Attachment at = AttachIbEndpoints(kept, switch_index, switches, rates, im);
   for (FabricSwitch& s : switches) {
     if (s.role.empty()) s.role = "spine";
   }
   for (FabricLink& l : sw_links) {
     l.kind = SwitchLinkKind(switches[static_cast<size_t>(l.a)].role, switches[static_cast<size_t>(l.b)].role);
-    links.push_back(std::move(l));
+    at.links.push_back(std::move(l));
   }
-  for (FabricLink& l : links) {
-    const auto [lo_m, hi_m] = LengthRange(l.kind);
-    l.length_m = Round3(rng.Uniform(lo_m, hi_m));
-    l.phy_us = rng.Uniform(0.05, 0.12);
-  }
-  if (unknown_rate > 0) {
-    im.notes.push_back(std::to_string(unknown_rate) + " links of unknown width/speed simulated at 100 Gb/s");
+  DrawCables(at.links, rng);
+  if (rates.unknown > 0) {
+    im.notes.push_back(std::to_string(rates.unknown) + " links of unknown width/speed simulated at 100 Gb/s");
   }
   im.ibnet = fabric;
-  return Finish(std::move(im), options, std::move(switches), std::move(links), endpoint_switch, endpoint_link,
-                endpoint_guid);
+  return Finish(std::move(im), options, std::move(switches), std::move(at.links), at.endpoint_switch,
+                at.endpoint_link, at.endpoint_guid);
 }
 
-Result<ImportedFabric> ImportTopographModel(const formats::TopographModel& model, const SimOptions& options,
-                                            const ImportOptions& import, std::string_view source) {
-  ImportedFabric im;
-  im.source_kind = "topograph";
-  im.source = std::string(source);
-  im.import_options = import;
-  if (model.switches.empty()) return MakeError("the topograph model has no switch: nothing to simulate");
+namespace {
 
+// ---- topograph ----
+
+// The model's switches (the first of each name).
+std::vector<FabricSwitch> TopographSwitches(const formats::TopographModel& model, std::map<std::string, int>& index) {
   std::vector<FabricSwitch> switches;
-  std::map<std::string, int> index;
   for (const formats::TopographSwitch& t : model.switches) {
     if (index.count(t.name) > 0) continue;
     FabricSwitch s;
@@ -459,8 +538,15 @@ Result<ImportedFabric> ImportTopographModel(const formats::TopographModel& model
     index[t.name] = static_cast<int>(switches.size());
     switches.push_back(std::move(s));
   }
-  // Endpoints: nodes of blocks under a known switch.
-  std::vector<std::pair<std::string, int>> nodes;  // name, switch
+  return switches;
+}
+
+// Endpoints: the nodes of blocks under a known switch, sorted: (name, switch). The others, and
+// repeated names, are listed in im.skipped.
+std::vector<std::pair<std::string, int>> TopographEndpoints(const formats::TopographModel& model,
+                                                            const std::map<std::string, int>& index,
+                                                            ImportedFabric& im) {
+  std::vector<std::pair<std::string, int>> nodes;
   std::set<std::string> used;
   for (const formats::TopographCapacityBlock& b : model.capacity_blocks) {
     const auto it = index.find(b.switch_name);
@@ -478,11 +564,12 @@ Result<ImportedFabric> ImportTopographModel(const formats::TopographModel& model
     }
   }
   std::sort(nodes.begin(), nodes.end());
-  if (Status st = ValidateImport(options, static_cast<int>(nodes.size())); !st) return st.error();
-  im.source_switches = static_cast<int64_t>(switches.size());
-  im.source_cas = static_cast<int64_t>(nodes.size() + im.skipped.size());
+  return nodes;
+}
 
-  // Roles by height above the leaves: 0 leaf, 1 spine, >= 2 core.
+// Roles by height above the leaves (switches with endpoints): 0 leaf, 1 spine, >= 2 core.
+void AssignTopographRoles(const formats::TopographModel& model, const std::map<std::string, int>& index,
+                          const std::vector<std::pair<std::string, int>>& nodes, std::vector<FabricSwitch>& switches) {
   for (const auto& [name, s] : nodes) switches[static_cast<size_t>(s)].role = "leaf";
   std::vector<int> height(switches.size(), -1);
   for (size_t s = 0; s < switches.size(); ++s) {
@@ -491,7 +578,7 @@ Result<ImportedFabric> ImportTopographModel(const formats::TopographModel& model
   for (size_t round = 0; round < switches.size(); ++round) {
     bool changed = false;
     for (const formats::TopographSwitch& t : model.switches) {
-      const size_t p = static_cast<size_t>(index[t.name]);
+      const size_t p = static_cast<size_t>(index.at(t.name));
       for (const std::string& child : t.switches) {
         const auto c = index.find(child);
         if (c == index.end() || height[static_cast<size_t>(c->second)] < 0) continue;
@@ -507,25 +594,15 @@ Result<ImportedFabric> ImportTopographModel(const formats::TopographModel& model
   for (size_t s = 0; s < switches.size(); ++s) {
     if (switches[s].role.empty()) switches[s].role = height[s] >= 2 ? "core" : "spine";
   }
+}
 
-  Rng rng(Rng::Mix(options.seed, kImportStreamLabel));
-  double lo = import.switch_latency_lo_us, hi = import.switch_latency_hi_us;
-  if (!(lo > 0 && hi >= lo)) {
-    lo = kEthSwitchLoUs;
-    hi = kEthSwitchHiUs;
-  }
-  im.notes.push_back("switch port-to-port latency " + FormatFixed(lo, 3) + "-" + FormatFixed(hi, 3) +
-                     " us; links 4x NDR (the model gives no rates)");
-  for (size_t i = 0; i < switches.size(); ++i) {
-    FabricSwitch& s = switches[i];
-    s.latency_us = rng.Uniform(lo, hi);
-    s.guid = 0xfc6a1c0300a00000ULL + (static_cast<uint64_t>(i) << 4);
-    s.lid = static_cast<int>(i) + 1;
-    s.ecmp_seed = static_cast<uint32_t>(rng.NextU64());
-  }
+// The endpoints with their host links, then the model's switch links (lower tier first), all 4x
+// NDR with ports numbered in order of creation; cables are drawn later.
+Attachment TopographLinks(const formats::TopographModel& model, const std::map<std::string, int>& index,
+                          const std::vector<std::pair<std::string, int>>& nodes, std::vector<FabricSwitch>& switches,
+                          ImportedFabric& im) {
+  Attachment at;
   const int sw = static_cast<int>(switches.size());
-  std::vector<FabricLink> links;
-  std::vector<int> endpoint_switch, endpoint_link;
   auto add_link = [&](int a, int b, const std::string& kind) {
     FabricLink l;
     l.a = a;
@@ -536,11 +613,8 @@ Result<ImportedFabric> ImportTopographModel(const formats::TopographModel& model
     l.width = "4x";
     l.speed = "NDR";
     l.rate_gbps = formats::IbRateGbps("4x", "NDR");
-    const auto [lo_m, hi_m] = LengthRange(kind);
-    l.length_m = Round3(rng.Uniform(lo_m, hi_m));
-    l.phy_us = rng.Uniform(0.05, 0.12);
-    links.push_back(std::move(l));
-    return static_cast<int>(links.size()) - 1;
+    at.links.push_back(std::move(l));
+    return static_cast<int>(at.links.size()) - 1;
   };
   for (size_t e = 0; e < nodes.size(); ++e) {
     ImportedEndpoint ep;
@@ -550,11 +624,11 @@ Result<ImportedFabric> ImportTopographModel(const formats::TopographModel& model
     ep.desc = ep.name + " " + kDefaultDevice;
     ep.dir = ep.name;
     im.endpoints.push_back(std::move(ep));
-    endpoint_switch.push_back(nodes[e].second);
-    endpoint_link.push_back(add_link(nodes[e].second, sw + static_cast<int>(e), "host"));
+    at.endpoint_switch.push_back(nodes[e].second);
+    at.endpoint_link.push_back(add_link(nodes[e].second, sw + static_cast<int>(e), "host"));
   }
   for (const formats::TopographSwitch& t : model.switches) {
-    const int p = index[t.name];
+    const int p = index.at(t.name);
     for (const std::string& child : t.switches) {
       const auto c = index.find(child);
       if (c == index.end()) continue;
@@ -568,16 +642,45 @@ Result<ImportedFabric> ImportTopographModel(const formats::TopographModel& model
       }
     }
   }
-  im.source_links = static_cast<int64_t>(links.size());
-  const std::vector<int> comp = SwitchComponents(sw, links);
-  for (size_t e = 1; e < endpoint_switch.size(); ++e) {
-    if (comp[static_cast<size_t>(endpoint_switch[e])] != comp[static_cast<size_t>(endpoint_switch[0])]) {
+  return at;
+}
+
+}  // namespace
+
+Result<ImportedFabric> ImportTopographModel(const formats::TopographModel& model, const SimOptions& options,
+                                            const ImportOptions& import, std::string_view source) {
+  ImportedFabric im = NewImport("topograph", source, import);
+  if (model.switches.empty()) return MakeError("the topograph model has no switch: nothing to simulate");
+  std::map<std::string, int> index;
+  std::vector<FabricSwitch> switches = TopographSwitches(model, index);
+  const std::vector<std::pair<std::string, int>> nodes = TopographEndpoints(model, index, im);
+  if (Status st = ValidateImport(options, static_cast<int>(nodes.size())); !st) return st.error();
+  im.source_switches = static_cast<int64_t>(switches.size());
+  im.source_cas = static_cast<int64_t>(nodes.size() + im.skipped.size());
+  AssignTopographRoles(model, index, nodes, switches);
+
+  Rng rng(Rng::Mix(options.seed, kImportStreamLabel));
+  const auto [lo, hi] =
+      SwitchLatencyRange(import, kEthSwitchLoUs, kEthSwitchHiUs, "; links 4x NDR (the model gives no rates)", im);
+  DrawSwitchLatencies(switches, lo, hi, rng);
+  for (size_t i = 0; i < switches.size(); ++i) {
+    switches[i].guid = 0xfc6a1c0300a00000ULL + (static_cast<uint64_t>(i) << 4);
+    switches[i].lid = static_cast<int>(i) + 1;
+  }
+  Attachment at = TopographLinks(model, index, nodes, switches, im);
+  DrawCables(at.links, rng);
+  im.source_links = static_cast<int64_t>(at.links.size());
+  const int sw = static_cast<int>(switches.size());
+  const std::vector<int> comp = SwitchComponents(sw, at.links);
+  for (size_t e = 1; e < at.endpoint_switch.size(); ++e) {
+    if (comp[static_cast<size_t>(at.endpoint_switch[e])] != comp[static_cast<size_t>(at.endpoint_switch[0])]) {
       return MakeError("the topograph model's switches form more than one tree (" + im.endpoints[e].name +
                            " is not connected to " + im.endpoints[0].name + ")",
                        "import a model with a single root");
     }
   }
-  return Finish(std::move(im), options, std::move(switches), std::move(links), endpoint_switch, endpoint_link, {});
+  return Finish(std::move(im), options, std::move(switches), std::move(at.links), at.endpoint_switch,
+                at.endpoint_link, {});
 }
 
 Result<ImportedFabric> ImportFabricFromOptions(const SimOptions& options, const ImportOptions& import) {

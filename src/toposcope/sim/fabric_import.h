@@ -134,39 +134,45 @@ struct ImportedFabric {
 
 // Imports an ibnetdiscover fabric. `options` supplies seed, probe/QP settings, fabric_faults,
 // start_unix_s, duration_s (arch, hosts, node types, with_telemetry/with_rdma are ignored).
-// Fails (clear message) when the fabric has no switch, no endpoint, more than
+// Returns the cluster, planned fabric, endpoints, skipped CAs and notes of the import. Fails (clear message) when the fabric has no switch, no endpoint, more than
 // kMaxImportedEndpoints endpoints, or the fabric options are invalid (ValidateFabricOptions
 // except its host limit).
 Result<ImportedFabric> ImportIbFabric(const formats::IbFabric& fabric, const SimOptions& options,
                                       const ImportOptions& import = {}, std::string_view source = {});
 
 // Imports a topograph model: switches from its tree, endpoints = the nodes of blocks under a
-// leaf. Same options and failures as ImportIbFabric.
+// leaf. Same options, result and failures as ImportIbFabric; it also fails when the model's
+// switches form more than one tree.
 Result<ImportedFabric> ImportTopographModel(const formats::TopographModel& model, const SimOptions& options,
                                             const ImportOptions& import = {}, std::string_view source = {});
 
-// Reads options.fabric_ibnet_path (else options.fabric_topograph_path), parses it and imports it.
-// Fails when neither is set, the file cannot be read or parsed, or the import fails.
+// Reads options.fabric_ibnet_path (else options.fabric_topograph_path), parses it and imports it;
+// returns the import (see ImportIbFabric). Fails when neither is set, the file cannot be read or parsed, or the import fails.
 Result<ImportedFabric> ImportFabricFromOptions(const SimOptions& options, const ImportOptions& import = {});
 
 // Every file of the imported dataset (probes and QP logs per host directory, fabric.ibnet,
-// truth.json last), in a fixed order; fills `stats` (may be null).
+// truth.json last), in a fixed order; fills `stats` (may be null). Never fails (`imported` must
+// come from a successful import).
 std::vector<RenderedFile> RenderImportedFabric(const ImportedFabric& imported, FabricStats* stats = nullptr);
 
-// truth.json of an import (see the file comment), from RenderFabric's stats.
+// truth.json of an import (see the file comment), from RenderFabric's stats: the JSON text with
+// "schema" first and a trailing newline. Never fails.
 std::string ImportedTruthJson(const ImportedFabric& imported, const FabricStats& stats);
 
 // The files of one endpoint's host directory ("<dir>/probes.csv" [, "<dir>/qp-states.csv"]).
+// Never fails (`endpoint` must be an index into imported.endpoints).
 std::vector<std::string> ImportedEndpointFiles(const ImportedFabric& imported, int endpoint);
 
-// True leaf grouping: per leaf switch (plan order) the endpoint names attached to it.
+// True leaf grouping: per leaf switch (plan order) the endpoint names attached to it. Never fails.
 std::vector<FabricGroup> ImportedLeaves(const ImportedFabric& imported);
 
 // Endpoint name rule: `host` alone when `adapters_of_host` is 1, else "<host>-<device>", then
-// sanitised (characters outside [A-Za-z0-9._-] -> '_').
+// sanitised (characters outside [A-Za-z0-9._-] -> '_'); never empty ("_" for an empty name).
+// Never fails.
 std::string ImportedEndpointName(std::string_view host, std::string_view device, int adapters_of_host);
 
-// Switch name from a node description (see the file comment; before de-duplication).
+// Switch name from a node description (see the file comment; before de-duplication); "switch" for
+// an empty description. Never fails.
 std::string ImportedSwitchName(std::string_view desc);
 
 }  // namespace toposcope::sim

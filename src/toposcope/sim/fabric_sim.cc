@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <ctime>
 #include <deque>
+#include <initializer_list>
 #include <set>
 #include <string_view>
 
@@ -518,26 +519,37 @@ struct QpEvent {
 
 using formats::QpState;
 
-void Recreate(std::vector<QpEvent>* ev, uint32_t qp, double t_ns, Rng& rng) {
+// One step of a chain of QP state transitions: the transition and the random delay before it
+// (after the previous step; a chain's first step has none).
+struct QpStep {
+  QpState from, to;
+  double delay_lo_ns = 0, delay_hi_ns = 0;
+};
+
+// Pushes a chain of transitions, the first at t_ns; returns the time of the last.
+double PushChain(std::vector<QpEvent>* ev, uint32_t qp, double t_ns, Rng& rng, std::initializer_list<QpStep> steps) {
   double t = t_ns;
-  ev->push_back({Ns(t), qp, QpState::kRts, QpState::kErr});
-  t += rng.Uniform(5e3, 40e3);
-  ev->push_back({Ns(t), qp, QpState::kErr, QpState::kReset});
-  t += rng.Uniform(5e3, 30e3);
-  ev->push_back({Ns(t), qp, QpState::kReset, QpState::kInit});
-  t += rng.Uniform(10e3, 60e3);
-  ev->push_back({Ns(t), qp, QpState::kInit, QpState::kRtr});
-  t += rng.Uniform(5e3, 30e3);
-  ev->push_back({Ns(t), qp, QpState::kRtr, QpState::kRts});
+  bool first = true;
+  for (const QpStep& s : steps) {
+    if (!first) t += rng.Uniform(s.delay_lo_ns, s.delay_hi_ns);
+    first = false;
+    ev->push_back({Ns(t), qp, s.from, s.to});
+  }
+  return t;
 }
 
+// A QP brought up from RESET at t_ns: RESET->INIT->RTR->RTS.
 void Create(std::vector<QpEvent>* ev, uint32_t qp, double t_ns, Rng& rng) {
-  double t = t_ns;
-  ev->push_back({Ns(t), qp, QpState::kReset, QpState::kInit});
-  t += rng.Uniform(10e3, 60e3);
-  ev->push_back({Ns(t), qp, QpState::kInit, QpState::kRtr});
-  t += rng.Uniform(5e3, 30e3);
-  ev->push_back({Ns(t), qp, QpState::kRtr, QpState::kRts});
+  PushChain(ev, qp, t_ns, rng,
+            {{QpState::kReset, QpState::kInit}, {QpState::kInit, QpState::kRtr, 10e3, 60e3},
+             {QpState::kRtr, QpState::kRts, 5e3, 30e3}});
+}
+
+// A QP torn down at t_ns (RTS->ERR->RESET) and created again.
+void Recreate(std::vector<QpEvent>* ev, uint32_t qp, double t_ns, Rng& rng) {
+  const double reset_ns =
+      PushChain(ev, qp, t_ns, rng, {{QpState::kRts, QpState::kErr}, {QpState::kErr, QpState::kReset, 5e3, 40e3}});
+  Create(ev, qp, reset_ns + rng.Uniform(5e3, 30e3), rng);
 }
 
 // Between re-creations of a staggered QP: a drain (RTS->SQD->RTS, 30 %) or a send-queue error
@@ -633,11 +645,10 @@ uint32_t EcmpHash(uint32_t ip_a, uint32_t ip_b, uint16_t udp_sport, uint32_t see
 
 Status ValidateFabricOptions(const SimOptions& o) {
   if (!o.with_fabric) return {};
-  auto bad = [](const std::string& what, const std::string& hint) { return Status(MakeError(what, hint)); };
-  if (o.hosts > kMaxFabricHosts) {
-    return bad("fabric simulation supports at most " + std::to_string(kMaxFabricHosts) + " hosts",
-               "turn the fabric off or simulate fewer hosts");
+  if (Status st = CheckHostLimit(o, kMaxFabricHosts, "fabric", "turn the fabric off or simulate fewer hosts"); !st) {
+    return st;
   }
+  auto bad = [](const std::string& what, const std::string& hint) { return Status(MakeError(what, hint)); };
   if (o.probes_per_pair < 1 || o.probes_per_pair > 1000) return bad("probes_per_pair outside 1..1000", "");
   if (!(o.probe_window_s >= 0.01 && o.probe_window_s <= 3600)) return bad("probe_window_s outside 0.01..3600", "");
   if (o.max_probe_peers < 1 || o.max_probe_peers > 100000) return bad("max_probe_peers outside 1..100000", "");
@@ -1037,18 +1048,12 @@ std::vector<RenderedFile> RenderFabric(const Cluster& c, const FabricPlan& p, Fa
   return out;
 }
 
-void AddFabricTruth(const Cluster& c, const FabricPlan& p, const FabricStats& stats, nlohmann::json* root) {
-  using nlohmann::json;
-  json& f = (*root)["fabric"];
-  if (!f.is_object()) f = json::object();
-  f["regime"] = p.extra_rtt_us > 0 ? "rdma-idle+extra" : "rdma-idle";
-  f["rtt_model"] = "rtt_us = 2 x sum(links[].latency_us over the path) + queueing + extra_rtt_us";
-  f["extra_rtt_us"] = Round3(p.extra_rtt_us);
-  f["routing"] = {{"ecmp_hash", "crc32c(lower_ip, higher_ip, udp_sport, 4791, 17; seed) folded, mod n"},
-                  {"symmetric", true},
-                  {"hhre", "same ring: ring segments only; other rings: rack-core and core-core only"}};
-  f["ibnet_file"] = kFabricIbnetFile;
+namespace {
 
+using nlohmann::json;
+
+// "switches": each switch with its latency, mean queueing delay and addresses.
+json SwitchesJson(const FabricPlan& p) {
   json switches = json::array();
   for (size_t i = 0; i < p.switches.size(); ++i) {
     const FabricSwitch& s = p.switches[i];
@@ -1063,8 +1068,11 @@ void AddFabricTruth(const Cluster& c, const FabricPlan& p, const FabricStats& st
                         {"ports", s.ports}});
     if (!s.desc.empty()) switches.back()["desc"] = s.desc;  // imports: the real description
   }
-  f["switches"] = std::move(switches);
+  return switches;
+}
 
+// "links": each link with its ends, rate and latency parts.
+json LinksJson(const Cluster& c, const FabricPlan& p) {
   json links = json::array();
   for (size_t i = 0; i < p.links.size(); ++i) {
     const FabricLink& l = p.links[i];
@@ -1085,8 +1093,11 @@ void AddFabricTruth(const Cluster& c, const FabricPlan& p, const FabricStats& st
                      {"degraded", static_cast<int>(i) == p.degraded_link},
                      {"flapping", l.flapping}});
   }
-  f["links"] = std::move(links);
+  return links;
+}
 
+// "cas": each host's adapter, its switch and QP job.
+json CasJson(const Cluster& c, const FabricPlan& p) {
   json cas = json::array();
   for (const HostModel& h : c.hosts) {
     const size_t i = static_cast<size_t>(h.index);
@@ -1100,9 +1111,11 @@ void AddFabricTruth(const Cluster& c, const FabricPlan& p, const FabricStats& st
                    {"job", job.id},
                    {"qp_pattern", job.kind}});
   }
-  f["cas"] = std::move(cas);
+  return cas;
+}
 
-  // Pods: fat-tree one 2-tier pod; dragonfly its groups; HHRE its rings with their core.
+// "pods": fat-tree one 2-tier pod; dragonfly its groups; HHRE its rings with their core.
+json PodsJson(const Cluster& c) {
   json pods = json::array();
   if (c.options.arch == "fat-tree") {
     json leaves = json::array();
@@ -1116,8 +1129,11 @@ void AddFabricTruth(const Cluster& c, const FabricPlan& p, const FabricStats& st
       pods.push_back({{"pod", groups[g].name}, {"leaves", groups[g].members}, {"spines", spines}});
     }
   }
-  f["pods"] = std::move(pods);
+  return pods;
+}
 
+// "qp_jobs": each QP job with its hosts and timing.
+json QpJobsJson(const Cluster& c, const FabricPlan& p) {
   json jobs = json::array();
   for (const QpJob& j : p.jobs) {
     json hs = json::array();
@@ -1129,17 +1145,11 @@ void AddFabricTruth(const Cluster& c, const FabricPlan& p, const FabricStats& st
                     {"step_ms", j.step_ms},
                     {"stagger_ms", j.stagger_ms}});
   }
-  f["qp_jobs"] = std::move(jobs);
-  f["qp_window"] = {{"start_ns", p.qp_start_ns}, {"end_ns", p.qp_end_ns}};
+  return jobs;
+}
 
-  json bottlenecks = json::array();
-  if (p.congested_switch >= 0) {
-    bottlenecks.push_back({{"node", p.switches[static_cast<size_t>(p.congested_switch)].name},
-                           {"share", p.congested_share},
-                           {"reason", "congested_switch"}});
-  }
-  f["bottlenecks"] = std::move(bottlenecks);
-
+// "redundant_hops": the switches only the detoured routes visit, with the detour.
+json RedundantHopsJson(const FabricPlan& p, const FabricStats& stats) {
   json redundant = json::array();
   if (p.detour_via >= 0) {
     const int extra = FullDist(p, p.detour_src, p.detour_via) + FullDist(p, p.detour_via, p.detour_dst) -
@@ -1153,8 +1163,11 @@ void AddFabricTruth(const Cluster& c, const FabricPlan& p, const FabricStats& st
                            {"extra_hops", extra}});
     }
   }
-  f["redundant_hops"] = std::move(redundant);
+  return redundant;
+}
 
+// "faults": each fabric fault (the flapping link with its down intervals).
+json FaultsJson(const FabricPlan& p) {
   json faults = json::array();
   for (const FabricFault& ft : p.faults) {
     json j = {{"kind", ft.kind}, {"element", ft.element}, {"detail", ft.detail}};
@@ -1165,7 +1178,37 @@ void AddFabricTruth(const Cluster& c, const FabricPlan& p, const FabricStats& st
     }
     faults.push_back(std::move(j));
   }
-  f["faults"] = std::move(faults);
+  return faults;
+}
+
+}  // namespace
+
+void AddFabricTruth(const Cluster& c, const FabricPlan& p, const FabricStats& stats, nlohmann::json* root) {
+  json& f = (*root)["fabric"];
+  if (!f.is_object()) f = json::object();
+  f["regime"] = p.extra_rtt_us > 0 ? "rdma-idle+extra" : "rdma-idle";
+  f["rtt_model"] = "rtt_us = 2 x sum(links[].latency_us over the path) + queueing + extra_rtt_us";
+  f["extra_rtt_us"] = Round3(p.extra_rtt_us);
+  f["routing"] = {{"ecmp_hash", "crc32c(lower_ip, higher_ip, udp_sport, 4791, 17; seed) folded, mod n"},
+                  {"symmetric", true},
+                  {"hhre", "same ring: ring segments only; other rings: rack-core and core-core only"}};
+  f["ibnet_file"] = kFabricIbnetFile;
+  f["switches"] = SwitchesJson(p);
+  f["links"] = LinksJson(c, p);
+  f["cas"] = CasJson(c, p);
+  f["pods"] = PodsJson(c);
+  f["qp_jobs"] = QpJobsJson(c, p);
+  f["qp_window"] = {{"start_ns", p.qp_start_ns}, {"end_ns", p.qp_end_ns}};
+
+  json bottlenecks = json::array();
+  if (p.congested_switch >= 0) {
+    bottlenecks.push_back({{"node", p.switches[static_cast<size_t>(p.congested_switch)].name},
+                           {"share", p.congested_share},
+                           {"reason", "congested_switch"}});
+  }
+  f["bottlenecks"] = std::move(bottlenecks);
+  f["redundant_hops"] = RedundantHopsJson(p, stats);
+  f["faults"] = FaultsJson(p);
 
   f["probes"] = {{"count", stats.probes},
                  {"per_pair", c.options.probes_per_pair},

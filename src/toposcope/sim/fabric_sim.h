@@ -189,10 +189,12 @@ struct FabricRoute {
 
 // Checks the fabric options (probes_per_pair 1..1000, probe_window_s 0.01..3600, qp_jobs 1..64,
 // qps_per_host 1..256, qp_window_s 0.05..600, max_probe_peers 1..100000, probe_extra_rtt_us
-// 0..1e6, at most kMaxFabricHosts hosts). Always ok when with_fabric is false.
+// 0..1e6, at most kMaxFabricHosts hosts). Returns ok, or fails with the first option out of its
+// range (the Error says which and the range). Always ok when with_fabric is false.
 Status ValidateFabricOptions(const SimOptions& options);
 
-// Builds the fabric graph, faults and QP jobs (no probes yet). Options must be valid.
+// Builds the fabric graph, faults and QP jobs (no probes yet) and returns the plan. Never fails;
+// the options must be valid (ValidateFabricOptions).
 FabricPlan PlanFabric(const Cluster& cluster);
 
 // Completes a plan whose graph is given — switches (name, role, group, latency_us, guid, lid, ports,
@@ -201,40 +203,49 @@ FabricPlan PlanFabric(const Cluster& cluster);
 // not the host count) — exactly as PlanFabric completes a built-in graph: probe/QP windows, NIC
 // latencies, routing tables, faults (options.fabric_faults), per-link latencies, QP jobs. The
 // cluster supplies hosts (names) and options (seed, windows, fabric options); its arch selects
-// the HHRE routing policy only when "hhre".
+// the HHRE routing policy only when "hhre". Returns the completed plan (faults that do not apply to
+// an imported graph dropped, listed in `notes`). Never fails; the graph must be connected and its
+// indices consistent.
 FabricPlan PlanFabricOnGraph(const Cluster& cluster, FabricPlan graph);
 
 // The switch-level ECMP hash: CRC-32C over the 13-byte tuple (lower IP, higher IP, UDP source
-// port, 4791, 17; big-endian) with `seed` as the initial value, folded (h ^ h >> 16).
+// port, 4791, 17; big-endian) with `seed` as the initial value, folded (h ^ h >> 16). Returns the
+// hash; never fails.
 uint32_t EcmpHash(uint32_t ip_a, uint32_t ip_b, uint16_t udp_sport, uint32_t seed);
 
 // Routes a flow between two hosts (a != b) at time t (the flapping link's state) for a RoCEv2 UDP
-// source port, as the file comment describes; `allow_detour` applies the detour fault.
+// source port, as the file comment describes; `allow_detour` applies the detour fault. Returns
+// the route from host_a's node to host_b's (nodes and the links between them, `detour` when the
+// detour fault took it); never fails (both must be host indices of the plan).
 FabricRoute RouteFlow(const FabricPlan& plan, int host_a, int host_b, uint16_t udp_sport,
                       int64_t t_ns, bool allow_detour = true);
 
-// Idle RTT of a route: 2 x sum of its links' latency_us (+ options.probe_extra_rtt_us).
+// Idle RTT of a route: returns 2 x sum of its links' latency_us (+ options.probe_extra_rtt_us).
+// Never fails.
 double IdleRttUs(const FabricPlan& plan, const FabricRoute& route);
 
-// The fabric's node name: a switch name or a host name.
+// The fabric's node name: returns a switch name (node < switches) or a host name. Never fails (node
+// must be a node index of the plan).
 std::string FabricNodeName(const Cluster& cluster, const FabricPlan& plan, int node);
-// Link id: the two end names, sorted, joined by "--" ("leaf00--spine01", "leaf00--node001").
+// Link id: returns the two end names, sorted, joined by "--" ("leaf00--spine01",
+// "leaf00--node001"). Never fails (link must be a link index of the plan).
 std::string FabricLinkId(const Cluster& cluster, const FabricPlan& plan, int link);
 
-// The fabric as ibnetdiscover would print it (switches, then CAs).
+// The fabric as ibnetdiscover would print it (switches, then CAs); never fails.
 formats::IbFabric BuildIbFabric(const Cluster& cluster, const FabricPlan& plan);
 
-// The fabric files of one host, relative to the output directory.
+// The fabric files of one host, relative to the output directory ("<host>/probes.csv",
+// "<host>/qp-states.csv"). Never fails.
 std::vector<std::string> FabricHostFiles(const HostModel& host);
-// The dataset-wide fabric files ("fabric.ibnet").
+// The dataset-wide fabric files ("fabric.ibnet"). Never fails.
 std::vector<std::string> FabricSharedFiles();
 
-// Renders every fabric file (per host: probes.csv, qp-states.csv; then fabric.ibnet) and fills
-// `stats`.
+// Renders every fabric file (per host: probes.csv, qp-states.csv; then fabric.ibnet) and returns
+// them in that order; fills `stats` (may be null). Never fails.
 std::vector<RenderedFile> RenderFabric(const Cluster& cluster, const FabricPlan& plan, FabricStats* stats);
 
-// Adds the fabric truth to truth.json's existing "fabric" object and hosts[].fabric_files
-// (docs/truth_schema.md).
+// Adds the fabric truth to truth.json's "fabric" object (made an object when it is not one) and
+// hosts[].fabric_files when `root` has a "hosts" array (docs/truth_schema.md). Never fails.
 void AddFabricTruth(const Cluster& cluster, const FabricPlan& plan, const FabricStats& stats,
                     nlohmann::json* root);
 

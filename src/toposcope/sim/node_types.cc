@@ -3,28 +3,42 @@
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
+#include <utility>
+
+#include "toposcope/base/text.h"
 
 namespace toposcope::sim {
 namespace {
+
+// A node type with its name and GPU identity: model, SM version (compute capability x 10), PCI
+// device and subsystem ids, and the GPUs' PCIe generation (x16 links).
+NodeType NamedType(std::string name, std::string gpu_model, int sm, uint32_t pci_device, uint32_t pci_subsystem,
+                   int pcie_gen) {
+  return {.name = std::move(name),
+          .gpu_model = std::move(gpu_model),
+          .sm = sm,
+          .gpu_pci_device = pci_device,
+          .gpu_pci_subsystem = pci_subsystem,
+          .gpu_pcie_gen = pcie_gen,
+          .gpu_pcie_width = 16};
+}
+
+// The node type's CPUs: two sockets of `cores_per_socket` cores of this vendor, family and model.
+void SetCpus(NodeType& t, int cores_per_socket, std::string vendor, int family, int model) {
+  t.sockets = 2;
+  t.cores_per_socket = cores_per_socket;
+  t.cpu_vendor = std::move(vendor);
+  t.cpu_family = family;
+  t.cpu_model = model;
+}
 
 // h100-nvswitch: HGX H100 8-GPU. Every GPU and its 400G NIC share one PCIe Gen5 switch (GPU-own NIC
 // PIX, same socket NODE, other socket SYS, as in the real H100 topo); GPUs 0-3 on socket 0, 4-7 on
 // socket 1; 4 NVSwitches (gen 3) with 5/5/4/4 NVLink4 lanes per GPU (NV18). Effective per-lane copy
 // bandwidth 20.8 GB/s (~0.83 x 25 GB/s line rate, nccl#1264) -> ~374 GB/s per pair.
 NodeType MakeH100() {
-  NodeType t;
-  t.name = "h100-nvswitch";
-  t.gpu_model = "NVIDIA H100 80GB HBM3";
-  t.sm = 90;
-  t.gpu_pci_device = 0x2330;
-  t.gpu_pci_subsystem = 0x16c1;
-  t.gpu_pcie_gen = 5;
-  t.gpu_pcie_width = 16;
-  t.sockets = 2;
-  t.cores_per_socket = 48;
-  t.cpu_vendor = "GenuineIntel";
-  t.cpu_family = 6;
-  t.cpu_model = 143;
+  NodeType t = NamedType("h100-nvswitch", "NVIDIA H100 80GB HBM3", 90, 0x2330, 0x16c1, 5);
+  SetCpus(t, 48, "GenuineIntel", 6, 143);
   for (int i = 0; i < 8; ++i) {
     t.pcie_switches.push_back({.socket = i < 4 ? 0 : 1, .parent = -1, .pcie_gen = 5});
     t.gpus.push_back({.pcie_switch = i});
@@ -45,19 +59,8 @@ NodeType MakeH100() {
 // 2 switches per socket; 6 NVSwitches (gen 2) with 2 NVLink3 lanes per GPU each (NV12). Effective
 // per-lane 23 GB/s -> ~276 GB/s per pair (the nvbandwidth README's 8-GPU write-CE example).
 NodeType MakeA100() {
-  NodeType t;
-  t.name = "a100-nvswitch";
-  t.gpu_model = "NVIDIA A100-SXM4-80GB";
-  t.sm = 80;
-  t.gpu_pci_device = 0x20b2;
-  t.gpu_pci_subsystem = 0x1463;
-  t.gpu_pcie_gen = 4;
-  t.gpu_pcie_width = 16;
-  t.sockets = 2;
-  t.cores_per_socket = 64;
-  t.cpu_vendor = "AuthenticAMD";
-  t.cpu_family = 23;
-  t.cpu_model = 49;
+  NodeType t = NamedType("a100-nvswitch", "NVIDIA A100-SXM4-80GB", 80, 0x20b2, 0x1463, 4);
+  SetCpus(t, 64, "AuthenticAMD", 23, 49);
   for (int top = 0; top < 4; ++top) {
     t.pcie_switches.push_back({.socket = top < 2 ? 0 : 1, .parent = -1, .pcie_gen = 4});
   }
@@ -89,14 +92,9 @@ NodeType MakeA100() {
 
 // The PCIe tree shared by the two PCIe-card node types: 4 Gen4 switches with 2 GPUs each (GPU 2k
 // and 2k+1 on switch k), switches 0-1 on socket 0 and 2-3 on socket 1, one 200G NIC on switch 0 and
-// one on switch 2.
-void AddPcieCardTree(NodeType& t) {
-  t.sockets = 2;
-  t.cores_per_socket = 32;
-  t.cpu_vendor = "AuthenticAMD";
-  t.cpu_family = 25;
-  t.gpu_pcie_gen = 4;
-  t.gpu_pcie_width = 16;
+// one on switch 2; two 32-core AMD family-25 sockets (EPYC, `cpu_model` tells which).
+void AddPcieCardTree(NodeType& t, int cpu_model) {
+  SetCpus(t, 32, "AuthenticAMD", 25, cpu_model);
   for (int k = 0; k < 4; ++k) {
     t.pcie_switches.push_back({.socket = k < 2 ? 0 : 1, .parent = -1, .pcie_gen = 4});
   }
@@ -111,14 +109,8 @@ void AddPcieCardTree(NodeType& t) {
 // 12 NVLink3 lanes per pair, NV12); bridge partners share a PCIe switch. Effective per-lane 20 GB/s
 // -> ~240 GB/s per bridged pair; every other pair crosses PCIe.
 NodeType MakePcieBridge() {
-  NodeType t;
-  t.name = "pcie-bridge";
-  t.gpu_model = "NVIDIA A100 80GB PCIe";
-  t.sm = 80;
-  t.gpu_pci_device = 0x20b5;
-  t.gpu_pci_subsystem = 0x1533;
-  AddPcieCardTree(t);
-  t.cpu_model = 1;  // EPYC Milan
+  NodeType t = NamedType("pcie-bridge", "NVIDIA A100 80GB PCIe", 80, 0x20b5, 0x1533, 4);
+  AddPcieCardTree(t, 1);  // EPYC Milan
   for (int k = 0; k < 4; ++k) t.bridges.push_back({.gpu_a = 2 * k, .gpu_b = 2 * k + 1, .lanes = 12});
   t.nvlink_lane_gbps = 20.0;
   t.local_copy_gbps = 1300.0;
@@ -127,14 +119,8 @@ NodeType MakePcieBridge() {
 
 // pcie-only: L40S cards, no NVLink; every pair crosses PCIe Gen4 x16.
 NodeType MakePcieOnly() {
-  NodeType t;
-  t.name = "pcie-only";
-  t.gpu_model = "NVIDIA L40S";
-  t.sm = 89;
-  t.gpu_pci_device = 0x26b9;
-  t.gpu_pci_subsystem = 0x1851;
-  AddPcieCardTree(t);
-  t.cpu_model = 17;  // EPYC Genoa
+  NodeType t = NamedType("pcie-only", "NVIDIA L40S", 89, 0x26b9, 0x1851, 4);
+  AddPcieCardTree(t, 17);  // EPYC Genoa
   t.local_copy_gbps = 380.0;
   return t;
 }
@@ -148,6 +134,13 @@ std::vector<int> SwitchChain(const NodeType& type, int sw) {
     sw = type.pcie_switches[static_cast<size_t>(sw)].parent;
   }
   return chain;
+}
+
+// The transfer rate of a PCIe generation (1..6) per lane, GT/s; 0 for any other.
+double PcieGtPerS(int pcie_gen) {
+  constexpr double kGtPerS[] = {2.5, 5.0, 8.0, 16.0, 32.0, 64.0};
+  if (pcie_gen < 1 || pcie_gen > 6) return 0.0;
+  return kGtPerS[pcie_gen - 1];
 }
 
 std::string Hex2(int bus) {
@@ -231,69 +224,28 @@ int ChannelNic(int c, int channels, int nics) {
 }
 
 double PcieLinkGbps(int pcie_gen, int width) {
-  double gt_per_s = 0;
-  double encoding = 128.0 / 130.0;
-  switch (pcie_gen) {
-    case 1:
-      gt_per_s = 2.5;
-      encoding = 0.8;
-      break;
-    case 2:
-      gt_per_s = 5.0;
-      encoding = 0.8;
-      break;
-    case 3:
-      gt_per_s = 8.0;
-      break;
-    case 4:
-      gt_per_s = 16.0;
-      break;
-    case 5:
-      gt_per_s = 32.0;
-      break;
-    case 6:
-      gt_per_s = 64.0;
-      break;
-    default:
-      return 0.0;
-  }
+  const double gt_per_s = PcieGtPerS(pcie_gen);
+  if (gt_per_s == 0) return 0.0;
+  const double encoding = pcie_gen <= 2 ? 0.8 : 128.0 / 130.0;  // 8b/10b, then 128b/130b
   return gt_per_s * width * encoding / 8.0 * 0.85;
 }
 
 double PciePathFactor(LinkType type) {
-  switch (type) {
-    case LinkType::kPix:
-      return 0.92;
-    case LinkType::kPxb:
-      return 0.88;
-    case LinkType::kPhb:
-      return 0.82;
-    case LinkType::kNode:
-      return 0.78;
-    case LinkType::kSys:
-      return 0.55;
-    default:
-      return 0.0;
+  constexpr std::pair<LinkType, double> kFactors[] = {{LinkType::kPix, 0.92},
+                                                      {LinkType::kPxb, 0.88},
+                                                      {LinkType::kPhb, 0.82},
+                                                      {LinkType::kNode, 0.78},
+                                                      {LinkType::kSys, 0.55}};
+  for (const auto& [t, factor] : kFactors) {
+    if (t == type) return factor;
   }
+  return 0.0;  // not a PCIe path
 }
 
 std::string PcieSpeedText(int pcie_gen) {
-  switch (pcie_gen) {
-    case 1:
-      return "2.5 GT/s PCIe";
-    case 2:
-      return "5.0 GT/s PCIe";
-    case 3:
-      return "8.0 GT/s PCIe";
-    case 4:
-      return "16.0 GT/s PCIe";
-    case 5:
-      return "32.0 GT/s PCIe";
-    case 6:
-      return "64.0 GT/s PCIe";
-    default:
-      return "";
-  }
+  const double gt_per_s = PcieGtPerS(pcie_gen);
+  if (gt_per_s == 0) return "";
+  return StringPrintf("%.1f GT/s PCIe", gt_per_s);
 }
 
 BusLayout AssignBusNumbers(const NodeType& type) {

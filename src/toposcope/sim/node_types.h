@@ -75,6 +75,7 @@ struct NodeType {
 
   double local_copy_gbps = 0;  // device-local copy bandwidth (p2pBandwidthLatencyTest diagonal)
 
+  // None of these fails (a GPU index must be one of the type's; an unknown switch is on socket 0).
   [[nodiscard]] int GpuCount() const { return static_cast<int>(gpus.size()); }
   [[nodiscard]] int DesignNvswitchLanes() const;  // sum of nvswitch_lanes
   [[nodiscard]] int SocketOfSwitch(int pcie_switch) const;
@@ -87,27 +88,31 @@ struct NodeType {
 };
 
 // The registered node types, in a fixed order: h100-nvswitch, a100-nvswitch, pcie-bridge,
-// pcie-only.
+// pcie-only; built once, never fails.
 const std::vector<NodeType>& NodeTypes();
-// The node type with this name, or nullptr.
+// The registered node type with this name, or nullptr when there is none.
 const NodeType* FindNodeType(std::string_view name);
 
 // PCIe relation of two devices hanging from switches `switch_a` and `switch_b`, as nvidia-smi
-// names it: same switch PIX; a common upstream switch PXB; same socket NODE; else SYS.
+// names it: returns PIX for the same switch, PXB for a common upstream switch, NODE for the same
+// socket, else SYS. Never fails.
 LinkType PcieRelation(const NodeType& type, int switch_a, int switch_b);
 
-// The GPU whose PCIe path to NIC `nic` is best (PIX < PXB < PHB < NODE < SYS), lowest index on ties.
+// Returns the GPU whose PCIe path to NIC `nic` is best (PIX < PXB < PHB < NODE < SYS), lowest
+// index on ties. Never fails (`nic` must be one of the type's NICs).
 int GpuClosestToNic(const NodeType& type, int nic);
 
-// The NIC an NCCL channel c of `channels` uses on a host with `nics` NICs (0 when it has none).
+// Returns the NIC an NCCL channel c of `channels` uses on a host with `nics` NICs (0 when it has
+// none). Never fails.
 int ChannelNic(int c, int channels, int nics);
 
 // One-direction usable bandwidth of a PCIe link (see the model parameters above); 0 for an unknown
-// generation.
+// generation (1..6 are known). Never fails.
 double PcieLinkGbps(int pcie_gen, int width);
-// The copy efficiency of a PCIe path type between two GPUs (PIX 0.92 ... SYS 0.55).
+// The copy efficiency of a PCIe path type between two GPUs (PIX 0.92 ... SYS 0.55); 0 for a type
+// that is not a PCIe path. Never fails.
 double PciePathFactor(LinkType type);
-// NCCL's link_speed spelling: "16.0 GT/s PCIe"; "" for an unknown generation.
+// NCCL's link_speed spelling: "16.0 GT/s PCIe"; "" for an unknown generation. Never fails.
 std::string PcieSpeedText(int pcie_gen);
 
 // Bus numbers (the BB of 0000:BB:00.0) of a node type's PCIe devices and NVSwitches. The same for
@@ -118,14 +123,18 @@ struct BusLayout {
   std::vector<int> nics;
   std::vector<int> nvswitches;
 };
+// Returns every device's bus: per socket s a region from 0x0c + 0x80 s, each top-level switch a
+// block of 0x14 buses (its port, then each sub-switch's port and devices, NICs before GPUs, then
+// its own devices); NVSwitch k at 0xe4 + k. Never fails.
 BusLayout AssignBusNumbers(const NodeType& type);
-// "0000:bb:00.0" (NCCL, nvidia-smi), "00000000:bb:00" (nvbandwidth), "bb" (p2pBandwidthLatencyTest).
+// "0000:bb:00.0" (NCCL, nvidia-smi), "00000000:bb:00" (nvbandwidth), "bb" (p2pBandwidthLatencyTest),
+// lower-case hex of the bus's low byte. Never fail.
 std::string BusIdNccl(int bus);
 std::string BusIdNvbandwidth(int bus);
 std::string BusIdShort(int bus);
 
 // The CPUs of one socket as nvidia-smi prints them ("0-47,96-143"), and as NCCL's hex affinity
-// mask ("ffffffff,0000ffff,...", 32-bit groups, most significant first).
+// mask ("ffffffff,0000ffff,...", 32-bit groups, most significant first). Never fail.
 std::string CpuListOfSocket(const NodeType& type, int socket);
 std::string CpuMaskOfSocket(const NodeType& type, int socket);
 

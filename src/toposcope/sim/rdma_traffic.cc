@@ -227,11 +227,8 @@ uint16_t RoceUdpSourcePort(uint32_t lqpn, uint32_t rqpn) {
 
 Status ValidateRdmaOptions(const SimOptions& o) {
   if (!o.with_rdma) return {};
+  if (Status st = CheckHostLimit(o, kMaxRdmaHosts, "RDMA", "turn RDMA off or simulate fewer hosts"); !st) return st;
   auto bad = [](const std::string& what, const std::string& hint) { return Status(MakeError(what, hint)); };
-  if (o.hosts > kMaxRdmaHosts) {
-    return bad("RDMA simulation supports at most " + std::to_string(kMaxRdmaHosts) + " hosts",
-               "turn RDMA off or simulate fewer hosts");
-  }
   if (!(o.rdma_window_ms >= 1 && o.rdma_window_ms <= 1000)) return bad("rdma window out of range", "use 1..1000 ms");
   if (o.nccl_channels < 1 || o.nccl_channels > 16) return bad("NCCL channels out of range", "use 1..16");
   if (o.qps_per_connection < 1 || o.qps_per_connection > 8) return bad("QPs per connection out of range", "use 1..8");
@@ -326,15 +323,9 @@ uint32_t FrameBytes(uint8_t opcode, uint32_t payload) {
          ((4 - payload % 4) % 4) + 4;
 }
 
-}  // namespace
-
-RdmaPlan PlanRdma(const Cluster& cluster, const Telemetry* telemetry) {
-  const SimOptions& o = cluster.options;
-  RdmaPlan plan;
-  Rng rng(Rng::Mix(o.seed, kPlanLabel));
-  const int n_hosts = static_cast<int>(cluster.hosts.size());
-
-  // Window.
+// The capture window (inside the job's DCGM window with telemetry, else the middle of the run)
+// and the NCCL version, channels and QPs per connection of the communicator.
+void PlanWindowAndVersion(const SimOptions& o, const Telemetry* telemetry, RdmaPlan& plan) {
   if (telemetry != nullptr) {
     plan.window_start_ns = telemetry->job_start_ns + (telemetry->job_end_ns - telemetry->job_start_ns) / 2;
   } else {
@@ -342,7 +333,6 @@ RdmaPlan PlanRdma(const Cluster& cluster, const Telemetry* telemetry) {
   }
   plan.window_end_ns = plan.window_start_ns + Ns(o.rdma_window_ms * 1e6);
 
-  // NCCL version.
   std::string version = o.nccl_version;
   if (version.empty()) version = (o.seed % 2 == 0) ? "2.26.2" : "2.16.5";
   if (version == "2.16.5") {
@@ -354,9 +344,11 @@ RdmaPlan PlanRdma(const Cluster& cluster, const Telemetry* telemetry) {
   }
   plan.channels = o.nccl_channels;
   plan.qps_per_connection = o.qps_per_connection;
-  plan.comm_id = Hex16(rng.NextU64());
+}
 
-  // Ranks.
+// Ranks (host by host, GPU by GPU) and their process ids: the telemetry's when it has one per
+// rank, else drawn.
+void PlanRanks(const Cluster& cluster, const Telemetry* telemetry, Rng& rng, RdmaPlan& plan) {
   for (const HostModel& h : cluster.hosts) {
     plan.host_first_rank.push_back(plan.world);
     for (int g = 0; g < h.type->GpuCount(); ++g) {
@@ -370,8 +362,10 @@ RdmaPlan PlanRdma(const Cluster& cluster, const Telemetry* telemetry) {
   } else {
     for (int r = 0; r < plan.world; ++r) plan.rank_pid.push_back(2000 + static_cast<int64_t>(rng.Below(4000000)));
   }
+}
 
-  // NICs.
+// Every host's NICs: device, netdev, addresses and the leaf port they are wired to.
+void PlanNics(const Cluster& cluster, RdmaPlan& plan) {
   for (const HostModel& h : cluster.hosts) {
     const BusLayout bus = AssignBusNumbers(*h.type);
     const int slot = SlotInLeaf(cluster, h);
@@ -389,204 +383,231 @@ RdmaPlan PlanRdma(const Cluster& cluster, const Telemetry* telemetry) {
     }
     plan.nics.push_back(std::move(nics));
   }
+}
 
-  // Host roles.
-  const int n_captured = std::min(o.rdma_capture_hosts, n_hosts);
+// Which hosts are captured, listed in inventory.csv, have rdma-res-qp.txt and per-rank logs.
+void PlanHostRoles(int n_hosts, int n_captured, RdmaPlan& plan) {
   for (int i = 0; i < n_hosts; ++i) {
     plan.captured_host.push_back(i < n_captured);
     plan.inventory_host.push_back(i % 3 != 1);
     plan.rdma_res_host.push_back(i % 3 != 2);
     plan.per_rank_logs.push_back(i % 2 == 0);
   }
+}
 
-  // Rings: per channel an inter-host order and per host the NIC and the entry GPU.
-  for (int c = 0; c < plan.channels; ++c) {
-    RdmaRing ring;
-    ring.channel = c;
-    if (c % 2 == 0) {
-      for (int i = 0; i < n_hosts; ++i) ring.hosts.push_back(i);
-    } else {
-      for (const FabricGroup& leaf : cluster.fabric.leaves) {
-        std::vector<int> members;
-        for (const std::string& name : leaf.members) {
-          for (const HostModel& h : cluster.hosts) {
-            if (h.name == name) members.push_back(h.index);
-          }
-        }
-        std::sort(members.begin(), members.end());
-        for (auto it = members.rbegin(); it != members.rend(); ++it) ring.hosts.push_back(*it);
-      }
-      // Start from host 0 (the order is a cycle).
-      auto zero = std::find(ring.hosts.begin(), ring.hosts.end(), 0);
-      std::rotate(ring.hosts.begin(), zero, ring.hosts.end());
-    }
-    ring.host_nic.assign(static_cast<size_t>(n_hosts), 0);
-    ring.host_entry_gpu.assign(static_cast<size_t>(n_hosts), 0);
-    for (const HostModel& h : cluster.hosts) {
-      const int nic = ChannelNic(c, plan.channels, static_cast<int>(h.type->nics.size()));
-      ring.host_nic[static_cast<size_t>(h.index)] = nic;
-      ring.host_entry_gpu[static_cast<size_t>(h.index)] = h.type->nics.empty() ? 0 : GpuClosestToNic(*h.type, nic);
-    }
-    for (int hi : ring.hosts) {
-      const int g_count = cluster.hosts[static_cast<size_t>(hi)].type->GpuCount();
-      const int e = ring.host_entry_gpu[static_cast<size_t>(hi)];
-      for (int k = 0; k < g_count; ++k) {
-        ring.ranks.push_back(plan.host_first_rank[static_cast<size_t>(hi)] + ((e - k) % g_count + g_count) % g_count);
-      }
-    }
-    auto zero = std::find(ring.ranks.begin(), ring.ranks.end(), 0);
-    std::rotate(ring.ranks.begin(), zero, ring.ranks.end());
-    plan.rings.push_back(std::move(ring));
+// The ranks of host `hi` in a channel's order: from the entry GPU e down, e, e-1, ..., e+1 (mod G).
+std::vector<int> HostChain(const Cluster& cluster, const RdmaPlan& plan, const RdmaRing& ring, int hi) {
+  std::vector<int> out;
+  const int g_count = cluster.hosts[static_cast<size_t>(hi)].type->GpuCount();
+  const int e = ring.host_entry_gpu[static_cast<size_t>(hi)];
+  for (int k = 0; k < g_count; ++k) {
+    out.push_back(plan.host_first_rank[static_cast<size_t>(hi)] + ((e - k) % g_count + g_count) % g_count);
   }
+  return out;
+}
 
-  // Trees: hosts are the tree nodes, each a chain in its channel's ring order from the entry GPU.
-  for (int c = 0; c < plan.channels; ++c) {
-    const RdmaRing& ring = plan.rings[static_cast<size_t>(c)];
-    RdmaTree tree;
-    tree.channel = c;
-    tree.up.assign(static_cast<size_t>(plan.world), -1);
-    tree.down.assign(static_cast<size_t>(plan.world), {-1, -1, -1});
-    const bool second = plan.channels > 1 && c >= plan.channels / 2;
-    auto chain = [&](int hi) {
-      std::vector<int> out;
-      const int g_count = cluster.hosts[static_cast<size_t>(hi)].type->GpuCount();
-      const int e = ring.host_entry_gpu[static_cast<size_t>(hi)];
-      for (int k = 0; k < g_count; ++k) {
-        out.push_back(plan.host_first_rank[static_cast<size_t>(hi)] + ((e - k) % g_count + g_count) % g_count);
-      }
-      return out;
-    };
-    auto add_down = [&](int rank, int child) {
-      for (int& d : tree.down[static_cast<size_t>(rank)]) {
-        if (d == -1) {
-          d = child;
-          return;
+// Channel c's ring: its inter-host order, per host the NIC and the entry GPU, and the rank order
+// from rank 0.
+RdmaRing PlanRing(const Cluster& cluster, const RdmaPlan& plan, int c) {
+  const int n_hosts = static_cast<int>(cluster.hosts.size());
+  RdmaRing ring;
+  ring.channel = c;
+  if (c % 2 == 0) {
+    for (int i = 0; i < n_hosts; ++i) ring.hosts.push_back(i);
+  } else {
+    for (const FabricGroup& leaf : cluster.fabric.leaves) {
+      std::vector<int> members;
+      for (const std::string& name : leaf.members) {
+        for (const HostModel& h : cluster.hosts) {
+          if (h.name == name) members.push_back(h.index);
         }
       }
-    };
-    for (int hi = 0; hi < n_hosts; ++hi) {
-      const std::vector<int> ch = chain(hi);
-      for (size_t k = 1; k < ch.size(); ++k) {
-        tree.up[static_cast<size_t>(ch[k])] = ch[k - 1];
-        add_down(ch[k - 1], ch[k]);
-      }
+      std::sort(members.begin(), members.end());
+      for (auto it = members.rbegin(); it != members.rend(); ++it) ring.hosts.push_back(*it);
     }
-    for (int hi = 0; hi < n_hosts; ++hi) {
-      int u = -1, d0 = -1, d1 = -1;
-      if (second) {
-        Dtree1(n_hosts, hi, &u, &d0, &d1);
-      } else {
-        Btree(n_hosts, hi, &u, &d0, &d1);
-      }
-      const int head = chain(hi).front();
-      if (u >= 0) tree.up[static_cast<size_t>(head)] = chain(u).front();
-      if (u < 0) tree.root = head;
-      if (d0 >= 0) add_down(head, chain(d0).front());
-      if (d1 >= 0) add_down(head, chain(d1).front());
-    }
-    plan.trees.push_back(std::move(tree));
+    // Start from host 0 (the order is a cycle).
+    auto zero = std::find(ring.hosts.begin(), ring.hosts.end(), 0);
+    std::rotate(ring.hosts.begin(), zero, ring.hosts.end());
   }
+  ring.host_nic.assign(static_cast<size_t>(n_hosts), 0);
+  ring.host_entry_gpu.assign(static_cast<size_t>(n_hosts), 0);
+  for (const HostModel& h : cluster.hosts) {
+    const int nic = ChannelNic(c, plan.channels, static_cast<int>(h.type->nics.size()));
+    ring.host_nic[static_cast<size_t>(h.index)] = nic;
+    ring.host_entry_gpu[static_cast<size_t>(h.index)] = h.type->nics.empty() ? 0 : GpuClosestToNic(*h.type, nic);
+  }
+  for (int hi : ring.hosts) {
+    for (int r : HostChain(cluster, plan, ring, hi)) ring.ranks.push_back(r);
+  }
+  auto zero = std::find(ring.ranks.begin(), ring.ranks.end(), 0);
+  std::rotate(ring.ranks.begin(), zero, ring.ranks.end());
+  return ring;
+}
 
-  // QP numbers: per (host, NIC) a counter from a random base.
-  std::vector<std::vector<uint32_t>> next_qpn(static_cast<size_t>(n_hosts));
-  for (int i = 0; i < n_hosts; ++i) {
-    for (size_t k = 0; k < plan.nics[static_cast<size_t>(i)].size(); ++k) {
-      next_qpn[static_cast<size_t>(i)].push_back(0x100 + static_cast<uint32_t>(rng.Below(0x3000)));
+// Channel c's tree: hosts are the tree nodes (NCCL's double binary tree), each a chain in the
+// channel's ring order from its entry GPU.
+RdmaTree PlanTree(const Cluster& cluster, const RdmaPlan& plan, int c) {
+  const int n_hosts = static_cast<int>(cluster.hosts.size());
+  const RdmaRing& ring = plan.rings[static_cast<size_t>(c)];
+  RdmaTree tree;
+  tree.channel = c;
+  tree.up.assign(static_cast<size_t>(plan.world), -1);
+  tree.down.assign(static_cast<size_t>(plan.world), {-1, -1, -1});
+  const bool second = plan.channels > 1 && c >= plan.channels / 2;
+  auto chain = [&](int hi) { return HostChain(cluster, plan, ring, hi); };
+  auto add_down = [&](int rank, int child) {
+    for (int& d : tree.down[static_cast<size_t>(rank)]) {
+      if (d == -1) {
+        d = child;
+        return;
+      }
     }
-  }
-  auto alloc_qpn = [&](int host, int nic) {
-    uint32_t& q = next_qpn[static_cast<size_t>(host)][static_cast<size_t>(nic)];
-    const uint32_t v = q;
-    q += 1 + static_cast<uint32_t>(rng.Below(3));
-    return v & kPsnMask;
   };
-  auto make_end = [&](int host, int nic, int64_t pid, std::string comm) {
+  for (int hi = 0; hi < n_hosts; ++hi) {
+    const std::vector<int> ch = chain(hi);
+    for (size_t k = 1; k < ch.size(); ++k) {
+      tree.up[static_cast<size_t>(ch[k])] = ch[k - 1];
+      add_down(ch[k - 1], ch[k]);
+    }
+  }
+  for (int hi = 0; hi < n_hosts; ++hi) {
+    int u = -1, d0 = -1, d1 = -1;
+    if (second) {
+      Dtree1(n_hosts, hi, &u, &d0, &d1);
+    } else {
+      Btree(n_hosts, hi, &u, &d0, &d1);
+    }
+    const int head = chain(hi).front();
+    if (u >= 0) tree.up[static_cast<size_t>(head)] = chain(u).front();
+    if (u < 0) tree.root = head;
+    if (d0 >= 0) add_down(head, chain(d0).front());
+    if (d1 >= 0) add_down(head, chain(d1).front());
+  }
+  return tree;
+}
+
+// QP numbers per (host, NIC): a counter from a random base, advancing by 1-3; and the ends of new
+// QP pairs (QP number, then a random initial PSN), all drawn from the plan's stream.
+class QpAllocator {
+ public:
+  QpAllocator(const RdmaPlan& plan, Rng& rng) : rng_(rng), next_qpn_(plan.nics.size()) {
+    for (size_t i = 0; i < plan.nics.size(); ++i) {
+      for (size_t k = 0; k < plan.nics[i].size(); ++k) {
+        next_qpn_[i].push_back(0x100 + static_cast<uint32_t>(rng_.Below(0x3000)));
+      }
+    }
+  }
+
+  // One end of a new QP pair on (host, nic), owned by process `pid` named `comm`.
+  RdmaQpEnd MakeEnd(int host, int nic, int64_t pid, std::string comm) {
     RdmaQpEnd e;
     e.host = host;
     e.nic = nic;
-    e.qpn = alloc_qpn(host, nic);
-    e.psn0 = static_cast<uint32_t>(rng.Below(1u << 24));
+    e.qpn = AllocQpn(host, nic);
+    e.psn0 = static_cast<uint32_t>(rng_.Below(1u << 24));
     e.pid = pid;
     e.comm = std::move(comm);
     return e;
-  };
-
-  // Ring QP pairs: per channel, per cross-host hop, per QP.
-  if (n_hosts > 1) {
-    for (const RdmaRing& ring : plan.rings) {
-      for (size_t k = 0; k < ring.hosts.size(); ++k) {
-        const int ha = ring.hosts[k];
-        const int hb = ring.hosts[(k + 1) % ring.hosts.size()];
-        const int ga = cluster.hosts[static_cast<size_t>(ha)].type->GpuCount();
-        const int exit_gpu = (ring.host_entry_gpu[static_cast<size_t>(ha)] + 1) % ga;
-        const int from = plan.host_first_rank[static_cast<size_t>(ha)] + exit_gpu;
-        const int to = plan.host_first_rank[static_cast<size_t>(hb)] + ring.host_entry_gpu[static_cast<size_t>(hb)];
-        for (int q = 0; q < plan.qps_per_connection; ++q) {
-          RdmaQpPair p;
-          p.kind = "ring";
-          p.op = "write";
-          p.channel = ring.channel;
-          p.from_rank = from;
-          p.to_rank = to;
-          p.qp_index = q;
-          p.a = make_end(ha, ring.host_nic[static_cast<size_t>(ha)], plan.rank_pid[static_cast<size_t>(from)],
-                         "python3");
-          p.b = make_end(hb, ring.host_nic[static_cast<size_t>(hb)], plan.rank_pid[static_cast<size_t>(to)],
-                         "python3");
-          plan.qp_pairs.push_back(std::move(p));
-        }
-      }
-    }
   }
 
-  // Background tenants on some captured hosts.
-  if (o.background_traffic && n_hosts > 1) {
-    std::vector<int> tenants;
-    for (int i = 0; i < n_captured; ++i) {
-      if (rng.Uniform() < 0.4) tenants.push_back(i);
-    }
-    if (tenants.empty() && n_captured > 0) tenants.push_back(static_cast<int>(rng.Below(static_cast<uint64_t>(n_captured))));
-    for (int hi : tenants) {
-      const HostModel& h = cluster.hosts[static_cast<size_t>(hi)];
-      if (h.type->nics.empty()) continue;
-      const int k = 2 + static_cast<int>(rng.Below(3));
-      const bool read_tenant = rng.Below(2) == 1;
-      const int64_t pid = 2000 + static_cast<int64_t>(rng.Below(4000000));
-      for (int j = 0; j < k; ++j) {
-        int peer = static_cast<int>(rng.Below(static_cast<uint64_t>(n_hosts - 1)));
-        if (peer >= hi) ++peer;
-        const HostModel& hp = cluster.hosts[static_cast<size_t>(peer)];
-        if (hp.type->nics.empty()) continue;
-        const int c = static_cast<int>(rng.Below(static_cast<uint64_t>(plan.channels)));
-        const int nic = plan.rings[static_cast<size_t>(c)].host_nic[static_cast<size_t>(hi)];
-        const int peer_nic = static_cast<int>(rng.Below(hp.type->nics.size()));
+ private:
+  uint32_t AllocQpn(int host, int nic) {
+    uint32_t& q = next_qpn_[static_cast<size_t>(host)][static_cast<size_t>(nic)];
+    const uint32_t v = q;
+    q += 1 + static_cast<uint32_t>(rng_.Below(3));
+    return v & kPsnMask;
+  }
+
+  Rng& rng_;
+  std::vector<std::vector<uint32_t>> next_qpn_;
+};
+
+// The ring QP pairs: per channel, per cross-host hop, per QP (requester on the sending host).
+void PlanRingPairs(const Cluster& cluster, RdmaPlan& plan, QpAllocator& qps) {
+  for (const RdmaRing& ring : plan.rings) {
+    for (size_t k = 0; k < ring.hosts.size(); ++k) {
+      const int ha = ring.hosts[k];
+      const int hb = ring.hosts[(k + 1) % ring.hosts.size()];
+      const int ga = cluster.hosts[static_cast<size_t>(ha)].type->GpuCount();
+      const int exit_gpu = (ring.host_entry_gpu[static_cast<size_t>(ha)] + 1) % ga;
+      const int from = plan.host_first_rank[static_cast<size_t>(ha)] + exit_gpu;
+      const int to = plan.host_first_rank[static_cast<size_t>(hb)] + ring.host_entry_gpu[static_cast<size_t>(hb)];
+      for (int q = 0; q < plan.qps_per_connection; ++q) {
         RdmaQpPair p;
-        p.kind = "background";
-        p.op = read_tenant ? "read" : "send";
-        p.a = make_end(hi, nic, pid, read_tenant ? "ib_read_bw" : "ib_send_bw");
-        p.b = make_end(peer, peer_nic, 2000 + static_cast<int64_t>(rng.Below(4000000)),
-                       read_tenant ? "ib_read_bw" : "ib_send_bw");
+        p.kind = "ring";
+        p.op = "write";
+        p.channel = ring.channel;
+        p.from_rank = from;
+        p.to_rank = to;
+        p.qp_index = q;
+        p.a = qps.MakeEnd(ha, ring.host_nic[static_cast<size_t>(ha)], plan.rank_pid[static_cast<size_t>(from)],
+                          "python3");
+        p.b = qps.MakeEnd(hb, ring.host_nic[static_cast<size_t>(hb)], plan.rank_pid[static_cast<size_t>(to)],
+                          "python3");
         plan.qp_pairs.push_back(std::move(p));
       }
     }
   }
-  for (RdmaQpPair& p : plan.qp_pairs) p.udp_sport = RoceUdpSourcePort(p.a.qpn, p.b.qpn);
+}
 
-  // Captures: the downlink ports of the NICs the captured hosts' channels use.
+// Other tenants on some captured hosts: 2-4 SEND or READ QP pairs each, to random peers.
+void PlanBackgroundPairs(const Cluster& cluster, int n_captured, Rng& rng, RdmaPlan& plan, QpAllocator& qps) {
+  const int n_hosts = static_cast<int>(cluster.hosts.size());
+  std::vector<int> tenants;
+  for (int i = 0; i < n_captured; ++i) {
+    if (rng.Uniform() < 0.4) tenants.push_back(i);
+  }
+  if (tenants.empty() && n_captured > 0) tenants.push_back(static_cast<int>(rng.Below(static_cast<uint64_t>(n_captured))));
+  for (int hi : tenants) {
+    const HostModel& h = cluster.hosts[static_cast<size_t>(hi)];
+    if (h.type->nics.empty()) continue;
+    const int k = 2 + static_cast<int>(rng.Below(3));
+    const bool read_tenant = rng.Below(2) == 1;
+    const int64_t pid = 2000 + static_cast<int64_t>(rng.Below(4000000));
+    for (int j = 0; j < k; ++j) {
+      int peer = static_cast<int>(rng.Below(static_cast<uint64_t>(n_hosts - 1)));
+      if (peer >= hi) ++peer;
+      const HostModel& hp = cluster.hosts[static_cast<size_t>(peer)];
+      if (hp.type->nics.empty()) continue;
+      const int c = static_cast<int>(rng.Below(static_cast<uint64_t>(plan.channels)));
+      const int nic = plan.rings[static_cast<size_t>(c)].host_nic[static_cast<size_t>(hi)];
+      const int peer_nic = static_cast<int>(rng.Below(hp.type->nics.size()));
+      RdmaQpPair p;
+      p.kind = "background";
+      p.op = read_tenant ? "read" : "send";
+      p.a = qps.MakeEnd(hi, nic, pid, read_tenant ? "ib_read_bw" : "ib_send_bw");
+      p.b = qps.MakeEnd(peer, peer_nic, 2000 + static_cast<int64_t>(rng.Below(4000000)),
+                        read_tenant ? "ib_read_bw" : "ib_send_bw");
+      plan.qp_pairs.push_back(std::move(p));
+    }
+  }
+}
+
+// A capture of `leaf`'s port `port` (file name from both).
+RdmaCapture NewCapture(const std::string& leaf, int port, const char* kind, uint32_t snaplen) {
+  RdmaCapture cap;
+  cap.leaf = leaf;
+  cap.port = port;
+  cap.file = std::string(kCaptureDir) + "/" + cap.leaf + "-p" + std::to_string(cap.port) + ".pcap";
+  cap.kind = kind;
+  cap.snaplen = snaplen;
+  return cap;
+}
+
+// The captures: the downlink ports of the NICs the captured hosts' channels use (one kept at full
+// length), optionally a fat-tree uplink; then which QP pairs they see.
+void PlanCaptures(const Cluster& cluster, int n_captured, RdmaPlan& plan) {
+  const SimOptions& o = cluster.options;
   for (int i = 0; i < n_captured; ++i) {
     const HostModel& h = cluster.hosts[static_cast<size_t>(i)];
     std::set<int> used;
     for (const RdmaRing& ring : plan.rings) used.insert(ring.host_nic[static_cast<size_t>(i)]);
     for (int nic : used) {
       if (nic >= static_cast<int>(plan.nics[static_cast<size_t>(i)].size())) continue;
-      RdmaCapture cap;
-      cap.leaf = h.leaf;
-      cap.port = plan.nics[static_cast<size_t>(i)][static_cast<size_t>(nic)].leaf_port;
-      cap.file = std::string(kCaptureDir) + "/" + cap.leaf + "-p" + std::to_string(cap.port) + ".pcap";
-      cap.kind = "downlink";
+      RdmaCapture cap = NewCapture(h.leaf, plan.nics[static_cast<size_t>(i)][static_cast<size_t>(nic)].leaf_port,
+                                   "downlink", static_cast<uint32_t>(o.rdma_snaplen));
       cap.host = i;
       cap.nic = nic;
-      cap.snaplen = static_cast<uint32_t>(o.rdma_snaplen);
       plan.captures.push_back(std::move(cap));
     }
   }
@@ -599,13 +620,10 @@ RdmaPlan PlanRdma(const Cluster& cluster, const Telemetry* telemetry) {
   }
   if (o.spine_capture && o.arch == "fat-tree" && cluster.fabric.leaves.size() > 1 && n_captured > 0 &&
       !cluster.fabric.spines.empty()) {
-    RdmaCapture cap;
-    cap.leaf = cluster.fabric.leaves[0].name;
-    cap.port = 4 * kLeafPortsPerHost + 1;  // uplinks follow the downlinks of 4 host slots
-    cap.file = std::string(kCaptureDir) + "/" + cap.leaf + "-p" + std::to_string(cap.port) + ".pcap";
-    cap.kind = "uplink";
+    // Uplinks follow the downlinks of 4 host slots.
+    RdmaCapture cap = NewCapture(cluster.fabric.leaves[0].name, 4 * kLeafPortsPerHost + 1, "uplink",
+                                 static_cast<uint32_t>(o.rdma_snaplen));
     cap.spine = cluster.fabric.spines[0];
-    cap.snaplen = static_cast<uint32_t>(o.rdma_snaplen);
     plan.captures.push_back(std::move(cap));
   }
   for (RdmaQpPair& p : plan.qp_pairs) {
@@ -616,8 +634,11 @@ RdmaPlan PlanRdma(const Cluster& cluster, const Telemetry* telemetry) {
       }
     }
   }
+}
 
-  // Links (host pairs), sorted.
+// The links (host pairs the QP pairs connect), sorted; ring pairs make a link a backbone one,
+// background pairs a contended one.
+void PlanLinks(RdmaPlan& plan) {
   std::map<std::pair<int, int>, int> link_of;
   for (RdmaQpPair& p : plan.qp_pairs) {
     const auto key = std::minmax(p.a.host, p.b.host);
@@ -639,7 +660,11 @@ RdmaPlan PlanRdma(const Cluster& cluster, const Telemetry* telemetry) {
     if (p.kind == "ring") l.backbone = true;
     if (p.kind == "background") l.mode = "multi_tenant_contention";
   }
-  // Periodic congestion on some captured backbone links (cross-leaf ones first).
+}
+
+// Periodic congestion on some captured backbone links (cross-leaf ones first).
+void PlanCongestion(const Cluster& cluster, Rng& rng, RdmaPlan& plan) {
+  const SimOptions& o = cluster.options;
   std::vector<int> cross, same;
   for (size_t i = 0; i < plan.links.size(); ++i) {
     const RdmaLink& l = plan.links[i];
@@ -663,6 +688,30 @@ RdmaPlan PlanRdma(const Cluster& cluster, const Telemetry* telemetry) {
   for (RdmaQpPair& p : plan.qp_pairs) {
     p.congested = p.kind == "ring" && plan.links[static_cast<size_t>(p.link)].mode == "periodic_congestion";
   }
+}
+
+}  // namespace
+
+RdmaPlan PlanRdma(const Cluster& cluster, const Telemetry* telemetry) {
+  const SimOptions& o = cluster.options;
+  RdmaPlan plan;
+  Rng rng(Rng::Mix(o.seed, kPlanLabel));
+  const int n_hosts = static_cast<int>(cluster.hosts.size());
+  PlanWindowAndVersion(o, telemetry, plan);
+  plan.comm_id = Hex16(rng.NextU64());
+  PlanRanks(cluster, telemetry, rng, plan);
+  PlanNics(cluster, plan);
+  const int n_captured = std::min(o.rdma_capture_hosts, n_hosts);
+  PlanHostRoles(n_hosts, n_captured, plan);
+  for (int c = 0; c < plan.channels; ++c) plan.rings.push_back(PlanRing(cluster, plan, c));
+  for (int c = 0; c < plan.channels; ++c) plan.trees.push_back(PlanTree(cluster, plan, c));
+  QpAllocator qps(plan, rng);
+  if (n_hosts > 1) PlanRingPairs(cluster, plan, qps);
+  if (o.background_traffic && n_hosts > 1) PlanBackgroundPairs(cluster, n_captured, rng, plan, qps);
+  for (RdmaQpPair& p : plan.qp_pairs) p.udp_sport = RoceUdpSourcePort(p.a.qpn, p.b.qpn);
+  PlanCaptures(cluster, n_captured, plan);
+  PlanLinks(plan);
+  PlanCongestion(cluster, rng, plan);
   return plan;
 }
 
@@ -853,6 +902,24 @@ struct StreamEnv {
   Shaper* shaper = nullptr;
 };
 
+// The wire event of request packet `p` sent at `send_t` (direction `from_b`, IP id `ip_id`).
+WireEvent RequestEvent(const ReqPacket& p, const StreamEnv& env, uint8_t from_b, int64_t send_t, uint16_t ip_id) {
+  WireEvent e;
+  e.t_ns = send_t;
+  e.pair = env.pair;
+  e.from_b = from_b;
+  e.opcode = p.opcode;
+  e.psn = (env.psn0 + p.psn_offset) & kPsnMask;
+  e.payload = p.payload;
+  e.flags = static_cast<uint8_t>((p.ack_req ? kFlagAckReq : 0) | (p.reth ? kFlagReth : 0) | (p.imm ? kFlagImm : 0));
+  e.reth_va = p.va;
+  e.reth_rkey = p.rkey;
+  e.reth_len = p.dma_len;
+  e.aux = p.imm_data;
+  e.ip_id = ip_id;
+  return e;
+}
+
 void SimulateStream(const Stream& s, const StreamEnv& env, Rng& rng, std::vector<WireEvent>& events,
                     StreamResult& result) {
   using namespace formats::roce_op;
@@ -911,19 +978,7 @@ void SimulateStream(const Stream& s, const StreamEnv& env, Rng& rng, std::vector
     if (env.shaper != nullptr) send_t = env.shaper->Next(send_t);
     if (send_t > env.window_end_ns + 1000000) break;  // far past the window: stop
     const uint32_t frame = FrameBytes(p.opcode, p.payload);
-    WireEvent e;
-    e.t_ns = send_t;
-    e.pair = env.pair;
-    e.from_b = fwd;
-    e.opcode = p.opcode;
-    e.psn = (env.psn0 + p.psn_offset) & kPsnMask;
-    e.payload = p.payload;
-    e.flags = static_cast<uint8_t>((p.ack_req ? kFlagAckReq : 0) | (p.reth ? kFlagReth : 0) | (p.imm ? kFlagImm : 0));
-    e.reth_va = p.va;
-    e.reth_rkey = p.rkey;
-    e.reth_len = p.dma_len;
-    e.aux = p.imm_data;
-    e.ip_id = ip_id_fwd++;
+    WireEvent e = RequestEvent(p, env, fwd, send_t, ip_id_fwd++);
     const bool ce = env.shaper != nullptr && rng.Uniform() < kCeMarkProbability;
     if (ce) e.flags |= kFlagCe;
     const bool lost = p.opcode != kReadRequest && s.loss > 0 && rng.Uniform() < s.loss;
@@ -1070,38 +1125,63 @@ struct LogLine {
   std::string text;
 };
 
-std::vector<LogLine> RankLog(const Cluster& cluster, const RdmaPlan& plan, int rank, Rng& rng,
-                             const std::vector<std::vector<const RdmaQpPair*>>& send_pairs,
-                             const std::vector<std::vector<const RdmaQpPair*>>& recv_pairs) {
-  using formats::NcclConnection;
-  const int hi = plan.rank_host[static_cast<size_t>(rank)];
-  const int g = plan.rank_gpu[static_cast<size_t>(rank)];
-  const HostModel& h = cluster.hosts[static_cast<size_t>(hi)];
-  const NodeType& t = *h.type;
-  const bool v16 = plan.era == formats::NcclLogEra::kV2_16;
-  const int64_t pid = plan.rank_pid[static_cast<size_t>(rank)];
-  const int64_t init_tid = pid + 30 + static_cast<int64_t>(rng.Below(60));
-  const int64_t proxy_tid = init_tid + 3 + static_cast<int64_t>(rng.Below(4));
-  formats::NcclLogPrefix main_at{h.name, pid, pid, g, kNoTime};
-  formats::NcclLogPrefix init_at{h.name, pid, init_tid, g, kNoTime};
-  formats::NcclLogPrefix proxy_at{h.name, pid, proxy_tid, g, kNoTime};
-  formats::NcclLogWriter w(plan.era, main_at);
-  std::vector<LogLine> out;
-  int64_t clock = static_cast<int64_t>(rng.Below(2000));
-  auto add = [&](std::string text) {
+// One rank's NCCL log as its sections write it: who the rank is, the writer with the three thread
+// prefixes (main, init, proxy) and the lines so far, each stamped with a pseudo clock that
+// advances by a random step per line (to interleave the ranks of a host).
+struct RankLogContext {
+  // `init_tid` and `proxy_tid` are drawn by the caller; the clock's start is drawn here.
+  RankLogContext(const Cluster& cluster_in, const RdmaPlan& plan_in, int rank_in, Rng& rng_in, int64_t init_tid,
+                 int64_t proxy_tid)
+      : cluster(cluster_in),
+        plan(plan_in),
+        rank(rank_in),
+        rng(rng_in),
+        hi(plan.rank_host[static_cast<size_t>(rank)]),
+        g(plan.rank_gpu[static_cast<size_t>(rank)]),
+        h(cluster.hosts[static_cast<size_t>(hi)]),
+        t(*h.type),
+        v16(plan.era == formats::NcclLogEra::kV2_16),
+        main_at{h.name, plan.rank_pid[static_cast<size_t>(rank)], plan.rank_pid[static_cast<size_t>(rank)], g,
+                kNoTime},
+        init_at{h.name, main_at.pid, init_tid, g, kNoTime},
+        proxy_at{h.name, main_at.pid, proxy_tid, g, kNoTime},
+        w(plan.era, main_at) {
+    clock = static_cast<int64_t>(rng.Below(2000));
+  }
+
+  // Appends a line, advancing the clock.
+  void Add(std::string text) {
     clock += 1 + static_cast<int64_t>(rng.Below(40));
     out.push_back({clock, std::move(text)});
-  };
-  const auto& nics = plan.nics[static_cast<size_t>(hi)];
+  }
+
+  const Cluster& cluster;
+  const RdmaPlan& plan;
+  const int rank;
+  Rng& rng;
+  const int hi;  // the rank's host
+  const int g;   // its GPU
+  const HostModel& h;
+  const NodeType& t;
+  const bool v16;  // the 2.16 era's lines
+  const formats::NcclLogPrefix main_at, init_at, proxy_at;
+  formats::NcclLogWriter w;
+  std::vector<LogLine> out;
+  int64_t clock = 0;
+};
+
+// Bootstrap, plugin, driver and version lines, then the NET/IB devices of the rank's host.
+void WriteLogStart(RankLogContext& log) {
+  formats::NcclLogWriter& w = log.w;
+  const auto& nics = log.plan.nics[static_cast<size_t>(log.hi)];
   const std::string ip0 = nics.empty() ? std::string("10.255.255.1") : nics[0].ip.ToString();
   const std::string if0 = nics.empty() ? std::string("eth0") : nics[0].netdev;
-
-  add(w.Info("Bootstrap : Using " + if0 + ":" + ip0 + "<0>"));
-  add(w.Info(v16 ? "NET/Plugin : No plugin found (libnccl-net.so), using internal implementation"
-                 : "NET/Plugin: Could not find: libnccl-net.so. Using internal net plugin."));
-  add(w.Info(v16 ? "cudaDriverVersion 12020" : "cudaDriverVersion 12080"));
-  add(w.Version(plan.nccl_version));
-  w.set_prefix(init_at);
+  log.Add(w.Info("Bootstrap : Using " + if0 + ":" + ip0 + "<0>"));
+  log.Add(w.Info(log.v16 ? "NET/Plugin : No plugin found (libnccl-net.so), using internal implementation"
+                         : "NET/Plugin: Could not find: libnccl-net.so. Using internal net plugin."));
+  log.Add(w.Info(log.v16 ? "cudaDriverVersion 12020" : "cudaDriverVersion 12080"));
+  log.Add(w.Version(log.plan.nccl_version));
+  w.set_prefix(log.init_at);
   formats::NcclNetUsing u;
   u.net_name = "IB";
   for (const RdmaNic& n : nics) {
@@ -1116,72 +1196,96 @@ std::vector<LogLine> RankLog(const Cluster& cluster, const RdmaPlan& plan, int r
   u.oob_iface = if0;
   u.oob_ip = ip0;
   u.oob_port = 0;
-  add(w.NetUsing(u));
-  add(w.Info("Using network IB"));
-  if (!v16) add(w.Info(StringPrintf("DMA-BUF is available on GPU device %d", g)));
+  log.Add(w.NetUsing(u));
+  log.Add(w.Info("Using network IB"));
+  if (!log.v16) log.Add(w.Info(StringPrintf("DMA-BUF is available on GPU device %d", log.g)));
+}
+
+// The rank's communicator record (a random comm pointer); its kind is set where it is written.
+formats::NcclCommInit RankCommInit(RankLogContext& log) {
   const std::string comm_ptr = StringPrintf("0x%llx", static_cast<unsigned long long>(
-                                                          0x55d000000000ULL + (rng.NextU64() & 0xffffffff0ULL)));
+                                                          0x55d000000000ULL + (log.rng.NextU64() & 0xffffffff0ULL)));
   formats::NcclCommInit ci;
   ci.comm = comm_ptr;
-  ci.rank = rank;
-  ci.nranks = plan.world;
-  ci.nnodes = static_cast<int>(cluster.hosts.size());
-  ci.local_ranks = t.GpuCount();
-  ci.local_rank = g;
-  ci.cuda_dev = g;
-  ci.nvml_dev = g;
+  ci.rank = log.rank;
+  ci.nranks = log.plan.world;
+  ci.nnodes = static_cast<int>(log.cluster.hosts.size());
+  ci.local_ranks = log.t.GpuCount();
+  ci.local_rank = log.g;
+  ci.cuda_dev = log.g;
+  ci.nvml_dev = log.g;
   ci.mnnvl = 0;
-  const BusLayout bus = AssignBusNumbers(t);
-  ci.bus_id = BusIdHex(bus.gpus[static_cast<size_t>(g)]);
-  ci.comm_id = plan.comm_id;
-  if (!v16) {
-    ci.kind = formats::NcclCommInitKind::kRankInfo;
-    add(w.CommInit(ci));
+  const BusLayout bus = AssignBusNumbers(log.t);
+  ci.bus_id = BusIdHex(bus.gpus[static_cast<size_t>(log.g)]);
+  ci.comm_id = log.plan.comm_id;
+  return ci;
+}
+
+// The rank's previous and next rank in every channel's ring.
+struct RingNeighbours {
+  std::vector<int> prev, next;  // per channel
+};
+
+RingNeighbours NeighboursOf(const RdmaPlan& plan, int rank) {
+  RingNeighbours nb;
+  nb.prev.resize(static_cast<size_t>(plan.channels));
+  nb.next.resize(static_cast<size_t>(plan.channels));
+  for (const RdmaRing& ring : plan.rings) {
+    const auto it = std::find(ring.ranks.begin(), ring.ranks.end(), rank);
+    const size_t pos = static_cast<size_t>(it - ring.ranks.begin());
+    const size_t n = ring.ranks.size();
+    nb.prev[static_cast<size_t>(ring.channel)] = ring.ranks[(pos + n - 1) % n];
+    nb.next[static_cast<size_t>(ring.channel)] = ring.ranks[(pos + 1) % n];
   }
-  if (rank == 0) {
+  return nb;
+}
+
+// The ring orders (rank 0 only), the 2.16 per-channel ring lines, the trees and the P2P chunk size.
+void WriteLogGraph(RankLogContext& log, const RingNeighbours& nb) {
+  const RdmaPlan& plan = log.plan;
+  formats::NcclLogWriter& w = log.w;
+  if (log.rank == 0) {
     for (const RdmaRing& ring : plan.rings) {
       formats::NcclRingOrder ro;
       ro.channel = ring.channel;
       ro.nchannels = plan.channels;
       ro.ranks = ring.ranks;
-      add(w.RingOrder(ro, plan.world));
+      log.Add(w.RingOrder(ro, plan.world));
     }
   }
-  // prev/next of this rank per channel.
-  std::vector<int> prev(static_cast<size_t>(plan.channels)), next(static_cast<size_t>(plan.channels));
-  for (const RdmaRing& ring : plan.rings) {
-    const auto it = std::find(ring.ranks.begin(), ring.ranks.end(), rank);
-    const size_t pos = static_cast<size_t>(it - ring.ranks.begin());
-    const size_t n = ring.ranks.size();
-    prev[static_cast<size_t>(ring.channel)] = ring.ranks[(pos + n - 1) % n];
-    next[static_cast<size_t>(ring.channel)] = ring.ranks[(pos + 1) % n];
-  }
-  if (v16) {
+  if (log.v16) {
     for (int c = 0; c < plan.channels; ++c) {
       formats::NcclRingLine rl;
       rl.channel = c;
-      rl.prev = prev[static_cast<size_t>(c)];
-      rl.me = rank;
-      rl.next = next[static_cast<size_t>(c)];
-      add(w.Ring(rl));
+      rl.prev = nb.prev[static_cast<size_t>(c)];
+      rl.me = log.rank;
+      rl.next = nb.next[static_cast<size_t>(c)];
+      log.Add(w.Ring(rl));
     }
   }
   std::vector<formats::NcclTreeLine> trees;
   for (const RdmaTree& tree : plan.trees) {
     formats::NcclTreeLine tl;
     tl.channel = tree.channel;
-    tl.down = tree.down[static_cast<size_t>(rank)];
-    tl.me = rank;
-    tl.up = tree.up[static_cast<size_t>(rank)];
+    tl.down = tree.down[static_cast<size_t>(log.rank)];
+    tl.me = log.rank;
+    tl.up = tree.up[static_cast<size_t>(log.rank)];
     trees.push_back(tl);
   }
-  add(w.Trees(trees));
-  add(w.Info("P2P Chunksize set to 131072"));
+  log.Add(w.Trees(trees));
+  log.Add(w.Info("P2P Chunksize set to 131072"));
+}
 
+// The ring connections of the rank: network receives from off-host predecessors, then per channel
+// the send to its successor (network off the host, else P2P or SHM by the GPU pair's link).
+void WriteLogConnections(RankLogContext& log, const RingNeighbours& nb) {
+  using formats::NcclConnection;
+  const RdmaPlan& plan = log.plan;
+  const int rank = log.rank;
   auto dev_text = [&](int r) {
-    const HostModel& rh = cluster.hosts[static_cast<size_t>(plan.rank_host[static_cast<size_t>(r)])];
+    const HostModel& rh = log.cluster.hosts[static_cast<size_t>(plan.rank_host[static_cast<size_t>(r)])];
     const int rg = plan.rank_gpu[static_cast<size_t>(r)];
-    if (!v16) return std::to_string(rg);
+    if (!log.v16) return std::to_string(rg);
     return BusIdHex(AssignBusNumbers(*rh.type).gpus[static_cast<size_t>(rg)]);
   };
   auto net_conn = [&](int c, int from, int to, NcclConnection::Dir dir) {
@@ -1195,20 +1299,22 @@ std::vector<LogLine> RankLog(const Cluster& cluster, const RdmaPlan& plan, int r
     cn.dir = dir;
     cn.transport = formats::NcclTransport::kNet;
     cn.net_name = "IB";
-    const int nic = plan.rings[static_cast<size_t>(c)].host_nic[static_cast<size_t>(hi)];
+    const int nic = plan.rings[static_cast<size_t>(c)].host_nic[static_cast<size_t>(log.hi)];
     cn.net_dev = nic;
-    cn.gdrdma = !t.nics.empty() && GdrOk(t, g, nic);
+    cn.gdrdma = !log.t.nics.empty() && GdrOk(log.t, log.g, nic);
     return cn;
   };
-  const std::vector<LinkTruth> links = HostLinks(h);
+  const std::vector<LinkTruth> links = HostLinks(log.h);
   for (int c = 0; c < plan.channels; ++c) {
-    const int p = prev[static_cast<size_t>(c)];
-    if (plan.rank_host[static_cast<size_t>(p)] != hi) add(w.Connection(net_conn(c, p, rank, NcclConnection::Dir::kReceive)));
+    const int p = nb.prev[static_cast<size_t>(c)];
+    if (plan.rank_host[static_cast<size_t>(p)] != log.hi) {
+      log.Add(log.w.Connection(net_conn(c, p, rank, NcclConnection::Dir::kReceive)));
+    }
   }
   for (int c = 0; c < plan.channels; ++c) {
-    const int n = next[static_cast<size_t>(c)];
-    if (plan.rank_host[static_cast<size_t>(n)] != hi) {
-      add(w.Connection(net_conn(c, rank, n, NcclConnection::Dir::kSend)));
+    const int n = nb.next[static_cast<size_t>(c)];
+    if (plan.rank_host[static_cast<size_t>(n)] != log.hi) {
+      log.Add(log.w.Connection(net_conn(c, rank, n, NcclConnection::Dir::kSend)));
       continue;
     }
     if (n == rank) continue;
@@ -1221,21 +1327,25 @@ std::vector<LogLine> RankLog(const Cluster& cluster, const RdmaPlan& plan, int r
     const int gn = plan.rank_gpu[static_cast<size_t>(n)];
     LinkType lt = LinkType::kUnknown;
     for (const LinkTruth& l : links) {
-      if ((l.a == std::min(g, gn)) && (l.b == std::max(g, gn))) lt = l.type;
+      if ((l.a == std::min(log.g, gn)) && (l.b == std::max(log.g, gn))) lt = l.type;
     }
     if (lt == LinkType::kSys) {
       cn.transport = formats::NcclTransport::kShm;
       cn.p2p_kind = "direct/direct";
     } else {
       cn.transport = formats::NcclTransport::kP2p;
-      cn.p2p_kind = v16 ? "IPC" : "CUMEM";
+      cn.p2p_kind = log.v16 ? "IPC" : "CUMEM";
     }
-    add(w.Connection(cn));
+    log.Add(log.w.Connection(cn));
   }
-  add(w.Info("Connected all rings"));
-  // QP lines of the proxy thread: the local QPs of every cross-host connection (2.16 prints only the
-  // sending side's, in ncclIbConnect).
-  w.set_prefix(proxy_at);
+  log.Add(log.w.Info("Connected all rings"));
+}
+
+// QP lines of the proxy thread: the local QPs of every cross-host connection (2.16 prints only the
+// sending side's, in ncclIbConnect).
+void WriteLogQps(RankLogContext& log, const std::vector<std::vector<const RdmaQpPair*>>& send_pairs,
+                 const std::vector<std::vector<const RdmaQpPair*>>& recv_pairs) {
+  log.w.set_prefix(log.proxy_at);
   auto qpn_line = [&](const RdmaQpEnd& end, int dev) {
     formats::NcclQpn q;
     q.dev = dev;
@@ -1243,29 +1353,55 @@ std::vector<LogLine> RankLog(const Cluster& cluster, const RdmaPlan& plan, int r
     q.port = 1;
     q.qpn = end.qpn;
     q.mtu = 5;
-    q.gid = GidText(plan.nics[static_cast<size_t>(end.host)][static_cast<size_t>(end.nic)].ip);
-    add(w.Qpn(q));
+    q.gid = GidText(log.plan.nics[static_cast<size_t>(end.host)][static_cast<size_t>(end.nic)].ip);
+    log.Add(log.w.Qpn(q));
   };
-  for (const RdmaQpPair* p : send_pairs[static_cast<size_t>(rank)]) qpn_line(p->a, p->a.nic);
-  if (!v16) {
-    for (const RdmaQpPair* p : recv_pairs[static_cast<size_t>(rank)]) qpn_line(p->b, p->b.nic);
+  for (const RdmaQpPair* p : send_pairs[static_cast<size_t>(log.rank)]) qpn_line(p->a, p->a.nic);
+  if (!log.v16) {
+    for (const RdmaQpPair* p : recv_pairs[static_cast<size_t>(log.rank)]) qpn_line(p->b, p->b.nic);
   }
-  w.set_prefix(init_at);
-  add(w.Info("Connected all trees"));
-  add(w.Info("threadThresholds 8/8/64 | " + std::to_string(8 * plan.world) + "/8/64 | 512 | 512"));
-  if (v16) {
-    add(w.Info(StringPrintf("%d coll channels, %d p2p channels, %d p2p channels per peer", plan.channels,
-                            plan.channels, plan.channels)));
+}
+
+// "Connected all trees", thresholds, channel counts and the Init COMPLETE record.
+void WriteLogEnd(RankLogContext& log, formats::NcclCommInit& ci) {
+  const RdmaPlan& plan = log.plan;
+  formats::NcclLogWriter& w = log.w;
+  w.set_prefix(log.init_at);
+  log.Add(w.Info("Connected all trees"));
+  log.Add(w.Info("threadThresholds 8/8/64 | " + std::to_string(8 * plan.world) + "/8/64 | 512 | 512"));
+  if (log.v16) {
+    log.Add(w.Info(StringPrintf("%d coll channels, %d p2p channels, %d p2p channels per peer", plan.channels,
+                                plan.channels, plan.channels)));
     ci.kind = formats::NcclCommInitKind::kRankInfo;  // written as "... - Init COMPLETE" in 2.16
   } else {
-    add(w.Info(StringPrintf("%d coll channels, %d collnet channels, 0 nvls channels, %d p2p channels, %d p2p "
-                            "channels per peer",
-                            plan.channels, plan.channels, plan.channels, plan.channels)));
+    log.Add(w.Info(StringPrintf("%d coll channels, %d collnet channels, 0 nvls channels, %d p2p channels, %d p2p "
+                                "channels per peer",
+                                plan.channels, plan.channels, plan.channels, plan.channels)));
     ci.kind = formats::NcclCommInitKind::kInitComplete;
     ci.api = "ncclCommInitRank";
   }
-  add(w.CommInit(ci));
-  return out;
+  log.Add(w.CommInit(ci));
+}
+
+std::vector<LogLine> RankLog(const Cluster& cluster, const RdmaPlan& plan, int rank, Rng& rng,
+                             const std::vector<std::vector<const RdmaQpPair*>>& send_pairs,
+                             const std::vector<std::vector<const RdmaQpPair*>>& recv_pairs) {
+  const int64_t pid = plan.rank_pid[static_cast<size_t>(rank)];
+  const int64_t init_tid = pid + 30 + static_cast<int64_t>(rng.Below(60));
+  const int64_t proxy_tid = init_tid + 3 + static_cast<int64_t>(rng.Below(4));
+  RankLogContext log(cluster, plan, rank, rng, init_tid, proxy_tid);
+  WriteLogStart(log);
+  formats::NcclCommInit ci = RankCommInit(log);
+  if (!log.v16) {
+    ci.kind = formats::NcclCommInitKind::kRankInfo;
+    log.Add(log.w.CommInit(ci));
+  }
+  const RingNeighbours nb = NeighboursOf(plan, rank);
+  WriteLogGraph(log, nb);
+  WriteLogConnections(log, nb);
+  WriteLogQps(log, send_pairs, recv_pairs);
+  WriteLogEnd(log, ci);
+  return std::move(log.out);
 }
 
 }  // namespace
@@ -1274,12 +1410,10 @@ std::vector<LogLine> RankLog(const Cluster& cluster, const RdmaPlan& plan, int r
 // Rendering
 // ---------------------------------------------------------------------------------------------
 
-std::vector<RenderedFile> RenderRdma(const Cluster& cluster, RdmaPlan& plan) {
-  const SimOptions& o = cluster.options;
-  std::vector<RenderedFile> out;
-  const int n_hosts = static_cast<int>(cluster.hosts.size());
+namespace {
 
-  // Schedules for every pair (cheap); PSNs consumed.
+// Every pair's message schedules (cheap); fills the PSNs each end's send queue consumed.
+std::vector<PairSchedule> ScheduleAll(const Cluster& cluster, RdmaPlan& plan) {
   std::vector<PairSchedule> schedules;
   schedules.reserve(plan.qp_pairs.size());
   for (size_t i = 0; i < plan.qp_pairs.size(); ++i) {
@@ -1288,60 +1422,66 @@ std::vector<RenderedFile> RenderRdma(const Cluster& cluster, RdmaPlan& plan) {
     p.a.psns = StreamPsns(schedules.back().ab);
     p.b.psns = StreamPsns(schedules.back().ba);
   }
+  return schedules;
+}
 
-  // Packets of the captured pairs.
-  std::vector<WireEvent> events;
-  std::vector<PairGeometry> geometry(plan.qp_pairs.size());
-  for (size_t i = 0; i < plan.qp_pairs.size(); ++i) {
-    RdmaQpPair& p = plan.qp_pairs[i];
-    PairGeometry& geo = geometry[i];
-    geo.path = PathOf(cluster, plan, p);
-    geo.leaf_a = LeafIndexOf(cluster, cluster.hosts[static_cast<size_t>(p.a.host)].leaf);
-    geo.leaf_b = LeafIndexOf(cluster, cluster.hosts[static_cast<size_t>(p.b.host)].leaf);
-    if (!p.captured) continue;
-    Rng rng(Rng::Mix(o.seed, kPacketLabel + i));
-    const int hops = static_cast<int>(geo.path.switches.size());
-    StreamEnv env;
-    env.pair = static_cast<int32_t>(i);
-    env.hops = hops;
-    env.lat_ns = hops * kSwitchNs + (hops - 1) * kFibreNs;
-    env.back_lat_ns = env.lat_ns;
-    env.req_gbps = cluster.hosts[static_cast<size_t>(p.a.host)].type->nics[static_cast<size_t>(p.a.nic)].speed_gbps;
-    env.resp_gbps = cluster.hosts[static_cast<size_t>(p.b.host)].type->nics[static_cast<size_t>(p.b.nic)].speed_gbps;
-    env.window_end_ns = plan.window_end_ns;
-    StreamResult ra, rb;
-    Shaper shaper;
-    if (p.congested) {
-      // Every link has its own phase; the cap is shared by the ring QPs crossing it one way.
-      Rng srng(Rng::Mix(o.seed, kPacketLabel + 0x100000 + static_cast<uint64_t>(p.link)));
-      shaper.period_ns = Ns(plan.links[static_cast<size_t>(p.link)].period_us * 1e3);
-      shaper.on_ns = Ns(static_cast<double>(shaper.period_ns) * kCongestionDuty);
-      shaper.phase0_ns = plan.window_start_ns + static_cast<int64_t>(srng.Below(static_cast<uint64_t>(shaper.period_ns)));
-      const int dir = p.a.host < p.b.host ? 0 : 1;
-      int sharing = 0;
-      for (const RdmaQpPair& q : plan.qp_pairs) {
-        if (q.link == p.link && q.kind == "ring" && (q.a.host < q.b.host ? 0 : 1) == dir) ++sharing;
-      }
-      shaper.per_packet_ns = SerializationNs(FrameBytes(formats::roce_op::kWriteMiddle, kRoceMtu),
-                                             kCongestionCapGbps / std::max(1, sharing));
-    }
-    env.psn0 = p.a.psn0;
-    env.shaper = p.congested ? &shaper : nullptr;
-    SimulateStream(schedules[i].ab, env, rng, events, ra);
-    if (!schedules[i].ba.messages.empty()) {
-      StreamEnv eb = env;
-      eb.psn0 = p.b.psn0;
-      std::swap(eb.req_gbps, eb.resp_gbps);
-      eb.shaper = nullptr;
-      SimulateStream(schedules[i].ba, eb, rng, events, rb);
-    }
-    p.lost_a = ra.lost;
-    p.lost_b = rb.lost;
-    p.naks = ra.naks + rb.naks;
-    p.cnps = ra.cnps + rb.cnps;
+// The periodic-congestion shaper of a congested pair: the link's own phase, its burst period and
+// duty, the cap shared by the ring QPs crossing the link in the pair's direction.
+Shaper CongestionShaper(const SimOptions& o, const RdmaPlan& plan, const RdmaQpPair& p) {
+  Shaper shaper;
+  Rng srng(Rng::Mix(o.seed, kPacketLabel + 0x100000 + static_cast<uint64_t>(p.link)));
+  shaper.period_ns = Ns(plan.links[static_cast<size_t>(p.link)].period_us * 1e3);
+  shaper.on_ns = Ns(static_cast<double>(shaper.period_ns) * kCongestionDuty);
+  shaper.phase0_ns = plan.window_start_ns + static_cast<int64_t>(srng.Below(static_cast<uint64_t>(shaper.period_ns)));
+  const int dir = p.a.host < p.b.host ? 0 : 1;
+  int sharing = 0;
+  for (const RdmaQpPair& q : plan.qp_pairs) {
+    if (q.link == p.link && q.kind == "ring" && (q.a.host < q.b.host ? 0 : 1) == dir) ++sharing;
   }
+  shaper.per_packet_ns = SerializationNs(FrameBytes(formats::roce_op::kWriteMiddle, kRoceMtu),
+                                         kCongestionCapGbps / std::max(1, sharing));
+  return shaper;
+}
 
-  // Distribute the events to the captures.
+// Simulates the packets of captured pair i (both directions) into `events`; fills its losses,
+// NAKs and CNPs.
+void SimulatePair(const Cluster& cluster, RdmaPlan& plan, size_t i, const PairSchedule& schedule,
+                  const PairGeometry& geo, std::vector<WireEvent>& events) {
+  const SimOptions& o = cluster.options;
+  RdmaQpPair& p = plan.qp_pairs[i];
+  Rng rng(Rng::Mix(o.seed, kPacketLabel + i));
+  const int hops = static_cast<int>(geo.path.switches.size());
+  StreamEnv env;
+  env.pair = static_cast<int32_t>(i);
+  env.hops = hops;
+  env.lat_ns = hops * kSwitchNs + (hops - 1) * kFibreNs;
+  env.back_lat_ns = env.lat_ns;
+  env.req_gbps = cluster.hosts[static_cast<size_t>(p.a.host)].type->nics[static_cast<size_t>(p.a.nic)].speed_gbps;
+  env.resp_gbps = cluster.hosts[static_cast<size_t>(p.b.host)].type->nics[static_cast<size_t>(p.b.nic)].speed_gbps;
+  env.window_end_ns = plan.window_end_ns;
+  StreamResult ra, rb;
+  Shaper shaper;
+  if (p.congested) shaper = CongestionShaper(o, plan, p);
+  env.psn0 = p.a.psn0;
+  env.shaper = p.congested ? &shaper : nullptr;
+  SimulateStream(schedule.ab, env, rng, events, ra);
+  if (!schedule.ba.messages.empty()) {
+    StreamEnv eb = env;
+    eb.psn0 = p.b.psn0;
+    std::swap(eb.req_gbps, eb.resp_gbps);
+    eb.shaper = nullptr;
+    SimulateStream(schedule.ba, eb, rng, events, rb);
+  }
+  p.lost_a = ra.lost;
+  p.lost_b = rb.lost;
+  p.naks = ra.naks + rb.naks;
+  p.cnps = ra.cnps + rb.cnps;
+}
+
+// Distributes the wire events to the captures that see them (sender and receiver downlinks, the
+// uplink to spine00), inside the window.
+std::vector<std::vector<CapRecord>> DistributeEvents(const RdmaPlan& plan, const std::vector<PairGeometry>& geometry,
+                                                     const std::vector<WireEvent>& events) {
   std::map<std::pair<int, int>, size_t> downlink;  // (host, nic) -> capture
   int uplink = -1;
   for (size_t c = 0; c < plan.captures.size(); ++c) {
@@ -1377,113 +1517,152 @@ std::vector<RenderedFile> RenderRdma(const Cluster& cluster, RdmaPlan& plan) {
       }
     }
   }
+  return records;
+}
 
-  // Per host: NCCL logs, rdma res. Pairs by rank for the QP lines.
-  std::vector<std::vector<const RdmaQpPair*>> send_pairs(static_cast<size_t>(plan.world)),
-      recv_pairs(static_cast<size_t>(plan.world));
+// The simulated packets and where the captures see them.
+struct SimulatedWire {
+  std::vector<WireEvent> events;
+  std::vector<PairGeometry> geometry;         // per QP pair
+  std::vector<std::vector<CapRecord>> records;  // per capture
+};
+
+// Schedules every pair, simulates the captured ones' packets and distributes them to the captures.
+SimulatedWire SimulateWire(const Cluster& cluster, RdmaPlan& plan) {
+  SimulatedWire wire;
+  const std::vector<PairSchedule> schedules = ScheduleAll(cluster, plan);
+  wire.geometry.resize(plan.qp_pairs.size());
+  for (size_t i = 0; i < plan.qp_pairs.size(); ++i) {
+    const RdmaQpPair& p = plan.qp_pairs[i];
+    PairGeometry& geo = wire.geometry[i];
+    geo.path = PathOf(cluster, plan, p);
+    geo.leaf_a = LeafIndexOf(cluster, cluster.hosts[static_cast<size_t>(p.a.host)].leaf);
+    geo.leaf_b = LeafIndexOf(cluster, cluster.hosts[static_cast<size_t>(p.b.host)].leaf);
+    if (!p.captured) continue;
+    SimulatePair(cluster, plan, i, schedules[i], geo, wire.events);
+  }
+  wire.records = DistributeEvents(plan, wire.geometry, wire.events);
+  return wire;
+}
+
+// Capture c as a pcap file (records in time order, cut at max_packets_per_capture); fills its
+// counts and frees its records.
+RenderedFile RenderCapture(const SimOptions& o, RdmaPlan& plan, SimulatedWire& wire, size_t c) {
+  RdmaCapture& cap = plan.captures[c];
+  std::vector<CapRecord>& recs = wire.records[c];
+  std::sort(recs.begin(), recs.end(), [](const CapRecord& a, const CapRecord& b) {
+    if (a.ts_ns != b.ts_ns) return a.ts_ns < b.ts_ns;
+    if (a.event != b.event) return a.event < b.event;
+    return a.view < b.view;
+  });
+  if (static_cast<int64_t>(recs.size()) > o.max_packets_per_capture) {
+    recs.resize(static_cast<size_t>(o.max_packets_per_capture));
+    cap.cut = true;
+  }
+  std::vector<uint8_t> bytes;
+  formats::AppendPcapFileHeader(bytes, cap.snaplen);
+  for (const CapRecord& r : recs) {
+    const WireEvent& e = wire.events[r.event];
+    const std::vector<uint8_t> frame = EncodeEvent(plan, wire.geometry[static_cast<size_t>(e.pair)], e, r.view);
+    formats::AppendPcapRecord(bytes, r.ts_ns, frame, cap.snaplen);
+  }
+  cap.packets = static_cast<int64_t>(recs.size());
+  cap.bytes = static_cast<int64_t>(bytes.size());
+  std::vector<CapRecord>().swap(recs);
+  return {cap.file, std::string(bytes.begin(), bytes.end())};
+}
+
+// The ring QP pairs by rank: those it sends on, those it receives on.
+struct PairsByRank {
+  std::vector<std::vector<const RdmaQpPair*>> send, recv;
+};
+
+PairsByRank RingPairsByRank(const RdmaPlan& plan) {
+  PairsByRank by;
+  by.send.resize(static_cast<size_t>(plan.world));
+  by.recv.resize(static_cast<size_t>(plan.world));
   for (const RdmaQpPair& p : plan.qp_pairs) {
     if (p.kind != "ring") continue;
-    send_pairs[static_cast<size_t>(p.from_rank)].push_back(&p);
-    recv_pairs[static_cast<size_t>(p.to_rank)].push_back(&p);
+    by.send[static_cast<size_t>(p.from_rank)].push_back(&p);
+    by.recv[static_cast<size_t>(p.to_rank)].push_back(&p);
   }
-  auto render_capture = [&](size_t c) {
-    RdmaCapture& cap = plan.captures[c];
-    std::vector<CapRecord>& recs = records[c];
-    std::sort(recs.begin(), recs.end(), [](const CapRecord& a, const CapRecord& b) {
-      if (a.ts_ns != b.ts_ns) return a.ts_ns < b.ts_ns;
-      if (a.event != b.event) return a.event < b.event;
-      return a.view < b.view;
-    });
-    if (static_cast<int64_t>(recs.size()) > o.max_packets_per_capture) {
-      recs.resize(static_cast<size_t>(o.max_packets_per_capture));
-      cap.cut = true;
-    }
-    std::vector<uint8_t> bytes;
-    formats::AppendPcapFileHeader(bytes, cap.snaplen);
-    for (const CapRecord& r : recs) {
-      const WireEvent& e = events[r.event];
-      const std::vector<uint8_t> frame =
-          EncodeEvent(plan, geometry[static_cast<size_t>(e.pair)], e, r.view);
-      formats::AppendPcapRecord(bytes, r.ts_ns, frame, cap.snaplen);
-    }
-    cap.packets = static_cast<int64_t>(recs.size());
-    cap.bytes = static_cast<int64_t>(bytes.size());
-    out.push_back({cap.file, std::string(bytes.begin(), bytes.end())});
-    std::vector<CapRecord>().swap(recs);
-  };
+  return by;
+}
 
-  for (int hi = 0; hi < n_hosts; ++hi) {
-    const HostModel& h = cluster.hosts[static_cast<size_t>(hi)];
-    Rng lrng(Rng::Mix(o.seed, kLogLabel + static_cast<uint64_t>(hi)));
-    const std::string dir = h.name + "/";
-    const int first = plan.host_first_rank[static_cast<size_t>(hi)];
-    if (plan.per_rank_logs[static_cast<size_t>(hi)]) {
-      for (int g = 0; g < h.type->GpuCount(); ++g) {
-        std::string text;
-        for (LogLine& l : RankLog(cluster, plan, first + g, lrng, send_pairs, recv_pairs)) text += l.text;
-        out.push_back({dir + "nccl-rank" + std::to_string(first + g) + ".log", std::move(text)});
-      }
-    } else {
-      std::vector<LogLine> all;
-      for (int g = 0; g < h.type->GpuCount(); ++g) {
-        for (LogLine& l : RankLog(cluster, plan, first + g, lrng, send_pairs, recv_pairs)) all.push_back(std::move(l));
-      }
-      std::stable_sort(all.begin(), all.end(), [](const LogLine& a, const LogLine& b) { return a.order < b.order; });
+// Host hi's NCCL logs: one file per rank, or all its ranks interleaved in nccl-debug.log.
+void RenderHostLogs(const Cluster& cluster, const RdmaPlan& plan, int hi, const PairsByRank& pairs,
+                    std::vector<RenderedFile>& out) {
+  const HostModel& h = cluster.hosts[static_cast<size_t>(hi)];
+  Rng lrng(Rng::Mix(cluster.options.seed, kLogLabel + static_cast<uint64_t>(hi)));
+  const std::string dir = h.name + "/";
+  const int first = plan.host_first_rank[static_cast<size_t>(hi)];
+  if (plan.per_rank_logs[static_cast<size_t>(hi)]) {
+    for (int g = 0; g < h.type->GpuCount(); ++g) {
       std::string text;
-      for (const LogLine& l : all) text += l.text;
-      out.push_back({dir + kNcclDebugLogFile, std::move(text)});
+      for (LogLine& l : RankLog(cluster, plan, first + g, lrng, pairs.send, pairs.recv)) text += l.text;
+      out.push_back({dir + "nccl-rank" + std::to_string(first + g) + ".log", std::move(text)});
     }
-    if (plan.rdma_res_host[static_cast<size_t>(hi)]) {
-      std::vector<formats::RdmaQp> qps;
-      for (const RdmaNic& n : plan.nics[static_cast<size_t>(hi)]) {
-        formats::RdmaQp gsi;
-        gsi.dev = n.device;
-        gsi.port = 1;
-        gsi.lqpn = 1;
-        gsi.type = "GSI";
-        gsi.state = "RTS";
-        gsi.sq_psn = 0;
-        gsi.comm = "ib_core";
-        gsi.kernel_owner = true;
-        qps.push_back(gsi);
-        std::vector<formats::RdmaQp> rc;
-        for (const RdmaQpPair& p : plan.qp_pairs) {
-          for (int side = 0; side < 2; ++side) {
-            const RdmaQpEnd& me = side == 0 ? p.a : p.b;
-            const RdmaQpEnd& peer = side == 0 ? p.b : p.a;
-            if (me.host != hi || me.nic != n.nic) continue;
-            formats::RdmaQp q;
-            q.dev = n.device;
-            q.port = 1;
-            q.lqpn = me.qpn;
-            q.rqpn = peer.qpn;
-            q.type = "RC";
-            q.state = "RTS";
-            q.rq_psn = (peer.psn0 + peer.psns) & kPsnMask;
-            q.sq_psn = (me.psn0 + me.psns) & kPsnMask;
-            q.path_mig_state = "MIGRATED";
-            q.pdn = 3 + (me.pid % 5);
-            q.pid = me.pid;
-            q.comm = me.comm;
-            rc.push_back(q);
-          }
-        }
-        std::sort(rc.begin(), rc.end(), [](const formats::RdmaQp& a, const formats::RdmaQp& b) { return a.lqpn < b.lqpn; });
-        for (auto& q : rc) qps.push_back(std::move(q));
-      }
-      out.push_back({dir + kRdmaResQpFile, formats::WriteRdmaResQp(qps)});
-    }
-    for (size_t c = 0; c < plan.captures.size(); ++c) {
-      if (plan.captures[c].kind == "downlink" && plan.captures[c].host == hi) render_capture(c);
-    }
+    return;
   }
+  std::vector<LogLine> all;
+  for (int g = 0; g < h.type->GpuCount(); ++g) {
+    for (LogLine& l : RankLog(cluster, plan, first + g, lrng, pairs.send, pairs.recv)) all.push_back(std::move(l));
+  }
+  std::stable_sort(all.begin(), all.end(), [](const LogLine& a, const LogLine& b) { return a.order < b.order; });
+  std::string text;
+  for (const LogLine& l : all) text += l.text;
+  out.push_back({dir + kNcclDebugLogFile, std::move(text)});
+}
 
-  // Inventory.
+// Host hi's `rdma res show qp`: per NIC its GSI QP, then its RC QPs by local QP number.
+std::string RenderRdmaResQp(const RdmaPlan& plan, int hi) {
+  std::vector<formats::RdmaQp> qps;
+  for (const RdmaNic& n : plan.nics[static_cast<size_t>(hi)]) {
+    formats::RdmaQp gsi;
+    gsi.dev = n.device;
+    gsi.port = 1;
+    gsi.lqpn = 1;
+    gsi.type = "GSI";
+    gsi.state = "RTS";
+    gsi.sq_psn = 0;
+    gsi.comm = "ib_core";
+    gsi.kernel_owner = true;
+    qps.push_back(gsi);
+    std::vector<formats::RdmaQp> rc;
+    for (const RdmaQpPair& p : plan.qp_pairs) {
+      for (int side = 0; side < 2; ++side) {
+        const RdmaQpEnd& me = side == 0 ? p.a : p.b;
+        const RdmaQpEnd& peer = side == 0 ? p.b : p.a;
+        if (me.host != hi || me.nic != n.nic) continue;
+        formats::RdmaQp q;
+        q.dev = n.device;
+        q.port = 1;
+        q.lqpn = me.qpn;
+        q.rqpn = peer.qpn;
+        q.type = "RC";
+        q.state = "RTS";
+        q.rq_psn = (peer.psn0 + peer.psns) & kPsnMask;
+        q.sq_psn = (me.psn0 + me.psns) & kPsnMask;
+        q.path_mig_state = "MIGRATED";
+        q.pdn = 3 + (me.pid % 5);
+        q.pid = me.pid;
+        q.comm = me.comm;
+        rc.push_back(q);
+      }
+    }
+    std::sort(rc.begin(), rc.end(), [](const formats::RdmaQp& a, const formats::RdmaQp& b) { return a.lqpn < b.lqpn; });
+    for (auto& q : rc) qps.push_back(std::move(q));
+  }
+  return formats::WriteRdmaResQp(qps);
+}
+
+// inventory.csv: every NIC of the inventory hosts.
+std::string RenderInventory(const Cluster& cluster, const RdmaPlan& plan) {
   formats::Inventory inv;
-  for (int hi = 0; hi < n_hosts; ++hi) {
-    if (!plan.inventory_host[static_cast<size_t>(hi)]) continue;
-    const HostModel& h = cluster.hosts[static_cast<size_t>(hi)];
-    for (const RdmaNic& n : plan.nics[static_cast<size_t>(hi)]) {
+  for (size_t hi = 0; hi < cluster.hosts.size(); ++hi) {
+    if (!plan.inventory_host[hi]) continue;
+    const HostModel& h = cluster.hosts[hi];
+    for (const RdmaNic& n : plan.nics[hi]) {
       formats::InventoryRow row;
       row.host = h.name;
       row.ip = n.ip.ToString();
@@ -1491,14 +1670,35 @@ std::vector<RenderedFile> RenderRdma(const Cluster& cluster, RdmaPlan& plan) {
       row.nic = n.device;
       row.port = 1;
       row.gid = "::ffff:" + n.ip.ToString();
-      row.rack = o.arch == "hhre" ? h.leaf : std::string();
+      row.rack = cluster.options.arch == "hhre" ? h.leaf : std::string();
       row.leaf = h.leaf;
       inv.rows.push_back(std::move(row));
     }
   }
-  out.push_back({kInventoryFile, formats::WriteInventoryCsv(inv)});
+  return formats::WriteInventoryCsv(inv);
+}
+
+}  // namespace
+
+std::vector<RenderedFile> RenderRdma(const Cluster& cluster, RdmaPlan& plan) {
+  const SimOptions& o = cluster.options;
+  std::vector<RenderedFile> out;
+  SimulatedWire wire = SimulateWire(cluster, plan);
+  const PairsByRank pairs = RingPairsByRank(plan);
+  for (int hi = 0; hi < static_cast<int>(cluster.hosts.size()); ++hi) {
+    RenderHostLogs(cluster, plan, hi, pairs, out);
+    if (plan.rdma_res_host[static_cast<size_t>(hi)]) {
+      out.push_back({cluster.hosts[static_cast<size_t>(hi)].name + "/" + kRdmaResQpFile, RenderRdmaResQp(plan, hi)});
+    }
+    for (size_t c = 0; c < plan.captures.size(); ++c) {
+      if (plan.captures[c].kind == "downlink" && plan.captures[c].host == hi) {
+        out.push_back(RenderCapture(o, plan, wire, c));
+      }
+    }
+  }
+  out.push_back({kInventoryFile, RenderInventory(cluster, plan)});
   for (size_t c = 0; c < plan.captures.size(); ++c) {
-    if (plan.captures[c].kind != "downlink") render_capture(c);
+    if (plan.captures[c].kind != "downlink") out.push_back(RenderCapture(o, plan, wire, c));
   }
   return out;
 }
@@ -1507,12 +1707,133 @@ std::vector<RenderedFile> RenderRdma(const Cluster& cluster, RdmaPlan& plan) {
 // Truth
 // ---------------------------------------------------------------------------------------------
 
+namespace {
+
+using nlohmann::json;
+
+// What the truth tells of the plan's hosts, NICs and QP ends.
+struct TruthNames {
+  const Cluster& cluster;
+  const RdmaPlan& plan;
+  [[nodiscard]] const std::string& Host(int h) const { return cluster.hosts[static_cast<size_t>(h)].name; }
+  [[nodiscard]] const RdmaNic& Nic(const RdmaQpEnd& e) const {
+    return plan.nics[static_cast<size_t>(e.host)][static_cast<size_t>(e.nic)];
+  }
+  [[nodiscard]] std::string Ip(const RdmaQpEnd& e) const { return Nic(e).ip.ToString(); }
+};
+
+// "addresses": every NIC of every host.
+json AddressesJson(const TruthNames& names) {
+  json addresses = json::array();
+  for (const auto& host_nics : names.plan.nics) {
+    for (const RdmaNic& n : host_nics) {
+      addresses.push_back({{"host", names.Host(n.host)},
+                           {"nic", n.device},
+                           {"netdev", n.netdev},
+                           {"ip", n.ip.ToString()},
+                           {"leaf_port", n.leaf_port},
+                           {"in_inventory", static_cast<bool>(names.plan.inventory_host[static_cast<size_t>(n.host)])}});
+    }
+  }
+  return addresses;
+}
+
+// "captures": each capture with its counts after rendering.
+json CapturesJson(const TruthNames& names) {
+  const RdmaPlan& plan = names.plan;
+  json captures = json::array();
+  for (const RdmaCapture& c : plan.captures) {
+    captures.push_back({{"file", c.file},
+                        {"port", c.port},
+                        {"leaf", c.leaf},
+                        {"kind", c.kind},
+                        {"host", c.host >= 0 ? names.Host(c.host) : std::string()},
+                        {"nic", c.host >= 0 ? plan.nics[static_cast<size_t>(c.host)][static_cast<size_t>(c.nic)].device
+                                            : std::string()},
+                        {"spine", c.spine},
+                        {"snaplen", c.snaplen},
+                        {"packets", c.packets},
+                        {"bytes", c.bytes},
+                        {"cut", c.cut}});
+  }
+  return captures;
+}
+
+// One end of a QP pair in "qp_pairs".
+json QpEndJson(const TruthNames& names, const RdmaQpEnd& e) {
+  return json{{"host", names.Host(e.host)},
+              {"nic", names.Nic(e).device},
+              {"ip", names.Ip(e)},
+              {"qpn", e.qpn},
+              {"psn0", e.psn0},
+              {"sq_psn", (e.psn0 + e.psns) & kPsnMask},
+              {"pid", e.pid},
+              {"comm", e.comm}};
+}
+
+// One direction of a QP pair in "flows": requests from `src` to `dst`, with their lost PSNs.
+json FlowJson(const TruthNames& names, const RdmaQpPair& p, const RdmaQpEnd& src, const RdmaQpEnd& dst,
+              const std::string& kind, const std::vector<uint32_t>& lost_psns) {
+  const RdmaLink& l = names.plan.links[static_cast<size_t>(p.link)];
+  return json{{"src", names.Ip(src)},
+              {"dst", names.Ip(dst)},
+              {"dest_qp", dst.qpn},
+              {"src_qp", src.qpn},
+              {"src_host", names.Host(src.host)},
+              {"dst_host", names.Host(dst.host)},
+              {"kind", kind},
+              {"udp_sport", p.udp_sport},
+              {"channel", p.channel},
+              {"link", names.Host(l.host_a) + "~" + names.Host(l.host_b)},
+              {"lost_psns", lost_psns},
+              {"captured", p.captured}};
+}
+
+// "qp_pairs" and "flows" (two per pair: the requests and the answers).
+void AddPairsAndFlows(const TruthNames& names, json& r) {
+  json pairs = json::array();
+  json flows = json::array();
+  for (const RdmaQpPair& p : names.plan.qp_pairs) {
+    pairs.push_back({{"kind", p.kind},
+                     {"op", p.op},
+                     {"channel", p.channel},
+                     {"from_rank", p.from_rank},
+                     {"to_rank", p.to_rank},
+                     {"qp_index", p.qp_index},
+                     {"requester", QpEndJson(names, p.a)},
+                     {"responder", QpEndJson(names, p.b)},
+                     {"udp_sport", p.udp_sport},
+                     {"captured", p.captured},
+                     {"congested", p.congested},
+                     {"naks", p.naks},
+                     {"cnps", p.cnps}});
+    flows.push_back(FlowJson(names, p, p.a, p.b, p.kind, p.lost_a));
+    flows.push_back(FlowJson(names, p, p.b, p.a, p.kind == "ring" ? "ack" : "background", p.lost_b));
+  }
+  r["qp_pairs"] = std::move(pairs);
+  r["flows"] = std::move(flows);
+}
+
+// "rings" and "trees" of the communicator.
+void AddRingsAndTrees(const TruthNames& names, json& r) {
+  json rings = json::array();
+  for (const RdmaRing& ring : names.plan.rings) {
+    json hosts = json::array();
+    for (int h : ring.hosts) hosts.push_back(names.Host(h));
+    rings.push_back({{"channel", ring.channel}, {"ranks", ring.ranks}, {"hosts", hosts}});
+  }
+  r["rings"] = std::move(rings);
+  json trees = json::array();
+  for (const RdmaTree& t : names.plan.trees) {
+    trees.push_back({{"channel", t.channel}, {"root", t.root}, {"up", t.up}});
+  }
+  r["trees"] = std::move(trees);
+}
+
+}  // namespace
+
 void AddRdmaTruth(const Cluster& cluster, const RdmaPlan& plan, nlohmann::json* root) {
-  using nlohmann::json;
-  const auto host_name = [&](int h) { return cluster.hosts[static_cast<size_t>(h)].name; };
-  const auto ip_of = [&](const RdmaQpEnd& e) {
-    return plan.nics[static_cast<size_t>(e.host)][static_cast<size_t>(e.nic)].ip.ToString();
-  };
+  const TruthNames names{cluster, plan};
   json r;
   r["window"] = {{"start_ns", plan.window_start_ns}, {"end_ns", plan.window_end_ns}};
   r["nccl"] = {{"version", plan.nccl_version},
@@ -1522,109 +1843,14 @@ void AddRdmaTruth(const Cluster& cluster, const RdmaPlan& plan, nlohmann::json* 
                {"world", plan.world},
                {"nodes", static_cast<int>(cluster.hosts.size())},
                {"comm_id", plan.comm_id}};
-
-  json addresses = json::array();
-  for (const auto& host_nics : plan.nics) {
-    for (const RdmaNic& n : host_nics) {
-      addresses.push_back({{"host", host_name(n.host)},
-                           {"nic", n.device},
-                           {"netdev", n.netdev},
-                           {"ip", n.ip.ToString()},
-                           {"leaf_port", n.leaf_port},
-                           {"in_inventory", static_cast<bool>(plan.inventory_host[static_cast<size_t>(n.host)])}});
-    }
-  }
-  r["addresses"] = std::move(addresses);
-
-  json captures = json::array();
-  for (const RdmaCapture& c : plan.captures) {
-    captures.push_back({{"file", c.file},
-                        {"port", c.port},
-                        {"leaf", c.leaf},
-                        {"kind", c.kind},
-                        {"host", c.host >= 0 ? host_name(c.host) : std::string()},
-                        {"nic", c.host >= 0 ? plan.nics[static_cast<size_t>(c.host)][static_cast<size_t>(c.nic)].device
-                                            : std::string()},
-                        {"spine", c.spine},
-                        {"snaplen", c.snaplen},
-                        {"packets", c.packets},
-                        {"bytes", c.bytes},
-                        {"cut", c.cut}});
-  }
-  r["captures"] = std::move(captures);
-
-  json rings = json::array();
-  for (const RdmaRing& ring : plan.rings) {
-    json hosts = json::array();
-    for (int h : ring.hosts) hosts.push_back(host_name(h));
-    rings.push_back({{"channel", ring.channel}, {"ranks", ring.ranks}, {"hosts", hosts}});
-  }
-  r["rings"] = std::move(rings);
-  json trees = json::array();
-  for (const RdmaTree& t : plan.trees) {
-    trees.push_back({{"channel", t.channel}, {"root", t.root}, {"up", t.up}});
-  }
-  r["trees"] = std::move(trees);
-
-  json pairs = json::array();
-  json flows = json::array();
-  for (const RdmaQpPair& p : plan.qp_pairs) {
-    auto end_json = [&](const RdmaQpEnd& e) {
-      return json{{"host", host_name(e.host)},
-                  {"nic", plan.nics[static_cast<size_t>(e.host)][static_cast<size_t>(e.nic)].device},
-                  {"ip", ip_of(e)},
-                  {"qpn", e.qpn},
-                  {"psn0", e.psn0},
-                  {"sq_psn", (e.psn0 + e.psns) & kPsnMask},
-                  {"pid", e.pid},
-                  {"comm", e.comm}};
-    };
-    pairs.push_back({{"kind", p.kind},
-                     {"op", p.op},
-                     {"channel", p.channel},
-                     {"from_rank", p.from_rank},
-                     {"to_rank", p.to_rank},
-                     {"qp_index", p.qp_index},
-                     {"requester", end_json(p.a)},
-                     {"responder", end_json(p.b)},
-                     {"udp_sport", p.udp_sport},
-                     {"captured", p.captured},
-                     {"congested", p.congested},
-                     {"naks", p.naks},
-                     {"cnps", p.cnps}});
-    const std::string link = host_name(plan.links[static_cast<size_t>(p.link)].host_a) + "~" +
-                             host_name(plan.links[static_cast<size_t>(p.link)].host_b);
-    flows.push_back({{"src", ip_of(p.a)},
-                     {"dst", ip_of(p.b)},
-                     {"dest_qp", p.b.qpn},
-                     {"src_qp", p.a.qpn},
-                     {"src_host", host_name(p.a.host)},
-                     {"dst_host", host_name(p.b.host)},
-                     {"kind", p.kind},
-                     {"udp_sport", p.udp_sport},
-                     {"channel", p.channel},
-                     {"link", link},
-                     {"lost_psns", p.lost_a},
-                     {"captured", p.captured}});
-    flows.push_back({{"src", ip_of(p.b)},
-                     {"dst", ip_of(p.a)},
-                     {"dest_qp", p.a.qpn},
-                     {"src_qp", p.b.qpn},
-                     {"src_host", host_name(p.b.host)},
-                     {"dst_host", host_name(p.a.host)},
-                     {"kind", p.kind == "ring" ? "ack" : "background"},
-                     {"udp_sport", p.udp_sport},
-                     {"channel", p.channel},
-                     {"link", link},
-                     {"lost_psns", p.lost_b},
-                     {"captured", p.captured}});
-  }
-  r["qp_pairs"] = std::move(pairs);
-  r["flows"] = std::move(flows);
+  r["addresses"] = AddressesJson(names);
+  r["captures"] = CapturesJson(names);
+  AddRingsAndTrees(names, r);
+  AddPairsAndFlows(names, r);
 
   json links = json::array();
   for (const RdmaLink& l : plan.links) {
-    json j = {{"link", host_name(l.host_a) + "~" + host_name(l.host_b)},
+    json j = {{"link", names.Host(l.host_a) + "~" + names.Host(l.host_b)},
               {"backbone", l.backbone},
               {"mode", l.mode},
               {"period_us", l.period_us}};

@@ -72,11 +72,11 @@ inline constexpr int kMaxRdmaHosts = 1024;
 inline constexpr int kLeafPortsPerHost = 8;  // leaf downlink ports reserved per host slot
 inline constexpr int kRoceMtu = 4096;
 
-// Linux rdma_calc_flow_label(lqpn, rqpn): symmetric 20-bit flow label.
+// Linux rdma_calc_flow_label(lqpn, rqpn): returns the symmetric 20-bit flow label. Never fails.
 uint32_t RdmaCalcFlowLabel(uint32_t lqpn, uint32_t rqpn);
-// Linux rdma_flow_label_to_udp_sport(fl): a port in 0xC000..0xFFFF.
+// Linux rdma_flow_label_to_udp_sport(fl): returns a port in 0xC000..0xFFFF. Never fails.
 uint16_t RdmaFlowLabelToUdpSport(uint32_t flow_label);
-// The RoCEv2 UDP source port of an RC QP pair (the same from either end).
+// Returns the RoCEv2 UDP source port of an RC QP pair (the same from either end). Never fails.
 uint16_t RoceUdpSourcePort(uint32_t lqpn, uint32_t rqpn);
 
 // One NIC of one host.
@@ -181,26 +181,30 @@ struct RdmaPlan {
 };
 
 // Checks the RDMA options (ranges above, at most kMaxRdmaHosts hosts, a known nccl_version).
-// Always ok when with_rdma is false.
+// Returns ok, or fails with the first option out of its range (the Error says which and the
+// range). Always ok when with_rdma is false.
 Status ValidateRdmaOptions(const SimOptions& options);
 
-// Plans addressing, communicator, QP pairs, captures and links. Options must be valid.
-// `telemetry` (may be null) supplies the ranks' process ids and places the window inside the
-// job's DCGM window; without it the window starts in the middle of the run.
+// Plans addressing, communicator, QP pairs, captures and links and returns the plan (no packets
+// yet). `telemetry` (may be null) supplies the ranks' process ids and places the window inside the
+// job's DCGM window; without it the window starts in the middle of the run. Never fails; the
+// options must be valid (ValidateRdmaOptions).
 RdmaPlan PlanRdma(const Cluster& cluster, const Telemetry* telemetry);
 
 // The RDMA files of one host, relative to the output directory, in rendering order (its NCCL logs,
-// its rdma-res-qp.txt, then its downlink captures).
+// its rdma-res-qp.txt, then its downlink captures); empty for a host the plan does not know.
+// Never fails.
 std::vector<std::string> RdmaHostFiles(const RdmaPlan& plan, const HostModel& host);
-// The dataset-wide RDMA files: inventory.csv and uplink captures.
+// The dataset-wide RDMA files: inventory.csv and uplink captures. Never fails.
 std::vector<std::string> RdmaSharedFiles(const RdmaPlan& plan);
 
 // Simulates the packets and renders every RDMA file (hosts in order: logs, rdma res, downlink
 // captures; then inventory.csv and uplink captures). Fills the plan's capture counts and the QP
-// pairs' losses (the truth reads them).
+// pairs' losses (the truth reads them). Returns the files in that order; never fails.
 std::vector<RenderedFile> RenderRdma(const Cluster& cluster, RdmaPlan& plan);
 
-// Adds truth.json's "rdma" object (docs/truth_schema.md) and hosts[].rdma_files.
+// Adds truth.json's "rdma" object (docs/truth_schema.md) and, when `root` has a "hosts" array,
+// hosts[].rdma_files. Never fails.
 void AddRdmaTruth(const Cluster& cluster, const RdmaPlan& plan, nlohmann::json* root);
 
 }  // namespace toposcope::sim

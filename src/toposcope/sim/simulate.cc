@@ -94,4 +94,27 @@ Result<SimSummary> Simulate(const SimOptions& options, const std::string& out_di
   return summary;
 }
 
+SimOptions WithScaleLimits(SimOptions options) {
+  options.with_rdma = options.with_rdma && options.hosts <= kMaxRdmaHosts;
+  options.with_fabric = options.with_fabric && options.hosts <= kMaxFabricHosts;
+  return options;
+}
+
+std::string SimSummaryText(const SimSummary& s) {
+  std::string out = "simulated " + std::to_string(s.hosts.size()) + " hosts (" + s.arch + ", seed " +
+                    std::to_string(s.seed) + "), " + std::to_string(s.files_written) + " files in " + s.out_dir + "\n";
+  std::map<std::string, int> types;
+  for (const auto& h : s.hosts) ++types[h.node_type];
+  for (const auto& [t, n] : types) out += "  " + std::to_string(n) + " x " + t + "\n";
+  out += "injected faults: " + std::to_string(s.faults.size()) + " of " + std::to_string(s.faults_requested) +
+         " requested\n";
+  for (const auto& f : s.faults) {
+    out += "  " + f.kind + " on " + f.host + ":";
+    for (const auto& g : f.gpus) out += " " + g;
+    out += " (" + f.detail + ")\n";
+  }
+  out += "ground truth: " + s.truth_path + " (read only by `toposcope score`)\n";
+  return out;
+}
+
 }  // namespace toposcope::sim

@@ -47,9 +47,24 @@ struct SimSummary {
 };
 
 // Simulates and writes the dataset into `out_dir` (created if missing; existing files of the same
-// names are overwritten, others left alone). Fails on invalid options (see BuildCluster and
-// ValidateTelemetryOptions) or when a file cannot be written (the Error names it). Each host's
-// `files` lists its topology files first, then its telemetry files.
+// names are overwritten, others left alone). Returns what was written. Fails on an empty `out_dir`,
+// on invalid options (see BuildCluster, ValidateTelemetryOptions, ValidateRdmaOptions and
+// ValidateFabricOptions: RDMA on more than kMaxRdmaHosts hosts or the fabric on more than
+// kMaxFabricHosts is an error, see WithScaleLimits), on an import that fails (sim/fabric_import.h)
+// or when a file cannot be written (the Error names it). Each host's `files` lists its topology
+// files first, then its telemetry, RDMA and fabric files.
 Result<SimSummary> Simulate(const SimOptions& options, const std::string& out_dir);
+
+// The simulator's scale limits, applied in one place: returns `options` with with_rdma cleared
+// when there are more than kMaxRdmaHosts hosts (sim/rdma_traffic.h) and with_fabric cleared when
+// there are more than kMaxFabricHosts (sim/fabric_sim.h); everything else as given. Never fails.
+// Simulate does not apply it (it rejects such options); a caller that wants those parts dropped
+// for large clusters instead (the CLI) passes its options through this first.
+SimOptions WithScaleLimits(SimOptions options);
+
+// The text printed after simulating: host count, arch, seed, files written and where, the hosts
+// per node type, the injected faults (with their GPUs and detail) and where the ground truth is;
+// every line ends in '\n'. Never fails.
+std::string SimSummaryText(const SimSummary& s);
 
 }  // namespace toposcope::sim

@@ -55,6 +55,10 @@ std::string HexDigits(uint64_t v, int digits) {
 
 // ---- DCGM fields written ----
 
+namespace fid = formats::field_id;
+// DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL: the field catalog has no named id for it.
+constexpr int kNvlinkReplayErrorTotal = 429;
+
 enum class FieldKind { kNvlTx, kNvlRx, kPcieTx, kPcieRx, kTemp, kPower, kUtil, kSm, kCrc, kReplay, kLinkRx };
 
 struct FieldSpec {
@@ -66,16 +70,16 @@ struct FieldSpec {
 };
 
 constexpr FieldSpec kGpuFields[] = {
-    {1011, "DCGM_FI_PROF_NVLINK_TX_BYTES", "NVLTX", FieldKind::kNvlTx, true},
-    {1012, "DCGM_FI_PROF_NVLINK_RX_BYTES", "NVLRX", FieldKind::kNvlRx, true},
-    {1009, "DCGM_FI_PROF_PCIE_TX_BYTES", "PCITX", FieldKind::kPcieTx, true},
-    {1010, "DCGM_FI_PROF_PCIE_RX_BYTES", "PCIRX", FieldKind::kPcieRx, true},
-    {150, "DCGM_FI_DEV_GPU_TEMP", "TMPTR", FieldKind::kTemp, false},
-    {155, "DCGM_FI_DEV_POWER_USAGE", "POWER", FieldKind::kPower, false},
-    {203, "DCGM_FI_DEV_GPU_UTIL", "GPUTL", FieldKind::kUtil, false},
-    {1002, "DCGM_FI_PROF_SM_ACTIVE", "SMACT", FieldKind::kSm, true},
-    {409, "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL", "NFELT", FieldKind::kCrc, false},
-    {429, "DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL", "NRELT", FieldKind::kReplay, false},
+    {fid::kProfNvlinkTxBytes, "DCGM_FI_PROF_NVLINK_TX_BYTES", "NVLTX", FieldKind::kNvlTx, true},
+    {fid::kProfNvlinkRxBytes, "DCGM_FI_PROF_NVLINK_RX_BYTES", "NVLRX", FieldKind::kNvlRx, true},
+    {fid::kProfPcieTxBytes, "DCGM_FI_PROF_PCIE_TX_BYTES", "PCITX", FieldKind::kPcieTx, true},
+    {fid::kProfPcieRxBytes, "DCGM_FI_PROF_PCIE_RX_BYTES", "PCIRX", FieldKind::kPcieRx, true},
+    {fid::kGpuTemp, "DCGM_FI_DEV_GPU_TEMP", "TMPTR", FieldKind::kTemp, false},
+    {fid::kPowerUsage, "DCGM_FI_DEV_POWER_USAGE", "POWER", FieldKind::kPower, false},
+    {fid::kGpuUtil, "DCGM_FI_DEV_GPU_UTIL", "GPUTL", FieldKind::kUtil, false},
+    {fid::kProfSmActive, "DCGM_FI_PROF_SM_ACTIVE", "SMACT", FieldKind::kSm, true},
+    {fid::kNvlinkCrcFlitErrorTotal, "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL", "NFELT", FieldKind::kCrc, false},
+    {kNvlinkReplayErrorTotal, "DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL", "NRELT", FieldKind::kReplay, false},
 };
 
 struct HelpText {
@@ -84,20 +88,23 @@ struct HelpText {
   formats::PromMetricType type;
 };
 constexpr HelpText kHelp[] = {
-    {1011, "The number of bytes of active NvLink tx (transmit) data including both header and payload.",
+    {fid::kProfNvlinkTxBytes,
+     "The number of bytes of active NvLink tx (transmit) data including both header and payload.",
      formats::PromMetricType::kGauge},
-    {1012, "The number of bytes of active NvLink rx (read) data including both header and payload.",
+    {fid::kProfNvlinkRxBytes, "The number of bytes of active NvLink rx (read) data including both header and payload.",
      formats::PromMetricType::kGauge},
-    {1009, "The number of bytes of active PCIe tx (transmit) data including both header and payload.",
+    {fid::kProfPcieTxBytes, "The number of bytes of active PCIe tx (transmit) data including both header and payload.",
      formats::PromMetricType::kGauge},
-    {1010, "The number of bytes of active PCIe rx (read) data including both header and payload.",
+    {fid::kProfPcieRxBytes, "The number of bytes of active PCIe rx (read) data including both header and payload.",
      formats::PromMetricType::kGauge},
-    {150, "GPU temperature (in C).", formats::PromMetricType::kGauge},
-    {155, "Power draw (in W).", formats::PromMetricType::kGauge},
-    {203, "GPU utilization (in %).", formats::PromMetricType::kGauge},
-    {1002, "The ratio of cycles an SM has at least 1 warp assigned (in %).", formats::PromMetricType::kGauge},
-    {409, "Total number of NVLink flow-control CRC errors.", formats::PromMetricType::kCounter},
-    {429, "Total number of NVLink retries.", formats::PromMetricType::kCounter},
+    {fid::kGpuTemp, "GPU temperature (in C).", formats::PromMetricType::kGauge},
+    {fid::kPowerUsage, "Power draw (in W).", formats::PromMetricType::kGauge},
+    {fid::kGpuUtil, "GPU utilization (in %).", formats::PromMetricType::kGauge},
+    {fid::kProfSmActive,
+     "The ratio of cycles an SM has at least 1 warp assigned (in %).", formats::PromMetricType::kGauge},
+    {fid::kNvlinkCrcFlitErrorTotal,
+     "Total number of NVLink flow-control CRC errors.", formats::PromMetricType::kCounter},
+    {kNvlinkReplayErrorTotal, "Total number of NVLink retries.", formats::PromMetricType::kCounter},
 };
 
 std::string ConstantOf(const FieldSpec& f) {
@@ -263,6 +270,23 @@ HostSamples CollectSamples(const Cluster& cluster, const Telemetry& t, const Hos
   return hs;
 }
 
+// The host's DCGM noise stream: each renderer starts its own and draws sample by sample, GPU by
+// GPU.
+Rng NoiseRng(const Cluster& cluster, const HostModel& h) {
+  return Rng(Rng::Mix(Rng::Mix(cluster.options.seed, kNoiseStreamLabel), static_cast<uint64_t>(h.index)));
+}
+
+// Sample k of every GPU of the host, measured in GPU order.
+std::vector<Measured> MeasureRow(const Cluster& cluster, const HostModel& h, const HostSamples& hs, int k, Rng& rng) {
+  const bool nvlink = h.type->HasNvlink();
+  std::vector<Measured> ms;
+  for (int g = 0; g < h.type->GpuCount(); ++g) {
+    const auto ug = static_cast<size_t>(g);
+    ms.push_back(Measure(hs.gpus[ug][static_cast<size_t>(k)], hs.ports[ug], nvlink, cluster.options.noise, rng));
+  }
+  return ms;
+}
+
 std::string RenderDmon(const Cluster& cluster, const Telemetry& t, const HostModel& h,
                        const HostSamples& hs) {
   const HostClock& clock = t.clocks[static_cast<size_t>(h.index)];
@@ -271,20 +295,19 @@ std::string RenderDmon(const Cluster& cluster, const Telemetry& t, const HostMod
   for (const FieldSpec& f : kGpuFields) fields.push_back({ShortOf(f.id, f.short_name), "", f.id, 0});
   const size_t n_links = nvlink && !hs.ports.empty() ? hs.ports[0].size() : 0;
   for (size_t l = 0; l < n_links; ++l) {
-    const int id = 1041 + 2 * static_cast<int>(l);
+    const int id = fid::kProfNvlinkL0RxBytes + 2 * static_cast<int>(l);
     fields.push_back({ShortOf(id, "NVL" + std::to_string(l) + "R"), "", id, 0});
   }
   formats::DmonWriterOptions wo;
   wo.timestamp_style = formats::DmonTimestampStyle::kIso;
   formats::DmonWriter writer(fields, wo);
-  Rng rng(Rng::Mix(Rng::Mix(cluster.options.seed, kNoiseStreamLabel), static_cast<uint64_t>(h.index)));
+  Rng rng = NoiseRng(cluster, h);
   std::string out;
   for (int k = 0; k < hs.count; ++k) {
     writer.BeginIteration(clock.LocalNs(hs.print_ns[static_cast<size_t>(k)]), &out);
+    const std::vector<Measured> ms = MeasureRow(cluster, h, hs, k, rng);
     for (int g = 0; g < h.type->GpuCount(); ++g) {
-      const auto ug = static_cast<size_t>(g);
-      const Measured m =
-          Measure(hs.gpus[ug][static_cast<size_t>(k)], hs.ports[ug], nvlink, cluster.options.noise, rng);
+      const Measured& m = ms[static_cast<size_t>(g)];
       std::vector<double> values = m.gpu;
       for (size_t l = 0; l < n_links; ++l) values.push_back(l < m.link.size() ? m.link[l] : 0.0);
       if (k == 0) {  // profiling fields have no value before their first interval completes
@@ -303,7 +326,6 @@ std::string RenderExporter(const Cluster& cluster, const Telemetry& t, const Hos
                            const HostSamples& hs) {
   const HostClock& clock = t.clocks[static_cast<size_t>(h.index)];
   const HostTelemetryPlan& plan = t.plans[static_cast<size_t>(h.index)];
-  const bool nvlink = h.type->HasNvlink();
   formats::PromWriter writer(formats::PromValueStyle::kExporter);
   std::vector<std::string> names;
   for (const FieldSpec& f : kGpuFields) {
@@ -321,16 +343,11 @@ std::string RenderExporter(const Cluster& cluster, const Telemetry& t, const Hos
                       {"modelName", h.type->gpu_model},
                       {plan.host_label, h.name}});
   }
-  Rng rng(Rng::Mix(Rng::Mix(cluster.options.seed, kNoiseStreamLabel), static_cast<uint64_t>(h.index)));
+  Rng rng = NoiseRng(cluster, h);
   std::string out;
   for (int k = 0; k < hs.count; ++k) {
     const int64_t ts_ms = clock.LocalNs(hs.print_ns[static_cast<size_t>(k)]) / 1000000;
-    std::vector<Measured> ms;
-    for (int g = 0; g < h.type->GpuCount(); ++g) {
-      const auto ug = static_cast<size_t>(g);
-      ms.push_back(
-          Measure(hs.gpus[ug][static_cast<size_t>(k)], hs.ports[ug], nvlink, cluster.options.noise, rng));
-    }
+    const std::vector<Measured> ms = MeasureRow(cluster, h, hs, k, rng);
     writer.BeginScrape();
     for (size_t i = 0; i < std::size(kGpuFields); ++i) {
       for (int g = 0; g < h.type->GpuCount(); ++g) {
@@ -349,18 +366,16 @@ std::string RenderExporter(const Cluster& cluster, const Telemetry& t, const Hos
 std::string RenderDcgmCsv(const Cluster& cluster, const Telemetry& t, const HostModel& h,
                           const HostSamples& hs) {
   const HostClock& clock = t.clocks[static_cast<size_t>(h.index)];
-  const bool nvlink = h.type->HasNvlink();
   std::vector<std::string> names;
   for (const FieldSpec& f : kGpuFields) names.push_back(ConstantOf(f));
-  Rng rng(Rng::Mix(Rng::Mix(cluster.options.seed, kNoiseStreamLabel), static_cast<uint64_t>(h.index)));
+  Rng rng = NoiseRng(cluster, h);
   std::string out;
   formats::AppendDcgmCsvHeader(&out, formats::DcgmCsvLayout::kLong);
   for (int k = 0; k < hs.count; ++k) {
     const int64_t ts = clock.LocalNs(hs.print_ns[static_cast<size_t>(k)]);
+    const std::vector<Measured> ms = MeasureRow(cluster, h, hs, k, rng);
     for (int g = 0; g < h.type->GpuCount(); ++g) {
-      const auto ug = static_cast<size_t>(g);
-      const Measured m =
-          Measure(hs.gpus[ug][static_cast<size_t>(k)], hs.ports[ug], nvlink, cluster.options.noise, rng);
+      const Measured& m = ms[static_cast<size_t>(g)];
       for (size_t i = 0; i < std::size(kGpuFields); ++i) {
         formats::CsvSample s;
         s.ts_ns = ts;
@@ -663,89 +678,104 @@ Status ValidateTelemetryOptions(const SimOptions& o) {
   return {};
 }
 
-Telemetry SimulateTelemetry(const Cluster& cluster) {
-  const SimOptions& o = cluster.options;
-  Telemetry t;
-  const int n_hosts = static_cast<int>(cluster.hosts.size());
-  t.epoch_ns = o.start_unix_s * 1000000000LL;
-  t.end_ns = t.epoch_ns + Ns(o.duration_s * 1e9);
-  t.job_start_ns = t.epoch_ns + Ns((o.duration_s - o.telemetry_s) / 2.0 * 1e3) * 1000000;
-  t.job_end_ns = t.job_start_ns + Ns(o.telemetry_s * 1e9);
-  for (int i = 0; i < n_hosts; ++i) t.plans.push_back(PlanHostTelemetry(o, i));
+namespace {
 
-  // Fault placement.
-  Rng frng(Rng::Mix(o.seed, kTelemetryFaultLabel));
+// A random element of `c` (-1 when empty).
+int PickOne(const std::vector<int>& c, Rng& rng) { return c.empty() ? -1 : c[rng.Below(c.size())]; }
+
+// Where the telemetry faults go besides t.thermal and t.straggler_rank: the straggler's factor and
+// the clock step's host, time (fraction of the run) and size.
+struct FaultPlacement {
   int step_host = -1;
   double step_at = 0, step_ms = 0, straggler_factor = 1.0;
-  if (o.telemetry_faults) {
-    auto pick = [&](const std::vector<int>& c) { return c.empty() ? -1 : c[frng.Below(c.size())]; };
-    std::vector<int> thermal_c;
-    std::vector<int> thermal_pref;
-    for (const HostModel& h : cluster.hosts) {
-      const HostTelemetryPlan& p = t.plans[static_cast<size_t>(h.index)];
-      if (!h.type->HasNvlink() || p.dcgm != DcgmOutput::kDmon || p.period_ms != o.dcgm_period_ms) continue;
-      thermal_c.push_back(h.index);
-      if (!h.faulty) thermal_pref.push_back(h.index);
-    }
-    const int th = pick(thermal_pref.empty() ? thermal_c : thermal_pref);
-    if (th >= 0) {
-      const HostModel& h = cluster.hosts[static_cast<size_t>(th)];
-      const int gpu = static_cast<int>(frng.Below(static_cast<uint64_t>(h.type->GpuCount())));
-      std::vector<int> links;
-      for (const NvlinkPort& p : NvlinkPorts(h, gpu)) {
-        if (p.active) links.push_back(p.link);
-      }
-      if (!links.empty()) {
-        t.thermal.host = th;
-        t.thermal.gpu = gpu;
-        t.thermal.link = links[frng.Below(links.size())];
-        t.thermal.cool_start_ns = t.job_start_ns + Ns(0.1 * o.telemetry_s * 1e9);
-        t.thermal.cool_end_ns = t.job_start_ns + Ns(0.7 * o.telemetry_s * 1e9);
-        t.thermal.r_factor = kThermalRFactor;
-      }
-    }
-    std::vector<int> others;
-    for (int i = 0; i < n_hosts; ++i) {
-      if (i != t.thermal.host) others.push_back(i);
-    }
-    const int sh = pick(others.empty() ? std::vector<int>{0} : others);
-    const int sg = static_cast<int>(
-        frng.Below(static_cast<uint64_t>(cluster.hosts[static_cast<size_t>(sh)].type->GpuCount())));
-    straggler_factor = frng.Uniform(1.25, 1.4);
-    t.straggler_rank = sg;
-    for (int i = 0; i < sh; ++i) t.straggler_rank += cluster.hosts[static_cast<size_t>(i)].type->GpuCount();
-    std::vector<int> rest;
-    for (int i : others) {
-      if (i != sh) rest.push_back(i);
-    }
-    step_host = pick(rest.empty() ? others : rest);
-    if (step_host < 0) step_host = 0;
-    step_at = frng.Uniform(0.3, 0.7);
-    step_ms = (frng.Uniform() < 0.5 ? -1.0 : 1.0) * frng.Uniform(0.5, 5.0);
-  }
+};
 
-  // Clocks.
+// The thermal fault: a GPU and one of its active NVLink links on a fast-sampled dmon NVLink host
+// (preferably one without a topology fault); sets t.thermal when one is found.
+void PlaceThermalFault(const Cluster& cluster, Rng& frng, Telemetry& t) {
+  const SimOptions& o = cluster.options;
+  std::vector<int> thermal_c;
+  std::vector<int> thermal_pref;
+  for (const HostModel& h : cluster.hosts) {
+    const HostTelemetryPlan& p = t.plans[static_cast<size_t>(h.index)];
+    if (!h.type->HasNvlink() || p.dcgm != DcgmOutput::kDmon || p.period_ms != o.dcgm_period_ms) continue;
+    thermal_c.push_back(h.index);
+    if (!h.faulty) thermal_pref.push_back(h.index);
+  }
+  const int th = PickOne(thermal_pref.empty() ? thermal_c : thermal_pref, frng);
+  if (th < 0) return;
+  const HostModel& h = cluster.hosts[static_cast<size_t>(th)];
+  const int gpu = static_cast<int>(frng.Below(static_cast<uint64_t>(h.type->GpuCount())));
+  std::vector<int> links;
+  for (const NvlinkPort& p : NvlinkPorts(h, gpu)) {
+    if (p.active) links.push_back(p.link);
+  }
+  if (links.empty()) return;
+  t.thermal.host = th;
+  t.thermal.gpu = gpu;
+  t.thermal.link = links[frng.Below(links.size())];
+  t.thermal.cool_start_ns = t.job_start_ns + Ns(0.1 * o.telemetry_s * 1e9);
+  t.thermal.cool_end_ns = t.job_start_ns + Ns(0.7 * o.telemetry_s * 1e9);
+  t.thermal.r_factor = kThermalRFactor;
+}
+
+// Places the telemetry faults (with telemetry_faults), all drawn from the fault stream: the
+// thermal fault, the straggler on another host, the clock step on a third one.
+FaultPlacement PlaceTelemetryFaults(const Cluster& cluster, Telemetry& t) {
+  const SimOptions& o = cluster.options;
+  const int n_hosts = static_cast<int>(cluster.hosts.size());
+  FaultPlacement fp;
+  Rng frng(Rng::Mix(o.seed, kTelemetryFaultLabel));
+  if (!o.telemetry_faults) return fp;
+  PlaceThermalFault(cluster, frng, t);
+  std::vector<int> others;
+  for (int i = 0; i < n_hosts; ++i) {
+    if (i != t.thermal.host) others.push_back(i);
+  }
+  const int sh = PickOne(others.empty() ? std::vector<int>{0} : others, frng);
+  const int sg = static_cast<int>(
+      frng.Below(static_cast<uint64_t>(cluster.hosts[static_cast<size_t>(sh)].type->GpuCount())));
+  fp.straggler_factor = frng.Uniform(1.25, 1.4);
+  t.straggler_rank = sg;
+  for (int i = 0; i < sh; ++i) t.straggler_rank += cluster.hosts[static_cast<size_t>(i)].type->GpuCount();
+  std::vector<int> rest;
+  for (int i : others) {
+    if (i != sh) rest.push_back(i);
+  }
+  fp.step_host = PickOne(rest.empty() ? others : rest, frng);
+  if (fp.step_host < 0) fp.step_host = 0;
+  fp.step_at = frng.Uniform(0.3, 0.7);
+  fp.step_ms = (frng.Uniform() < 0.5 ? -1.0 : 1.0) * frng.Uniform(0.5, 5.0);
+  return fp;
+}
+
+// Every host's clock (the step host's with its step, recorded as a clock_step fault).
+void SimulateClocks(const Cluster& cluster, const FaultPlacement& fp, Telemetry& t) {
+  const SimOptions& o = cluster.options;
   for (const HostModel& h : cluster.hosts) {
     const uint64_t hs = Rng::Mix(Rng::Mix(o.seed, kClockStreamLabel), static_cast<uint64_t>(h.index));
     Rng rng(hs);
     ClockParams p =
         DrawClockParams(t.plans[static_cast<size_t>(h.index)].discipline, t.epoch_ns, o.duration_s, rng);
     HostClock clock(p, Rng::Mix(hs, 1));
-    if (h.index == step_host) {
+    if (h.index == fp.step_host) {
       ClockStep st;
-      st.true_ns = t.epoch_ns + Ns(step_at * o.duration_s * 1e9);
+      st.true_ns = t.epoch_ns + Ns(fp.step_at * o.duration_s * 1e9);
       st.local_ns = clock.LocalNs(st.true_ns - 1);
-      st.step_ns = Ns(step_ms * 1e6);
+      st.step_ns = Ns(fp.step_ms * 1e6);
       p.steps.push_back(st);
       clock = HostClock(p, Rng::Mix(hs, 1));
       char buf[64];
-      std::snprintf(buf, sizeof(buf), "clock jumped by %+.3f ms", step_ms);
+      std::snprintf(buf, sizeof(buf), "clock jumped by %+.3f ms", fp.step_ms);
       t.faults.push_back({"clock_step", h.index, -1, -1, st.true_ns, st.true_ns, buf});
     }
     t.clocks.push_back(std::move(clock));
   }
+}
 
-  // The job and its DCGM physics.
+// The job and its DCGM physics on the base grid (whole slow periods).
+void SimulateJobAndDcgm(const Cluster& cluster, double straggler_factor, Telemetry& t) {
+  const SimOptions& o = cluster.options;
   JobOptions jo;
   jo.start_ns = t.job_start_ns;
   jo.end_ns = t.job_end_ns;
@@ -761,7 +791,11 @@ Telemetry SimulateTelemetry(const Cluster& cluster) {
   t.grid.bins -= t.grid.bins % slow_m;  // whole slow periods
   Rng drng(Rng::Mix(o.seed, kDcgmStreamLabel));
   t.bins = ComputeDcgmBins(cluster, t.job, t.grid, t.thermal, drng);
+}
 
+// The thermal and straggler faults as they came out of the job (when they show), then every fault
+// sorted by host and kind.
+void RecordJobFaults(double straggler_factor, Telemetry& t) {
   const int n_iter = static_cast<int>(t.job.iteration_start_ns.size());
   if (t.thermal.host >= 0) {
     const int rank = t.job.Rank(t.thermal.host, t.thermal.gpu);
@@ -793,20 +827,24 @@ Telemetry SimulateTelemetry(const Cluster& cluster) {
   std::sort(t.faults.begin(), t.faults.end(), [](const TelemetryFault& a, const TelemetryFault& b) {
     return a.host != b.host ? a.host < b.host : a.kind < b.kind;
   });
+}
 
-  // Trace window: a third of it before the straggler starts.
+// The traced iterations: trace_iterations of them, a third before the straggler starts (else in
+// the middle of the job).
+void PlanTraceWindow(const SimOptions& o, Telemetry& t) {
+  const int n_iter = static_cast<int>(t.job.iteration_start_ns.size());
   const int want = std::min(o.trace_iterations, n_iter);
   int first =
       t.job.straggler_from_iteration >= 0 ? t.job.straggler_from_iteration - want / 3 : (n_iter - want) / 2;
   first = std::clamp(first, 0, std::max(0, n_iter - want));
   t.trace_first_iteration = first;
   t.trace_last_iteration = first + want;
+}
 
-  Rng prng(Rng::Mix(o.seed, kTraceStreamLabel));
-  for (int r = 0; r < t.job.world; ++r)
-    t.rank_pid.push_back(2000 + static_cast<int64_t>(prng.Below(4000000)));
-
-  // Truth-only check instants.
+// The truth-only clock check instants: per host clock_checks_per_host random true times, sorted,
+// with the host clock's reading.
+void DrawClockChecks(const Cluster& cluster, Telemetry& t) {
+  const SimOptions& o = cluster.options;
   for (const HostModel& h : cluster.hosts) {
     Rng rng(Rng::Mix(Rng::Mix(Rng::Mix(o.seed, kClockStreamLabel), static_cast<uint64_t>(h.index)), 4));
     std::vector<int64_t> at;
@@ -817,6 +855,28 @@ Telemetry SimulateTelemetry(const Cluster& cluster) {
     std::sort(at.begin(), at.end());
     for (int64_t g : at) t.checks.push_back({h.index, t.clocks[static_cast<size_t>(h.index)].LocalNs(g), g});
   }
+}
+
+}  // namespace
+
+Telemetry SimulateTelemetry(const Cluster& cluster) {
+  const SimOptions& o = cluster.options;
+  Telemetry t;
+  const int n_hosts = static_cast<int>(cluster.hosts.size());
+  t.epoch_ns = o.start_unix_s * 1000000000LL;
+  t.end_ns = t.epoch_ns + Ns(o.duration_s * 1e9);
+  t.job_start_ns = t.epoch_ns + Ns((o.duration_s - o.telemetry_s) / 2.0 * 1e3) * 1000000;
+  t.job_end_ns = t.job_start_ns + Ns(o.telemetry_s * 1e9);
+  for (int i = 0; i < n_hosts; ++i) t.plans.push_back(PlanHostTelemetry(o, i));
+  const FaultPlacement fp = PlaceTelemetryFaults(cluster, t);
+  SimulateClocks(cluster, fp, t);
+  SimulateJobAndDcgm(cluster, fp.straggler_factor, t);
+  RecordJobFaults(fp.straggler_factor, t);
+  PlanTraceWindow(o, t);
+  Rng prng(Rng::Mix(o.seed, kTraceStreamLabel));
+  for (int r = 0; r < t.job.world; ++r)
+    t.rank_pid.push_back(2000 + static_cast<int64_t>(prng.Below(4000000)));
+  DrawClockChecks(cluster, t);
   return t;
 }
 

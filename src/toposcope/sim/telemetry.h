@@ -65,6 +65,8 @@ struct HostTelemetryPlan {
   bool inspector_verbose = false;
   bool events_jsonl = false;
 };
+// Returns host `host_index`'s plan (the file comment's per-host rules; the periods from `options`).
+// Never fails.
 HostTelemetryPlan PlanHostTelemetry(const SimOptions& options, int host_index);
 
 struct TelemetryFault {
@@ -104,25 +106,29 @@ struct Telemetry {
 };
 
 // Checks the telemetry options (ranges, slow period a multiple of the fast one, at most 512 hosts
-// when telemetry is on). Always ok when with_telemetry is false.
+// when telemetry is on). Returns ok, or fails with the first option out of its range (the Error
+// says which and the range). Always ok when with_telemetry is false.
 Status ValidateTelemetryOptions(const SimOptions& options);
 
-// Simulates clocks, job, DCGM physics, faults and check instants. Options must be valid.
+// Simulates clocks, job, DCGM physics, faults and check instants and returns them. Never fails; the
+// options must be valid (ValidateTelemetryOptions).
 Telemetry SimulateTelemetry(const Cluster& cluster);
 
-// The telemetry files of one host, relative to the output directory, in rendering order.
+// The telemetry files of one host, relative to the output directory, in rendering order. Never
+// fails.
 std::vector<std::string> TelemetryFiles(const Cluster& cluster, const Telemetry& telemetry,
                                         const HostModel& host);
 
-// Renders every telemetry file (hosts in order, each in TelemetryFiles order).
+// Renders every telemetry file and returns them (hosts in order, each in TelemetryFiles order).
+// Never fails.
 std::vector<RenderedFile> RenderTelemetry(const Cluster& cluster, const Telemetry& telemetry);
 
 // Adds the telemetry truth to truth.json's root object: clocks, clock_checks, telemetry_faults,
 // sampling, telemetry (run and job windows) and hosts[].telemetry_files
-// (docs/truth_schema.md).
+// (docs/truth_schema.md). Never fails.
 void AddTelemetryTruth(const Cluster& cluster, const Telemetry& telemetry, nlohmann::json* root);
 
-// gzip (RFC 1952) of `data`, deterministic (no name, mtime 0).
+// Returns the gzip (RFC 1952) of `data`, deterministic (no name, mtime 0); empty if zlib fails.
 std::string Gzip(std::string_view data);
 
 }  // namespace toposcope::sim

@@ -84,6 +84,20 @@ HostBw HostBandwidths(const HostModel& h) {
   return bw;
 }
 
+// A GPU type's physics: every type has a 30 C inlet and a 15 s thermal time constant.
+GpuPhysics Physics(double idle_w, double max_w, double r_c_per_w, int num_sms, int memory_gib, int cc_major,
+                   int cc_minor) {
+  return {.idle_w = idle_w,
+          .max_w = max_w,
+          .inlet_c = 30,
+          .r_c_per_w = r_c_per_w,
+          .tau_s = 15,
+          .num_sms = num_sms,
+          .memory_bytes = int64_t{memory_gib} << 30,
+          .cc_major = cc_major,
+          .cc_minor = cc_minor};
+}
+
 // AllReduce bytes of one rank by resource.
 struct ArBytes {
   double nvl_tx = 0, nvl_rx = 0, pcie_tx = 0, pcie_rx = 0;
@@ -161,49 +175,11 @@ std::vector<std::map<std::pair<int, int>, double>> NvlinkPairBytes(const JobPlan
 }
 
 GpuPhysics PhysicsOf(const NodeType& type) {
-  GpuPhysics p;
-  if (type.name == "h100-nvswitch") {
-    p = {.idle_w = 75,
-         .max_w = 700,
-         .inlet_c = 30,
-         .r_c_per_w = 0.069,
-         .tau_s = 15,
-         .num_sms = 132,
-         .memory_bytes = int64_t{80} << 30,
-         .cc_major = 9,
-         .cc_minor = 0};
-  } else if (type.name == "a100-nvswitch") {
-    p = {.idle_w = 55,
-         .max_w = 400,
-         .inlet_c = 30,
-         .r_c_per_w = 0.109,
-         .tau_s = 15,
-         .num_sms = 108,
-         .memory_bytes = int64_t{80} << 30,
-         .cc_major = 8,
-         .cc_minor = 0};
-  } else if (type.name == "pcie-bridge") {
-    p = {.idle_w = 45,
-         .max_w = 300,
-         .inlet_c = 30,
-         .r_c_per_w = 0.153,
-         .tau_s = 15,
-         .num_sms = 108,
-         .memory_bytes = int64_t{80} << 30,
-         .cc_major = 8,
-         .cc_minor = 0};
-  } else {  // pcie-only (L40S) and anything else
-    p = {.idle_w = 35,
-         .max_w = 350,
-         .inlet_c = 30,
-         .r_c_per_w = 0.139,
-         .tau_s = 15,
-         .num_sms = 142,
-         .memory_bytes = int64_t{48} << 30,
-         .cc_major = 8,
-         .cc_minor = 9};
-  }
-  return p;
+  // Physics(idle_w, max_w, r_c_per_w, SMs, memory GiB, compute capability major, minor).
+  if (type.name == "h100-nvswitch") return Physics(75, 700, 0.069, 132, 80, 9, 0);
+  if (type.name == "a100-nvswitch") return Physics(55, 400, 0.109, 108, 80, 8, 0);
+  if (type.name == "pcie-bridge") return Physics(45, 300, 0.153, 108, 80, 8, 0);
+  return Physics(35, 350, 0.139, 142, 48, 8, 9);  // pcie-only (L40S) and anything else
 }
 
 std::vector<NvlinkPort> NvlinkPorts(const HostModel& host, int gpu) {
@@ -221,12 +197,12 @@ std::vector<NvlinkPort> NvlinkPorts(const HostModel& host, int gpu) {
   return out;
 }
 
-JobPlan PlanJob(const Cluster& cluster, const JobOptions& o, Rng& rng) {
-  JobPlan plan;
+namespace {
+
+// The job's ranks (host by host), the hosts' bandwidths, ring entry GPUs and NVLink bridge peers.
+std::vector<HostBw> PlanJobRanks(const Cluster& cluster, JobPlan& plan) {
   std::vector<HostBw> bws;
-  std::vector<int> first_rank;
   for (const HostModel& h : cluster.hosts) {
-    first_rank.push_back(plan.world);
     for (int g = 0; g < h.type->GpuCount(); ++g) {
       plan.rank_host.push_back(h.index);
       plan.rank_gpu.push_back(g);
@@ -249,13 +225,18 @@ JobPlan PlanJob(const Cluster& cluster, const JobOptions& o, Rng& rng) {
       plan.bridge_peers.push_back(std::move(peers));
     }
   }
-  const int n = plan.world;
-  const auto un = static_cast<size_t>(n);
-  const int n_hosts = static_cast<int>(cluster.hosts.size());
-  if (n == 0) return plan;
+  return bws;
+}
 
-  // AllReduce: bytes per rank by resource, and the transfer time of a bucket of S bytes.
-  auto allreduce_bytes = [&](int r, double s) {
+// The AllReduce model: bytes per rank by resource, and the transfer time of a bucket of S bytes.
+struct AllReduceModel {
+  const Cluster& cluster;
+  const JobPlan& plan;
+  const std::vector<HostBw>& bws;
+  int n = 0;        // ranks
+  int n_hosts = 0;
+
+  [[nodiscard]] ArBytes Bytes(int r, double s) const {
     ArBytes out;
     const int h = plan.rank_host[static_cast<size_t>(r)];
     const int g = plan.rank_gpu[static_cast<size_t>(r)];
@@ -286,11 +267,12 @@ JobPlan PlanJob(const Cluster& cluster, const JobOptions& o, Rng& rng) {
         break;
     }
     return out;
-  };
-  auto allreduce_xfer_ns = [&](double s) {
+  }
+
+  [[nodiscard]] double XferNs(double s) const {
     double worst = 0;
     for (int r = 0; r < n; ++r) {
-      const ArBytes b = allreduce_bytes(r, s);
+      const ArBytes b = Bytes(r, s);
       const HostBw& bw = bws[static_cast<size_t>(plan.rank_host[static_cast<size_t>(r)])];
       const auto g = static_cast<size_t>(plan.rank_gpu[static_cast<size_t>(r)]);
       const double nvl = std::max(b.nvl_tx, b.nvl_rx);
@@ -303,13 +285,18 @@ JobPlan PlanJob(const Cluster& cluster, const JobOptions& o, Rng& rng) {
       for (const HostBw& bw : bws) worst = std::max(worst, sent / std::max(1.0, bw.nic_total));
     }
     return worst * 1e9;
-  };
-  // SendRecv from r to its successor: duration and whether it crosses NVLink.
-  struct P2p {
-    double dur_ns = 0;
-    bool nvlink = false;
-  };
-  std::vector<P2p> p2p(un);
+  }
+};
+
+// SendRecv from a rank to its successor: duration and whether it crosses NVLink.
+struct P2p {
+  double dur_ns = 0;
+  bool nvlink = false;
+};
+
+std::vector<P2p> SendRecvTimes(const JobPlan& plan, const std::vector<HostBw>& bws) {
+  const int n = plan.world;
+  std::vector<P2p> p2p(static_cast<size_t>(n));
   for (int r = 0; r < n; ++r) {
     const int s = (r + 1) % n;
     const int hr = plan.rank_host[static_cast<size_t>(r)];
@@ -330,119 +317,153 @@ JobPlan PlanJob(const Cluster& cluster, const JobOptions& o, Rng& rng) {
     p2p[static_cast<size_t>(r)] = {
         kSendRecvBaseNs + static_cast<double>(kSendRecvBytes) / std::max(1.0, bw) * 1e9, nvlink};
   }
+  return p2p;
+}
+
+// An op of iteration `it` with a span per rank.
+JobOp NewOp(OpKind kind, int it, int n) {
+  JobOp op;
+  op.kind = kind;
+  op.iteration = it;
+  op.ranks.resize(static_cast<size_t>(n));
+  return op;
+}
+
+// 1. compute, first its starts (after each rank's previous iteration); the earliest is returned in
+// `it_start`.
+JobOp ComputeStarts(int it, const std::vector<int64_t>& prev_end, Rng& rng, int64_t* it_start) {
+  const int n = static_cast<int>(prev_end.size());
+  JobOp comp = NewOp(OpKind::kCompute, it, n);
+  *it_start = INT64_MAX;
+  for (int r = 0; r < n; ++r) {
+    RankSpan& sp = comp.ranks[static_cast<size_t>(r)];
+    sp.start_ns = prev_end[static_cast<size_t>(r)] + Ns(rng.Uniform(0.5e6, 2e6));
+    sp.xfer_ns = sp.start_ns;
+    *it_start = std::min(*it_start, sp.start_ns);
+  }
+  return comp;
+}
+
+// Then its durations (the straggler's stretched once `slow`) and the input pipeline's bytes.
+void ComputeDurations(JobOp& comp, bool slow, const JobOptions& o, Rng& rng) {
+  for (int r = 0; r < static_cast<int>(comp.ranks.size()); ++r) {
+    RankSpan& sp = comp.ranks[static_cast<size_t>(r)];
+    double dur = kComputeMs * 1e6 * (1.0 + 0.01 * rng.Normal());
+    if (slow && r == o.straggler_rank) dur *= o.straggler_factor;
+    sp.end_ns = sp.start_ns + Ns(dur);
+    sp.pcie_rx = kInputH2dBps * dur / 1e9;
+    sp.pcie_tx = kInputD2hBps * dur / 1e9;
+  }
+}
+
+// 2. pipeline SendRecv to the successor: a rank is done when both its send and its receive are.
+JobOp SendRecvOp(int it, int64_t seq, const JobOp& comp, const std::vector<P2p>& p2p, Rng& rng) {
+  const int n = static_cast<int>(comp.ranks.size());
+  JobOp sr = NewOp(OpKind::kSendRecv, it, n);
+  sr.bytes = kSendRecvBytes;
+  sr.seq = seq;
+  sr.kernel = "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)";
+  sr.proto = "SIMPLE";
+  for (int r = 0; r < n; ++r) {
+    sr.ranks[static_cast<size_t>(r)].start_ns =
+        comp.ranks[static_cast<size_t>(r)].end_ns + Ns(rng.Uniform(10e3, 30e3));
+  }
+  for (int r = 0; r < n; ++r) {
+    RankSpan& sp = sr.ranks[static_cast<size_t>(r)];
+    if (n == 1) {
+      sp.xfer_ns = sp.start_ns;
+      sp.end_ns = sp.start_ns + Ns(kSendRecvBaseNs);
+      continue;
+    }
+    const int s = (r + 1) % n;
+    const int p = (r + n - 1) % n;
+    const int64_t send_start = std::max(sp.start_ns, sr.ranks[static_cast<size_t>(s)].start_ns);
+    const int64_t send_end = send_start + Ns(p2p[static_cast<size_t>(r)].dur_ns);
+    const int64_t recv_start = std::max(sp.start_ns, sr.ranks[static_cast<size_t>(p)].start_ns);
+    const int64_t recv_end = recv_start + Ns(p2p[static_cast<size_t>(p)].dur_ns);
+    sp.xfer_ns = std::min(send_start, recv_start);
+    sp.end_ns = std::max(send_end, recv_end);
+    const auto bytes = static_cast<double>(kSendRecvBytes);
+    (p2p[static_cast<size_t>(r)].nvlink ? sp.nvl_tx : sp.pcie_tx) += bytes;
+    (p2p[static_cast<size_t>(p)].nvlink ? sp.nvl_rx : sp.pcie_rx) += bytes;
+  }
+  return sr;
+}
+
+// 3. an AllReduce after `prev` (k = 0: a big gradient bucket, SIMPLE; k = 1: a small one, LL): it
+// moves data once the last rank is ready and ends for all at once (plus jitter).
+JobOp AllReduceOp(int it, int k, int64_t seq, const JobOp& prev, const AllReduceModel& model,
+                  double ring_latency_ns, Rng& rng) {
+  const int n = model.n;
+  JobOp ar = NewOp(OpKind::kAllReduce, it, n);
+  ar.bytes = k == 0 ? kBigBuckets[rng.Below(3)] : kSmallBuckets[rng.Below(2)];
+  ar.seq = seq;
+  ar.proto = k == 0 ? "SIMPLE" : "LL";
+  ar.kernel = "ncclDevKernel_AllReduce_Sum_f32_RING_" + ar.proto + "(ncclDevKernelArgsStorage<4096ul>)";
+  int64_t last_ready = INT64_MIN;
+  for (int r = 0; r < n; ++r) {
+    RankSpan& sp = ar.ranks[static_cast<size_t>(r)];
+    sp.start_ns =
+        prev.ranks[static_cast<size_t>(r)].end_ns + Ns(k == 0 ? rng.Uniform(20e3, 80e3) : rng.Uniform(10e3, 30e3));
+    last_ready = std::max(last_ready, sp.start_ns);
+  }
+  const auto s = static_cast<double>(ar.bytes);
+  const int64_t done = last_ready + Ns(ring_latency_ns + model.XferNs(s));
+  for (int r = 0; r < n; ++r) {
+    RankSpan& sp = ar.ranks[static_cast<size_t>(r)];
+    sp.xfer_ns = last_ready;
+    sp.end_ns = done + Ns(rng.Uniform(0.0, 2e3));
+    const ArBytes b = model.Bytes(r, s);
+    sp.nvl_tx = b.nvl_tx;
+    sp.nvl_rx = b.nvl_rx;
+    sp.pcie_tx = b.pcie_tx;
+    sp.pcie_rx = b.pcie_rx;
+  }
+  return ar;
+}
+
+// 4. optimizer after the small AllReduce; its end is where each rank's next iteration starts from.
+JobOp OptimizerOp(int it, const JobOp& small, std::vector<int64_t>& prev_end, Rng& rng) {
+  const int n = static_cast<int>(small.ranks.size());
+  JobOp opt = NewOp(OpKind::kOptimizer, it, n);
+  for (int r = 0; r < n; ++r) {
+    RankSpan& sp = opt.ranks[static_cast<size_t>(r)];
+    sp.start_ns = small.ranks[static_cast<size_t>(r)].end_ns + Ns(rng.Uniform(10e3, 30e3));
+    sp.xfer_ns = sp.start_ns;
+    sp.end_ns = sp.start_ns + Ns(kOptimizerMs * 1e6 * (1.0 + 0.01 * rng.Normal()));
+    prev_end[static_cast<size_t>(r)] = sp.end_ns;
+  }
+  return opt;
+}
+
+}  // namespace
+
+JobPlan PlanJob(const Cluster& cluster, const JobOptions& o, Rng& rng) {
+  JobPlan plan;
+  const std::vector<HostBw> bws = PlanJobRanks(cluster, plan);
+  const int n = plan.world;
+  if (n == 0) return plan;
+  const AllReduceModel model{cluster, plan, bws, n, static_cast<int>(cluster.hosts.size())};
+  const std::vector<P2p> p2p = SendRecvTimes(plan, bws);
   for (const P2p& p : p2p) plan.sendrecv_nvlink.push_back(p.nvlink);
 
   const double ring_latency_ns = kAllReduceBaseNs + 2.0 * (n - 1) * kRingHopNs;
-  std::vector<int64_t> prev_end(un);
+  std::vector<int64_t> prev_end(static_cast<size_t>(n));
   for (int r = 0; r < n; ++r) prev_end[static_cast<size_t>(r)] = o.start_ns + Ns(rng.Uniform(0.0, 1e6));
   int64_t seq = 0;
   for (int it = 0;; ++it) {
-    // 1. compute.
-    JobOp comp;
-    comp.kind = OpKind::kCompute;
-    comp.iteration = it;
-    comp.ranks.resize(un);
-    int64_t it_start = INT64_MAX;
-    for (int r = 0; r < n; ++r) {
-      RankSpan& sp = comp.ranks[static_cast<size_t>(r)];
-      sp.start_ns = prev_end[static_cast<size_t>(r)] + Ns(rng.Uniform(0.5e6, 2e6));
-      sp.xfer_ns = sp.start_ns;
-      it_start = std::min(it_start, sp.start_ns);
-    }
+    int64_t it_start = 0;
+    JobOp comp = ComputeStarts(it, prev_end, rng, &it_start);
     if (it_start > o.end_ns) break;
     if (o.straggler_rank >= 0 && plan.straggler_from_iteration < 0 && it_start >= o.straggler_from_ns) {
       plan.straggler_from_iteration = it;
     }
-    const bool slow = plan.straggler_from_iteration >= 0;
-    for (int r = 0; r < n; ++r) {
-      RankSpan& sp = comp.ranks[static_cast<size_t>(r)];
-      double dur = kComputeMs * 1e6 * (1.0 + 0.01 * rng.Normal());
-      if (slow && r == o.straggler_rank) dur *= o.straggler_factor;
-      sp.end_ns = sp.start_ns + Ns(dur);
-      sp.pcie_rx = kInputH2dBps * dur / 1e9;
-      sp.pcie_tx = kInputD2hBps * dur / 1e9;
-    }
+    ComputeDurations(comp, plan.straggler_from_iteration >= 0, o, rng);
     plan.iteration_start_ns.push_back(it_start);
-
-    // 2. pipeline SendRecv to the successor.
-    JobOp sr;
-    sr.kind = OpKind::kSendRecv;
-    sr.iteration = it;
-    sr.bytes = kSendRecvBytes;
-    sr.seq = seq++;
-    sr.kernel = "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)";
-    sr.proto = "SIMPLE";
-    sr.ranks.resize(un);
-    for (int r = 0; r < n; ++r) {
-      sr.ranks[static_cast<size_t>(r)].start_ns =
-          comp.ranks[static_cast<size_t>(r)].end_ns + Ns(rng.Uniform(10e3, 30e3));
-    }
-    for (int r = 0; r < n; ++r) {
-      RankSpan& sp = sr.ranks[static_cast<size_t>(r)];
-      if (n == 1) {
-        sp.xfer_ns = sp.start_ns;
-        sp.end_ns = sp.start_ns + Ns(kSendRecvBaseNs);
-        continue;
-      }
-      const int s = (r + 1) % n;
-      const int p = (r + n - 1) % n;
-      const int64_t send_start = std::max(sp.start_ns, sr.ranks[static_cast<size_t>(s)].start_ns);
-      const int64_t send_end = send_start + Ns(p2p[static_cast<size_t>(r)].dur_ns);
-      const int64_t recv_start = std::max(sp.start_ns, sr.ranks[static_cast<size_t>(p)].start_ns);
-      const int64_t recv_end = recv_start + Ns(p2p[static_cast<size_t>(p)].dur_ns);
-      sp.xfer_ns = std::min(send_start, recv_start);
-      sp.end_ns = std::max(send_end, recv_end);
-      const auto bytes = static_cast<double>(kSendRecvBytes);
-      (p2p[static_cast<size_t>(r)].nvlink ? sp.nvl_tx : sp.pcie_tx) += bytes;
-      (p2p[static_cast<size_t>(p)].nvlink ? sp.nvl_rx : sp.pcie_rx) += bytes;
-    }
-
-    // 3. AllReduce: a big gradient bucket, then a small one.
-    JobOp big;
-    JobOp small;
-    const RankSpan* prev_spans = sr.ranks.data();
-    for (int k = 0; k < 2; ++k) {
-      JobOp& ar = k == 0 ? big : small;
-      ar.kind = OpKind::kAllReduce;
-      ar.iteration = it;
-      ar.bytes = k == 0 ? kBigBuckets[rng.Below(3)] : kSmallBuckets[rng.Below(2)];
-      ar.seq = seq++;
-      ar.proto = k == 0 ? "SIMPLE" : "LL";
-      ar.kernel = "ncclDevKernel_AllReduce_Sum_f32_RING_" + ar.proto + "(ncclDevKernelArgsStorage<4096ul>)";
-      ar.ranks.resize(un);
-      int64_t last_ready = INT64_MIN;
-      for (int r = 0; r < n; ++r) {
-        RankSpan& sp = ar.ranks[static_cast<size_t>(r)];
-        sp.start_ns = prev_spans[r].end_ns + Ns(k == 0 ? rng.Uniform(20e3, 80e3) : rng.Uniform(10e3, 30e3));
-        last_ready = std::max(last_ready, sp.start_ns);
-      }
-      const auto s = static_cast<double>(ar.bytes);
-      const int64_t done = last_ready + Ns(ring_latency_ns + allreduce_xfer_ns(s));
-      for (int r = 0; r < n; ++r) {
-        RankSpan& sp = ar.ranks[static_cast<size_t>(r)];
-        sp.xfer_ns = last_ready;
-        sp.end_ns = done + Ns(rng.Uniform(0.0, 2e3));
-        const ArBytes b = allreduce_bytes(r, s);
-        sp.nvl_tx = b.nvl_tx;
-        sp.nvl_rx = b.nvl_rx;
-        sp.pcie_tx = b.pcie_tx;
-        sp.pcie_rx = b.pcie_rx;
-      }
-      prev_spans = ar.ranks.data();
-    }
-
-    // 4. optimizer.
-    JobOp opt;
-    opt.kind = OpKind::kOptimizer;
-    opt.iteration = it;
-    opt.ranks.resize(un);
-    for (int r = 0; r < n; ++r) {
-      RankSpan& sp = opt.ranks[static_cast<size_t>(r)];
-      sp.start_ns = small.ranks[static_cast<size_t>(r)].end_ns + Ns(rng.Uniform(10e3, 30e3));
-      sp.xfer_ns = sp.start_ns;
-      sp.end_ns = sp.start_ns + Ns(kOptimizerMs * 1e6 * (1.0 + 0.01 * rng.Normal()));
-      prev_end[static_cast<size_t>(r)] = sp.end_ns;
-    }
+    JobOp sr = SendRecvOp(it, seq++, comp, p2p, rng);
+    JobOp big = AllReduceOp(it, 0, seq++, sr, model, ring_latency_ns, rng);
+    JobOp small = AllReduceOp(it, 1, seq++, big, model, ring_latency_ns, rng);
+    JobOp opt = OptimizerOp(it, small, prev_end, rng);
     plan.ops.push_back(std::move(comp));
     plan.ops.push_back(std::move(sr));
     plan.ops.push_back(std::move(big));

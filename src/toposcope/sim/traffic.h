@@ -65,6 +65,8 @@ struct GpuPhysics {
   int cc_major = 9;
   int cc_minor = 0;
 };
+// Returns the physics of a node type's GPUs (by its name; the pcie-only values for an unknown
+// type). Never fails.
 GpuPhysics PhysicsOf(const NodeType& type);
 
 // The NVLink links of one GPU in DCGM's link numbering: NVSwitch nodes number a GPU's lanes switch
@@ -74,6 +76,8 @@ struct NvlinkPort {
   int link = 0;
   bool active = true;
 };
+// Returns the ports of GPU `gpu` of the host (empty without NVLink). Never fails (`gpu` must be one
+// of the host's).
 std::vector<NvlinkPort> NvlinkPorts(const HostModel& host, int gpu);
 
 enum class OpKind { kCompute, kSendRecv, kAllReduce, kOptimizer };
@@ -123,7 +127,8 @@ struct JobPlan {
 };
 
 // The entry GPU of each ring channel on a host of this type: the GPU closest (PCIe) to the
-// channel's NIC, as sim/rdma_traffic plans the communicator (0 without NICs).
+// channel's NIC, as sim/rdma_traffic plans the communicator (0 without NICs). Returns one entry
+// per channel; never fails.
 std::vector<int> ChannelEntryGpus(const NodeType& type, int channels);
 
 // One NVLink destination of a rank's bytes in one op.
@@ -134,17 +139,19 @@ struct NvlinkSend {
 // Where a rank's NVLink tx bytes of `op` go (their sum is the op's RankSpan::nvl_tx; the bytes
 // move over the rank's [xfer_ns, end_ns] at a constant rate): SendRecv to rank + 1 when that pair
 // is NVLink-connected; AllReduce on NVSwitch nodes per channel to the chain successor, on bridged
-// nodes split equally over the GPU's bridge peers. Empty for compute and optimizer.
+// nodes split equally over the GPU's bridge peers. Empty for compute and optimizer, a rank out of
+// range and a single-rank job. Never fails.
 std::vector<NvlinkSend> NvlinkSends(const JobPlan& plan, const JobOp& op, int rank);
 
 // The true NVLink bytes per directed GPU pair of every host moved during [from_ns, to_ns) (true
 // time): every op's NvlinkSends, each spread evenly over the sender's [max(start, xfer), end] as
 // the DCGM bins count them, clipped to the window. Per host index: ((src GPU, dst GPU) -> bytes),
-// only pairs that carried bytes.
+// only pairs that carried bytes. Never fails.
 std::vector<std::map<std::pair<int, int>, double>> NvlinkPairBytes(const JobPlan& plan, int64_t from_ns,
                                                                    int64_t to_ns);
 
-// Plans the job. `rng` is the job's stream.
+// Plans the job: returns its ranks and every op of every iteration starting in [start_ns, end_ns]
+// (no ops for a cluster without GPUs). `rng` is the job's stream. Never fails.
 JobPlan PlanJob(const Cluster& cluster, const JobOptions& options, Rng& rng);
 
 // A thermal fault (cooling degraded over [cool_start_ns, cool_end_ns]) on one GPU.
@@ -177,13 +184,14 @@ struct DcgmGrid {
 
 // Per GPU (index = rank) bins over the grid. `rng` draws the counters' Poisson events. The thermal
 // fault's `r_factor` is raised where needed so that the GPU's steady state under its mean power in
-// the cooling window is kThermalTargetC (the value used is written back).
+// the cooling window is kThermalTargetC (the value used is written back). Returns grid.bins bins
+// per rank; never fails.
 std::vector<std::vector<DcgmBin>> ComputeDcgmBins(const Cluster& cluster, const JobPlan& plan,
                                                   const DcgmGrid& grid, ThermalFault& thermal, Rng& rng);
 inline constexpr double kThermalTargetC = 96.0;
 
-// Where the thermal fault's link is down: [first, last] bin end times (true ns), or {0, 0} when
-// never.
+// Where the thermal fault's link is down: returns [first, last] bin end times (true ns), or {0, 0}
+// when never. Never fails.
 std::pair<int64_t, int64_t> LinkDownWindow(const std::vector<DcgmBin>& bins, const DcgmGrid& grid);
 
 }  // namespace toposcope::sim

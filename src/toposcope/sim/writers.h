@@ -28,27 +28,30 @@ inline constexpr const char* kP2pTestFile = "p2pBandwidthLatencyTest.txt";
 inline constexpr const char* kTruthFile = "truth.json";
 
 // `nvidia-smi topo -m` of the host's current state: GPU and NIC rows; an NVLink pair shows its
-// active lanes (`NV9` with lanes down); CPU/NUMA affinity per socket; GPU NUMA ID N/A.
+// active lanes (`NV9` with lanes down); CPU/NUMA affinity per socket; GPU NUMA ID N/A. Never
+// fails.
 formats::NvsmiTopo BuildNvsmiTopo(const HostModel& host);
 
 // The NCCL topology dump (NCCL_TOPO_DUMP_FILE) of the host in NCCL's element and attribute order:
 // system > cpu > pci bridge(s) > pci nic > nic > net, and pci gpu > gpu > nvlink (active lanes; to
 // NVSwitch bus ids with tclass 0x068000, or to the bridged peer GPU with 0x030200). A downtrained
-// GPU shows its trained link_speed / link_width.
+// GPU shows its trained link_speed / link_width. Returns the root <system> element; never fails.
 formats::XmlElement BuildNcclTopoXml(const HostModel& host);
 
 // The host's P2P measurement: every measured cell (each direction separately) is the true value x
 // (1 + noise.Sample(rng)), the factor floored at 0.05, with rng = Rng(Rng::Mix(seed, host.index)).
 // nvbandwidth v0.8: device_to_device_memcpy_write_ce, N/A diagonal, SUM. p2pBandwidthLatencyTest:
 // connectivity, unidirectional and bidirectional (~2x) P2P=Enabled bandwidth, P2P=Enabled latency
-// (GPU and CPU tables).
+// (GPU and CPU tables). Returns the report of the host's tool (HostModel::p2p_tool); never fails.
 formats::P2pReport BuildP2pReport(const HostModel& host, const stats::NoiseModel& noise, uint64_t seed);
 
-// The files of one host, relative to the output directory ("node001/nvidia-smi-topo.txt", ...).
+// The files of one host, relative to the output directory ("node001/nvidia-smi-topo.txt", ...):
+// its topology dump, its NCCL topology and its P2P measurement, in that order. Never fails.
 std::vector<std::string> HostFiles(const HostModel& host);
 
 // truth.json: "schema" first (format detection reads the file's head), then the other keys sorted;
 // arrays in host / GPU order, numbers rounded to 3 decimals, 2-space indent, trailing newline.
+// Returns the text; neither this nor the overloads below fail.
 std::string TruthJson(const Cluster& cluster);
 // The same plus the telemetry truth (clocks, clock_checks, telemetry_faults, sampling, telemetry,
 // hosts[].telemetry_files) when `telemetry` is not null.
@@ -69,8 +72,9 @@ struct RenderedFile {
 // options.with_telemetry, also every host's telemetry files (sim/telemetry.h), simulated here;
 // with options.with_rdma (and valid RDMA options) the RDMA files (sim/rdma_traffic.h) after them;
 // with options.with_fabric (and valid fabric options) the fabric files (sim/fabric_sim.h) last.
+// Parts whose options are invalid are left out rather than failing; never fails.
 std::vector<RenderedFile> RenderCluster(const Cluster& cluster);
-// The same with telemetry already simulated (null: none); RDMA as above.
+// The same with telemetry already simulated (null: none); RDMA and fabric as above. Never fails.
 std::vector<RenderedFile> RenderCluster(const Cluster& cluster, const Telemetry* telemetry);
 
 }  // namespace toposcope::sim
