@@ -19,6 +19,7 @@
 #include "toposcope/base/rng.h"
 #include "toposcope/formats/fabric/path_probe.h"
 #include "toposcope/formats/fabric/slurm_topology.h"
+#include "toposcope/report/score/grouping.h"
 #include "toposcope/sim/cluster.h"
 #include "toposcope/sim/fabric_sim.h"
 
@@ -99,8 +100,8 @@ Score Infer(const Dataset& d, const LeafInferenceOptions& opt = {}) {
   std::vector<std::vector<std::string>> leaves, pods;
   for (const InferredLeaf& l : s.inf.leaves) leaves.push_back(l.hosts);
   for (const InferredPod& p : s.inf.pods) pods.push_back(p.hosts);
-  s.leaf = GroupingAccuracy(leaves, d.true_leaves, d.hosts);
-  s.pod = GroupingAccuracy(pods, d.true_pods, d.hosts);
+  s.leaf = report::GroupingAccuracy(leaves, d.true_leaves, d.hosts);
+  s.pod = report::GroupingAccuracy(pods, d.true_pods, d.hosts);
   return s;
 }
 
@@ -245,7 +246,7 @@ TEST(LeafInferenceSimLarge, SlurmExportRoundTripsAndMatchesTruth) {
   for (const formats::SlurmSwitch& sw : (*back)[0].switches) {
     if (!sw.nodes.empty()) leaves.push_back(sw.nodes);
   }
-  EXPECT_GE(GroupingAccuracy(leaves, d.true_leaves, d.hosts), 0.99);
+  EXPECT_GE(report::GroupingAccuracy(leaves, d.true_leaves, d.hosts), 0.99);
   EXPECT_EQ((*back)[0].AllNodes().size(), d.hosts.size());
 }
 

@@ -10,8 +10,8 @@
 #include "toposcope/base/names.h"
 #include "toposcope/report/result_json.h"
 #include "toposcope/analysis/time/timesync.h"
-#include "toposcope/analysis/fabric/leaf_inference.h"
-#include "toposcope/analysis/traffic/traffic_matrix.h"
+#include "toposcope/report/score/grouping.h"
+#include "toposcope/report/score/traffic_matrix_score.h"
 #include "toposcope/stats/ari.h"
 
 namespace toposcope::report {
@@ -400,7 +400,7 @@ json ScoreFabric(const json& truth, const json& result) {
     for (const auto& g : truth_leaves) hosts.insert(hosts.end(), g.begin(), g.end());
     std::sort(hosts.begin(), hosts.end());
     json f = {{"hosts", hosts.size()}, {"source", "probes"},
-              {"leaf_accuracy", Num(analysis::GroupingAccuracy(groups(inf.value("leaves", json::array())), truth_leaves, hosts), 6)}};
+              {"leaf_accuracy", Num(GroupingAccuracy(groups(inf.value("leaves", json::array())), truth_leaves, hosts), 6)}};
     // Pods: the truth's pods (fat-tree: one; dragonfly: its groups; HHRE: its rings), as hosts.
     std::map<std::string, std::vector<std::string>> leaf_hosts;
     for (const auto& l : tf["leaves"]) leaf_hosts[Str(l, "switch")] = l.value("hosts", std::vector<std::string>{});
@@ -415,7 +415,7 @@ json ScoreFabric(const json& truth, const json& result) {
       }
     }
     if (!truth_pods.empty()) {
-      f["pod_accuracy"] = Num(analysis::GroupingAccuracy(groups(inf.value("pods", json::array())), truth_pods, hosts), 6);
+      f["pod_accuracy"] = Num(GroupingAccuracy(groups(inf.value("pods", json::array())), truth_pods, hosts), 6);
     }
     out["fabric"] = f;
   }
@@ -479,7 +479,7 @@ json ScoreFabric(const json& truth, const json& result) {
 json ScoreTrafficMatrixJson(const json& truth, const json& result) {
   json out;
   if (!truth.contains("traffic_matrix") || !truth["traffic_matrix"].contains("hosts")) return out;
-  std::vector<analysis::TruePairTraffic> want;
+  std::vector<TruePairTraffic> want;
   for (const auto& h : truth["traffic_matrix"]["hosts"]) {
     if (Str(h, "fabric") != "nvswitch" || !h.contains("pairs")) continue;
     for (const auto& p : h["pairs"]) {
@@ -506,7 +506,7 @@ json ScoreTrafficMatrixJson(const json& truth, const json& result) {
       got.hosts.push_back(std::move(m));
     }
   }
-  const analysis::TrafficMatrixScore sc = analysis::ScoreTrafficMatrix(got, want, 0.01);
+  const TrafficMatrixScore sc = ScoreTrafficMatrix(got, want, 0.01);
   auto num = [](double v) { return std::isfinite(v) ? json(Num(v, 6)) : json(nullptr); };
   out["traffic_matrix"] = {{"pairs_scored", sc.pairs_scored}, {"pairs_missing", sc.pairs_missing},
                            {"median_rel_error", num(sc.median_rel_error)}, {"p90_rel_error", num(sc.p90_rel_error)},

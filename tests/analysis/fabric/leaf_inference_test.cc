@@ -15,6 +15,7 @@
 #include "toposcope/base/rng.h"
 #include "toposcope/base/text.h"
 #include "toposcope/formats/fabric/slurm_topology.h"
+#include "toposcope/report/score/grouping.h"
 
 namespace toposcope::analysis {
 namespace {
@@ -101,13 +102,13 @@ std::vector<std::string> AllHosts(const Synth& s) {
 double LeafAcc(const LeafInference& inf, const Synth& s) {
   std::vector<std::vector<std::string>> g;
   for (const InferredLeaf& l : inf.leaves) g.push_back(l.hosts);
-  return GroupingAccuracy(g, TrueGroups(s, s.hosts_per_leaf), AllHosts(s));
+  return report::GroupingAccuracy(g, TrueGroups(s, s.hosts_per_leaf), AllHosts(s));
 }
 
 double PodAcc(const LeafInference& inf, const Synth& s) {
   std::vector<std::vector<std::string>> g;
   for (const InferredPod& p : inf.pods) g.push_back(p.hosts);
-  return GroupingAccuracy(g, TrueGroups(s, s.hosts_per_leaf * s.leaves_per_pod), AllHosts(s));
+  return report::GroupingAccuracy(g, TrueGroups(s, s.hosts_per_leaf * s.leaves_per_pod), AllHosts(s));
 }
 
 TEST(LeafInference, CleanThreeTiers) {
@@ -328,16 +329,6 @@ TEST(LeafInference, SinglePodTreeHasThePodAsRoot) {
   ASSERT_FALSE(tree.switches.empty());
   EXPECT_EQ(tree.switches[0].name, "pod-00");
   EXPECT_EQ(tree.RootSwitches(), (std::vector<std::string>{"pod-00"}));
-}
-
-TEST(LeafInference, GroupingAccuracyCountsMateSets) {
-  const std::vector<std::string> hosts{"a", "b", "c", "d"};
-  EXPECT_DOUBLE_EQ(GroupingAccuracy({{"a", "b"}, {"c", "d"}}, {{"b", "a"}, {"d", "c"}}, hosts), 1.0);
-  EXPECT_DOUBLE_EQ(GroupingAccuracy({{"a", "b", "c"}, {"d"}}, {{"a", "b"}, {"c", "d"}}, hosts), 0.0);
-  EXPECT_DOUBLE_EQ(GroupingAccuracy({{"a", "b"}, {"c"}, {"d"}}, {{"a", "b"}, {"c"}, {"d"}}, hosts), 1.0);
-  // d unplaced (absent from the inference) but alone in truth: right; c absent but not alone: wrong.
-  EXPECT_DOUBLE_EQ(GroupingAccuracy({{"a", "b"}}, {{"a", "b"}, {"c", "x"}, {"d"}}, hosts), 0.75);
-  EXPECT_DOUBLE_EQ(GroupingAccuracy({}, {}, {}), 0.0);
 }
 
 }  // namespace

@@ -110,11 +110,4 @@ formats::SlurmTopology ToSlurmTopology(const LeafInference& inf);
 // largest pod size when larger (BlockSizes= is increasing).
 formats::SlurmTopology ToSlurmBlockTopology(const LeafInference& inf);
 
-// Leaf accuracy against a truth grouping: the fraction of `hosts` whose inferred mate set (hosts
-// sharing its inferred group) equals its true mate set. A host missing from either side (unplaced,
-// absent) counts as wrong unless it is alone on both. `truth` lists groups of host names.
-double GroupingAccuracy(const std::vector<std::vector<std::string>>& inferred,
-                        const std::vector<std::vector<std::string>>& truth,
-                        const std::vector<std::string>& hosts);
-
 }  // namespace toposcope::analysis
