@@ -19,6 +19,7 @@
 #include "toposcope/base/rng.h"
 #include "toposcope/formats/fabric/path_probe.h"
 #include "toposcope/formats/fabric/slurm_topology.h"
+#include "toposcope/report/export/slurm_export.h"
 #include "toposcope/report/score/grouping.h"
 #include "toposcope/sim/cluster.h"
 #include "toposcope/sim/fabric_sim.h"
@@ -234,7 +235,7 @@ TEST(LeafInferenceSimLarge, KernelTcpRegime) {
 TEST(LeafInferenceSimLarge, SlurmExportRoundTripsAndMatchesTruth) {
   const Dataset d = Make("hhre", 3, 64);
   const Score s = Infer(d);
-  const formats::SlurmTopology tree = ToSlurmTopology(s.inf);
+  const formats::SlurmTopology tree = report::ToSlurmTopology(s.inf);
   Diagnostics diag;
   Result<std::vector<formats::SlurmTopology>> back =
       formats::ParseSlurmTopologyConf(formats::WriteSlurmTopologyConf(tree), "topology.conf", diag);

@@ -22,6 +22,8 @@
 #include "toposcope/model/dataset.h"
 #include "toposcope/model/events.h"
 #include "toposcope/model/topology.h"
+#include "toposcope/report/export/opensm_export.h"
+#include "toposcope/report/export/slurm_export.h"
 #include "toposcope/report/perfetto.h"
 #include "toposcope/report/result_json.h"
 #include "toposcope/report/score.h"
@@ -136,17 +138,17 @@ int RunAnalyze(const AnalyzeFlags& f, toposcope::analysis::AnalysisResult* resul
         {"result.json", toposcope::report::ResultJsonText(r)}, {"topology.json", topology}};
     if (r.leaves_inferred && !r.inferred_leaves.leaves.empty()) {
       // Slurm topology from the inferred leaves: topology.conf (tree), topology.yaml (tree + block).
-      toposcope::formats::SlurmTopology tree = toposcope::analysis::ToSlurmTopology(r.inferred_leaves);
+      toposcope::formats::SlurmTopology tree = toposcope::report::ToSlurmTopology(r.inferred_leaves);
       files.emplace_back("topology.conf", toposcope::formats::WriteSlurmTopologyConf(tree));
       tree.name = "inferred-tree";
       tree.cluster_default = true;
-      toposcope::formats::SlurmTopology block = toposcope::analysis::ToSlurmBlockTopology(r.inferred_leaves);
+      toposcope::formats::SlurmTopology block = toposcope::report::ToSlurmBlockTopology(r.inferred_leaves);
       block.name = "inferred-block";
       files.emplace_back("topology.yaml", toposcope::formats::WriteSlurmTopologyYaml({tree, block}));
     }
     if (!r.link_weights.hop_weights.empty()) {
       files.emplace_back("opensm-hop-weights.txt",
-                         toposcope::analysis::WriteOpenSmHopWeights(r.link_weights.hop_weights));
+                         toposcope::report::WriteOpenSmHopWeights(r.link_weights.hop_weights));
     }
     for (const auto& [name, text] : files) {
       if (auto st = toposcope::WriteFileText((dir / name).string(), text); !st.ok()) {
