@@ -23,25 +23,10 @@
 #include "toposcope/report/score/grouping.h"
 #include "toposcope/sim/cluster.h"
 #include "toposcope/sim/fabric_sim.h"
+#include "slurm_normalised.h"
 
 namespace toposcope::analysis {
 namespace {
-
-// The reader keeps source lines and the hostlist expressions as written; the writer's round trip
-// promises equality of everything else.
-formats::SlurmTopology Normalised(formats::SlurmTopology t) {
-  t.line = 0;
-  for (formats::SlurmSwitch& sw : t.switches) {
-    sw.line = 0;
-    sw.nodes_expr.clear();
-    sw.switches_expr.clear();
-  }
-  for (formats::SlurmBlock& b : t.blocks) {
-    b.line = 0;
-    b.nodes_expr.clear();
-  }
-  return t;
-}
 
 struct Dataset {
   std::vector<formats::PathProbe> probes;
@@ -241,7 +226,7 @@ TEST(LeafInferenceSimLarge, SlurmExportRoundTripsAndMatchesTruth) {
       formats::ParseSlurmTopologyConf(formats::WriteSlurmTopologyConf(tree), "topology.conf", diag);
   ASSERT_TRUE(back.ok());
   ASSERT_EQ(back->size(), 1U);
-  EXPECT_EQ(Normalised((*back)[0]), tree);
+  EXPECT_EQ(formats::Normalised((*back)[0]), tree);
   // The leaf switches' node lists are the true racks.
   std::vector<std::vector<std::string>> leaves;
   for (const formats::SlurmSwitch& sw : (*back)[0].switches) {

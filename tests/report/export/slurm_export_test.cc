@@ -10,6 +10,7 @@
 
 #include "toposcope/base/diagnostics.h"
 #include "toposcope/base/text.h"
+#include "slurm_normalised.h"
 
 namespace toposcope::report {
 namespace {
@@ -17,22 +18,6 @@ namespace {
 using analysis::InferredLeaf;
 using analysis::InferredPod;
 using analysis::LeafInference;
-
-// The reader keeps source lines and the hostlist expressions as written; the writer's round trip
-// promises equality of everything else.
-formats::SlurmTopology Normalised(formats::SlurmTopology t) {
-  t.line = 0;
-  for (formats::SlurmSwitch& sw : t.switches) {
-    sw.line = 0;
-    sw.nodes_expr.clear();
-    sw.switches_expr.clear();
-  }
-  for (formats::SlurmBlock& b : t.blocks) {
-    b.line = 0;
-    b.nodes_expr.clear();
-  }
-  return t;
-}
 
 // `leaves` leaves of `hosts_per_leaf` hosts (n001, n002, ...), `leaves_per_pod` leaves a pod.
 LeafInference Inference(int leaves, int hosts_per_leaf, int leaves_per_pod) {
@@ -68,7 +53,7 @@ TEST(SlurmExport, TreeRoundTripsThroughTheReader) {
   Result<std::vector<formats::SlurmTopology>> back = formats::ParseSlurmTopologyConf(conf, "topology.conf", diag);
   ASSERT_TRUE(back.ok());
   ASSERT_EQ(back->size(), 1U);
-  EXPECT_EQ(Normalised((*back)[0]), tree);
+  EXPECT_EQ(formats::Normalised((*back)[0]), tree);
   EXPECT_EQ((*back)[0].RootSwitches(), (std::vector<std::string>{"top"}));
   EXPECT_EQ((*back)[0].LeafSwitches().size(), 8U);
   EXPECT_EQ((*back)[0].AllNodes().size(), 32U);
@@ -86,7 +71,7 @@ TEST(SlurmExport, BlockAndYamlRoundTrip) {
       formats::ParseSlurmTopologyConf(formats::WriteSlurmTopologyConf(block), "topology.conf", diag);
   ASSERT_TRUE(conf.ok());
   ASSERT_EQ(conf->size(), 1U);
-  EXPECT_EQ(Normalised((*conf)[0]), block);
+  EXPECT_EQ(formats::Normalised((*conf)[0]), block);
 
   formats::SlurmTopology tree = ToSlurmTopology(inf);
   tree.name = "inferred-tree";
@@ -97,8 +82,8 @@ TEST(SlurmExport, BlockAndYamlRoundTrip) {
   Result<std::vector<formats::SlurmTopology>> back = formats::ParseSlurmTopologyYaml(yaml, "topology.yaml", diag);
   ASSERT_TRUE(back.ok()) << yaml;
   ASSERT_EQ(back->size(), 2U);
-  EXPECT_EQ(Normalised((*back)[0]), tree);
-  EXPECT_EQ(Normalised((*back)[1]), blk);
+  EXPECT_EQ(formats::Normalised((*back)[0]), tree);
+  EXPECT_EQ(formats::Normalised((*back)[1]), blk);
 }
 
 TEST(SlurmExport, SinglePodTreeHasThePodAsRoot) {
