@@ -14,15 +14,16 @@
 #include "toposcope/analysis/fabric/leaf_inference.h"
 #include "toposcope/base/rng.h"
 #include "toposcope/base/text.h"
+#include "toposcope/report/score/grouping.h"
 
 namespace {
 
 using toposcope::Rng;
 using toposcope::StringPrintf;
-using toposcope::analysis::GroupingAccuracy;
 using toposcope::analysis::InferLeaves;
 using toposcope::analysis::InferredLeaf;
 using toposcope::analysis::LeafInference;
+using toposcope::report::GroupingAccuracy;
 using toposcope::formats::PathProbe;
 
 struct Set {

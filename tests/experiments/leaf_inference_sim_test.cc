@@ -19,27 +19,14 @@
 #include "toposcope/base/rng.h"
 #include "toposcope/formats/fabric/path_probe.h"
 #include "toposcope/formats/fabric/slurm_topology.h"
+#include "toposcope/report/export/slurm_export.h"
+#include "toposcope/report/score/grouping.h"
 #include "toposcope/sim/cluster.h"
 #include "toposcope/sim/fabric_sim.h"
+#include "slurm_normalised.h"
 
 namespace toposcope::analysis {
 namespace {
-
-// The reader keeps source lines and the hostlist expressions as written; the writer's round trip
-// promises equality of everything else.
-formats::SlurmTopology Normalised(formats::SlurmTopology t) {
-  t.line = 0;
-  for (formats::SlurmSwitch& sw : t.switches) {
-    sw.line = 0;
-    sw.nodes_expr.clear();
-    sw.switches_expr.clear();
-  }
-  for (formats::SlurmBlock& b : t.blocks) {
-    b.line = 0;
-    b.nodes_expr.clear();
-  }
-  return t;
-}
 
 struct Dataset {
   std::vector<formats::PathProbe> probes;
@@ -99,8 +86,8 @@ Score Infer(const Dataset& d, const LeafInferenceOptions& opt = {}) {
   std::vector<std::vector<std::string>> leaves, pods;
   for (const InferredLeaf& l : s.inf.leaves) leaves.push_back(l.hosts);
   for (const InferredPod& p : s.inf.pods) pods.push_back(p.hosts);
-  s.leaf = GroupingAccuracy(leaves, d.true_leaves, d.hosts);
-  s.pod = GroupingAccuracy(pods, d.true_pods, d.hosts);
+  s.leaf = report::GroupingAccuracy(leaves, d.true_leaves, d.hosts);
+  s.pod = report::GroupingAccuracy(pods, d.true_pods, d.hosts);
   return s;
 }
 
@@ -233,19 +220,19 @@ TEST(LeafInferenceSimLarge, KernelTcpRegime) {
 TEST(LeafInferenceSimLarge, SlurmExportRoundTripsAndMatchesTruth) {
   const Dataset d = Make("hhre", 3, 64);
   const Score s = Infer(d);
-  const formats::SlurmTopology tree = ToSlurmTopology(s.inf);
+  const formats::SlurmTopology tree = report::ToSlurmTopology(s.inf);
   Diagnostics diag;
   Result<std::vector<formats::SlurmTopology>> back =
       formats::ParseSlurmTopologyConf(formats::WriteSlurmTopologyConf(tree), "topology.conf", diag);
   ASSERT_TRUE(back.ok());
   ASSERT_EQ(back->size(), 1U);
-  EXPECT_EQ(Normalised((*back)[0]), tree);
+  EXPECT_EQ(formats::Normalised((*back)[0]), tree);
   // The leaf switches' node lists are the true racks.
   std::vector<std::vector<std::string>> leaves;
   for (const formats::SlurmSwitch& sw : (*back)[0].switches) {
     if (!sw.nodes.empty()) leaves.push_back(sw.nodes);
   }
-  EXPECT_GE(GroupingAccuracy(leaves, d.true_leaves, d.hosts), 0.99);
+  EXPECT_GE(report::GroupingAccuracy(leaves, d.true_leaves, d.hosts), 0.99);
   EXPECT_EQ((*back)[0].AllNodes().size(), d.hosts.size());
 }
 

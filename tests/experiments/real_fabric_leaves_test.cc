@@ -14,6 +14,7 @@
 #include "toposcope/base/file_io.h"
 #include "toposcope/formats/fabric/ibnetdiscover.h"
 #include "toposcope/formats/fabric/path_probe.h"
+#include "toposcope/report/score/grouping.h"
 #include "toposcope/sim/fabric_import.h"
 
 namespace toposcope::sim {
@@ -79,7 +80,7 @@ TEST(FabricImport, LeafRecoveryOnTheSuperPod) {
       for (const FabricGroup& g : ImportedLeaves(*im)) truth.push_back(g.members);
       std::vector<std::string> hosts;
       for (const ImportedEndpoint& e : im->endpoints) hosts.push_back(e.name);
-      const double acc = analysis::GroupingAccuracy(inferred, truth, hosts);
+      const double acc = report::GroupingAccuracy(inferred, truth, hosts);
       std::printf("SuperPOD leaf accuracy (faults %s, seed %llu): %.4f over %zu endpoints; %zu inferred leaves "
                   "(31 true), %zu unplaced, %.2f s\n",
                   faults ? "on" : "off", static_cast<unsigned long long>(seed), acc, hosts.size(),

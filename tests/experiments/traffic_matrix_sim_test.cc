@@ -19,6 +19,7 @@
 #include "toposcope/analysis/traffic/traffic_matrix.h"
 #include "toposcope/base/file_io.h"
 #include "toposcope/model/dataset.h"
+#include "toposcope/report/score/traffic_matrix_score.h"
 #include "toposcope/sim/cluster.h"
 #include "toposcope/sim/rdma_traffic.h"
 #include "toposcope/sim/simulate.h"
@@ -95,7 +96,7 @@ TEST(TrafficMatrixSim, PairSendsMatchCountersAndRings) {
 }
 
 struct Scored {
-  analysis::TrafficMatrixScore score;
+  report::TrafficMatrixScore score;
   int nvswitch_hosts = 0;
   int estimated = 0;
   int not_estimable_non_nvswitch = 0;
@@ -129,7 +130,7 @@ Scored RunAndScore(const SimOptions& o, const std::string& tag) {
   const analysis::TrafficMatrixReport rep = analysis::EstimateTrafficMatrix(*ds, rings);
   std::map<std::string, const analysis::HostTrafficMatrix*> by;
   for (const auto& h : rep.hosts) by[h.host] = &h;
-  std::vector<analysis::TruePairTraffic> pairs;
+  std::vector<report::TruePairTraffic> pairs;
   std::vector<double> ring_err, pipeline_err, bars;
   for (const json& h : truth["traffic_matrix"]["hosts"]) {
     const std::string host = h["host"];
@@ -161,7 +162,7 @@ Scored RunAndScore(const SimOptions& o, const std::string& tag) {
       }
     }
   }
-  out.score = analysis::ScoreTrafficMatrix(rep, pairs, 0.01);
+  out.score = report::ScoreTrafficMatrix(rep, pairs, 0.01);
   out.ring_median = Median(ring_err);
   out.pipeline_median = Median(pipeline_err);
   out.median_bar = Median(bars);

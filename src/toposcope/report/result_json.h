@@ -7,22 +7,23 @@
 #include <string>
 
 #include "toposcope/analysis/result.h"
+#include "toposcope/report/text/summary.h"  // ResultSummaryText, for the callers that find it here
 
 namespace toposcope::report {
 
 inline constexpr const char* kResultSchema = "toposcope.result/1";
 
-// Rounds to `decimals` places; NaN and infinities become null.
+// Returns `v` rounded to `decimals` places (never "-0"); null when `v` is NaN or infinite.
 nlohmann::json Num(double v, int decimals = 3);
 
+// Returns the whole result as a JSON object of schema kResultSchema, one key per section (the
+// sections are in report/json/). Never fails: absent passes leave their sections out.
 nlohmann::json ResultToJson(const analysis::AnalysisResult& r);
-// The text written to result.json (2-space indent, trailing newline).
+// Returns the text written to result.json: ResultToJson through DumpSchemaFirst. Never fails.
 std::string ResultJsonText(const analysis::AnalysisResult& r);
-// Dumps a JSON object with 2-space indent, sorted keys, but "schema" first (so format detection
-// finds it in the first bytes), and a trailing newline.
+// Returns `j` dumped with 2-space indent, sorted keys, but "schema" first (so format detection
+// finds it in the first bytes), and a trailing newline; a value that is not an object or has no
+// "schema" is dumped as it is. Never fails.
 std::string DumpSchemaFirst(nlohmann::json j);
-
-// A short human summary for the terminal.
-std::string ResultSummaryText(const analysis::AnalysisResult& r);
 
 }  // namespace toposcope::report

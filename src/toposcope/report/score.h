@@ -1,5 +1,7 @@
 // report/score: compares a result with the simulator's ground truth (truth.json) and measures
-// each method: island ARI, link-type accuracy, degraded-link precision and recall.
+// each method: island ARI, link-type accuracy, degraded-link precision and recall, clocks,
+// telemetry detections, flows, rings, entropy, fabric, tomography, architecture and the traffic
+// matrix (the sections are in report/score/).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -9,10 +11,14 @@
 
 namespace toposcope::report {
 
-// Scores `result` (toposcope.result/1) against `truth` (toposcope.truth/1). Fails when either
-// document lacks its schema.
+// Scores `result` (toposcope.result/1) against `truth` (toposcope.truth/1) and returns the score
+// document (toposcope.score/1). Never throws. Fails when either document lacks its schema, or has
+// a key of a type the scorer cannot read; the Error's path names the document ("truth.json" or
+// "result.json") and its message the key, e.g. "key 'links[3].lanes' is a string, not a number".
 Result<nlohmann::json> Score(const nlohmann::json& truth, const nlohmann::json& result);
-// Reads both files (gz/zst accepted) and scores them.
+// Reads both files (gz/zst accepted) and scores them. Fails when a file cannot be read or is not
+// valid JSON (the Error is positioned where parsing stopped), or as Score does, with the Error's
+// path the file's.
 Result<nlohmann::json> ScoreFiles(const std::string& truth_path, const std::string& result_path);
 
 }  // namespace toposcope::report

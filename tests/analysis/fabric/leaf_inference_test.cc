@@ -1,7 +1,8 @@
 // Unit tests of leaf/pod inference from RTT probes (analysis/leaf_inference) on synthetic probes
 // built from an additive model (per-host offset + per-tier fabric latency + noise): clean tiers,
 // a slow host whose offset exceeds the tier gap, outliers, missing pairs, hosts with too little
-// evidence, bad probes, determinism under reordering, hop lists ignored, and the Slurm export.
+// evidence, bad probes, determinism under reordering, hop lists ignored, and the names of leaves
+// and pods.
 #include "toposcope/analysis/fabric/leaf_inference.h"
 
 #include <gtest/gtest.h>
@@ -11,29 +12,12 @@
 #include <string>
 #include <vector>
 
-#include "toposcope/base/diagnostics.h"
 #include "toposcope/base/rng.h"
 #include "toposcope/base/text.h"
-#include "toposcope/formats/fabric/slurm_topology.h"
+#include "toposcope/report/score/grouping.h"
 
 namespace toposcope::analysis {
 namespace {
-
-// The reader keeps source lines and the hostlist expressions as written; the writer's round trip
-// promises equality of everything else.
-formats::SlurmTopology Normalised(formats::SlurmTopology t) {
-  t.line = 0;
-  for (formats::SlurmSwitch& sw : t.switches) {
-    sw.line = 0;
-    sw.nodes_expr.clear();
-    sw.switches_expr.clear();
-  }
-  for (formats::SlurmBlock& b : t.blocks) {
-    b.line = 0;
-    b.nodes_expr.clear();
-  }
-  return t;
-}
 
 struct Synth {
   int leaves = 8;
@@ -101,13 +85,13 @@ std::vector<std::string> AllHosts(const Synth& s) {
 double LeafAcc(const LeafInference& inf, const Synth& s) {
   std::vector<std::vector<std::string>> g;
   for (const InferredLeaf& l : inf.leaves) g.push_back(l.hosts);
-  return GroupingAccuracy(g, TrueGroups(s, s.hosts_per_leaf), AllHosts(s));
+  return report::GroupingAccuracy(g, TrueGroups(s, s.hosts_per_leaf), AllHosts(s));
 }
 
 double PodAcc(const LeafInference& inf, const Synth& s) {
   std::vector<std::vector<std::string>> g;
   for (const InferredPod& p : inf.pods) g.push_back(p.hosts);
-  return GroupingAccuracy(g, TrueGroups(s, s.hosts_per_leaf * s.leaves_per_pod), AllHosts(s));
+  return report::GroupingAccuracy(g, TrueGroups(s, s.hosts_per_leaf * s.leaves_per_pod), AllHosts(s));
 }
 
 TEST(LeafInference, CleanThreeTiers) {
@@ -272,72 +256,33 @@ TEST(LeafInference, DeterministicUnderReorderingAndIgnoresHops) {
   EXPECT_EQ(a.evidence, b.evidence);
 }
 
-TEST(LeafInference, SlurmTreeRoundTripsThroughTheReader) {
+// The names report/export/slurm_export writes: leaves "leaf-NN" and pods "pod-NN" in the order of
+// their first host, each listing its members sorted.
+TEST(LeafInference, NamesLeavesAndPodsInHostOrder) {
   Synth s;
   const LeafInference inf = InferLeaves(Generate(s));
-  const formats::SlurmTopology tree = ToSlurmTopology(inf);
-  EXPECT_EQ(tree.plugin, "tree");
-  ASSERT_EQ(tree.switches.size(), 1U + 2U + 8U);
-  EXPECT_EQ(tree.switches[0].name, "top");
-  EXPECT_EQ(tree.switches[0].switches, (std::vector<std::string>{"pod-00", "pod-01"}));
-  const std::string conf = formats::WriteSlurmTopologyConf(tree);
-  EXPECT_NE(conf.find("SwitchName=leaf-00 Nodes=n[001-004]"), std::string::npos) << conf;
-  EXPECT_NE(conf.find("SwitchName=pod-00 Switches=leaf-[00-03]"), std::string::npos) << conf;
-  Diagnostics diag;
-  Result<std::vector<formats::SlurmTopology>> back = formats::ParseSlurmTopologyConf(conf, "topology.conf", diag);
-  ASSERT_TRUE(back.ok());
-  ASSERT_EQ(back->size(), 1U);
-  EXPECT_EQ(Normalised((*back)[0]), tree);
-  EXPECT_EQ((*back)[0].RootSwitches(), (std::vector<std::string>{"top"}));
-  EXPECT_EQ((*back)[0].LeafSwitches().size(), 8U);
-  EXPECT_EQ((*back)[0].AllNodes().size(), 32U);
-  EXPECT_EQ((*back)[0].counts.rejected, 0);
-}
-
-TEST(LeafInference, SlurmBlockAndYamlRoundTrip) {
-  Synth s;
-  const LeafInference inf = InferLeaves(Generate(s));
-  const formats::SlurmTopology block = ToSlurmBlockTopology(inf);
-  EXPECT_EQ(block.plugin, "block");
-  EXPECT_EQ(block.blocks.size(), 8U);
-  EXPECT_EQ(block.block_sizes, (std::vector<int>{4, 16}));
-  Diagnostics diag;
-  Result<std::vector<formats::SlurmTopology>> conf =
-      formats::ParseSlurmTopologyConf(formats::WriteSlurmTopologyConf(block), "topology.conf", diag);
-  ASSERT_TRUE(conf.ok());
-  ASSERT_EQ(conf->size(), 1U);
-  EXPECT_EQ(Normalised((*conf)[0]), block);
-
-  formats::SlurmTopology tree = ToSlurmTopology(inf);
-  tree.name = "inferred-tree";
-  tree.cluster_default = true;
-  formats::SlurmTopology blk = block;
-  blk.name = "inferred-block";
-  const std::string yaml = formats::WriteSlurmTopologyYaml({tree, blk});
-  Result<std::vector<formats::SlurmTopology>> back = formats::ParseSlurmTopologyYaml(yaml, "topology.yaml", diag);
-  ASSERT_TRUE(back.ok()) << yaml;
-  ASSERT_EQ(back->size(), 2U);
-  EXPECT_EQ(Normalised((*back)[0]), tree);
-  EXPECT_EQ(Normalised((*back)[1]), blk);
-}
-
-TEST(LeafInference, SinglePodTreeHasThePodAsRoot) {
-  Synth s;
+  ASSERT_EQ(inf.leaves.size(), 8U);
+  for (int l = 0; l < 8; ++l) {
+    EXPECT_EQ(inf.leaves[static_cast<size_t>(l)].name, StringPrintf("leaf-%02d", l));
+    std::vector<std::string> hosts;
+    for (int h = 0; h < 4; ++h) hosts.push_back(HostName(4 * l + h));
+    EXPECT_EQ(inf.leaves[static_cast<size_t>(l)].hosts, hosts);
+  }
+  ASSERT_EQ(inf.pods.size(), 2U);
+  for (int p = 0; p < 2; ++p) {
+    const InferredPod& pod = inf.pods[static_cast<size_t>(p)];
+    EXPECT_EQ(pod.name, StringPrintf("pod-%02d", p));
+    std::vector<std::string> leaves, hosts;
+    for (int l = 4 * p; l < 4 * p + 4; ++l) leaves.push_back(StringPrintf("leaf-%02d", l));
+    for (int h = 16 * p; h < 16 * p + 16; ++h) hosts.push_back(HostName(h));
+    EXPECT_EQ(pod.leaves, leaves);
+    EXPECT_EQ(pod.hosts, hosts);
+  }
   s.leaves_per_pod = 8;
-  const formats::SlurmTopology tree = ToSlurmTopology(InferLeaves(Generate(s)));
-  ASSERT_FALSE(tree.switches.empty());
-  EXPECT_EQ(tree.switches[0].name, "pod-00");
-  EXPECT_EQ(tree.RootSwitches(), (std::vector<std::string>{"pod-00"}));
-}
-
-TEST(LeafInference, GroupingAccuracyCountsMateSets) {
-  const std::vector<std::string> hosts{"a", "b", "c", "d"};
-  EXPECT_DOUBLE_EQ(GroupingAccuracy({{"a", "b"}, {"c", "d"}}, {{"b", "a"}, {"d", "c"}}, hosts), 1.0);
-  EXPECT_DOUBLE_EQ(GroupingAccuracy({{"a", "b", "c"}, {"d"}}, {{"a", "b"}, {"c", "d"}}, hosts), 0.0);
-  EXPECT_DOUBLE_EQ(GroupingAccuracy({{"a", "b"}, {"c"}, {"d"}}, {{"a", "b"}, {"c"}, {"d"}}, hosts), 1.0);
-  // d unplaced (absent from the inference) but alone in truth: right; c absent but not alone: wrong.
-  EXPECT_DOUBLE_EQ(GroupingAccuracy({{"a", "b"}}, {{"a", "b"}, {"c", "x"}, {"d"}}, hosts), 0.75);
-  EXPECT_DOUBLE_EQ(GroupingAccuracy({}, {}, {}), 0.0);
+  const LeafInference one = InferLeaves(Generate(s));
+  ASSERT_EQ(one.pods.size(), 1U);
+  EXPECT_EQ(one.pods[0].name, "pod-00");
+  EXPECT_EQ(one.pods[0].leaves.size(), 8U);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "toposcope/base/rng.h"
+#include "toposcope/report/export/opensm_export.h"
 
 namespace toposcope::analysis {
 namespace {
@@ -198,7 +199,7 @@ TEST(LinkWeights, HopWeightsNameBothSwitchEndsOfACableAndTheSwitchEndOfAHostCabl
   EXPECT_EQ(w.at({"0x00000000000000bb", 5}), 50);  // the degraded leafB--spine1, leaf end
   EXPECT_EQ(w.at({"0x0000000000000011", 2}), 50);  // and its spine end
   for (const auto& [key, weight] : w) EXPECT_GE(weight, 1);
-  const std::string text = WriteOpenSmHopWeights(r.hop_weights);
+  const std::string text = report::WriteOpenSmHopWeights(r.hop_weights);
   EXPECT_NE(text.find("0x00000000000000bb 5 50\n"), std::string::npos) << text;
 }
 

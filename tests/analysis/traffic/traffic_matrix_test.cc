@@ -12,6 +12,7 @@
 
 #include "toposcope/base/names.h"
 #include "toposcope/base/rng.h"
+#include "toposcope/report/score/traffic_matrix_score.h"
 
 namespace toposcope::analysis {
 namespace {
@@ -229,10 +230,10 @@ TEST(TrafficMatrix, ScoreCountsCoverageAndMissingHosts) {
   TrafficMatrixOptions opt;
   opt.pipeline_successor_edges = false;
   const TrafficMatrixReport rep = EstimateTrafficMatrix(ds, TwoChannels("h0"), opt);
-  std::vector<TruePairTraffic> t;
+  std::vector<report::TruePairTraffic> t;
   for (const auto& [k, v] : truth) t.push_back({"h0", k.first, k.second, v});
   t.push_back({"gone", 0, 1, 1e9});
-  const TrafficMatrixScore sc = ScoreTrafficMatrix(rep, t);
+  const report::TrafficMatrixScore sc = report::ScoreTrafficMatrix(rep, t);
   EXPECT_EQ(sc.pairs_scored, 9);
   EXPECT_EQ(sc.pairs_missing, 1);
   EXPECT_LT(sc.median_rel_error, 0.03);

@@ -1,5 +1,5 @@
 // analysis/fabric/leaf_inference: leaf / pod membership of hosts WITHOUT switch access (issue 5 §4), from
-// host-to-host RTT probes alone, and its Slurm topology export.
+// host-to-host RTT probes alone (report/export/slurm_export writes it as a Slurm topology).
 //
 // Only src, dst, rtt_us and ts_ns of each probe are used — never its hop list (hop lists name
 // switches, which is what a host-only view cannot see).
@@ -39,7 +39,6 @@
 #include <vector>
 
 #include "toposcope/formats/fabric/path_probe.h"
-#include "toposcope/formats/fabric/slurm_topology.h"
 
 namespace toposcope::analysis {
 
@@ -97,24 +96,5 @@ struct LeafInference {
 // too little input gives empty leaves with everything unplaced and the reason in evidence.
 LeafInference InferLeaves(const std::vector<formats::PathProbe>& probes,
                           const LeafInferenceOptions& opt = {});
-
-// The inference as a Slurm topology/tree: `SwitchName=<leaf> Nodes=<hosts>` per leaf,
-// `SwitchName=<pod> Switches=<leaves>` per pod, and a top switch "top" with `Switches=<pods>`
-// (omitted when there is a single pod: the pod is then the root). Unplaced hosts are not listed
-// (Slurm treats unlisted nodes as unreachable by topology-aware scheduling; they remain in
-// evidence). Names are the inferred ones (leaf-00, pod-00).
-formats::SlurmTopology ToSlurmTopology(const LeafInference& inf);
-
-// The inference as a Slurm topology/block: one block per LEAF ("leaf-00" ...; the leaf is the
-// tightest latency domain), with BlockSizes = the smallest leaf size and, when pods exist, the
-// largest pod size when larger (BlockSizes= is increasing).
-formats::SlurmTopology ToSlurmBlockTopology(const LeafInference& inf);
-
-// Leaf accuracy against a truth grouping: the fraction of `hosts` whose inferred mate set (hosts
-// sharing its inferred group) equals its true mate set. A host missing from either side (unplaced,
-// absent) counts as wrong unless it is alone on both. `truth` lists groups of host names.
-double GroupingAccuracy(const std::vector<std::vector<std::string>>& inferred,
-                        const std::vector<std::vector<std::string>>& truth,
-                        const std::vector<std::string>& hosts);
 
 }  // namespace toposcope::analysis

@@ -90,11 +90,6 @@ struct HopWeight {
   int weight = 1;         // ≥ 1
 };
 
-// Writes the hop-weights file text (header comment, then one line per entry in the given order).
-// Entries with an unparsable GUID, a port outside 0..254 or a weight < 1 are skipped and listed
-// in a trailing comment.
-std::string WriteOpenSmHopWeights(const std::vector<HopWeight>& w);
-
 // Converts normalised tomography weights to OpenSM hop weights: round(weight / min_weight) so the
 // cheapest link gets 1; NaN weights (non-identifiable links) get `unidentified_weight`.
 int HopWeightFromTomography(double weight, double min_weight = 0.1, int unidentified_weight = 1);

@@ -37,7 +37,6 @@
 // few common samples.
 #pragma once
 
-#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -112,24 +111,5 @@ struct TrafficMatrixReport {
 // Returns one matrix per host (by name); never fails: hosts that cannot be estimated say why.
 TrafficMatrixReport EstimateTrafficMatrix(const model::Dataset& ds, const RingReport& rings,
                                           const TrafficMatrixOptions& opt = {});
-
-// Scoring against a known matrix (the simulator's truth): pairs whose true rate is at least
-// `floor_bytes_per_s` (absolute) or `floor_share` of the host's largest true pair.
-struct TruePairTraffic {
-  std::string host;
-  int src_gpu = -1, dst_gpu = -1;
-  double bytes_per_s = 0;
-};
-struct TrafficMatrixScore {
-  double median_rel_error = NAN;  // |est - true| / true over the scored pairs
-  double p90_rel_error = NAN;
-  double coverage = NAN;          // share of scored pairs with |est - true| <= err_bytes_per_s
-  int pairs_scored = 0;
-  int pairs_missing = 0;          // scored pairs on hosts the report did not estimate
-  double max_abs_error_below_floor = 0;  // bytes/s, true pairs under the floor (incl. zero pairs)
-};
-TrafficMatrixScore ScoreTrafficMatrix(const TrafficMatrixReport& report,
-                                      const std::vector<TruePairTraffic>& truth, double floor_share = 0.01,
-                                      double floor_bytes_per_s = 0);
 
 }  // namespace toposcope::analysis

@@ -26,11 +26,17 @@
 
 #include "toposcope/analysis/fabric/tomography.h"
 #include "toposcope/base/rng.h"
+#include "toposcope/report/export/opensm_export.h"
 
-namespace toposcope::analysis {
+namespace toposcope::report {
 namespace {
 
 namespace fs = std::filesystem;
+using analysis::HopWeight;
+using analysis::HopWeightFromTomography;
+using analysis::SolveTomography;
+using analysis::TomographyPath;
+using analysis::TomographyResult;
 
 constexpr const char* kUmad2Sim = "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so";
 
@@ -205,4 +211,4 @@ TEST(OpenSmHopWeights, OpenSmAcceptsOurFileOnAnIbsimFabric) {
 }
 
 }  // namespace
-}  // namespace toposcope::analysis
+}  // namespace toposcope::report

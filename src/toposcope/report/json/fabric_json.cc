@@ -1,0 +1,135 @@
+// report/json/fabric_json: the fabric sections of result.json: the discovered fabric, leaves and
+// pods inferred from probe RTTs, path findings, the architecture, tomography link weights.
+#include <cmath>
+#include <string>
+
+#include "toposcope/report/json/result_sections.h"
+#include "toposcope/report/result_json.h"
+
+namespace toposcope::report {
+
+using nlohmann::json;
+
+namespace {
+
+// The ports of a switch or adapter: port, peer, peer port and rate.
+json PortsJson(const std::vector<analysis::FabricPort>& ports) {
+  json a = json::array();
+  for (const auto& p : ports) {
+    a.push_back({{"port", p.port}, {"peer", p.peer}, {"peer_port", p.peer_port}, {"rate_gbps", Num(p.rate_gbps, 1)}});
+  }
+  return a;
+}
+
+// Path findings (bottlenecks or redundant hops): node, kind, entropy, reuse and evidence.
+json PathFindingsJson(const std::vector<analysis::PathFinding>& fs) {
+  json a = json::array();
+  for (const auto& f : fs) {
+    a.push_back({{"node", f.node}, {"kind", f.kind}, {"entropy", Num(f.entropy, 4)},
+                 {"reuse_rate", Num(f.reuse_rate, 4)}, {"extra_hops", f.extra_hops}, {"paths", f.paths},
+                 {"evidence", f.evidence}});
+  }
+  return a;
+}
+
+}  // namespace
+
+json FabricJson(const analysis::FabricReport& fb) {
+  json switches = json::array(), cas = json::array(), links = json::array(), leaves = json::array();
+  for (const auto& s : fb.switches) {
+    switches.push_back({{"id", s.id}, {"desc", s.desc}, {"level", s.level}, {"hosts", s.hosts}, {"ports", PortsJson(s.ports)}});
+  }
+  for (const auto& c : fb.cas) {
+    cas.push_back({{"id", c.id}, {"guid", c.guid.empty() ? json(nullptr) : json("0x" + c.guid)}, {"desc", c.desc}, {"host", c.host}, {"device", c.device}, {"ports", PortsJson(c.ports)}});
+  }
+  for (const auto& l : fb.links) {
+    links.push_back({{"a", l.a}, {"a_port", l.a_port}, {"b", l.b}, {"b_port", l.b_port}, {"rate_gbps", Num(l.rate_gbps, 1)}});
+  }
+  for (const auto& l : fb.leaves) leaves.push_back({{"switch", l.switch_id}, {"desc", l.desc}, {"hosts", l.hosts}});
+  return {{"switches", switches}, {"cas", cas}, {"hosts", fb.hosts}, {"links", links},
+          {"leaves", leaves}, {"spines", fb.spines}, {"source", "ibnetdiscover"}};
+}
+
+void AddInferredLeavesJson(const analysis::LeafInference& inf, json& j) {
+  json leaves = json::array(), pods = json::array(), offsets = json::array(), levels = json::array();
+  for (const auto& l : inf.leaves) leaves.push_back({{"name", l.name}, {"hosts", l.hosts}});
+  for (const auto& p : inf.pods) pods.push_back({{"name", p.name}, {"leaves", p.leaves}, {"hosts", p.hosts}});
+  for (size_t i = 0; i < inf.hosts.size() && i < inf.offset_us.size(); ++i) {
+    offsets.push_back({{"host", inf.hosts[i]}, {"offset_us", Num(inf.offset_us[i], 4)}});
+  }
+  for (double v : inf.levels_us) levels.push_back(Num(v, 4));
+  const json inferred = {{"leaves", leaves}, {"pods", pods}, {"levels_us", levels}, {"unplaced", inf.unplaced},
+                         {"evidence", inf.evidence}, {"offsets", offsets}, {"margin_us", Num(inf.margin_us, 4)},
+                         {"separation", Num(inf.separation, 4)}, {"pod_margin_us", Num(inf.pod_margin_us, 4)},
+                         {"confidence", Num(inf.confidence, 4)}, {"iterations", inf.iterations},
+                         {"converged", inf.converged}, {"pairs", inf.pairs}, {"probes_used", inf.probes_used},
+                         {"probes_ignored", inf.probes_ignored}, {"method", "probe RTTs alone"}};
+  if (!j.contains("fabric")) {
+    // No switch access: the fabric is what the probes say.
+    json fleaves = json::array();
+    for (const auto& l : inf.leaves) fleaves.push_back({{"switch", l.name}, {"desc", ""}, {"hosts", l.hosts}});
+    j["fabric"] = {{"switches", json::array()}, {"cas", json::array()}, {"hosts", inf.hosts},
+                   {"links", json::array()}, {"leaves", fleaves}, {"spines", json::array()},
+                   {"source", "probes"}};
+  }
+  j["fabric"]["inferred"] = inferred;
+}
+
+json PathsJson(const analysis::PathReport& paths) {
+  return {{"bottlenecks", PathFindingsJson(paths.bottlenecks)},
+          {"redundant_hops", PathFindingsJson(paths.redundant_hops)},
+          {"overall_entropy", Num(paths.overall_entropy, 4)},
+          {"probes", paths.paths}};
+}
+
+json ArchitectureJson(const analysis::ArchitectureReport& a) {
+  json classes = json::array();
+  for (const auto& c : a.jitter_classes) {
+    classes.push_back({{"links", c.links}, {"pairs", c.pairs}, {"samples", c.samples}, {"dropped", c.dropped},
+                       {"half_spread_us", Num(c.half_spread_us, 4)}});
+  }
+  json windows = json::array();
+  for (double v : a.window_entropy_bits) windows.push_back(Num(v, 6));
+  return {
+      {"class", a.arch_class}, {"confidence", Num(a.confidence, 4)}, {"graph_source", a.graph_source},
+      {"avg_allreduce_hops", Num(a.avg_allreduce_hops, 4)}, {"jitter_us", Num(a.jitter_us, 4)},
+      {"entropy_stability", Num(a.entropy_stability, 6)}, {"evidence", a.evidence},
+      {"ring_order", a.ring_order},
+      {"ring_pairs", {{"total", a.ring_pairs}, {"probed", a.ring_pairs_probed}, {"graph", a.ring_pairs_graph},
+                      {"unreachable", a.ring_pairs_unreachable}}},
+      {"mean_pair_hops", Num(a.mean_pair_hops, 4)}, {"jitter_links", a.jitter_links},
+      {"jitter_classes", classes}, {"entropy_windows", a.entropy_windows},
+      {"window_entropy_bits", windows}, {"entropy_mean_bits", Num(a.entropy_mean_bits, 6)},
+      {"structure", {{"switches", a.switches}, {"host_switches", a.host_switches},
+                     {"core_switches", a.core_switches}, {"endpoints", a.endpoints},
+                     {"hh_links", a.hh_links}, {"hc_links", a.hc_links}, {"cc_links", a.cc_links},
+                     {"layered", a.layered}, {"tiers", a.tiers}, {"group_sizes", a.group_sizes},
+                     {"ring_lengths", a.ring_lengths}, {"cores_complete", a.cores_complete}}}};
+}
+
+void AddLinkWeightsJson(const analysis::LinkWeightReport& lw, json& j) {
+  json weights = json::array();
+  for (size_t i = 0; i < lw.tomography.links.size(); ++i) {
+    const auto& l = lw.tomography.links[i];
+    const double spread = i < lw.queue_spread_us.size() ? lw.queue_spread_us[i] : NAN;
+    weights.push_back({{"link", l.link}, {"weight", l.identifiable ? json(Num(l.weight, 4)) : json(nullptr)},
+                       {"latency_us", l.identifiable ? json(Num(l.latency_us, 4)) : json(nullptr)},
+                       {"identifiable", l.identifiable}, {"reason", l.reason}, {"paths", l.paths},
+                       {"queue_spread_us", Num(spread, 4)}});
+  }
+  j["link_weights"] = std::move(weights);
+  const auto& t = lw.tomography;
+  j["tomography"] = {{"probes", lw.probes}, {"probes_used", lw.probes_used},
+                     {"probes_unusable", lw.probes_unusable}, {"probes_by_level", lw.probes_by_level},
+                     {"level_source", lw.level_source}, {"routes", lw.routes},
+                     {"rtt_statistic", lw.rtt_statistic}, {"links", t.link_count},
+                     {"rank_deficiency", t.rank_deficiency}, {"iterations", t.iterations},
+                     {"relative_residual", Num(t.relative_residual, 6)}, {"method", t.method},
+                     {"latency_unit", "us per crossing (one way)"},
+                     {"opensm_hop_weights", lw.hop_weights.size()},
+                     {"cables_mapped_to_ports", lw.cables_mapped},
+                     {"cables_not_in_fabric", lw.cables_unmapped},
+                     {"links_queueing", lw.links_queueing}};
+}
+
+}  // namespace toposcope::report

@@ -1,0 +1,84 @@
+// report/json/time_json: the time sections of result.json: clock models, implicit clock anchors,
+// DCGM telemetry and its findings, the merged timeline.
+#include <string>
+
+#include "toposcope/report/json/result_sections.h"
+#include "toposcope/report/result_json.h"
+
+namespace toposcope::report {
+
+using nlohmann::json;
+
+json ClocksJson(const std::vector<analysis::HostClockFit>& fits) {
+  json clocks = json::array();
+  for (const auto& fit : fits) {
+    for (const auto& m : fit.models) {
+      json segs = json::array();
+      for (const auto& sg : m.segments) {
+        segs.push_back({{"start_local_ns", sg.start_local_ns},
+                        {"t0_local_ns", sg.t0_local_ns},
+                        {"c", {Num(sg.c0, 3), Num(sg.c1, 6), Num(sg.c2, 9)}}});
+      }
+      clocks.push_back({{"host", m.host},
+                        {"model", std::string(analysis::ClockModelName(m.kind))},
+                        {"best", m.kind == fit.Best().kind},
+                        {"segments", segs},
+                        {"steps_local_ns", m.steps_local_ns},
+                        {"fit_points", m.fit_points},
+                        {"heldout_points", m.heldout_points},
+                        {"anchor_points", m.anchor_points},
+                        {"anchor_weight", Num(m.anchor_weight, 4)},
+                        {"residual_us", {{"mean", Num(m.mean_abs_residual_us, 3)}, {"p99", Num(m.p99_abs_residual_us, 3)}}}});
+    }
+  }
+  return clocks;
+}
+
+json ClockAnchorsJson(const analysis::AnchorReport& anchors) {
+  json hosts = json::array();
+  for (const auto& h : anchors.hosts) {
+    hosts.push_back({{"host", h.host}, {"anchors", h.anchors}, {"weight", Num(h.weight, 4)},
+                     {"scatter_us", Num(h.scatter_us, 3)}, {"sync_sigma_us", Num(h.sync_sigma_us, 3)},
+                     {"new_steps_local_ns", h.new_steps_local_ns}});
+  }
+  return {{"events_scanned", anchors.events_scanned},
+          {"candidate_events", anchors.candidate_events},
+          {"groups", anchors.groups},
+          {"groups_dropped", anchors.groups_dropped},
+          {"hosts", hosts}};
+}
+
+void AddTelemetryJson(const analysis::TelemetryReport& t, json& j) {
+  json fields = json::array();
+  for (const auto& f : t.fields) {
+    fields.push_back({{"field_id", f.field_id}, {"field", f.field}, {"long_name", f.long_name},
+                      {"class", f.field_class}, {"needed_period_ms", f.needed_period_ms}, {"series", f.series},
+                      {"worst_period_ms", Num(f.worst_period_ms, 3)}, {"ok", f.ok}});
+  }
+  json warnings = json::array();
+  for (const auto& w : t.sampling_warnings) {
+    warnings.push_back({{"host", w.host}, {"field", w.field}, {"period_ms", Num(w.period_ms, 3)},
+                        {"needed_period_ms", w.needed_period_ms}});
+  }
+  j["dcgm"] = {{"series", t.series}, {"points", t.points}, {"fields", fields}, {"sampling_warnings", warnings}};
+  json findings = json::array();
+  for (const auto& f : t.findings) {
+    findings.push_back({{"kind", f.kind}, {"host", f.host}, {"gpu", f.gpu}, {"link", f.link},
+                        {"start_ns", f.start_ns}, {"end_ns", f.end_ns}, {"confidence", Num(f.confidence, 4)},
+                        {"evidence", f.evidence}});
+  }
+  j["telemetry_findings"] = findings;
+}
+
+json TimelineJson(const analysis::TimelineReport& t) {
+  json srcs = json::array();
+  for (const auto& s : t.sources) {
+    srcs.push_back({{"path", s.path}, {"host", s.host}, {"format", s.format}, {"events", s.events},
+                    {"records", s.records}, {"rejected", s.rejected}});
+  }
+  return {{"trace", t.trace_path},     {"events_in", t.events_in},
+          {"events_out", t.events_out}, {"without_clock", t.without_clock},
+          {"sources", srcs}};
+}
+
+}  // namespace toposcope::report

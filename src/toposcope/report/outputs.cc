@@ -1,0 +1,43 @@
+#include "toposcope/report/outputs.h"
+
+#include <filesystem>
+
+#include "toposcope/base/file_io.h"
+#include "toposcope/formats/fabric/slurm_topology.h"
+#include "toposcope/model/topology.h"
+#include "toposcope/report/export/opensm_export.h"
+#include "toposcope/report/export/slurm_export.h"
+#include "toposcope/report/result_json.h"
+
+namespace toposcope::report {
+
+std::vector<std::pair<std::string, std::string>> AnalysisOutputFiles(const analysis::AnalysisResult& r,
+                                                                     const model::Dataset& ds) {
+  const std::string topology = DumpSchemaFirst(model::TopologyToJson(model::BuildTopology(ds)));
+  std::vector<std::pair<std::string, std::string>> files = {{"result.json", ResultJsonText(r)},
+                                                            {"topology.json", topology}};
+  if (r.leaves_inferred && !r.inferred_leaves.leaves.empty()) {
+    // Slurm topology from the inferred leaves: topology.conf (tree), topology.yaml (tree + block).
+    formats::SlurmTopology tree = ToSlurmTopology(r.inferred_leaves);
+    files.emplace_back("topology.conf", formats::WriteSlurmTopologyConf(tree));
+    tree.name = "inferred-tree";
+    tree.cluster_default = true;
+    formats::SlurmTopology block = ToSlurmBlockTopology(r.inferred_leaves);
+    block.name = "inferred-block";
+    files.emplace_back("topology.yaml", formats::WriteSlurmTopologyYaml({tree, block}));
+  }
+  if (!r.link_weights.hop_weights.empty()) {
+    files.emplace_back("opensm-hop-weights.txt", WriteOpenSmHopWeights(r.link_weights.hop_weights));
+  }
+  return files;
+}
+
+Status WriteAnalysisOutputs(const analysis::AnalysisResult& r, const model::Dataset& ds, const std::string& dir) {
+  const std::filesystem::path out(dir);
+  for (const auto& [name, text] : AnalysisOutputFiles(r, ds)) {
+    if (Status st = WriteFileText((out / name).string(), text); !st.ok()) return st;
+  }
+  return {};
+}
+
+}  // namespace toposcope::report

@@ -1,0 +1,26 @@
+// report/outputs: the files `toposcope analyze --out DIR` writes beside the timeline: result.json,
+// topology.json, topology.conf and topology.yaml (Slurm, when leaves were inferred from probe RTTs)
+// and opensm-hop-weights.txt (when tomography gave hop weights).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "toposcope/analysis/result.h"
+#include "toposcope/base/result.h"
+#include "toposcope/model/dataset.h"
+
+namespace toposcope::report {
+
+// Returns (file name, text) of every output of `r` (analysed from `ds`), in the order they are
+// written: result.json, topology.json, then topology.conf and topology.yaml when leaves were
+// inferred, then opensm-hop-weights.txt when there are hop weights. Never fails.
+std::vector<std::pair<std::string, std::string>> AnalysisOutputFiles(const analysis::AnalysisResult& r,
+                                                                     const model::Dataset& ds);
+
+// Writes AnalysisOutputFiles(r, ds) into `dir` (created when missing), in order. Returns the first
+// write error (the Error names the file); the files before it are written, those after it are not.
+Status WriteAnalysisOutputs(const analysis::AnalysisResult& r, const model::Dataset& ds, const std::string& dir);
+
+}  // namespace toposcope::report

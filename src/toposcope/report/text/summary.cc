@@ -1,0 +1,229 @@
+#include "toposcope/report/text/summary.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <sstream>
+#include <vector>
+
+#include "toposcope/base/text.h"
+
+namespace toposcope::report {
+
+namespace {
+
+// The input files read and skipped, their records and rejections.
+void InputsSummary(const analysis::AnalysisResult& r, std::ostringstream& os) {
+  int64_t read = 0, rejected = 0, used = 0, skipped = 0;
+  for (const auto& in : r.inputs) {
+    if (in.skipped) {
+      ++skipped;
+    } else {
+      ++used;
+    }
+    read += in.records;
+    rejected += in.rejected;
+  }
+  os << "inputs: " << used << " files read, " << skipped << " skipped; " << read << " records, " << rejected
+     << " rejected\n";
+  for (const auto& in : r.inputs) {
+    if (in.skipped) os << "  skipped " << in.path << ": " << in.skip_reason << "\n";
+  }
+}
+
+// Hosts, GPUs and islands by kind; links and every degraded one.
+void NodesSummary(const analysis::AnalysisResult& r, std::ostringstream& os) {
+  std::map<std::string, int> hosts;
+  for (const auto& g : r.gpus) ++hosts[g.host];
+  std::map<std::string, int> kinds;
+  for (const auto& i : r.islands) ++kinds[i.kind];
+  int degraded = 0;
+  for (const auto& l : r.links) degraded += l.degraded ? 1 : 0;
+  os << "hosts: " << hosts.size() << ", GPUs: " << r.gpus.size() << ", islands: " << r.islands.size();
+  if (!kinds.empty()) {
+    os << " (";
+    bool first = true;
+    for (const auto& [k, n] : kinds) {
+      os << (first ? "" : ", ") << n << " " << k;
+      first = false;
+    }
+    os << ")";
+  }
+  os << "\n";
+  os << "links: " << r.links.size() << ", degraded: " << degraded << "\n";
+  for (const auto& l : r.links) {
+    if (!l.degraded) continue;
+    os << "  DEGRADED " << l.a << " <-> " << l.b << " " << LinkTypeName(l.type);
+    if (l.lanes > 0) os << " NV" << l.lanes;
+    os << " (confidence " << FormatFixed(l.confidence, 3) << "): " << l.evidence << "\n";
+  }
+}
+
+// A table of the clock models' held-out residuals per host.
+void ClocksSummary(const analysis::AnalysisResult& r, std::ostringstream& os) {
+  if (r.clocks.empty()) return;
+  os << "clocks (" << r.clocks.size() << " hosts; mean / p99 |residual| on held-out sync points, us):\n";
+  os << "  host              none                linear              quadratic           robust\n";
+  for (const auto& fit : r.clocks) {
+    char line[256];
+    int n = std::snprintf(line, sizeof(line), "  %-16s", fit.host.c_str());
+    for (const auto& m : fit.models) {
+      n += std::snprintf(line + n, sizeof(line) - static_cast<size_t>(n), "  %8.2f / %8.2f", m.mean_abs_residual_us,
+                         m.p99_abs_residual_us);
+      if (n >= static_cast<int>(sizeof(line))) break;
+    }
+    os << line << "\n";
+  }
+}
+
+// DCGM series and sampling warnings per host, then every telemetry finding.
+void TelemetrySummary(const analysis::AnalysisResult& r, std::ostringstream& os) {
+  if (r.telemetry.series > 0) {
+    os << "dcgm: " << r.telemetry.series << " series, " << r.telemetry.points << " samples, " << r.telemetry.fields.size()
+       << " fields\n";
+    std::map<std::string, std::vector<const analysis::SamplingWarning*>> by_host;
+    for (const auto& w : r.telemetry.sampling_warnings) by_host[w.host].push_back(&w);
+    for (const auto& [host, ws] : by_host) {
+      double worst = 0;
+      for (const auto* w : ws) worst = std::max(worst, w->period_ms);
+      os << "  WARNING " << host << ": " << ws.size() << " communication field(s) sampled every up to "
+         << FormatFixed(worst, 0) << " ms (needs <= " << ws.front()->needed_period_ms << " ms), e.g. "
+         << ws.front()->field << "\n";
+    }
+  }
+  for (const auto& f : r.telemetry.findings) {
+    os << "  FINDING " << f.kind << " " << f.host;
+    if (f.gpu >= 0) os << "/gpu" << f.gpu;
+    if (f.link >= 0) os << " link " << f.link;
+    os << ": " << f.evidence << "\n";
+  }
+}
+
+// The merged timeline's event counts and trace path.
+void TimelineSummary(const analysis::AnalysisResult& r, std::ostringstream& os) {
+  if (!r.timeline.present) return;
+  os << "timeline: " << r.timeline.events_in << " events in, " << r.timeline.events_out << " out";
+  if (r.timeline.without_clock > 0) os << " (" << r.timeline.without_clock << " on hosts without a clock model)";
+  os << " -> " << r.timeline.trace_path << "\n";
+}
+
+// Captures, flows and their QP pairing; link entropy and its modes; rings from logs and flows.
+void RdmaSummary(const analysis::AnalysisResult& r, std::ostringstream& os) {
+  if (!r.rdma.present) return;
+  const auto& rd = r.rdma;
+  int64_t paired = 0;
+  for (const auto& f : rd.flows.flows) paired += f.pairing != analysis::QpPairing::kNone ? 1 : 0;
+  os << "rdma: " << rd.flows.captures.size() << " captures, " << rd.flows.packets << " RoCE packets, "
+     << rd.flows.flows.size() << " flows, " << paired << " with a source QP (";
+  bool first = true;
+  for (const auto& [method, n] : rd.flows.pairing_counts) {
+    os << (first ? "" : ", ") << method << " " << n;
+    first = false;
+  }
+  os << ")\n";
+  int det = 0;
+  std::map<std::string, int> modes;
+  int regular = 0;
+  for (const auto& l : rd.entropy.links) {
+    det += l.deterministic ? 1 : 0;
+    regular += l.regular ? 1 : 0;
+  }
+  for (const auto& m : rd.entropy.modes) ++modes[m.mode];
+  if (!rd.entropy.links.empty()) {
+    os << "  entropy (window " << FormatFixed(static_cast<double>(rd.entropy_window_ns) / 1e6, 3) << " ms): "
+       << rd.entropy.links.size() << " links; seed header entropy < 2.1 bit (LORR candidates): " << det
+       << "; regular ring traffic (ours: pooled message-size entropy < 2.1 bit, sustained): " << regular << ";";
+    for (const auto& [m, n] : modes) os << " " << m << " " << n;
+    os << "\n";
+  }
+  for (const auto& l : rd.entropy.links) {
+    if (l.polarisation_risk) os << "  POLARISATION RISK " << l.link << ": " << l.advice << "\n";
+  }
+  int log_rings = 0, flow_rings = 0;
+  for (const auto& g : rd.rings.rings) (g.source == "flows" ? flow_rings : log_rings)++;
+  os << "  rings: " << log_rings << " from NCCL logs, " << flow_rings << " from flows; " << rd.rings.log_flow_agree
+     << " agree, " << rd.rings.log_flow_disagree << " disagree\n";
+}
+
+// QP state-log patterns, path findings and tomography link weights.
+void PatternsAndPathsSummary(const analysis::AnalysisResult& r, std::ostringstream& os) {
+  if (r.patterns_present) {
+    os << "qp patterns: " << r.patterns.records << " transitions, " << r.patterns.windows << " QP-windows";
+    for (const auto& p : r.patterns.patterns) {
+      if (p.scope == "all") os << "; overall " << p.cls;
+    }
+    os << "\n";
+    if (!r.patterns.note.empty()) os << "  " << r.patterns.note << "\n";
+  }
+  if (r.paths_present) {
+    os << "paths: " << r.paths.paths << " probes, " << r.paths.bottlenecks.size() << " bottleneck(s), "
+       << r.paths.redundant_hops.size() << " redundant hop(s)\n";
+    for (const auto& f : r.paths.bottlenecks) os << "  BOTTLENECK " << f.node << ": " << f.evidence << "\n";
+    for (const auto& f : r.paths.redundant_hops) os << "  REDUNDANT HOP " << f.node << ": " << f.evidence << "\n";
+    if (r.link_weights.present) {
+      const auto& t = r.link_weights.tomography;
+      int64_t ident = 0;
+      for (const auto& l : t.links) ident += l.identifiable ? 1 : 0;
+      os << "link weights: " << t.links.size() << " cables from " << r.link_weights.routes << " routes ("
+         << r.link_weights.probes_used << " probes), " << ident << " identifiable, rank deficiency "
+         << t.rank_deficiency << "\n";
+    }
+  }
+}
+
+// Inferred leaves, the architecture, the discovered fabric and islands disagreeing with a declared
+// topology.
+void FabricSummary(const analysis::AnalysisResult& r, std::ostringstream& os) {
+  if (r.leaves_inferred) {
+    os << "leaves from probe RTTs: " << r.inferred_leaves.leaves.size() << " leaves, " << r.inferred_leaves.pods.size()
+       << " pods, " << r.inferred_leaves.unplaced.size() << " unplaced hosts (confidence "
+       << r.inferred_leaves.confidence << ")\n";
+  }
+  if (r.architecture_present) {
+    os << "architecture: " << r.architecture.arch_class << " (confidence " << r.architecture.confidence
+       << ", from the " << r.architecture.graph_source << ")\n";
+  }
+  if (r.fabric.present) {
+    os << "fabric: " << r.fabric.switches.size() << " switches (" << r.fabric.leaves.size() << " leaves, "
+       << r.fabric.spines.size() << " spines), " << r.fabric.cas.size() << " adapters, " << r.fabric.hosts.size()
+       << " hosts, " << r.fabric.links.size() << " links\n";
+  }
+  int disagree = 0;
+  for (const auto& i : r.islands) {
+    for (const auto& [src, ok] : i.agrees_with) disagree += ok ? 0 : 1;
+  }
+  if (disagree > 0) os << "islands disagreeing with a declared topology: " << disagree << "\n";
+}
+
+// The per-hop error bound and the longest trustworthy path per sampling period.
+void ConfidenceSummary(const analysis::AnalysisResult& r, std::ostringstream& os) {
+  const auto& c = r.confidence;
+  if (c.sampling.empty()) return;
+  os << "confidence (seed 2.5, alpha-stable a=" << FormatFixed(c.alpha, 2) << " b=" << FormatFixed(c.beta, 2)
+     << " scale=" << FormatFixed(c.scale, 2) << ", eps = q" << FormatFixed(100 * c.quantile, 0)
+     << " |error|, delta >= " << FormatFixed(c.delta_min, 2) << "):\n";
+  os << "  period_ms  per_hop_error  max_hops\n";
+  for (const auto& s : c.sampling) {
+    char line[96];
+    std::snprintf(line, sizeof(line), "  %9.0f  %12.1f%%  %8d\n", s.period_ms, 100 * s.per_hop_error, s.max_hops);
+    os << line;
+  }
+}
+
+}  // namespace
+
+std::string ResultSummaryText(const analysis::AnalysisResult& r) {
+  std::ostringstream os;
+  InputsSummary(r, os);
+  NodesSummary(r, os);
+  ClocksSummary(r, os);
+  TelemetrySummary(r, os);
+  TimelineSummary(r, os);
+  RdmaSummary(r, os);
+  PatternsAndPathsSummary(r, os);
+  FabricSummary(r, os);
+  ConfidenceSummary(r, os);
+  return os.str();
+}
+
+}  // namespace toposcope::report
