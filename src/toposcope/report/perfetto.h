@@ -14,11 +14,14 @@ namespace toposcope::report {
 
 class PerfettoTimelineWriter {
  public:
+  // Starts the trace document on `out`, which must outlive the writer.
   explicit PerfettoTimelineWriter(std::ostream& out);
-  // Writes one merged event (tracks are named on first use).
+  // Writes one merged event (tracks are named on first use). Never fails: a stream error shows in
+  // Finish.
   void Write(const analysis::MergedEvent& m);
-  // Closes the document; false when the stream failed.
+  // Closes the document. Returns false when the stream failed at any point, true otherwise.
   bool Finish();
+  // Returns the number of events written so far.
   [[nodiscard]] int64_t events_written() const { return events_; }
 
  private:

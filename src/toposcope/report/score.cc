@@ -10,6 +10,7 @@
 namespace toposcope::report {
 
 using nlohmann::json;
+using namespace score_internal;  // NOLINT(google-build-using-namespace): the sections of this score
 
 namespace {
 
@@ -103,6 +104,8 @@ Result<json> ScoreNamed(const json& truth, const json& result, const std::string
 
 }  // namespace
 
+namespace score_internal {
+
 std::string StrField(const json& j, const char* key) {
   return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
 }
@@ -116,6 +119,8 @@ json DetectionJson(int64_t tp, int64_t fp, int64_t fn) {
           {"false_positives", fp},
           {"false_negatives", fn}};
 }
+
+}  // namespace score_internal
 
 Result<json> Score(const json& truth, const json& result) {
   return ScoreNamed(truth, result, "truth.json", "result.json");

@@ -11,7 +11,7 @@
 #include "toposcope/report/score/grouping.h"
 #include "toposcope/report/score/score_sections.h"
 
-namespace toposcope::report {
+namespace toposcope::report::score_internal {
 
 using nlohmann::json;
 
@@ -179,4 +179,4 @@ void ScoreArchitecture(const json& truth, const json& result, json& out) {
   }
 }
 
-}  // namespace toposcope::report
+}  // namespace toposcope::report::score_internal

@@ -10,7 +10,7 @@
 #include "toposcope/report/score/score_sections.h"
 #include "toposcope/stats/ari.h"
 
-namespace toposcope::report {
+namespace toposcope::report::score_internal {
 
 using nlohmann::json;
 
@@ -106,4 +106,4 @@ json ScoreLinks(const json& truth, const json& result) {
           {"degraded", DetectionJson(tp, fp, fn)}};
 }
 
-}  // namespace toposcope::report
+}  // namespace toposcope::report::score_internal

@@ -1,16 +1,16 @@
 // report/score/score_sections: the sections of a score (report/score), one function per section,
 // grouped by domain: node (node_score.cc), time (time_score.cc), traffic (traffic_score.cc), fabric
-// (fabric_score.cc), and the helpers they share. Each reads a truth (toposcope.truth/1) and a
-// result (toposcope.result/1) whose shape CheckTruthShape / CheckResultShape (input_shape.h)
-// accepted; none reports an error itself (a value of an unexpected type still throws nlohmann's
-// exception, which Score catches).
+// (fabric_score.cc), and the helpers they share. Internal to Score: each reads a truth
+// (toposcope.truth/1) and a result (toposcope.result/1) whose shape CheckTruthShape /
+// CheckResultShape (input_shape.h) accepted, and none reports an error itself: a value of an
+// unexpected type still throws nlohmann's exception, which Score catches (call Score, not these).
 #pragma once
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 
-namespace toposcope::report {
+namespace toposcope::report::score_internal {
 
 // Returns j[key] when `j` is an object whose `key` is a string; else "".
 std::string StrField(const nlohmann::json& j, const char* key);
@@ -45,4 +45,4 @@ void ScoreFabric(const nlohmann::json& truth, const nlohmann::json& result, nloh
 // Sets "architecture" in `out` when the truth names one.
 void ScoreArchitecture(const nlohmann::json& truth, const nlohmann::json& result, nlohmann::json& out);
 
-}  // namespace toposcope::report
+}  // namespace toposcope::report::score_internal

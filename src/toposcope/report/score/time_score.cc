@@ -13,7 +13,7 @@
 #include "toposcope/report/result_json.h"
 #include "toposcope/report/score/score_sections.h"
 
-namespace toposcope::report {
+namespace toposcope::report::score_internal {
 
 using nlohmann::json;
 
@@ -152,4 +152,4 @@ json ScoreDetections(const json& truth, const json& result) {
   return out;
 }
 
-}  // namespace toposcope::report
+}  // namespace toposcope::report::score_internal

@@ -13,7 +13,7 @@
 #include "toposcope/report/score/score_sections.h"
 #include "toposcope/report/score/traffic_matrix_score.h"
 
-namespace toposcope::report {
+namespace toposcope::report::score_internal {
 
 using nlohmann::json;
 
@@ -234,4 +234,4 @@ void ScoreTrafficMatrixJson(const json& truth, const json& result, json& out) {
                            {"floor", "pairs at or above 1 % of their host's largest true pair"}};
 }
 
-}  // namespace toposcope::report
+}  // namespace toposcope::report::score_internal
