@@ -63,6 +63,12 @@ Status WriteOnlyDumps(const AnalyzeRequest& req, const analysis::PipelineState& 
 
 }  // namespace
 
+analysis::AnalyzeOptions AnalyzeDefaults() {
+  analysis::AnalyzeOptions opt;
+  opt.rdma.entropy.window_ns = 0;  // automatic: span / 64, rounded to 1-2-5 steps
+  return opt;
+}
+
 Result<AnalyzeOutcome> RunAnalyze(const AnalyzeRequest& req) {
   if (Status st = CheckRequest(req); !st.ok()) return st.error();
   std::unique_ptr<report::TimelineFile> timeline;
@@ -82,9 +88,10 @@ Result<AnalyzeOutcome> RunAnalyze(const AnalyzeRequest& req) {
     if (Status st = WriteOnlyDumps(req, state, &out); !st.ok()) return st.error();
   } else {
     if (state.dataset == nullptr) return MakeKindError(ErrorKind::kInternal, "no dataset after a full run");
-    Result<std::vector<std::string>> files = report::WriteAnalysisOutputs(out.result, *state.dataset, req.out);
-    if (!files.ok()) return files.error();
-    for (auto& f : *files) out.written.push_back(std::move(f));
+    if (Status st = report::WriteAnalysisOutputs(out.result, *state.dataset, req.out); !st.ok()) return st.error();
+    for (const auto& [name, text] : report::AnalysisOutputFiles(out.result, *state.dataset)) {
+      out.written.push_back((std::filesystem::path(req.out) / name).string());
+    }
   }
   if (Status st = report::WritePassStats(req.out, out.run); !st.ok()) return st.error();
   out.written.push_back((std::filesystem::path(req.out) / "passes.json").string());

@@ -15,11 +15,15 @@
 
 namespace toposcope::app {
 
+// The analysis options `analyze` and the demo start from: the library's, with the link entropy
+// window chosen from the captures' span (RdmaOptions: window_ns = 0) rather than fixed.
+analysis::AnalyzeOptions AnalyzeDefaults();
+
 struct AnalyzeRequest {
   std::vector<std::string> paths;   // files and directories to read (may be empty with from_dump)
   std::string host_override;        // attribute every input to this host
   std::string out;                  // output directory; empty: write nothing
-  analysis::AnalyzeOptions options;
+  analysis::AnalyzeOptions options = AnalyzeDefaults();
   bool timeline = false;            // merge every event into out/timeline.json (needs `out`)
   std::set<analysis::PassId> only;  // produce only these passes (and what they need)
   std::string from_dump;            // load passes from this directory's passes/*.json
