@@ -26,35 +26,6 @@ constexpr size_t kMaxColumns = 4096;
 // Largest GPU index accepted.
 constexpr int64_t kMaxGpu = 1 << 20;
 
-std::string Cat(std::initializer_list<std::string_view> parts) {
-  size_t size = 0;
-  for (std::string_view p : parts) size += p.size();
-  std::string out;
-  out.reserve(size);
-  for (std::string_view p : parts) out.append(p);
-  return out;
-}
-
-bool EqualsNoCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i];
-    char y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
-
-bool IsDigits(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-  }
-  return true;
-}
-
 // True when a quoted field is still open at the end of `s` (`open`: it was open at its start).
 // Follows RFC 4180: a quote opens a field only at the field's start (after blanks); inside, a
 // doubled quote is a quote. A stray quote in an unquoted field does not open anything.
@@ -140,8 +111,8 @@ bool SplitCsv(std::string_view rec, std::vector<std::string_view>* cells, std::d
 }
 
 bool IsNanCell(std::string_view s) {
-  return s.empty() || EqualsNoCase(s, "N/A") || EqualsNoCase(s, "NA") || EqualsNoCase(s, "nan") ||
-         EqualsNoCase(s, "null") || EqualsNoCase(s, "none");
+  return s.empty() || EqualsIgnoreCase(s, "N/A") || EqualsIgnoreCase(s, "NA") || EqualsIgnoreCase(s, "nan") ||
+         EqualsIgnoreCase(s, "null") || EqualsIgnoreCase(s, "none");
 }
 
 // A value cell: a fast path for short integers (exact as doubles), else the strict ParseDouble.
@@ -160,8 +131,8 @@ std::optional<double> ParseValue(std::string_view s) {
 }
 
 std::optional<int> ParseGpu(std::string_view s) {
-  if (s.size() > 3 && EqualsNoCase(s.substr(0, 3), "gpu")) s.remove_prefix(3);
-  if (!IsDigits(s) || s.size() > 9) return std::nullopt;
+  if (s.size() > 3 && EqualsIgnoreCase(s.substr(0, 3), "gpu")) s.remove_prefix(3);
+  if (!AllDigits(s) || s.size() > 9) return std::nullopt;
   int64_t v = 0;
   std::from_chars(s.data(), s.data() + s.size(), v);
   if (v > kMaxGpu) return std::nullopt;
@@ -294,7 +265,7 @@ class CsvParser {
           take(&ts_col_);
           break;
         case Col::kHost:
-          if (host_col_ < 0) host_is_instance_ = EqualsNoCase(name, "instance");
+          if (host_col_ < 0) host_is_instance_ = EqualsIgnoreCase(name, "instance");
           take(&host_col_);
           break;
         case Col::kGpu:
@@ -372,7 +343,7 @@ class CsvParser {
       host = cells_[static_cast<size_t>(host_col_)];
       if (host_is_instance_) {
         const size_t colon = host.rfind(':');
-        if (colon != std::string_view::npos && IsDigits(host.substr(colon + 1))) host = host.substr(0, colon);
+        if (colon != std::string_view::npos && AllDigits(host.substr(colon + 1))) host = host.substr(0, colon);
       }
     }
     const std::hash<std::string_view> h;

@@ -23,16 +23,6 @@
 namespace toposcope::formats {
 namespace {
 
-// Concatenates pieces by appending (avoids the GCC 12 -Wrestrict false positive on "lit" + str).
-std::string Cat(std::initializer_list<std::string_view> parts) {
-  size_t size = 0;
-  for (std::string_view p : parts) size += p.size();
-  std::string out;
-  out.reserve(size);
-  for (std::string_view p : parts) out.append(p);
-  return out;
-}
-
 bool IsBlank(char c) { return c == ' ' || c == '\t'; }
 bool IsAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
@@ -49,23 +39,11 @@ bool IsMetricName(std::string_view s) {
   return true;
 }
 
-bool EqualsNoCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i];
-    char y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
-
 // NaN, +Inf, -Inf, Inf (any case, as Go's ParseFloat takes them); nullopt for anything else.
 bool IsNonFiniteToken(std::string_view s) {
-  if (EqualsNoCase(s, "nan")) return true;
+  if (EqualsIgnoreCase(s, "nan")) return true;
   if (!s.empty() && (s[0] == '+' || s[0] == '-')) s.remove_prefix(1);
-  return EqualsNoCase(s, "inf") || EqualsNoCase(s, "infinity");
+  return EqualsIgnoreCase(s, "inf") || EqualsIgnoreCase(s, "infinity");
 }
 
 // A strict decimal int64: optional '-', digits only.
@@ -494,7 +472,7 @@ void ForEachInExporterOrder(const PromLabels& labels, F&& f) {
 
 std::optional<int> ParseSmallIndex(std::string_view s) {
   s = Trim(s);
-  if (s.size() > 3 && EqualsNoCase(s.substr(0, 3), "gpu")) s.remove_prefix(3);
+  if (s.size() > 3 && EqualsIgnoreCase(s.substr(0, 3), "gpu")) s.remove_prefix(3);
   if (s.empty() || s.size() > 9) return std::nullopt;
   for (char c : s) {
     if (!IsDigit(c)) return std::nullopt;

@@ -17,18 +17,6 @@
 namespace toposcope::formats {
 namespace {
 
-// Concatenates pieces by appending (avoids GCC 12's -Wrestrict false positive on "lit" + str).
-std::string Cat(std::initializer_list<std::string_view> parts) {
-  size_t size = 0;
-  for (std::string_view p : parts) size += p.size();
-  std::string out;
-  out.reserve(size);
-  for (std::string_view p : parts) out.append(p);
-  return out;
-}
-
-std::string Num(int64_t v) { return std::to_string(v); }
-
 enum class Column { kHost, kIp, kNic, kPort, kGid, kRack, kLeaf, kUnknown };
 
 Column ColumnOf(std::string_view name) {
@@ -134,8 +122,8 @@ Status ReadInventoryCsv(LineReader& lines, std::string_view source, const Invent
       continue;
     }
     if (cells.size() != header.columns.size()) {
-      reject(Cat({"expected ", Num(static_cast<int64_t>(header.columns.size())), " cells, got ",
-                  Num(static_cast<int64_t>(cells.size()))}));
+      reject(Cat({"expected ", std::to_string(static_cast<int64_t>(header.columns.size())), " cells, got ",
+                  std::to_string(static_cast<int64_t>(cells.size()))}));
       continue;
     }
     InventoryRow row;
@@ -194,10 +182,10 @@ Status ReadInventoryCsv(LineReader& lines, std::string_view source, const Invent
     if (!inserted) {
       if (it->second.first == row.host) {
         reject(Cat({"duplicate row for host ", QuoteRaw(row.host), " ip ", row.ip, " (first at line ",
-                    Num(it->second.second), ")"}));
+                    std::to_string(it->second.second), ")"}));
       } else {
         reject(Cat({"IP ", row.ip, " already belongs to host ", QuoteRaw(it->second.first), " (line ",
-                    Num(it->second.second), ")"}));
+                    std::to_string(it->second.second), ")"}));
       }
       continue;
     }
@@ -227,7 +215,7 @@ std::string WriteInventoryCsv(const Inventory& inventory) {
   std::string out = "host,ip,nic,port,gid,rack,leaf\n";
   for (const InventoryRow& r : inventory.rows) {
     out += Cat({CsvCell(r.host), ",", r.ip.empty() ? r.addr.ToString() : r.ip, ",", CsvCell(r.nic), ",",
-                r.port >= 0 ? Num(r.port) : std::string(), ",", CsvCell(r.gid), ",", CsvCell(r.rack), ",",
+                r.port >= 0 ? std::to_string(r.port) : std::string(), ",", CsvCell(r.gid), ",", CsvCell(r.rack), ",",
                 CsvCell(r.leaf), "\n"});
   }
   return out;

@@ -37,25 +37,9 @@ constexpr int64_t kMaxLeadingNonQpLines = 256;
 // Largest rate accepted from ibstat (Gb/s); XDR x12 is 9600.
 constexpr double kMaxRateGbps = 100000.0;
 
-// Concatenates pieces by appending (avoids GCC 12's -Wrestrict false positive on "lit" + str).
-std::string Cat(std::initializer_list<std::string_view> parts) {
-  size_t size = 0;
-  for (std::string_view p : parts) size += p.size();
-  std::string out;
-  out.reserve(size);
-  for (std::string_view p : parts) out.append(p);
-  return out;
-}
-
-std::string Num(int64_t v) { return std::to_string(v); }
-
-bool IsDigits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
 // Decimal digits only, within [0, max].
 std::optional<uint64_t> ParseUnsigned(std::string_view s, uint64_t max) {
-  if (!IsDigits(s) || s.size() > 20) return std::nullopt;
+  if (!AllDigits(s) || s.size() > 20) return std::nullopt;
   uint64_t v = 0;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v, 10);
   if (ec != std::errc() || ptr != s.data() + s.size() || v > max) return std::nullopt;
@@ -366,8 +350,8 @@ class QpReader {
     auto [it, inserted] = keys_.emplace(qp.dev, k);
     if (!inserted) {
       RejectNow(line, raw,
-                Cat({"duplicate QP: ", qp.dev, "/", qp.port < 0 ? "-" : Num(qp.port), " lqpn ",
-                     Num(qp.lqpn), " already seen"}));
+                Cat({"duplicate QP: ", qp.dev, "/", qp.port < 0 ? "-" : std::to_string(qp.port), " lqpn ",
+                     std::to_string(qp.lqpn), " already seen"}));
       return;
     }
     ++counts_.accepted;
@@ -629,16 +613,16 @@ Result<RdmaQpTable> ParseRdmaResQp(std::string_view text, std::string_view sourc
 std::string WriteRdmaResQp(const std::vector<RdmaQp>& qps) {
   std::string out;
   for (const RdmaQp& q : qps) {
-    out += Cat({"link ", q.dev, "/", q.port < 0 ? "-" : Num(q.port), " lqpn ", Num(q.lqpn)});
-    if (q.rqpn) out += Cat({" rqpn ", Num(*q.rqpn)});
+    out += Cat({"link ", q.dev, "/", q.port < 0 ? "-" : std::to_string(q.port), " lqpn ", std::to_string(q.lqpn)});
+    if (q.rqpn) out += Cat({" rqpn ", std::to_string(*q.rqpn)});
     out += Cat({" type ", q.type.empty() ? "UNKNOWN" : q.type});
     if (!q.subtype.empty()) out += Cat({" subtype ", q.subtype});
     out += Cat({" state ", q.state.empty() ? "UNKNOWN" : q.state});
-    if (q.rq_psn) out += Cat({" rq-psn ", Num(*q.rq_psn)});
-    if (q.sq_psn) out += Cat({" sq-psn ", Num(*q.sq_psn)});
+    if (q.rq_psn) out += Cat({" rq-psn ", std::to_string(*q.rq_psn)});
+    if (q.sq_psn) out += Cat({" sq-psn ", std::to_string(*q.sq_psn)});
     if (!q.path_mig_state.empty()) out += Cat({" path-mig-state ", q.path_mig_state});
-    if (q.pdn) out += Cat({" pdn ", Num(*q.pdn)});
-    if (q.pid) out += Cat({" pid ", Num(*q.pid)});
+    if (q.pdn) out += Cat({" pdn ", std::to_string(*q.pdn)});
+    if (q.pid) out += Cat({" pid ", std::to_string(*q.pid)});
     if (q.kernel_owner) out += Cat({" comm [", q.comm, "]"});
     else if (!q.comm.empty()) out += Cat({" comm ", q.comm});
     out += '\n';
@@ -813,8 +797,8 @@ bool IbstatHeader(std::string_view t, std::string& name, bool& well_formed) {
 void FinishDevice(const IbDevice& d, std::string_view source, Diagnostics& diag) {
   if (d.num_ports >= 0 && static_cast<size_t>(d.num_ports) > d.ports.size()) {
     diag.Warn(source, d.line, d.name,
-              Cat({"device ", d.name, " announces ", Num(d.num_ports), " ports but ", Num(static_cast<int64_t>(d.ports.size())),
-                   " are printed (partial copy?)"}));
+              Cat({"device ", d.name, " announces ", std::to_string(d.num_ports), " ports but ",
+                   std::to_string(static_cast<int64_t>(d.ports.size())), " are printed (partial copy?)"}));
   }
 }
 
@@ -907,7 +891,7 @@ Result<IbDeviceList> ParseIbstat(std::string_view text, std::string_view source,
       const int p = static_cast<int>(*pn);
       const bool dup = std::any_of(dev->ports.begin(), dev->ports.end(), [&](const IbPort& x) { return x.port == p; });
       if (dup) {
-        reject(Cat({"port ", Num(p), " of ", dev->name, " repeated"}));
+        reject(Cat({"port ", std::to_string(p), " of ", dev->name, " repeated"}));
         port = nullptr;
         continue;
       }
@@ -981,21 +965,21 @@ std::string WriteIbstat(const std::vector<IbDevice>& devices) {
   for (const IbDevice& d : devices) {
     out += Cat({"CA '", d.name, "'\n"});
     if (!d.ca_type.empty()) out += Cat({"\tCA type: ", d.ca_type, "\n"});
-    if (d.num_ports >= 0) out += Cat({"\tNumber of ports: ", Num(d.num_ports), "\n"});
+    if (d.num_ports >= 0) out += Cat({"\tNumber of ports: ", std::to_string(d.num_ports), "\n"});
     if (!d.firmware.empty()) out += Cat({"\tFirmware version: ", d.firmware, "\n"});
     if (!d.hardware_version.empty()) out += Cat({"\tHardware version: ", d.hardware_version, "\n"});
     if (!d.node_guid.empty()) out += Cat({"\tNode GUID: ", d.node_guid, "\n"});
     if (!d.sys_image_guid.empty()) out += Cat({"\tSystem image GUID: ", d.sys_image_guid, "\n"});
     for (const IbPort& p : d.ports) {
-      out += Cat({"\tPort ", Num(p.port), ":\n"});
+      out += Cat({"\tPort ", std::to_string(p.port), ":\n"});
       if (!p.state.empty()) out += Cat({"\t\tState: ", p.state, "\n"});
       if (!p.physical_state.empty()) out += Cat({"\t\tPhysical state: ", p.physical_state, "\n"});
       out += Cat({"\t\tRate: ", FormatShortest(p.rate_gbps)});
       if (!p.rate_suffix.empty()) out += Cat({" (", p.rate_suffix, ")"});
       out += '\n';
-      if (p.lid >= 0) out += Cat({"\t\tBase lid: ", Num(p.lid), "\n"});
-      if (p.lmc >= 0) out += Cat({"\t\tLMC: ", Num(p.lmc), "\n"});
-      if (p.sm_lid >= 0) out += Cat({"\t\tSM lid: ", Num(p.sm_lid), "\n"});
+      if (p.lid >= 0) out += Cat({"\t\tBase lid: ", std::to_string(p.lid), "\n"});
+      if (p.lmc >= 0) out += Cat({"\t\tLMC: ", std::to_string(p.lmc), "\n"});
+      if (p.sm_lid >= 0) out += Cat({"\t\tSM lid: ", std::to_string(p.sm_lid), "\n"});
       if (!p.capability_mask.empty()) out += Cat({"\t\tCapability mask: ", p.capability_mask, "\n"});
       if (!p.port_guid.empty()) out += Cat({"\t\tPort GUID: ", p.port_guid, "\n"});
       if (!p.link_layer.empty()) out += Cat({"\t\tLink layer: ", p.link_layer, "\n"});
@@ -1114,7 +1098,7 @@ Result<IbDeviceList> ParseIbvDevinfo(std::string_view text, std::string_view sou
       }
       const int i = static_cast<int>(*idx);
       if (!gid_seen.insert(i).second) {
-        reject(Cat({"GID index ", Num(i), " repeated"}));
+        reject(Cat({"GID index ", std::to_string(i), " repeated"}));
         continue;
       }
       port->gids.emplace_back(i, std::string(gid));
@@ -1135,7 +1119,7 @@ Result<IbDeviceList> ParseIbvDevinfo(std::string_view text, std::string_view sou
       }
       const int p = static_cast<int>(*n);
       if (std::any_of(dev->ports.begin(), dev->ports.end(), [&](const IbPort& x) { return x.port == p; })) {
-        reject(Cat({"port ", Num(p), " of ", dev->name, " repeated"}));
+        reject(Cat({"port ", std::to_string(p), " of ", dev->name, " repeated"}));
         port = nullptr;
         continue;
       }
@@ -1239,10 +1223,10 @@ std::string WriteIbvDevinfo(const std::vector<IbDevice>& devices) {
   };
   auto mtu = [](int bytes) {
     const int c = MtuCode(bytes);
-    return c < 0 ? Num(bytes) : Cat({Num(bytes), " (", Num(c), ")"});
+    return c < 0 ? std::to_string(bytes) : Cat({std::to_string(bytes), " (", std::to_string(c), ")"});
   };
   auto with_code = [](const std::string& txt, int code) {
-    return code < 0 ? txt : Cat({txt, " (", Num(code), ")"});
+    return code < 0 ? txt : Cat({txt, " (", std::to_string(code), ")"});
   };
   bool first = true;
   for (const IbDevice& d : devices) {
@@ -1257,18 +1241,18 @@ std::string WriteIbvDevinfo(const std::vector<IbDevice>& devices) {
     if (!d.vendor_part_id.empty()) out += Cat({"\tvendor_part_id:\t\t\t", d.vendor_part_id, "\n"});
     if (!d.hardware_version.empty()) out += Cat({"\thw_ver:\t\t\t\t", d.hardware_version, "\n"});
     if (!d.board_id.empty()) out += Cat({"\tboard_id:\t\t\t", d.board_id, "\n"});
-    if (d.num_ports >= 0) out += Cat({"\tphys_port_cnt:\t\t\t", Num(d.num_ports), "\n"});
+    if (d.num_ports >= 0) out += Cat({"\tphys_port_cnt:\t\t\t", std::to_string(d.num_ports), "\n"});
     for (const IbPort& p : d.ports) {
-      out += Cat({"\t\tport:\t", Num(p.port), "\n"});
+      out += Cat({"\t\tport:\t", std::to_string(p.port), "\n"});
       if (!p.state.empty()) out += Cat({"\t\t\tstate:\t\t\t", with_code(p.state, p.state_code), "\n"});
       if (p.max_mtu >= 0) out += Cat({"\t\t\tmax_mtu:\t\t", mtu(p.max_mtu), "\n"});
       if (p.active_mtu >= 0) out += Cat({"\t\t\tactive_mtu:\t\t", mtu(p.active_mtu), "\n"});
-      if (p.sm_lid >= 0) out += Cat({"\t\t\tsm_lid:\t\t\t", Num(p.sm_lid), "\n"});
-      if (p.lid >= 0) out += Cat({"\t\t\tport_lid:\t\t", Num(p.lid), "\n"});
+      if (p.sm_lid >= 0) out += Cat({"\t\t\tsm_lid:\t\t\t", std::to_string(p.sm_lid), "\n"});
+      if (p.lid >= 0) out += Cat({"\t\t\tport_lid:\t\t", std::to_string(p.lid), "\n"});
       if (p.lmc >= 0) out += StringPrintf("\t\t\tport_lmc:\t\t0x%02x\n", p.lmc);
       if (!p.link_layer.empty()) out += Cat({"\t\t\tlink_layer:\t\t", p.link_layer, "\n"});
       if (!p.capability_mask.empty()) out += Cat({"\t\t\tport_cap_flags:\t\t", p.capability_mask, "\n"});
-      if (p.gid_tbl_len >= 0) out += Cat({"\t\t\tgid_tbl_len:\t\t", Num(p.gid_tbl_len), "\n"});
+      if (p.gid_tbl_len >= 0) out += Cat({"\t\t\tgid_tbl_len:\t\t", std::to_string(p.gid_tbl_len), "\n"});
       if (!p.active_width.empty()) out += Cat({"\t\t\tactive_width:\t\t", p.active_width, "\n"});
       if (!p.active_speed.empty()) out += Cat({"\t\t\tactive_speed:\t\t", p.active_speed, "\n"});
       // Rates not derivable from width x speed are kept as effective_speed.
@@ -1316,7 +1300,8 @@ bool ParseGidRow(std::string_view t, GidEntry& e, std::string& reason) {
     if (!c.empty()) cells.push_back(c);
   }
   if (cells.size() < 5 || cells.size() > 7) {
-    reason = Cat({"expected 5 to 7 cells (DEV PORT INDEX GID [IPv4] VER [DEV]), got ", Num(static_cast<int64_t>(cells.size()))});
+    reason = Cat({"expected 5 to 7 cells (DEV PORT INDEX GID [IPv4] VER [DEV]), got ",
+                  std::to_string(static_cast<int64_t>(cells.size()))});
     return false;
   }
   e.dev = std::string(cells[0]);
@@ -1403,8 +1388,9 @@ Result<GidTable> ParseShowGids(std::string_view text, std::string_view source, D
     }
     if (!keys.emplace(e.dev, e.port, e.index).second) {
       ++out.counts.rejected;
-      pending.push_back({no, std::string(t),
-                         Cat({"GID ", e.dev, " port ", Num(e.port), " index ", Num(e.index), " repeated"})});
+      pending.push_back(
+          {no, std::string(t),
+           Cat({"GID ", e.dev, " port ", std::to_string(e.port), " index ", std::to_string(e.index), " repeated"})});
       continue;
     }
     if (!e.ipv4.empty()) {
@@ -1426,9 +1412,9 @@ Result<GidTable> ParseShowGids(std::string_view text, std::string_view source, D
   }
   Flush(pending, source, diag);
   if (out.n_gids_found >= 0 && out.n_gids_found != static_cast<int>(out.gids.size())) {
-    diag.Warn(source, n_found_line, Cat({"n_gids_found=", Num(out.n_gids_found)}),
-              Cat({"n_gids_found says ", Num(out.n_gids_found), " but ", Num(static_cast<int64_t>(out.gids.size())),
-                   " GID rows were accepted"}));
+    diag.Warn(source, n_found_line, Cat({"n_gids_found=", std::to_string(out.n_gids_found)}),
+              Cat({"n_gids_found says ", std::to_string(out.n_gids_found), " but ",
+                   std::to_string(static_cast<int64_t>(out.gids.size())), " GID rows were accepted"}));
   }
   return out;
 }
@@ -1437,12 +1423,12 @@ std::string WriteShowGids(const std::vector<GidEntry>& gids) {
   std::string out = "DEV\tPORT\tINDEX\tGID\t\t\t\t\tIPv4  \t\tVER\tDEV\n";
   out += "---\t----\t-----\t---\t\t\t\t\t------------  \t---\t---\n";
   for (const GidEntry& g : gids) {
-    out += Cat({g.dev, "\t", Num(g.port), "\t", Num(g.index), "\t", g.gid, "\t"});
+    out += Cat({g.dev, "\t", std::to_string(g.port), "\t", std::to_string(g.index), "\t", g.gid, "\t"});
     if (g.ipv4.empty()) out += "\t\t";
     else out += Cat({g.ipv4, "  \t"});
     out += Cat({g.version, "\t", g.netdev, "\n"});
   }
-  out += Cat({"n_gids_found=", Num(static_cast<int64_t>(gids.size())), "\n"});
+  out += Cat({"n_gids_found=", std::to_string(static_cast<int64_t>(gids.size())), "\n"});
   return out;
 }
 
