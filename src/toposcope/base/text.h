@@ -21,6 +21,26 @@ std::vector<std::string_view> SplitWhitespace(std::string_view s);
 // Splits on one delimiter character; keeps empty fields.
 std::vector<std::string_view> Split(std::string_view s, char delim);
 
+// Steps through text held in memory line by line. Each line is a view into the text, without its
+// '\n' and without one '\r' before it; a final '\n' gives no empty last line, and empty text has
+// no lines. The text must outlive the cursor.
+class TextLines {
+ public:
+  explicit TextLines(std::string_view text) : text_(text) {}
+  // Sets `line` to the next line; false (and `line` untouched) after the last one.
+  bool Next(std::string_view* line);
+  // The 1-based number of the line Next gave last; 0 before the first.
+  [[nodiscard]] int64_t line_number() const { return line_no_; }
+
+ private:
+  std::string_view text_;
+  size_t pos_ = 0;
+  int64_t line_no_ = 0;
+};
+
+// All the lines of the text as TextLines gives them (views into the text).
+std::vector<std::string_view> SplitLines(std::string_view text);
+
 // Splits one CSV line (RFC 4180 quoting, no embedded newlines): unquoted cells are trimmed, quoted
 // cells kept verbatim ("" is a quote); a trailing comma gives a last empty cell. False on an
 // unterminated quote or text after a closing quote.

@@ -190,12 +190,10 @@ SniffResult SniffFormat(std::string_view head) {
   }
   {
     // CSV: first non-comment line is a header we know.
-    size_t pos = 0;
-    while (pos < head.size()) {
-      size_t nl = head.find('\n', pos);
-      if (nl == std::string_view::npos) nl = head.size();
-      const std::string_view line = Trim(head.substr(pos, nl - pos));
-      pos = nl + 1;
+    TextLines lines(head);
+    std::string_view raw;
+    while (lines.Next(&raw)) {
+      const std::string_view line = Trim(raw);
       if (line.empty() || line[0] == '#') continue;
       if (StartsWith(line, "src,dst,bandwidth_gbps") || StartsWith(line, ",0,") || StartsWith(line, "src\\dst,")) {
         return {FileFormat::kP2pCsv, "P2P CSV header"};

@@ -509,13 +509,11 @@ Result<ChronyLog> ParseChronyLog(std::string_view text, std::string_view source,
   auto k = ReadChronyLogText(text, source, host, kind, sinks, diag, counts);
   if (!k.ok()) return k.error();
   log.kind = *k;
-  size_t b = 0;
-  while (b < text.size()) {
-    size_t e = text.find('\n', b);
-    if (e == std::string_view::npos) e = text.size();
+  TextLines lines(text);
+  std::string_view line;
+  while (lines.Next(&line)) {
     ChronyLogKind ignored = ChronyLogKind::kUnknown;
-    if (IsTitleLine(text.substr(b, e - b), ignored)) ++log.banners;
-    b = e + 1;
+    if (IsTitleLine(line, ignored)) ++log.banners;
   }
   return log;
 }
@@ -605,20 +603,6 @@ std::optional<int64_t> ParseChronycInterval(std::string_view s) {
 
 namespace {
 
-std::vector<std::string_view> SplitTextLines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  size_t b = 0;
-  while (b < text.size()) {
-    size_t e = text.find('\n', b);
-    if (e == std::string_view::npos) e = text.size();
-    std::string_view l = text.substr(b, e - b);
-    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
-    lines.push_back(l);
-    b = e + 1;
-  }
-  return lines;
-}
-
 // `Thu Apr 05 18:27:33 2018` -> ns since the epoch (UTC).
 std::optional<int64_t> ParseCtime(std::string_view s) {
   const auto tok = SplitWhitespace(s);
@@ -662,7 +646,7 @@ Result<ChronycTracking> ParseChronycTracking(std::string_view text, std::string_
   ChronycTracking tr;
   int known = 0;
   std::unordered_map<std::string, int64_t> seen;
-  const auto lines = SplitTextLines(text);
+  const auto lines = SplitLines(text);
   for (size_t i = 0; i < lines.size(); ++i) {
     const int64_t ln = static_cast<int64_t>(i) + 1;
     const std::string_view raw = lines[i];
@@ -792,7 +776,7 @@ Result<ChronycSources> ParseChronycSources(std::string_view text, std::string_vi
                                            ReadCounts& counts) {
   ChronycSources out;
   bool header = false;
-  const auto lines = SplitTextLines(text);
+  const auto lines = SplitLines(text);
   for (size_t i = 0; i < lines.size(); ++i) {
     const int64_t ln = static_cast<int64_t>(i) + 1;
     const std::string_view raw = lines[i];
@@ -901,7 +885,7 @@ Result<ChronycSourceStatsTable> ParseChronycSourceStats(std::string_view text, s
                                                         Diagnostics& diag, ReadCounts& counts) {
   ChronycSourceStatsTable out;
   bool header = false;
-  const auto lines = SplitTextLines(text);
+  const auto lines = SplitLines(text);
   for (size_t i = 0; i < lines.size(); ++i) {
     const int64_t ln = static_cast<int64_t>(i) + 1;
     const std::string_view raw = lines[i];

@@ -501,16 +501,9 @@ Result<DcgmCsvSummary> ReadDcgmCsv(LineReader& lines, std::string_view source, c
 Result<DcgmCsvSummary> ReadDcgmCsv(std::string_view text, std::string_view source, const CsvSampleSink& sink,
                                    Diagnostics& diag, ReadCounts& counts) {
   CsvParser parser(source, sink, diag, counts);
-  int64_t line_no = 0;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t nl = text.find('\n', pos);
-    if (nl == std::string_view::npos) nl = text.size();
-    size_t end = nl;
-    if (end > pos && text[end - 1] == '\r') --end;
-    parser.Line(text.substr(pos, end - pos), ++line_no);
-    pos = nl + 1;
-  }
+  TextLines lines(text);
+  std::string_view line;
+  while (lines.Next(&line)) parser.Line(line, lines.line_number());
   return parser.Finish(nullptr);
 }
 

@@ -99,15 +99,10 @@ Result<std::vector<ExporterCounter>> ParseExporterCountersCsv(std::string_view t
   }
   std::vector<ExporterCounter> out;
   std::unordered_set<std::string> names;
-  int64_t line_no = 0;
-  size_t b = 0;
-  while (b < text.size()) {
-    size_t e = text.find('\n', b);
-    if (e == std::string_view::npos) e = text.size();
-    std::string_view raw = text.substr(b, e - b);
-    b = e + 1;
-    ++line_no;
-    if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
+  TextLines lines(text);
+  std::string_view raw;
+  while (lines.Next(&raw)) {
+    const int64_t line_no = lines.line_number();
     const std::string_view line = Trim(raw);
     if (line.empty() || line[0] == '#') continue;
     ++counts.read;

@@ -527,16 +527,9 @@ Result<PromReadSummary> ReadPromText(LineReader& lines, std::string_view source,
 Result<PromReadSummary> ReadPromText(std::string_view text, std::string_view source, const PromSampleSink& sink,
                                      Diagnostics& diag, ReadCounts& counts, const PromReadOptions& options) {
   PromParser parser(source, sink, diag, counts, options);
-  int64_t line_no = 0;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t nl = text.find('\n', pos);
-    if (nl == std::string_view::npos) nl = text.size();
-    size_t end = nl;
-    if (end > pos && text[end - 1] == '\r') --end;
-    parser.Line(text.substr(pos, end - pos), ++line_no);
-    pos = nl + 1;
-  }
+  TextLines lines(text);
+  std::string_view line;
+  while (lines.Next(&line)) parser.Line(line, lines.line_number());
   return parser.Finish(nullptr);
 }
 

@@ -732,17 +732,14 @@ std::string WriteIbnetdiscover(const IbFabric& fabric) {
 
 bool LooksLikeIbnetdiscover(std::string_view head) {
   if (head.find("# Topology file:") != std::string_view::npos) return true;
-  size_t start = 0;
-  while (start < head.size()) {
-    size_t end = head.find('\n', start);
-    if (end == std::string_view::npos) end = head.size();
-    const std::string_view l = head.substr(start, end - start);
+  TextLines lines(head);
+  std::string_view l;
+  while (lines.Next(&l)) {
     if ((StartsWith(l, "Switch\t") && l.find("\"S-") != std::string_view::npos) ||
         (StartsWith(l, "Ca\t") && l.find("\"H-") != std::string_view::npos) || StartsWith(l, "switchguid=0x") ||
         StartsWith(l, "caguid=0x")) {
       return true;
     }
-    start = end + 1;
   }
   return false;
 }

@@ -877,12 +877,10 @@ std::string WriteSlurmTopologyYaml(const std::vector<SlurmTopology>& topos) {
 }
 
 bool LooksLikeSlurmTopology(std::string_view head) {
-  size_t start = 0;
-  while (start < head.size()) {
-    size_t end = head.find('\n', start);
-    if (end == std::string_view::npos) end = head.size();
-    const std::string_view l = Trim(head.substr(start, end - start));
-    start = end + 1;
+  TextLines lines(head);
+  std::string_view raw;
+  while (lines.Next(&raw)) {
+    const std::string_view l = Trim(raw);
     if (l.empty() || l[0] == '#') continue;
     const std::string k = ToLowerAscii(l.substr(0, std::min<size_t>(l.size(), 11)));
     if (StartsWith(k, "switchname=") || StartsWith(k, "blockname=") || StartsWith(k, "blocksizes=")) return true;
@@ -892,12 +890,9 @@ bool LooksLikeSlurmTopology(std::string_view head) {
 }
 
 bool LooksLikeSlurmTopologyYaml(std::string_view head) {
-  size_t start = 0;
-  while (start < head.size()) {
-    size_t end = head.find('\n', start);
-    if (end == std::string_view::npos) end = head.size();
-    const std::string_view l = head.substr(start, end - start);
-    start = end + 1;
+  TextLines lines(head);
+  std::string_view l;
+  while (lines.Next(&l)) {
     if (StartsWith(l, "- topology:")) return true;
   }
   return false;

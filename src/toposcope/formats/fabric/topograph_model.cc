@@ -374,12 +374,9 @@ Result<TopographModel> ParseTopographModel(std::string_view text, std::string_vi
 
 bool LooksLikeTopographModel(std::string_view head) {
   bool switches = false, blocks = false;
-  size_t start = 0;
-  while (start < head.size()) {
-    size_t end = head.find('\n', start);
-    if (end == std::string_view::npos) end = head.size();
-    const std::string_view l = head.substr(start, end - start);
-    start = end + 1;
+  TextLines lines(head);
+  std::string_view l;
+  while (lines.Next(&l)) {
     if (StartsWith(l, "switches:")) switches = true;
     if (StartsWith(l, "blocks:") || StartsWith(l, "capacity_blocks:")) blocks = true;
   }

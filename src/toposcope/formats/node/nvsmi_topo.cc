@@ -260,15 +260,10 @@ Result<NvsmiTopo> Parser::Run(std::string_view text) {
   }
   bool have_header = false;
   std::string near_miss;
-  int64_t line_no = 0;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(pos, end - pos);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    pos = end + 1;
-    ++line_no;
+  TextLines lines(text);
+  std::string_view line;
+  while (lines.Next(&line)) {
+    const int64_t line_no = lines.line_number();
     if (have_header) {
       Collect(line, line_no);
       continue;

@@ -53,20 +53,6 @@ constexpr size_t kBinaryProbe = 4096;
 // ---------------------------------------------------------------------------------------------
 // Shared helpers.
 
-std::vector<std::string_view> SplitLines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  size_t b = 0;
-  while (b < text.size()) {
-    size_t e = text.find('\n', b);
-    if (e == std::string_view::npos) e = text.size();
-    std::string_view l = text.substr(b, e - b);
-    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
-    lines.push_back(l);
-    b = e + 1;
-  }
-  return lines;
-}
-
 std::string Str(std::string_view s) { return std::string(s); }
 
 
