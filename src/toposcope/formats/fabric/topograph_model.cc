@@ -140,6 +140,239 @@ std::vector<std::string> TopographModel::NetLayers(std::string_view node) const 
   return layers;
 }
 
+namespace {
+
+// The switches and blocks as read, each with its verdict so far, while the cross checks run.
+struct ModelDraft {
+  TopographModel m;
+  std::vector<Cand> sw_cand, blk_cand;                    // one per entry of m.switches / m.capacity_blocks
+  bool original = false;                                  // original (2024) schema: `capacity_blocks:`
+  std::unordered_map<std::string, std::string> parent;    // child switch -> parent switch
+  std::unordered_map<std::string, std::string> cb_owner;  // capacity block -> its switch
+};
+
+// `switches:` as a mapping (current schema): name -> {switches, labels, annotations}.
+void ReadCurrentSwitches(const YamlNode& sw, ModelDraft* draft) {
+  for (size_t k = 0; k < sw.map.size(); ++k) {
+    const auto& kv = sw.map[k];
+    TopographSwitch s;
+    s.name = kv.first;
+    s.line = sw.key_lines[k];
+    Cand c;
+    const YamlNode& v = kv.second;
+    if (!v.IsMap() && !v.IsNull()) {
+      c = {false, "switch " + s.name + " must be a mapping"};
+    } else {
+      c.reason = CheckKeys(v, {"switches", "labels", "annotations"});
+      if (c.reason.empty()) ReadNames(v.Find("switches"), "switches", &s.switches, &c.reason);
+      if (c.reason.empty()) ReadKeyValues(v.Find("labels"), "labels", &s.labels, &c.reason);
+      if (c.reason.empty()) ReadKeyValues(v.Find("annotations"), "annotations", &s.annotations, &c.reason);
+      c.ok = c.reason.empty();
+    }
+    draft->m.switches.push_back(std::move(s));
+    draft->sw_cand.push_back(c);
+  }
+}
+
+// `switches:` as a sequence (original schema): [{name, metadata, switches, capacity_blocks}].
+void ReadOriginalSwitches(const YamlNode& sw, ModelDraft* draft) {
+  for (const YamlNode& v : sw.seq) {
+    TopographSwitch s;
+    s.line = v.line;
+    Cand c;
+    if (!v.IsMap()) {
+      c = {false, "switch entries must be mappings"};
+    } else {
+      c.reason = CheckKeys(v, {"name", "metadata", "switches", "capacity_blocks"});
+      const YamlNode* name = v.Find("name");
+      if (c.reason.empty() && (name == nullptr || !name->IsScalar() || name->scalar.empty())) {
+        c.reason = "switch without name";
+      }
+      if (c.reason.empty()) s.name = name->scalar;
+      if (c.reason.empty()) ReadNames(v.Find("switches"), "switches", &s.switches, &c.reason);
+      if (c.reason.empty()) ReadNames(v.Find("capacity_blocks"), "capacity_blocks", &s.capacity_blocks, &c.reason);
+      if (c.reason.empty()) ReadKeyValues(v.Find("metadata"), "metadata", &s.labels, &c.reason);
+      c.ok = c.reason.empty();
+    }
+    draft->m.switches.push_back(std::move(s));
+    draft->sw_cand.push_back(c);
+  }
+}
+
+// One `capacity_blocks:` entry (original schema): {name, type, nvlink, nodes}.
+Cand ReadOriginalBlock(const YamlNode& v, TopographCapacityBlock* b) {
+  Cand c;
+  c.reason = CheckKeys(v, {"name", "type", "nvlink", "nodes"});
+  const YamlNode* name = v.Find("name");
+  if (c.reason.empty() && (name == nullptr || !name->IsScalar() || name->scalar.empty())) {
+    c.reason = "capacity block without name";
+  }
+  if (c.reason.empty()) b->name = name->scalar;
+  for (const char* k : {"type", "nvlink"}) {
+    const YamlNode* x = v.Find(k);
+    if (c.reason.empty() && x != nullptr && !x->IsNull()) {
+      if (!x->IsScalar())
+        c.reason = std::string(k) + " must be a scalar";
+      else
+        (std::string_view(k) == "type" ? b->type : b->nvlink) = x->scalar;
+    }
+  }
+  if (c.reason.empty()) ReadNodes(v.Find("nodes"), b, &c.reason);
+  c.ok = c.reason.empty();
+  return c;
+}
+
+// One `blocks:` entry (current schema): {switch, nodes, labels, annotations}.
+Cand ReadCurrentBlock(const YamlNode& v, TopographCapacityBlock* b) {
+  Cand c;
+  c.reason = CheckKeys(v, {"switch", "nodes", "labels", "annotations"});
+  const YamlNode* s = v.Find("switch");
+  if (c.reason.empty() && s != nullptr && !s->IsNull()) {
+    if (!s->IsScalar())
+      c.reason = "switch must be a scalar";
+    else
+      b->switch_name = s->scalar;
+  }
+  if (c.reason.empty()) ReadNodes(v.Find("nodes"), b, &c.reason);
+  if (c.reason.empty()) ReadKeyValues(v.Find("labels"), "labels", &b->labels, &c.reason);
+  if (c.reason.empty()) ReadKeyValues(v.Find("annotations"), "annotations", &b->annotations, &c.reason);
+  b->nvlink = Lookup(b->annotations, kDomainKey);
+  b->sub_domain = Lookup(b->annotations, kSubDomainKey);
+  c.ok = c.reason.empty();
+  return c;
+}
+
+// Switch cross checks, as topograph's setNodeMap: unique names, one parent per child switch, one
+// switch per capacity block; fills the parent and owner maps from the switches that pass.
+void CheckSwitchParents(ModelDraft* draft) {
+  TopographModel& m = draft->m;
+  std::vector<Cand>& sw_cand = draft->sw_cand;
+  std::unordered_map<std::string, size_t> sw_index;
+  for (size_t i = 0; i < m.switches.size(); ++i) {
+    if (!sw_cand[i].ok) continue;
+    if (!sw_index.emplace(m.switches[i].name, i).second) {
+      sw_cand[i] = {false, "switch " + m.switches[i].name + " defined twice"};
+    }
+  }
+  for (size_t i = 0; i < m.switches.size(); ++i) {
+    if (!sw_cand[i].ok) continue;
+    const TopographSwitch& s = m.switches[i];
+    for (const std::string& c : s.switches) {
+      auto it = draft->parent.find(c);
+      if (it != draft->parent.end()) {
+        sw_cand[i] = {false, "switch " + c + " has two parent switches " + it->second + " and " + s.name};
+        break;
+      }
+      if (c == s.name) {
+        sw_cand[i] = {false, "switch " + c + " is its own child"};
+        break;
+      }
+    }
+    for (const std::string& cb : s.capacity_blocks) {
+      if (!sw_cand[i].ok) break;
+      auto it = draft->cb_owner.find(cb);
+      if (it != draft->cb_owner.end()) {
+        sw_cand[i] = {false, "capacity block " + cb + " has two switches " + it->second + " and " + s.name};
+      }
+    }
+    if (!sw_cand[i].ok) continue;
+    for (const std::string& c : s.switches) draft->parent.emplace(c, s.name);
+    for (const std::string& cb : s.capacity_blocks) draft->cb_owner.emplace(cb, s.name);
+  }
+}
+
+// Cycles: walks up from every switch still kept.
+void CheckSwitchCycles(ModelDraft* draft) {
+  for (size_t i = 0; i < draft->m.switches.size(); ++i) {
+    if (!draft->sw_cand[i].ok) continue;
+    std::unordered_set<std::string> seen;
+    std::string cur = draft->m.switches[i].name;
+    bool cycle = false;
+    while (true) {
+      if (!seen.insert(cur).second) {
+        cycle = true;
+        break;
+      }
+      auto it = draft->parent.find(cur);
+      if (it == draft->parent.end()) break;
+      cur = it->second;
+    }
+    if (cycle) draft->sw_cand[i] = {false, "circular switch topology through " + draft->m.switches[i].name};
+  }
+}
+
+// Blocks: names (current schema: from the leaf switch), owners (original schema) and node
+// uniqueness.
+void CheckBlocks(ModelDraft* draft) {
+  std::unordered_map<std::string, int> per_switch;
+  std::unordered_set<std::string> block_names;
+  std::unordered_map<std::string, std::string> node_block;
+  for (size_t i = 0; i < draft->m.capacity_blocks.size(); ++i) {
+    TopographCapacityBlock& b = draft->m.capacity_blocks[i];
+    Cand& cand = draft->blk_cand[i];
+    if (!cand.ok) continue;
+    if (!draft->original) {
+      const std::string base = b.switch_name.empty() ? "block" : b.switch_name;
+      const int k = ++per_switch[base];
+      b.name = k == 1 ? base : base + "/" + std::to_string(k);
+    } else {
+      auto it = draft->cb_owner.find(b.name);
+      if (it != draft->cb_owner.end()) b.switch_name = it->second;
+    }
+    if (!block_names.insert(b.name).second) {
+      cand = {false, "capacity block " + b.name + " defined twice"};
+      continue;
+    }
+    std::unordered_set<std::string> local;
+    for (const std::string& n : b.nodes) {
+      auto it = node_block.find(n);
+      if (it != node_block.end() || !local.insert(n).second) {
+        cand = {false, "duplicated node name " + n + (it != node_block.end() ? " (also in " + it->second + ")" : "")};
+        break;
+      }
+    }
+    if (!cand.ok) continue;
+    for (const std::string& n : b.nodes) node_block.emplace(n, b.name);
+  }
+}
+
+// Moves the accepted records of `all` to `kept` and reports the rejected ones; counts every one.
+template <typename Record>
+void KeepAccepted(std::vector<Record>& all, const std::vector<Cand>& cand, std::vector<Record>* kept,
+                  ReadCounts* counts, std::string_view source, Diagnostics& diag) {
+  for (size_t i = 0; i < all.size(); ++i) {
+    ++counts->read;
+    if (cand[i].ok) {
+      ++counts->accepted;
+      kept->push_back(std::move(all[i]));
+    } else {
+      ++counts->rejected;
+      diag.Reject(source, all[i].line, all[i].name, cand[i].reason);
+    }
+  }
+}
+
+// Current schema: leaf switches appear only as children or as a block's `switch:`; adds them (not
+// counted as records) and lists their blocks.
+void AddLeafSwitches(TopographModel* out) {
+  std::unordered_map<std::string, size_t> idx;
+  for (size_t i = 0; i < out->switches.size(); ++i) idx.emplace(out->switches[i].name, i);
+  for (const TopographCapacityBlock& b : out->capacity_blocks) {
+    if (b.switch_name.empty()) continue;
+    auto it = idx.find(b.switch_name);
+    if (it == idx.end()) {
+      TopographSwitch s;
+      s.name = b.switch_name;
+      s.line = b.line;
+      out->switches.push_back(std::move(s));
+      it = idx.emplace(b.switch_name, out->switches.size() - 1).first;
+    }
+    out->switches[it->second].capacity_blocks.push_back(b.name);
+  }
+}
+
+}  // namespace
+
 Result<TopographModel> ParseTopographModel(std::string_view text, std::string_view source, Diagnostics& diag) {
   const std::string src(source);
   if (Trim(text).empty()) return MakeError(src, 0, 0, "empty input", "expected a topograph model");
@@ -151,65 +384,29 @@ Result<TopographModel> ParseTopographModel(std::string_view text, std::string_vi
   const YamlNode* blocks = root.Find("blocks");
   const YamlNode* cbs = root.Find("capacity_blocks");
   if (sw == nullptr && blocks == nullptr && cbs == nullptr) {
-    return MakeError(src, root.line, 1, "no 'switches:', 'blocks:' or 'capacity_blocks:'", "expected a topograph model");
+    return MakeError(src, root.line, 1, "no 'switches:', 'blocks:' or 'capacity_blocks:'",
+                     "expected a topograph model");
   }
-  TopographModel m;
-  std::vector<Cand> sw_cand, blk_cand;
+  ModelDraft draft;
   for (const auto& kv : root.map) {
     if (kv.first != "switches" && kv.first != "blocks" && kv.first != "capacity_blocks") {
       diag.Warn(source, kv.second.line, kv.first, "unknown top-level key ignored");
     }
   }
-  // Switches.
   if (sw != nullptr && !sw->IsNull()) {
-    if (sw->IsMap()) {  // current schema
-      for (size_t k = 0; k < sw->map.size(); ++k) {
-        const auto& kv = sw->map[k];
-        TopographSwitch s;
-        s.name = kv.first;
-        s.line = sw->key_lines[k];
-        Cand c;
-        const YamlNode& v = kv.second;
-        if (!v.IsMap() && !v.IsNull()) {
-          c = {false, "switch " + s.name + " must be a mapping"};
-        } else {
-          c.reason = CheckKeys(v, {"switches", "labels", "annotations"});
-          if (c.reason.empty()) ReadNames(v.Find("switches"), "switches", &s.switches, &c.reason);
-          if (c.reason.empty()) ReadKeyValues(v.Find("labels"), "labels", &s.labels, &c.reason);
-          if (c.reason.empty()) ReadKeyValues(v.Find("annotations"), "annotations", &s.annotations, &c.reason);
-          c.ok = c.reason.empty();
-        }
-        m.switches.push_back(std::move(s));
-        sw_cand.push_back(c);
-      }
-    } else if (sw->IsSeq()) {  // original schema
-      for (const YamlNode& v : sw->seq) {
-        TopographSwitch s;
-        s.line = v.line;
-        Cand c;
-        if (!v.IsMap()) {
-          c = {false, "switch entries must be mappings"};
-        } else {
-          c.reason = CheckKeys(v, {"name", "metadata", "switches", "capacity_blocks"});
-          const YamlNode* name = v.Find("name");
-          if (c.reason.empty() && (name == nullptr || !name->IsScalar() || name->scalar.empty())) c.reason = "switch without name";
-          if (c.reason.empty()) s.name = name->scalar;
-          if (c.reason.empty()) ReadNames(v.Find("switches"), "switches", &s.switches, &c.reason);
-          if (c.reason.empty()) ReadNames(v.Find("capacity_blocks"), "capacity_blocks", &s.capacity_blocks, &c.reason);
-          if (c.reason.empty()) ReadKeyValues(v.Find("metadata"), "metadata", &s.labels, &c.reason);
-          c.ok = c.reason.empty();
-        }
-        m.switches.push_back(std::move(s));
-        sw_cand.push_back(c);
-      }
+    if (sw->IsMap()) {
+      ReadCurrentSwitches(*sw, &draft);
+    } else if (sw->IsSeq()) {
+      ReadOriginalSwitches(*sw, &draft);
     } else {
       return MakeError(src, sw->line, 1, "'switches:' must be a mapping or a sequence");
     }
   }
-  // Blocks.
   const YamlNode* bl = blocks != nullptr ? blocks : cbs;
-  const bool original = blocks == nullptr;
-  if (blocks != nullptr && cbs != nullptr) diag.Warn(source, cbs->line, "capacity_blocks", "both blocks: and capacity_blocks:; capacity_blocks ignored");
+  draft.original = blocks == nullptr;
+  if (blocks != nullptr && cbs != nullptr) {
+    diag.Warn(source, cbs->line, "capacity_blocks", "both blocks: and capacity_blocks:; capacity_blocks ignored");
+  }
   if (bl != nullptr && !bl->IsNull()) {
     if (!bl->IsSeq()) return MakeError(src, bl->line, 1, "'blocks:' must be a sequence");
     for (const YamlNode& v : bl->seq) {
@@ -218,157 +415,20 @@ Result<TopographModel> ParseTopographModel(std::string_view text, std::string_vi
       Cand c;
       if (!v.IsMap()) {
         c = {false, "block entries must be mappings"};
-      } else if (original) {
-        c.reason = CheckKeys(v, {"name", "type", "nvlink", "nodes"});
-        const YamlNode* name = v.Find("name");
-        if (c.reason.empty() && (name == nullptr || !name->IsScalar() || name->scalar.empty())) c.reason = "capacity block without name";
-        if (c.reason.empty()) b.name = name->scalar;
-        for (const char* k : {"type", "nvlink"}) {
-          const YamlNode* x = v.Find(k);
-          if (c.reason.empty() && x != nullptr && !x->IsNull()) {
-            if (!x->IsScalar()) c.reason = std::string(k) + " must be a scalar";
-            else (std::string_view(k) == "type" ? b.type : b.nvlink) = x->scalar;
-          }
-        }
-        if (c.reason.empty()) ReadNodes(v.Find("nodes"), &b, &c.reason);
-        c.ok = c.reason.empty();
       } else {
-        c.reason = CheckKeys(v, {"switch", "nodes", "labels", "annotations"});
-        const YamlNode* s = v.Find("switch");
-        if (c.reason.empty() && s != nullptr && !s->IsNull()) {
-          if (!s->IsScalar()) c.reason = "switch must be a scalar";
-          else b.switch_name = s->scalar;
-        }
-        if (c.reason.empty()) ReadNodes(v.Find("nodes"), &b, &c.reason);
-        if (c.reason.empty()) ReadKeyValues(v.Find("labels"), "labels", &b.labels, &c.reason);
-        if (c.reason.empty()) ReadKeyValues(v.Find("annotations"), "annotations", &b.annotations, &c.reason);
-        b.nvlink = Lookup(b.annotations, kDomainKey);
-        b.sub_domain = Lookup(b.annotations, kSubDomainKey);
-        c.ok = c.reason.empty();
+        c = draft.original ? ReadOriginalBlock(v, &b) : ReadCurrentBlock(v, &b);
       }
-      m.capacity_blocks.push_back(std::move(b));
-      blk_cand.push_back(c);
+      draft.m.capacity_blocks.push_back(std::move(b));
+      draft.blk_cand.push_back(c);
     }
   }
-  // Cross checks, as topograph's setNodeMap: one parent per child switch, one switch per block,
-  // one block per node, no cycles.
-  std::unordered_map<std::string, size_t> sw_index;
-  for (size_t i = 0; i < m.switches.size(); ++i) {
-    if (!sw_cand[i].ok) continue;
-    if (!sw_index.emplace(m.switches[i].name, i).second) sw_cand[i] = {false, "switch " + m.switches[i].name + " defined twice"};
-  }
-  std::unordered_map<std::string, std::string> parent;
-  std::unordered_map<std::string, std::string> cb_owner;
-  for (size_t i = 0; i < m.switches.size(); ++i) {
-    if (!sw_cand[i].ok) continue;
-    const TopographSwitch& s = m.switches[i];
-    for (const std::string& c : s.switches) {
-      auto it = parent.find(c);
-      if (it != parent.end()) {
-        sw_cand[i] = {false, "switch " + c + " has two parent switches " + it->second + " and " + s.name};
-        break;
-      }
-      if (c == s.name) {
-        sw_cand[i] = {false, "switch " + c + " is its own child"};
-        break;
-      }
-    }
-    for (const std::string& cb : s.capacity_blocks) {
-      if (!sw_cand[i].ok) break;
-      auto it = cb_owner.find(cb);
-      if (it != cb_owner.end()) sw_cand[i] = {false, "capacity block " + cb + " has two switches " + it->second + " and " + s.name};
-    }
-    if (!sw_cand[i].ok) continue;
-    for (const std::string& c : s.switches) parent.emplace(c, s.name);
-    for (const std::string& cb : s.capacity_blocks) cb_owner.emplace(cb, s.name);
-  }
-  // Cycles: walk up from every switch.
-  for (size_t i = 0; i < m.switches.size(); ++i) {
-    if (!sw_cand[i].ok) continue;
-    std::unordered_set<std::string> seen;
-    std::string cur = m.switches[i].name;
-    bool cycle = false;
-    while (true) {
-      if (!seen.insert(cur).second) {
-        cycle = true;
-        break;
-      }
-      auto it = parent.find(cur);
-      if (it == parent.end()) break;
-      cur = it->second;
-    }
-    if (cycle) sw_cand[i] = {false, "circular switch topology through " + m.switches[i].name};
-  }
-  // Blocks: names (current schema), owners and node uniqueness.
-  std::unordered_map<std::string, int> per_switch;
-  std::unordered_set<std::string> block_names;
-  std::unordered_map<std::string, std::string> node_block;
-  for (size_t i = 0; i < m.capacity_blocks.size(); ++i) {
-    TopographCapacityBlock& b = m.capacity_blocks[i];
-    if (!blk_cand[i].ok) continue;
-    if (!original) {
-      const std::string base = b.switch_name.empty() ? "block" : b.switch_name;
-      const int k = ++per_switch[base];
-      b.name = k == 1 ? base : base + "/" + std::to_string(k);
-    } else {
-      auto it = cb_owner.find(b.name);
-      if (it != cb_owner.end()) b.switch_name = it->second;
-    }
-    if (!block_names.insert(b.name).second) {
-      blk_cand[i] = {false, "capacity block " + b.name + " defined twice"};
-      continue;
-    }
-    std::unordered_set<std::string> local;
-    for (const std::string& n : b.nodes) {
-      auto it = node_block.find(n);
-      if (it != node_block.end() || !local.insert(n).second) {
-        blk_cand[i] = {false, "duplicated node name " + n + (it != node_block.end() ? " (also in " + it->second + ")" : "")};
-        break;
-      }
-    }
-    if (!blk_cand[i].ok) continue;
-    for (const std::string& n : b.nodes) node_block.emplace(n, b.name);
-  }
-  // Keep the accepted records, count every one.
+  CheckSwitchParents(&draft);
+  CheckSwitchCycles(&draft);
+  CheckBlocks(&draft);
   TopographModel out;
-  for (size_t i = 0; i < m.switches.size(); ++i) {
-    ++out.counts.read;
-    if (sw_cand[i].ok) {
-      ++out.counts.accepted;
-      out.switches.push_back(std::move(m.switches[i]));
-    } else {
-      ++out.counts.rejected;
-      diag.Reject(source, m.switches[i].line, m.switches[i].name, sw_cand[i].reason);
-    }
-  }
-  for (size_t i = 0; i < m.capacity_blocks.size(); ++i) {
-    ++out.counts.read;
-    if (blk_cand[i].ok) {
-      ++out.counts.accepted;
-      out.capacity_blocks.push_back(std::move(m.capacity_blocks[i]));
-    } else {
-      ++out.counts.rejected;
-      diag.Reject(source, m.capacity_blocks[i].line, m.capacity_blocks[i].name, blk_cand[i].reason);
-    }
-  }
-  // Current schema: leaf switches appear only as children or as a block's `switch:`; add them
-  // (not counted as records) and list their blocks.
-  if (!original) {
-    std::unordered_map<std::string, size_t> idx;
-    for (size_t i = 0; i < out.switches.size(); ++i) idx.emplace(out.switches[i].name, i);
-    for (const TopographCapacityBlock& b : out.capacity_blocks) {
-      if (b.switch_name.empty()) continue;
-      auto it = idx.find(b.switch_name);
-      if (it == idx.end()) {
-        TopographSwitch s;
-        s.name = b.switch_name;
-        s.line = b.line;
-        out.switches.push_back(std::move(s));
-        it = idx.emplace(b.switch_name, out.switches.size() - 1).first;
-      }
-      out.switches[it->second].capacity_blocks.push_back(b.name);
-    }
-  }
+  KeepAccepted(draft.m.switches, draft.sw_cand, &out.switches, &out.counts, source, diag);
+  KeepAccepted(draft.m.capacity_blocks, draft.blk_cand, &out.capacity_blocks, &out.counts, source, diag);
+  if (!draft.original) AddLeafSwitches(&out);
   return out;
 }
 
