@@ -299,15 +299,7 @@ bool operator==(const SlurmTopology& a, const SlurmTopology& b) {
          a.toruses == b.toruses && a.flat_options == b.flat_options && a.line == b.line;
 }
 
-std::vector<std::string> SlurmTopology::RootSwitches() const {
-  std::unordered_set<std::string> children;
-  for (const SlurmSwitch& s : switches) children.insert(s.switches.begin(), s.switches.end());
-  std::vector<std::string> roots;
-  for (const SlurmSwitch& s : switches) {
-    if (children.count(s.name) == 0) roots.push_back(s.name);
-  }
-  return roots;
-}
+std::vector<std::string> SlurmTopology::RootSwitches() const { return RootSwitchNames(switches); }
 
 std::vector<std::string> SlurmTopology::LeafSwitches() const {
   std::vector<std::string> leaves;

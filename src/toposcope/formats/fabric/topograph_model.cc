@@ -105,15 +105,7 @@ std::string TopographModel::ParentOf(std::string_view switch_name) const {
   return {};
 }
 
-std::vector<std::string> TopographModel::RootSwitches() const {
-  std::unordered_set<std::string> children;
-  for (const TopographSwitch& s : switches) children.insert(s.switches.begin(), s.switches.end());
-  std::vector<std::string> roots;
-  for (const TopographSwitch& s : switches) {
-    if (children.count(s.name) == 0) roots.push_back(s.name);
-  }
-  return roots;
-}
+std::vector<std::string> TopographModel::RootSwitches() const { return RootSwitchNames(switches); }
 
 std::vector<std::string> TopographModel::AllNodes() const {
   std::vector<std::string> out;
@@ -151,52 +143,35 @@ struct ModelDraft {
   std::unordered_map<std::string, std::string> cb_owner;  // capacity block -> its switch
 };
 
-// `switches:` as a mapping (current schema): name -> {switches, labels, annotations}.
-void ReadCurrentSwitches(const YamlNode& sw, ModelDraft* draft) {
-  for (size_t k = 0; k < sw.map.size(); ++k) {
-    const auto& kv = sw.map[k];
-    TopographSwitch s;
-    s.name = kv.first;
-    s.line = sw.key_lines[k];
-    Cand c;
-    const YamlNode& v = kv.second;
-    if (!v.IsMap() && !v.IsNull()) {
-      c = {false, "switch " + s.name + " must be a mapping"};
-    } else {
-      c.reason = CheckKeys(v, {"switches", "labels", "annotations"});
-      if (c.reason.empty()) ReadNames(v.Find("switches"), "switches", &s.switches, &c.reason);
-      if (c.reason.empty()) ReadKeyValues(v.Find("labels"), "labels", &s.labels, &c.reason);
-      if (c.reason.empty()) ReadKeyValues(v.Find("annotations"), "annotations", &s.annotations, &c.reason);
-      c.ok = c.reason.empty();
-    }
-    draft->m.switches.push_back(std::move(s));
-    draft->sw_cand.push_back(c);
-  }
+// One `switches:` entry of the current schema (`switches:` a mapping): name -> {switches, labels,
+// annotations}; `v` is the value.
+Cand ReadCurrentSwitch(const YamlNode& v, TopographSwitch* s) {
+  if (!v.IsMap() && !v.IsNull()) return {false, "switch " + s->name + " must be a mapping"};
+  Cand c;
+  c.reason = CheckKeys(v, {"switches", "labels", "annotations"});
+  if (c.reason.empty()) ReadNames(v.Find("switches"), "switches", &s->switches, &c.reason);
+  if (c.reason.empty()) ReadKeyValues(v.Find("labels"), "labels", &s->labels, &c.reason);
+  if (c.reason.empty()) ReadKeyValues(v.Find("annotations"), "annotations", &s->annotations, &c.reason);
+  c.ok = c.reason.empty();
+  return c;
 }
 
-// `switches:` as a sequence (original schema): [{name, metadata, switches, capacity_blocks}].
-void ReadOriginalSwitches(const YamlNode& sw, ModelDraft* draft) {
-  for (const YamlNode& v : sw.seq) {
-    TopographSwitch s;
-    s.line = v.line;
-    Cand c;
-    if (!v.IsMap()) {
-      c = {false, "switch entries must be mappings"};
-    } else {
-      c.reason = CheckKeys(v, {"name", "metadata", "switches", "capacity_blocks"});
-      const YamlNode* name = v.Find("name");
-      if (c.reason.empty() && (name == nullptr || !name->IsScalar() || name->scalar.empty())) {
-        c.reason = "switch without name";
-      }
-      if (c.reason.empty()) s.name = name->scalar;
-      if (c.reason.empty()) ReadNames(v.Find("switches"), "switches", &s.switches, &c.reason);
-      if (c.reason.empty()) ReadNames(v.Find("capacity_blocks"), "capacity_blocks", &s.capacity_blocks, &c.reason);
-      if (c.reason.empty()) ReadKeyValues(v.Find("metadata"), "metadata", &s.labels, &c.reason);
-      c.ok = c.reason.empty();
-    }
-    draft->m.switches.push_back(std::move(s));
-    draft->sw_cand.push_back(c);
+// One `switches:` entry of the original schema (`switches:` a sequence): {name, metadata, switches,
+// capacity_blocks}.
+Cand ReadOriginalSwitch(const YamlNode& v, TopographSwitch* s) {
+  if (!v.IsMap()) return {false, "switch entries must be mappings"};
+  Cand c;
+  c.reason = CheckKeys(v, {"name", "metadata", "switches", "capacity_blocks"});
+  const YamlNode* name = v.Find("name");
+  if (c.reason.empty() && (name == nullptr || !name->IsScalar() || name->scalar.empty())) {
+    c.reason = "switch without name";
   }
+  if (c.reason.empty()) s->name = name->scalar;
+  if (c.reason.empty()) ReadNames(v.Find("switches"), "switches", &s->switches, &c.reason);
+  if (c.reason.empty()) ReadNames(v.Find("capacity_blocks"), "capacity_blocks", &s->capacity_blocks, &c.reason);
+  if (c.reason.empty()) ReadKeyValues(v.Find("metadata"), "metadata", &s->labels, &c.reason);
+  c.ok = c.reason.empty();
+  return c;
 }
 
 // One `capacity_blocks:` entry (original schema): {name, type, nvlink, nodes}.
@@ -394,10 +369,21 @@ Result<TopographModel> ParseTopographModel(std::string_view text, std::string_vi
     }
   }
   if (sw != nullptr && !sw->IsNull()) {
-    if (sw->IsMap()) {
-      ReadCurrentSwitches(*sw, &draft);
-    } else if (sw->IsSeq()) {
-      ReadOriginalSwitches(*sw, &draft);
+    if (sw->IsMap()) {  // current schema
+      for (size_t k = 0; k < sw->map.size(); ++k) {
+        TopographSwitch s;
+        s.name = sw->map[k].first;
+        s.line = sw->key_lines[k];
+        draft.sw_cand.push_back(ReadCurrentSwitch(sw->map[k].second, &s));
+        draft.m.switches.push_back(std::move(s));
+      }
+    } else if (sw->IsSeq()) {  // original schema
+      for (const YamlNode& v : sw->seq) {
+        TopographSwitch s;
+        s.line = v.line;
+        draft.sw_cand.push_back(ReadOriginalSwitch(v, &s));
+        draft.m.switches.push_back(std::move(s));
+      }
     } else {
       return MakeError(src, sw->line, 1, "'switches:' must be a mapping or a sequence");
     }
@@ -412,14 +398,12 @@ Result<TopographModel> ParseTopographModel(std::string_view text, std::string_vi
     for (const YamlNode& v : bl->seq) {
       TopographCapacityBlock b;
       b.line = v.line;
-      Cand c;
       if (!v.IsMap()) {
-        c = {false, "block entries must be mappings"};
+        draft.blk_cand.push_back({false, "block entries must be mappings"});
       } else {
-        c = draft.original ? ReadOriginalBlock(v, &b) : ReadCurrentBlock(v, &b);
+        draft.blk_cand.push_back(draft.original ? ReadOriginalBlock(v, &b) : ReadCurrentBlock(v, &b));
       }
       draft.m.capacity_blocks.push_back(std::move(b));
-      draft.blk_cand.push_back(c);
     }
   }
   CheckSwitchParents(&draft);
