@@ -31,6 +31,8 @@ class TextLines {
   bool Next(std::string_view* line);
   // The 1-based number of the line Next gave last; 0 before the first.
   [[nodiscard]] int64_t line_number() const { return line_no_; }
+  // True when no line is left for Next.
+  [[nodiscard]] bool at_end() const { return pos_ >= text_.size(); }
 
  private:
   std::string_view text_;

@@ -3,11 +3,13 @@
 // and flow collections) by a small cursor parser.
 #include "toposcope/formats/fabric/mini_yaml.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "toposcope/base/diagnostics.h"
 #include "toposcope/base/text.h"
 
 namespace toposcope::formats {
@@ -543,6 +545,13 @@ Result<YamlNode> ParseYaml(std::string_view text, std::string_view source) {
   YamlNode root;
   if (!p.Parse(&root)) return MakeError(src, p.fail.line, p.fail.col, p.fail.msg);
   return root;
+}
+
+std::string CheckYamlKeys(const YamlNode& m, std::initializer_list<std::string_view> allowed) {
+  for (const auto& kv : m.map) {
+    if (std::find(allowed.begin(), allowed.end(), kv.first) == allowed.end()) return "unknown key " + QuoteRaw(kv.first);
+  }
+  return {};
 }
 
 std::string YamlQuote(std::string_view s) {

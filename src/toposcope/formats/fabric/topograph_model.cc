@@ -77,13 +77,6 @@ bool ReadNodes(const YamlNode* n, TopographCapacityBlock* b, std::string* err) {
   return true;
 }
 
-std::string CheckKeys(const YamlNode& m, std::initializer_list<std::string_view> allowed) {
-  for (const auto& kv : m.map) {
-    if (std::find(allowed.begin(), allowed.end(), kv.first) == allowed.end()) return "unknown key " + QuoteRaw(kv.first);
-  }
-  return {};
-}
-
 std::string Lookup(const KeyValues& kv, std::string_view key) {
   for (const auto& p : kv) {
     if (p.first == key) return p.second;
@@ -148,7 +141,7 @@ struct ModelDraft {
 Cand ReadCurrentSwitch(const YamlNode& v, TopographSwitch* s) {
   if (!v.IsMap() && !v.IsNull()) return {false, "switch " + s->name + " must be a mapping"};
   Cand c;
-  c.reason = CheckKeys(v, {"switches", "labels", "annotations"});
+  c.reason = CheckYamlKeys(v, {"switches", "labels", "annotations"});
   if (c.reason.empty()) ReadNames(v.Find("switches"), "switches", &s->switches, &c.reason);
   if (c.reason.empty()) ReadKeyValues(v.Find("labels"), "labels", &s->labels, &c.reason);
   if (c.reason.empty()) ReadKeyValues(v.Find("annotations"), "annotations", &s->annotations, &c.reason);
@@ -161,7 +154,7 @@ Cand ReadCurrentSwitch(const YamlNode& v, TopographSwitch* s) {
 Cand ReadOriginalSwitch(const YamlNode& v, TopographSwitch* s) {
   if (!v.IsMap()) return {false, "switch entries must be mappings"};
   Cand c;
-  c.reason = CheckKeys(v, {"name", "metadata", "switches", "capacity_blocks"});
+  c.reason = CheckYamlKeys(v, {"name", "metadata", "switches", "capacity_blocks"});
   const YamlNode* name = v.Find("name");
   if (c.reason.empty() && (name == nullptr || !name->IsScalar() || name->scalar.empty())) {
     c.reason = "switch without name";
@@ -177,7 +170,7 @@ Cand ReadOriginalSwitch(const YamlNode& v, TopographSwitch* s) {
 // One `capacity_blocks:` entry (original schema): {name, type, nvlink, nodes}.
 Cand ReadOriginalBlock(const YamlNode& v, TopographCapacityBlock* b) {
   Cand c;
-  c.reason = CheckKeys(v, {"name", "type", "nvlink", "nodes"});
+  c.reason = CheckYamlKeys(v, {"name", "type", "nvlink", "nodes"});
   const YamlNode* name = v.Find("name");
   if (c.reason.empty() && (name == nullptr || !name->IsScalar() || name->scalar.empty())) {
     c.reason = "capacity block without name";
@@ -200,7 +193,7 @@ Cand ReadOriginalBlock(const YamlNode& v, TopographCapacityBlock* b) {
 // One `blocks:` entry (current schema): {switch, nodes, labels, annotations}.
 Cand ReadCurrentBlock(const YamlNode& v, TopographCapacityBlock* b) {
   Cand c;
-  c.reason = CheckKeys(v, {"switch", "nodes", "labels", "annotations"});
+  c.reason = CheckYamlKeys(v, {"switch", "nodes", "labels", "annotations"});
   const YamlNode* s = v.Find("switch");
   if (c.reason.empty() && s != nullptr && !s->IsNull()) {
     if (!s->IsScalar())
