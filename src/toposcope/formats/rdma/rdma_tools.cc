@@ -802,10 +802,181 @@ void FinishDevice(const IbDevice& d, std::string_view source, Diagnostics& diag)
   }
 }
 
+// What the ibstat and ibv_devinfo readers share: the devices read so far, the current device and
+// port, and the line being read. Each line is a record.
+struct DeviceListReader {
+  DeviceListReader(std::string_view src, Diagnostics& d) : source(src), diag(d) {}
+
+  std::string_view source;
+  Diagnostics& diag;
+  IbDeviceList out;
+  IbDevice* dev = nullptr;
+  IbPort* port = nullptr;
+  std::set<std::string> names;
+  int64_t no = 0;      // the line's number
+  std::string_view t;  // the line: colour codes removed, trimmed
+
+  // Rejects the line; returns false (the line is not accepted).
+  bool Reject(std::string_view why) {
+    ++out.counts.rejected;
+    diag.Reject(source, no, t, why);
+    return false;
+  }
+
+  // A device header: starts device `name` when the name is well formed (else rejects with
+  // `bad_name`) and new. Returns whether the line is accepted.
+  bool StartDevice(bool name_ok, const std::string& name, std::string_view bad_name) {
+    dev = nullptr;
+    port = nullptr;
+    if (!name_ok) return Reject(bad_name);
+    if (!names.insert(name).second) return Reject(Cat({"device ", QuoteRaw(name), " repeated"}));
+    out.devices.emplace_back();
+    dev = &out.devices.back();
+    dev->name = name;
+    dev->line = no;
+    return true;
+  }
+
+  // A port header: starts port `n` (nullopt when the text was not 0..255: rejected with `bad`)
+  // unless the device has it already. Returns whether the line is accepted.
+  bool StartPort(std::optional<uint64_t> n, std::string_view bad) {
+    if (!n) {
+      port = nullptr;
+      return Reject(bad);
+    }
+    const int p = static_cast<int>(*n);
+    if (std::any_of(dev->ports.begin(), dev->ports.end(), [&](const IbPort& x) { return x.port == p; })) {
+      port = nullptr;
+      return Reject(Cat({"port ", std::to_string(p), " of ", dev->name, " repeated"}));
+    }
+    dev->ports.emplace_back();
+    port = &dev->ports.back();
+    port->port = p;
+    return true;
+  }
+
+  // Calls `line()` for each non-blank line of `text` (set in `t`, its number in `no`) and counts
+  // it: read, and accepted when `line()` returns true (rejects are counted by Reject).
+  template <class LineFn>
+  void ReadLines(std::string_view text, LineFn&& line) {
+    std::string ansi_buf;
+    for (std::string_view raw_line : Split(text, '\n')) {
+      ++no;
+      if (!raw_line.empty() && raw_line.back() == '\r') raw_line.remove_suffix(1);
+      t = Trim(StripAnsi(raw_line, ansi_buf));
+      if (t.empty()) continue;
+      ++out.counts.read;
+      if (line()) ++out.counts.accepted;
+    }
+  }
+};
+
+// ibstat `Rate: 200 (HDR)`: the rate in Gb/s and the suffix; nullopt when it is not one.
+std::optional<std::pair<double, std::string>> ParseIbstatRate(std::string_view value) {
+  const std::vector<std::string_view> parts = SplitWhitespace(value);
+  // A plain double with a validity flag: std::optional<double> trips GCC 12's
+  // -Wmaybe-uninitialized at -O3.
+  double rate = -1;
+  if (!parts.empty()) {
+    if (auto parsed = ParseDouble(parts[0]); parsed.has_value()) rate = parsed.value();
+  }
+  std::string suffix;
+  if (parts.size() == 2 && parts[1].size() >= 2 && parts[1].front() == '(' && parts[1].back() == ')') {
+    suffix = std::string(parts[1].substr(1, parts[1].size() - 2));
+  } else if (parts.size() != 1) {
+    rate = -1;
+  }
+  if (!(rate >= 0) || rate > kMaxRateGbps) return std::nullopt;
+  return std::make_pair(rate, std::move(suffix));
+}
+
+// Reads `ibstat` output.
+struct IbstatReader : DeviceListReader {
+  using DeviceListReader::DeviceListReader;
+
+  // One line; false when rejected.
+  bool Line() {
+    std::string name;
+    bool wf = false;
+    if (IbstatHeader(t, name, wf)) {
+      if (dev != nullptr) FinishDevice(*dev, source, diag);
+      return StartDevice(wf && !name.empty(), name, "truncated or empty CA name (expected CA 'name')");
+    }
+    std::string_view key, value;
+    if (!SplitKeyValue(t, key, value)) {
+      return Reject(dev == nullptr ? "text before any CA '<name>' line" : "unrecognised line (no 'key: value')");
+    }
+    if (dev == nullptr) return Reject(Cat({"key ", QuoteRaw(key), " before any CA '<name>' line"}));
+    return Key(key, value);
+  }
+
+  // A `key: value` line of a device (or a port, after `Port N:`).
+  bool Key(std::string_view key, std::string_view value) {
+    if (EndsWith(key, " type") && key.find(' ') == key.rfind(' ')) {
+      dev->ca_type = std::string(value);
+    } else if (key == "Number of ports") {
+      auto n = ParseUnsigned(value, 255);
+      if (!n) return Reject(Cat({"Number of ports ", QuoteRaw(value), " is not 0..255"}));
+      dev->num_ports = static_cast<int>(*n);
+    } else if (key == "Firmware version") {
+      dev->firmware = std::string(value);
+    } else if (key == "Hardware version") {
+      dev->hardware_version = std::string(value);
+    } else if (key == "Node GUID" || key == "System image GUID") {
+      if (!ParseGuid(value)) return Reject(Cat({key, " ", QuoteRaw(value), " is not a 64-bit GUID"}));
+      (key == "Node GUID" ? dev->node_guid : dev->sys_image_guid) = std::string(value);
+    } else if (StartsWith(key, "Port ") && key != "Port GUID" && value.empty()) {
+      return StartPort(ParseUnsigned(Trim(key.substr(5)), 255),
+                       Cat({"port number ", QuoteRaw(key.substr(5)), " is not 0..255"}));
+    } else if (key == "State" || key == "Physical state" || key == "Rate" || key == "Base lid" || key == "LMC" ||
+               key == "SM lid" || key == "Capability mask" || key == "Port GUID" || key == "Link layer" ||
+               key == "Effective speed") {
+      if (port == nullptr) return Reject(Cat({"port key ", QuoteRaw(key), " before any 'Port N:' line"}));
+      return PortKey(key, value);
+    }
+    // Other keys (future ibstat versions) are kept quiet.
+    return true;
+  }
+
+  // A port key, inside a `Port N:` block.
+  bool PortKey(std::string_view key, std::string_view value) {
+    if (key == "State") {
+      port->state = std::string(value);
+    } else if (key == "Physical state") {
+      port->physical_state = std::string(value);
+    } else if (key == "Rate") {
+      auto rate = ParseIbstatRate(value);
+      if (!rate) return Reject(Cat({"Rate ", QuoteRaw(value), " is not a rate in Gb/s"}));
+      port->rate_gbps = rate->first;
+      port->rate_suffix = rate->second;
+    } else if (key == "Effective speed") {
+      // Informational; Rate already holds the link rate.
+    } else if (key == "Base lid" || key == "SM lid") {
+      auto n = ParseUnsigned(value, 65535);
+      if (!n) return Reject(Cat({key, " ", QuoteRaw(value), " is not 0..65535"}));
+      (key == "Base lid" ? port->lid : port->sm_lid) = static_cast<int>(*n);
+    } else if (key == "LMC") {
+      auto n = ParseUnsigned(value, 7);
+      if (!n) return Reject(Cat({"LMC ", QuoteRaw(value), " is not 0..7"}));
+      port->lmc = static_cast<int>(*n);
+    } else if (key == "Capability mask") {
+      if (!ParseUnsignedOrHex(value, UINT32_MAX)) {
+        return Reject(Cat({"Capability mask ", QuoteRaw(value), " is not a 32-bit number"}));
+      }
+      port->capability_mask = std::string(value);
+    } else if (key == "Port GUID") {
+      if (!ParseGuid(value)) return Reject(Cat({"Port GUID ", QuoteRaw(value), " is not a 64-bit GUID"}));
+      port->port_guid = std::string(value);
+    } else if (key == "Link layer") {
+      port->link_layer = std::string(value);
+    }
+    return true;
+  }
+};
+
 }  // namespace
 
 Result<IbDeviceList> ParseIbstat(std::string_view text, std::string_view source, Diagnostics& diag) {
-  IbDeviceList out;
   const std::vector<std::string_view> all = Split(text, '\n');
   bool any_header = false;
   for (std::string_view l : all) {
@@ -820,144 +991,10 @@ Result<IbDeviceList> ParseIbstat(std::string_view text, std::string_view source,
     if (Trim(text).empty()) return MakeError(std::string(source), 0, 0, "empty input", "expected `ibstat` output");
     return MakeError(std::string(source), 0, 0, "not `ibstat` output: no \"CA '<name>'\" line");
   }
-  IbDevice* dev = nullptr;
-  IbPort* port = nullptr;
-  std::set<std::string> names;
-  std::string ansi_buf;
-  int64_t no = 0;
-  for (std::string_view raw_line : all) {
-    ++no;
-    if (!raw_line.empty() && raw_line.back() == '\r') raw_line.remove_suffix(1);
-    std::string_view l = StripAnsi(raw_line, ansi_buf);
-    const std::string_view t = Trim(l);
-    if (t.empty()) continue;
-    ++out.counts.read;
-    std::string reason;
-    auto reject = [&](std::string_view why) {
-      ++out.counts.rejected;
-      diag.Reject(source, no, t, why);
-    };
-    std::string name;
-    bool wf = false;
-    if (IbstatHeader(t, name, wf)) {
-      if (dev != nullptr) FinishDevice(*dev, source, diag);
-      dev = nullptr;
-      port = nullptr;
-      if (!wf || name.empty()) {
-        reject("truncated or empty CA name (expected CA 'name')");
-        continue;
-      }
-      if (!names.insert(name).second) {
-        reject(Cat({"device ", QuoteRaw(name), " repeated"}));
-        continue;
-      }
-      out.devices.emplace_back();
-      dev = &out.devices.back();
-      dev->name = name;
-      dev->line = no;
-      ++out.counts.accepted;
-      continue;
-    }
-    std::string_view key, value;
-    if (!SplitKeyValue(t, key, value)) {
-      reject(dev == nullptr ? "text before any CA '<name>' line" : "unrecognised line (no 'key: value')");
-      continue;
-    }
-    if (dev == nullptr) {
-      reject(Cat({"key ", QuoteRaw(key), " before any CA '<name>' line"}));
-      continue;
-    }
-    // Device keys.
-    if (EndsWith(key, " type") && key.find(' ') == key.rfind(' ')) {
-      dev->ca_type = std::string(value);
-    } else if (key == "Number of ports") {
-      auto n = ParseUnsigned(value, 255);
-      if (!n) { reject(Cat({"Number of ports ", QuoteRaw(value), " is not 0..255"})); continue; }
-      dev->num_ports = static_cast<int>(*n);
-    } else if (key == "Firmware version") {
-      dev->firmware = std::string(value);
-    } else if (key == "Hardware version") {
-      dev->hardware_version = std::string(value);
-    } else if (key == "Node GUID" || key == "System image GUID") {
-      if (!ParseGuid(value)) { reject(Cat({key, " ", QuoteRaw(value), " is not a 64-bit GUID"})); continue; }
-      (key == "Node GUID" ? dev->node_guid : dev->sys_image_guid) = std::string(value);
-    } else if (StartsWith(key, "Port ") && key != "Port GUID" && value.empty()) {
-      auto pn = ParseUnsigned(Trim(key.substr(5)), 255);
-      if (!pn) {
-        reject(Cat({"port number ", QuoteRaw(key.substr(5)), " is not 0..255"}));
-        port = nullptr;
-        continue;
-      }
-      const int p = static_cast<int>(*pn);
-      const bool dup = std::any_of(dev->ports.begin(), dev->ports.end(), [&](const IbPort& x) { return x.port == p; });
-      if (dup) {
-        reject(Cat({"port ", std::to_string(p), " of ", dev->name, " repeated"}));
-        port = nullptr;
-        continue;
-      }
-      dev->ports.emplace_back();
-      port = &dev->ports.back();
-      port->port = p;
-    } else if (key == "State" || key == "Physical state" || key == "Rate" || key == "Base lid" ||
-               key == "LMC" || key == "SM lid" || key == "Capability mask" || key == "Port GUID" ||
-               key == "Link layer" || key == "Effective speed") {
-      if (port == nullptr) {
-        reject(Cat({"port key ", QuoteRaw(key), " before any 'Port N:' line"}));
-        continue;
-      }
-      if (key == "State") {
-        port->state = std::string(value);
-      } else if (key == "Physical state") {
-        port->physical_state = std::string(value);
-      } else if (key == "Rate") {
-        const std::vector<std::string_view> parts = SplitWhitespace(value);
-        // A plain double with a validity flag: std::optional<double> trips GCC 12's
-        // -Wmaybe-uninitialized at -O3.
-        double rate = -1;
-        if (!parts.empty()) {
-          if (auto parsed = ParseDouble(parts[0]); parsed.has_value()) rate = parsed.value();
-        }
-        std::string suffix;
-        if (parts.size() == 2 && parts[1].size() >= 2 && parts[1].front() == '(' && parts[1].back() == ')') {
-          suffix = std::string(parts[1].substr(1, parts[1].size() - 2));
-        } else if (parts.size() != 1) {
-          rate = -1;
-        }
-        if (!(rate >= 0) || rate > kMaxRateGbps) {
-          reject(Cat({"Rate ", QuoteRaw(value), " is not a rate in Gb/s"}));
-          continue;
-        }
-        port->rate_gbps = rate;
-        port->rate_suffix = suffix;
-      } else if (key == "Effective speed") {
-        // Informational; Rate already holds the link rate.
-      } else if (key == "Base lid" || key == "SM lid") {
-        auto n = ParseUnsigned(value, 65535);
-        if (!n) { reject(Cat({key, " ", QuoteRaw(value), " is not 0..65535"})); continue; }
-        (key == "Base lid" ? port->lid : port->sm_lid) = static_cast<int>(*n);
-      } else if (key == "LMC") {
-        auto n = ParseUnsigned(value, 7);
-        if (!n) { reject(Cat({"LMC ", QuoteRaw(value), " is not 0..7"})); continue; }
-        port->lmc = static_cast<int>(*n);
-      } else if (key == "Capability mask") {
-        if (!ParseUnsignedOrHex(value, UINT32_MAX)) {
-          reject(Cat({"Capability mask ", QuoteRaw(value), " is not a 32-bit number"}));
-          continue;
-        }
-        port->capability_mask = std::string(value);
-      } else if (key == "Port GUID") {
-        if (!ParseGuid(value)) { reject(Cat({"Port GUID ", QuoteRaw(value), " is not a 64-bit GUID"})); continue; }
-        port->port_guid = std::string(value);
-      } else if (key == "Link layer") {
-        port->link_layer = std::string(value);
-      }
-    } else {
-      // Other keys (future ibstat versions) are kept quiet.
-    }
-    ++out.counts.accepted;
-  }
-  if (dev != nullptr) FinishDevice(*dev, source, diag);
-  return out;
+  IbstatReader r(source, diag);
+  r.ReadLines(text, [&] { return r.Line(); });
+  if (r.dev != nullptr) FinishDevice(*r.dev, source, diag);
+  return std::move(r.out);
 }
 
 std::string WriteIbstat(const std::vector<IbDevice>& devices) {
@@ -1009,163 +1046,102 @@ bool IsHcaHeader(std::string_view t) { return StartsWith(t, "hca_id:"); }
 constexpr std::array<std::string_view, 8> kCorePortKeys = {"state",   "max_mtu",  "active_mtu", "sm_lid",
                                                            "port_lid", "port_lmc", "link_layer", "phys_state"};
 
-}  // namespace
+// Reads `ibv_devinfo [-v]` output.
+struct DevinfoReader : DeviceListReader {
+  using DeviceListReader::DeviceListReader;
 
-Result<IbDeviceList> ParseIbvDevinfo(std::string_view text, std::string_view source, Diagnostics& diag) {
-  IbDeviceList out;
-  const std::vector<std::string_view> all = Split(text, '\n');
-  if (std::none_of(all.begin(), all.end(), [](std::string_view l) { return IsHcaHeader(Trim(l)); })) {
-    if (Trim(text).empty()) return MakeError(std::string(source), 0, 0, "empty input", "expected `ibv_devinfo` output");
-    return MakeError(std::string(source), 0, 0, "not `ibv_devinfo` output: no 'hca_id:' line");
-  }
-  IbDevice* dev = nullptr;
-  IbPort* port = nullptr;
-  std::set<std::string> names;
-  std::string ansi_buf;
-  int64_t no = 0;
   std::set<std::pair<size_t, int>> effective_seen;  // (device index, port) with effective_speed
   std::set<int> gid_seen;                            // GID indexes of the current port
-  auto finish = [&]() {
+
+  // Ends the current device: the rates of its ports from width x speed, the port count check.
+  void Finish() {
     if (dev == nullptr) return;
     const size_t di = static_cast<size_t>(dev - out.devices.data());
     for (IbPort& p : dev->ports) {
       if (effective_seen.count({di, p.port}) == 0) FinishDevinfoPort(p);
     }
     FinishDevice(*dev, source, diag);
-  };
-  for (std::string_view raw_line : all) {
-    ++no;
-    if (!raw_line.empty() && raw_line.back() == '\r') raw_line.remove_suffix(1);
-    std::string_view l = StripAnsi(raw_line, ansi_buf);
-    const std::string_view t = Trim(l);
-    if (t.empty()) continue;
-    ++out.counts.read;
-    auto reject = [&](std::string_view why) {
-      ++out.counts.rejected;
-      diag.Reject(source, no, t, why);
-    };
+  }
+
+  // One line; false when rejected.
+  bool Line() {
     if (IsHcaHeader(t)) {
-      finish();
-      dev = nullptr;
-      port = nullptr;
+      Finish();
       const std::string name(Trim(t.substr(7)));
-      if (name.empty() || name.find_first_of(" \t") != std::string::npos) {
-        reject("hca_id without a device name");
-        continue;
-      }
-      if (!names.insert(name).second) {
-        reject(Cat({"device ", QuoteRaw(name), " repeated"}));
-        continue;
-      }
-      out.devices.emplace_back();
-      dev = &out.devices.back();
-      dev->name = name;
-      dev->line = no;
-      ++out.counts.accepted;
-      continue;
+      return StartDevice(!name.empty() && name.find_first_of(" \t") == std::string::npos, name,
+                         "hca_id without a device name");
     }
-    if (dev == nullptr) {
-      reject("text before any 'hca_id:' line");
-      continue;
-    }
+    if (dev == nullptr) return Reject("text before any 'hca_id:' line");
+    if (StartsWith(t, "GID[")) return GidLine();
     std::string_view key, value;
-    if (StartsWith(t, "GID[")) {
-      const size_t close = t.find(']');
-      std::string_view rest = close == std::string_view::npos ? std::string_view{} : t.substr(close + 1);
-      auto idx = close == std::string_view::npos ? std::nullopt : ParseUnsigned(Trim(t.substr(4, close - 4)), 65535);
-      if (!idx || !StartsWith(rest, ":")) {
-        reject("GID line is not 'GID[ i]: <gid>'");
-        continue;
-      }
-      if (port == nullptr) {
-        reject("GID line before any 'port:' line");
-        continue;
-      }
-      rest = Trim(rest.substr(1));
-      std::string_view gid = rest, type;
-      const size_t comma = rest.find(',');
-      if (comma != std::string_view::npos) {
-        gid = Trim(rest.substr(0, comma));
-        type = Trim(rest.substr(comma + 1));
-      }
-      if (gid.empty() || !IpAddress::Parse(gid)) {
-        reject(Cat({"GID ", QuoteRaw(gid), " is not an IPv6-form GID"}));
-        continue;
-      }
-      if (comma != std::string_view::npos && type.empty()) {
-        reject("GID type after ',' is empty");
-        continue;
-      }
-      const int i = static_cast<int>(*idx);
-      if (!gid_seen.insert(i).second) {
-        reject(Cat({"GID index ", std::to_string(i), " repeated"}));
-        continue;
-      }
-      port->gids.emplace_back(i, std::string(gid));
-      port->gid_types.emplace_back(type);
-      ++out.counts.accepted;
-      continue;
-    }
-    if (!SplitKeyValue(t, key, value)) {
-      ++out.counts.accepted;  // -v flag lines ("BAD_PKEY_CNTR", "NO SUPPORT", ...)
-      continue;
-    }
+    if (!SplitKeyValue(t, key, value)) return true;  // -v flag lines ("BAD_PKEY_CNTR", "NO SUPPORT", ...)
     if (key == "port") {
+      const bool ok = StartPort(ParseUnsigned(value, 255), Cat({"port ", QuoteRaw(value), " is not 0..255"}));
+      if (ok) gid_seen.clear();
+      return ok;
+    }
+    if (port == nullptr) return DeviceKey(key, value);
+    return PortKey(key, value);
+  }
+
+  // `GID[ i]: <gid>[, <type>]` of the current port.
+  bool GidLine() {
+    const size_t close = t.find(']');
+    std::string_view rest = close == std::string_view::npos ? std::string_view{} : t.substr(close + 1);
+    auto idx = close == std::string_view::npos ? std::nullopt : ParseUnsigned(Trim(t.substr(4, close - 4)), 65535);
+    if (!idx || !StartsWith(rest, ":")) return Reject("GID line is not 'GID[ i]: <gid>'");
+    if (port == nullptr) return Reject("GID line before any 'port:' line");
+    rest = Trim(rest.substr(1));
+    std::string_view gid = rest, type;
+    const size_t comma = rest.find(',');
+    if (comma != std::string_view::npos) {
+      gid = Trim(rest.substr(0, comma));
+      type = Trim(rest.substr(comma + 1));
+    }
+    if (gid.empty() || !IpAddress::Parse(gid)) return Reject(Cat({"GID ", QuoteRaw(gid), " is not an IPv6-form GID"}));
+    if (comma != std::string_view::npos && type.empty()) return Reject("GID type after ',' is empty");
+    const int i = static_cast<int>(*idx);
+    if (!gid_seen.insert(i).second) return Reject(Cat({"GID index ", std::to_string(i), " repeated"}));
+    port->gids.emplace_back(i, std::string(gid));
+    port->gid_types.emplace_back(type);
+    return true;
+  }
+
+  // A device key (before the first `port:` line); other device keys (-v capabilities) are accepted.
+  bool DeviceKey(std::string_view key, std::string_view value) {
+    if (OneOf(key, kCorePortKeys)) return Reject(Cat({"port key ", QuoteRaw(key), " before any 'port:' line"}));
+    if (key == "transport") {
+      std::string txt;
+      std::optional<int> code;
+      if (!SplitCode(value, txt, code)) return Reject(Cat({"transport ", QuoteRaw(value), " is malformed"}));
+      dev->transport = txt;
+    } else if (key == "fw_ver") {
+      dev->firmware = std::string(value);
+    } else if (key == "node_guid" || key == "sys_image_guid") {
+      if (!ParseGuid(value)) return Reject(Cat({key, " ", QuoteRaw(value), " is not a 64-bit GUID"}));
+      (key == "node_guid" ? dev->node_guid : dev->sys_image_guid) = std::string(value);
+    } else if (key == "vendor_id") {
+      dev->vendor_id = std::string(value);
+    } else if (key == "vendor_part_id") {
+      dev->vendor_part_id = std::string(value);
+    } else if (key == "hw_ver") {
+      dev->hardware_version = std::string(value);
+    } else if (key == "board_id") {
+      dev->board_id = std::string(value);
+    } else if (key == "phys_port_cnt") {
       auto n = ParseUnsigned(value, 255);
-      if (!n) {
-        reject(Cat({"port ", QuoteRaw(value), " is not 0..255"}));
-        port = nullptr;
-        continue;
-      }
-      const int p = static_cast<int>(*n);
-      if (std::any_of(dev->ports.begin(), dev->ports.end(), [&](const IbPort& x) { return x.port == p; })) {
-        reject(Cat({"port ", std::to_string(p), " of ", dev->name, " repeated"}));
-        port = nullptr;
-        continue;
-      }
-      dev->ports.emplace_back();
-      port = &dev->ports.back();
-      port->port = p;
-      gid_seen.clear();
-      ++out.counts.accepted;
-      continue;
+      if (!n) return Reject(Cat({"phys_port_cnt ", QuoteRaw(value), " is not 0..255"}));
+      dev->num_ports = static_cast<int>(*n);
     }
-    if (port == nullptr) {
-      if (OneOf(key, kCorePortKeys)) {
-        reject(Cat({"port key ", QuoteRaw(key), " before any 'port:' line"}));
-        continue;
-      }
-      if (key == "transport") {
-        std::string txt;
-        std::optional<int> code;
-        if (!SplitCode(value, txt, code)) { reject(Cat({"transport ", QuoteRaw(value), " is malformed"})); continue; }
-        dev->transport = txt;
-      } else if (key == "fw_ver") {
-        dev->firmware = std::string(value);
-      } else if (key == "node_guid" || key == "sys_image_guid") {
-        if (!ParseGuid(value)) { reject(Cat({key, " ", QuoteRaw(value), " is not a 64-bit GUID"})); continue; }
-        (key == "node_guid" ? dev->node_guid : dev->sys_image_guid) = std::string(value);
-      } else if (key == "vendor_id") {
-        dev->vendor_id = std::string(value);
-      } else if (key == "vendor_part_id") {
-        dev->vendor_part_id = std::string(value);
-      } else if (key == "hw_ver") {
-        dev->hardware_version = std::string(value);
-      } else if (key == "board_id") {
-        dev->board_id = std::string(value);
-      } else if (key == "phys_port_cnt") {
-        auto n = ParseUnsigned(value, 255);
-        if (!n) { reject(Cat({"phys_port_cnt ", QuoteRaw(value), " is not 0..255"})); continue; }
-        dev->num_ports = static_cast<int>(*n);
-      }
-      ++out.counts.accepted;  // other device keys (-v capabilities)
-      continue;
-    }
-    // Port keys.
+    return true;
+  }
+
+  // A key of the current port; other port keys (-v) are accepted.
+  bool PortKey(std::string_view key, std::string_view value) {
     std::string txt;
     std::optional<int> code;
     if (key == "state" || key == "phys_state") {
-      if (!SplitCode(value, txt, code) || txt.empty()) { reject(Cat({key, " ", QuoteRaw(value), " is malformed"})); continue; }
+      if (!SplitCode(value, txt, code) || txt.empty()) return Reject(Cat({key, " ", QuoteRaw(value), " is malformed"}));
       if (key == "state") {
         port->state = txt;
         port->state_code = code.value_or(-1);
@@ -1175,40 +1151,55 @@ Result<IbDeviceList> ParseIbvDevinfo(std::string_view text, std::string_view sou
       }
     } else if (key == "max_mtu" || key == "active_mtu") {
       auto n = SplitCode(value, txt, code) ? ParseUnsigned(txt, 65536) : std::nullopt;
-      if (!n) { reject(Cat({key, " ", QuoteRaw(value), " is not an MTU in bytes"})); continue; }
+      if (!n) return Reject(Cat({key, " ", QuoteRaw(value), " is not an MTU in bytes"}));
       (key == "max_mtu" ? port->max_mtu : port->active_mtu) = static_cast<int>(*n);
     } else if (key == "sm_lid" || key == "port_lid") {
       auto n = ParseUnsigned(value, 65535);
-      if (!n) { reject(Cat({key, " ", QuoteRaw(value), " is not 0..65535"})); continue; }
+      if (!n) return Reject(Cat({key, " ", QuoteRaw(value), " is not 0..65535"}));
       (key == "sm_lid" ? port->sm_lid : port->lid) = static_cast<int>(*n);
     } else if (key == "port_lmc") {
       auto n = ParseUnsigned(value, 7);
       if (!n) n = ParseUnsignedOrHex(value, 7);
-      if (!n) { reject(Cat({"port_lmc ", QuoteRaw(value), " is not 0..7"})); continue; }
+      if (!n) return Reject(Cat({"port_lmc ", QuoteRaw(value), " is not 0..7"}));
       port->lmc = static_cast<int>(*n);
     } else if (key == "link_layer") {
       port->link_layer = std::string(value);
     } else if (key == "port_cap_flags") {
-      if (!ParseUnsignedOrHex(value, UINT32_MAX)) { reject(Cat({"port_cap_flags ", QuoteRaw(value), " is not a 32-bit number"})); continue; }
+      if (!ParseUnsignedOrHex(value, UINT32_MAX)) {
+        return Reject(Cat({"port_cap_flags ", QuoteRaw(value), " is not a 32-bit number"}));
+      }
       port->capability_mask = std::string(value);
     } else if (key == "gid_tbl_len") {
       auto n = ParseUnsigned(value, 1 << 20);
-      if (!n) { reject(Cat({"gid_tbl_len ", QuoteRaw(value), " is not a table length"})); continue; }
+      if (!n) return Reject(Cat({"gid_tbl_len ", QuoteRaw(value), " is not a table length"}));
       port->gid_tbl_len = static_cast<int>(*n);
     } else if (key == "active_width" || key == "active_speed") {
-      if (!SplitCode(value, txt, code)) { reject(Cat({key, " ", QuoteRaw(value), " is malformed"})); continue; }
+      if (!SplitCode(value, txt, code)) return Reject(Cat({key, " ", QuoteRaw(value), " is malformed"}));
       (key == "active_width" ? port->active_width : port->active_speed) = txt;
     } else if (key == "effective_speed") {
       const std::vector<std::string_view> parts = SplitWhitespace(value);
       auto r = parts.empty() ? std::nullopt : ParseDouble(parts[0]);
-      if (!r || *r < 0 || *r > kMaxRateGbps) { reject(Cat({"effective_speed ", QuoteRaw(value), " is not a rate"})); continue; }
+      if (!r || *r < 0 || *r > kMaxRateGbps)
+        return Reject(Cat({"effective_speed ", QuoteRaw(value), " is not a rate"}));
       port->rate_gbps = *r;
       effective_seen.insert({static_cast<size_t>(dev - out.devices.data()), port->port});
     }
-    ++out.counts.accepted;  // other port keys (-v)
+    return true;
   }
-  finish();
-  return out;
+};
+
+}  // namespace
+
+Result<IbDeviceList> ParseIbvDevinfo(std::string_view text, std::string_view source, Diagnostics& diag) {
+  const std::vector<std::string_view> all = Split(text, '\n');
+  if (std::none_of(all.begin(), all.end(), [](std::string_view l) { return IsHcaHeader(Trim(l)); })) {
+    if (Trim(text).empty()) return MakeError(std::string(source), 0, 0, "empty input", "expected `ibv_devinfo` output");
+    return MakeError(std::string(source), 0, 0, "not `ibv_devinfo` output: no 'hca_id:' line");
+  }
+  DevinfoReader r(source, diag);
+  r.ReadLines(text, [&] { return r.Line(); });
+  r.Finish();
+  return std::move(r.out);
 }
 
 std::string WriteIbvDevinfo(const std::vector<IbDevice>& devices) {
