@@ -80,6 +80,31 @@ std::optional<int64_t> ParseInt(std::string_view s);
 // True when the text looks binary (NUL bytes or many control bytes) in its first bytes.
 bool LooksBinary(std::string_view head);
 
+// One entry of a name table: an enum value and its name (a literal, so the text is NUL-terminated).
+template <class E>
+struct NamedValue {
+  E value;
+  std::string_view name;
+};
+
+// The name of `value` in `table`; `fallback` when the table does not list it.
+template <class E, size_t N>
+constexpr std::string_view NameIn(const NamedValue<E> (&table)[N], E value, std::string_view fallback) {
+  for (const NamedValue<E>& e : table) {
+    if (e.value == value) return e.name;
+  }
+  return fallback;
+}
+
+// The value of the first entry of `table` named `name`; nullopt when no entry has that name.
+template <class E, size_t N>
+constexpr std::optional<E> ValueIn(const NamedValue<E> (&table)[N], std::string_view name) {
+  for (const NamedValue<E>& e : table) {
+    if (e.name == name) return e.value;
+  }
+  return std::nullopt;
+}
+
 // printf into a std::string (any length).
 std::string StringPrintf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 

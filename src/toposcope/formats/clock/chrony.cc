@@ -303,17 +303,10 @@ int64_t Ns(double s) { return static_cast<int64_t>(std::llround(s * 1e9)); }
 }  // namespace
 
 std::string_view ChronyLogKindName(ChronyLogKind kind) {
-  switch (kind) {
-    case ChronyLogKind::kTracking:
-      return "tracking";
-    case ChronyLogKind::kStatistics:
-      return "statistics";
-    case ChronyLogKind::kMeasurements:
-      return "measurements";
-    case ChronyLogKind::kUnknown:
-      break;
-  }
-  return "unknown";
+  static constexpr NamedValue<ChronyLogKind> kNames[] = {{ChronyLogKind::kTracking, "tracking"},
+                                                         {ChronyLogKind::kStatistics, "statistics"},
+                                                         {ChronyLogKind::kMeasurements, "measurements"}};
+  return NameIn(kNames, kind, "unknown");
 }
 
 bool ChronyMeasurementsRecord::AllTestsPassed() const {

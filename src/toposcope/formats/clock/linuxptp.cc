@@ -367,19 +367,11 @@ std::string FormatBody(const PtpRecord& r) {
 }  // namespace
 
 std::string_view PtpLineKindName(PtpLineKind kind) {
-  switch (kind) {
-    case PtpLineKind::kMasterOffset:
-      return "master-offset";
-    case PtpLineKind::kPhc2sysOffset:
-      return "phc2sys-offset";
-    case PtpLineKind::kSummary:
-      return "summary";
-    case PtpLineKind::kPortState:
-      return "port-state";
-    case PtpLineKind::kOther:
-      break;
-  }
-  return "other";
+  static constexpr NamedValue<PtpLineKind> kNames[] = {{PtpLineKind::kMasterOffset, "master-offset"},
+                                                       {PtpLineKind::kPhc2sysOffset, "phc2sys-offset"},
+                                                       {PtpLineKind::kSummary, "summary"},
+                                                       {PtpLineKind::kPortState, "port-state"}};
+  return NameIn(kNames, kind, "other");
 }
 
 std::string PtpRecord::StateText() const {

@@ -102,14 +102,14 @@ std::string UnescapeHelp(std::string_view s) {
   return out;
 }
 
-std::optional<PromMetricType> ParseType(std::string_view s) {
-  if (s == "gauge") return PromMetricType::kGauge;
-  if (s == "counter") return PromMetricType::kCounter;
-  if (s == "histogram") return PromMetricType::kHistogram;
-  if (s == "summary") return PromMetricType::kSummary;
-  if (s == "untyped") return PromMetricType::kUntyped;
-  return std::nullopt;
-}
+// The `# TYPE` names.
+constexpr NamedValue<PromMetricType> kTypeNames[] = {{PromMetricType::kGauge, "gauge"},
+                                                     {PromMetricType::kCounter, "counter"},
+                                                     {PromMetricType::kHistogram, "histogram"},
+                                                     {PromMetricType::kSummary, "summary"},
+                                                     {PromMetricType::kUntyped, "untyped"}};
+
+std::optional<PromMetricType> ParseType(std::string_view s) { return ValueIn(kTypeNames, s); }
 
 constexpr uint8_t kHelpBit = 1;
 constexpr uint8_t kTypeBit = 2;
@@ -484,21 +484,7 @@ std::optional<int> ParseSmallIndex(std::string_view s) {
 
 }  // namespace
 
-std::string_view PromMetricTypeName(PromMetricType type) {
-  switch (type) {
-    case PromMetricType::kGauge:
-      return "gauge";
-    case PromMetricType::kCounter:
-      return "counter";
-    case PromMetricType::kHistogram:
-      return "histogram";
-    case PromMetricType::kSummary:
-      return "summary";
-    case PromMetricType::kUntyped:
-      break;
-  }
-  return "untyped";
-}
+std::string_view PromMetricTypeName(PromMetricType type) { return NameIn(kTypeNames, type, "untyped"); }
 
 const std::string* PromSample::Label(std::string_view key) const {
   for (const auto& [k, v] : labels) {

@@ -198,16 +198,11 @@ bool IsCpuList(std::string_view s) {
                                    [](char c) { return (c >= '0' && c <= '9') || c == ',' || c == '-'; });
 }
 
+// The cells a matrix of `kind` may hold, for a diagnostic.
 std::string ExpectedCells(NvsmiMatrixKind kind) {
-  switch (kind) {
-    case NvsmiMatrixKind::kP2p:
-      return "OK, NS, CNS, GNS, TNS or U";
-    case NvsmiMatrixKind::kPcieOnly:
-      return "PIX, PXB, PHB, NODE or SYS";
-    case NvsmiMatrixKind::kTopo:
-      break;
-  }
-  return "NV#, PIX, PXB, PHB, NODE or SYS";
+  static constexpr NamedValue<NvsmiMatrixKind> kCells[] = {{NvsmiMatrixKind::kP2p, "OK, NS, CNS, GNS, TNS or U"},
+                                                           {NvsmiMatrixKind::kPcieOnly, "PIX, PXB, PHB, NODE or SYS"}};
+  return std::string(NameIn(kCells, kind, "NV#, PIX, PXB, PHB, NODE or SYS"));
 }
 
 bool ValidCell(NvsmiMatrixKind kind, std::string_view cell) {

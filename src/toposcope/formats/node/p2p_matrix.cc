@@ -763,26 +763,16 @@ Result<P2pReport> ParseNvbandwidth(std::string_view text, std::string_view sourc
 
 namespace {
 
-const char* KindName(P2pQuantity q) {
-  switch (q) {
-    case P2pQuantity::kBandwidthBidirGbps:
-      return "bidir";
-    case P2pQuantity::kLatencyUs:
-      return "latency_us";
-    case P2pQuantity::kConnectivity:
-      return "connectivity";
-    default:
-      return "unidir";
-  }
-}
+// The CSV `kind` names; "latency" is read as latency_us too.
+constexpr NamedValue<P2pQuantity> kKindNames[] = {{P2pQuantity::kBandwidthUnidirGbps, "unidir"},
+                                                  {P2pQuantity::kBandwidthBidirGbps, "bidir"},
+                                                  {P2pQuantity::kLatencyUs, "latency_us"},
+                                                  {P2pQuantity::kConnectivity, "connectivity"},
+                                                  {P2pQuantity::kLatencyUs, "latency"}};
 
-std::optional<P2pQuantity> ParseKind(std::string_view k) {
-  if (k == "unidir") return P2pQuantity::kBandwidthUnidirGbps;
-  if (k == "bidir") return P2pQuantity::kBandwidthBidirGbps;
-  if (k == "latency_us" || k == "latency") return P2pQuantity::kLatencyUs;
-  if (k == "connectivity") return P2pQuantity::kConnectivity;
-  return std::nullopt;
-}
+const char* KindName(P2pQuantity q) { return NameIn(kKindNames, q, "unidir").data(); }
+
+std::optional<P2pQuantity> ParseKind(std::string_view k) { return ValueIn(kKindNames, k); }
 
 // One long-form group: cells keyed by (src, dst), rows/columns in order of first appearance.
 struct LongGroup {

@@ -10,6 +10,8 @@
 #include <optional>
 #include <string>
 
+#include "toposcope/base/text.h"
+
 namespace toposcope::formats {
 namespace {
 
@@ -205,21 +207,12 @@ RoceTransport TransportOf(uint8_t opcode) {
 }
 
 std::string_view TransportName(RoceTransport t) {
-  switch (t) {
-    case RoceTransport::kRc:
-      return "RC";
-    case RoceTransport::kUc:
-      return "UC";
-    case RoceTransport::kRd:
-      return "RD";
-    case RoceTransport::kUd:
-      return "UD";
-    case RoceTransport::kCnp:
-      return "CNP";
-    case RoceTransport::kUnknown:
-      break;
-  }
-  return "unknown";
+  static constexpr NamedValue<RoceTransport> kNames[] = {{RoceTransport::kRc, "RC"},
+                                                         {RoceTransport::kUc, "UC"},
+                                                         {RoceTransport::kRd, "RD"},
+                                                         {RoceTransport::kUd, "UD"},
+                                                         {RoceTransport::kCnp, "CNP"}};
+  return NameIn(kNames, t, "unknown");
 }
 
 std::string_view OpcodeName(uint8_t opcode) {
