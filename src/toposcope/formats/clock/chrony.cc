@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "toposcope/base/text.h"
+#include "toposcope/formats/clock/log_lines.h"
 
 namespace toposcope::formats {
 namespace {
@@ -357,41 +358,96 @@ SyncPoint ToSyncPoint(const ChronyMeasurementsRecord& r, std::string_view host) 
   return p;
 }
 
+namespace {
+
+// The banner (title line) of a chrony log: switches the kind of the lines that follow. Returns the
+// new kind; `title_unknown` tells whether it is the banner of a log this reader does not read.
+ChronyLogKind ReadBanner(ChronyLogKind title_kind, ChronyLogKind kind, bool& title_unknown, std::string_view source,
+                         int64_t ln, std::string_view raw, Diagnostics& diag) {
+  if (title_kind == ChronyLogKind::kUnknown) {
+    title_unknown = true;
+    diag.Warn(source, ln, raw, "banner of a chrony log this reader does not read");
+    return kind;
+  }
+  title_unknown = false;
+  if (kind != ChronyLogKind::kUnknown && kind != title_kind) {
+    diag.Warn(source, ln, raw,
+              StringPrintf("banner switches the log from %s to %s", std::string(ChronyLogKindName(kind)).c_str(),
+                           std::string(ChronyLogKindName(title_kind)).c_str()));
+  }
+  return title_kind;
+}
+
+// A data line of a chrony log as a record of its kind.
+struct ChronyLine {
+  int64_t ln;
+  std::string_view raw;
+  const std::vector<std::string_view>& tok;
+};
+
+// Parses a data line of a `kind` log, sends the record and its sync point to the sinks, and sets
+// its time and (statistics, measurements) its source IP; "" when accepted, else why not.
+// `last_tracking_ns`, the time of the previous tracking record, warns when time goes backwards.
+std::string ReadChronyRecord(ChronyLogKind kind, const ChronyLine& l, std::string_view source, std::string_view host,
+                             const ChronyLogSinks& sinks, Diagnostics& diag, int64_t& last_tracking_ns,
+                             int64_t& time_ns, std::string& ip) {
+  std::string reason;
+  if (kind == ChronyLogKind::kTracking) {
+    auto r = ParseTrackingLine(l.tok, reason);
+    if (r) {
+      r->line = l.ln;
+      time_ns = r->time_ns;
+      if (last_tracking_ns != kNoTime && time_ns < last_tracking_ns) {
+        diag.Warn(
+            source, l.ln, l.raw,
+            "time goes backwards (by " + FormatFixed(static_cast<double>(last_tracking_ns - time_ns) / 1e9, 0) + " s)");
+      }
+      last_tracking_ns = time_ns;
+      if (sinks.tracking) sinks.tracking(*r);
+      if (sinks.sync) sinks.sync(ToSyncPoint(*r, host));
+    }
+  } else if (kind == ChronyLogKind::kStatistics) {
+    auto r = ParseStatisticsLine(l.tok, reason);
+    if (r) {
+      r->line = l.ln;
+      time_ns = r->time_ns;
+      ip = r->ip;
+      if (sinks.statistics) sinks.statistics(*r);
+      if (sinks.sync) sinks.sync(ToSyncPoint(*r, host));
+    }
+  } else {
+    auto r = ParseMeasurementsLine(l.tok, reason);
+    if (r) {
+      r->line = l.ln;
+      time_ns = r->time_ns;
+      ip = r->ip;
+      if (sinks.measurements) sinks.measurements(*r);
+      if (sinks.sync) sinks.sync(ToSyncPoint(*r, host));
+    }
+  }
+  return reason;
+}
+
+}  // namespace
+
 Result<ChronyLogKind> ReadChronyLog(LineReader& lines, std::string_view source, std::string_view host,
                                     ChronyLogKind kind, const ChronyLogSinks& sinks, Diagnostics& diag,
                                     ReadCounts& counts) {
   const ChronyLogKind first_kind = kind;
   bool title_unknown = false;  // the last title was of a log we do not read
   int64_t banners = 0;
-  int64_t nonblank = 0;
   int64_t accepted_here = 0;
-  std::string prev_raw;
-  int64_t prev_line = 0;
   int64_t last_tracking_ns = kNoTime;
   std::unordered_map<std::string, int64_t> last_by_source;
-  std::string_view raw;
-  while (lines.Next(&raw)) {
-    const int64_t ln = lines.line_number();
-    const std::string_view t = Trim(raw);
-    if (t.empty()) continue;
-    ++nonblank;
+  LogLines log(lines);
+  std::string_view raw, t;
+  while (log.Next(&raw, &t)) {
+    const int64_t ln = log.line_number();
     if (IsRuleLine(t)) continue;
     ChronyLogKind title_kind = ChronyLogKind::kUnknown;
     if (IsTitleLine(t, title_kind)) {
       ++banners;
-      if (title_kind == ChronyLogKind::kUnknown) {
-        title_unknown = true;
-        diag.Warn(source, ln, raw, "banner of a chrony log this reader does not read");
-      } else {
-        title_unknown = false;
-        if (kind != ChronyLogKind::kUnknown && kind != title_kind) {
-          diag.Warn(
-              source, ln, raw,
-              StringPrintf("banner switches the log from %s to %s", std::string(ChronyLogKindName(kind)).c_str(),
-                     std::string(ChronyLogKindName(title_kind)).c_str()));
-        }
-        kind = title_kind;
-      }
+      kind = ReadBanner(title_kind, kind, title_unknown, source, ln, raw, diag);
       continue;
     }
     ++counts.read;
@@ -405,47 +461,12 @@ Result<ChronyLogKind> ReadChronyLog(LineReader& lines, std::string_view source, 
       reason = "not a chrony tracking/statistics/measurements log line";
     } else if (shape != ChronyLogKind::kUnknown && shape != kind) {
       reason = StringPrintf("a %s.log line in a %s.log", std::string(ChronyLogKindName(shape)).c_str(),
-                      std::string(ChronyLogKindName(kind)).c_str());
-    }
-    if (!reason.empty()) {
-      ++counts.rejected;
-      diag.Reject(source, ln, raw, reason);
-      continue;
+                            std::string(ChronyLogKindName(kind)).c_str());
     }
     int64_t time_ns = kNoTime;
     std::string ip;
-    if (kind == ChronyLogKind::kTracking) {
-      auto r = ParseTrackingLine(tok, reason);
-      if (r) {
-        r->line = ln;
-        time_ns = r->time_ns;
-        if (last_tracking_ns != kNoTime && time_ns < last_tracking_ns) {
-          diag.Warn(source, ln, raw,
-                    "time goes backwards (by " +
-                        FormatFixed(static_cast<double>(last_tracking_ns - time_ns) / 1e9, 0) + " s)");
-        }
-        last_tracking_ns = time_ns;
-        if (sinks.tracking) sinks.tracking(*r);
-        if (sinks.sync) sinks.sync(ToSyncPoint(*r, host));
-      }
-    } else if (kind == ChronyLogKind::kStatistics) {
-      auto r = ParseStatisticsLine(tok, reason);
-      if (r) {
-        r->line = ln;
-        time_ns = r->time_ns;
-        ip = r->ip;
-        if (sinks.statistics) sinks.statistics(*r);
-        if (sinks.sync) sinks.sync(ToSyncPoint(*r, host));
-      }
-    } else {
-      auto r = ParseMeasurementsLine(tok, reason);
-      if (r) {
-        r->line = ln;
-        time_ns = r->time_ns;
-        ip = r->ip;
-        if (sinks.measurements) sinks.measurements(*r);
-        if (sinks.sync) sinks.sync(ToSyncPoint(*r, host));
-      }
+    if (reason.empty()) {
+      reason = ReadChronyRecord(kind, {ln, raw, tok}, source, host, sinks, diag, last_tracking_ns, time_ns, ip);
     }
     if (!reason.empty()) {
       ++counts.rejected;
@@ -465,14 +486,10 @@ Result<ChronyLogKind> ReadChronyLog(LineReader& lines, std::string_view source, 
         it->second = time_ns;
       }
     }
-    if (t == prev_raw) {
-      diag.Warn(source, ln, raw, "repeats line " + std::to_string(prev_line));
-    }
-    prev_raw.assign(t);
-    prev_line = ln;
+    log.CheckRepeat(source, diag);
   }
   if (const Error* e = lines.error()) return *e;
-  if (nonblank == 0) {
+  if (log.nonblank() == 0) {
     return MakeError(std::string(source), 0, 0, "empty input", "expected a chrony log file");
   }
   if (accepted_here == 0 && banners == 0) {
@@ -632,6 +649,229 @@ std::optional<int64_t> NumberOfSources(std::string_view t) {
   return ParseDecimal(Trim(t.substr(eq + 1)), 0, 1000000);
 }
 
+// One `Key : value` field of `chronyc tracking` into `tr`; "" when it is accepted, else why not.
+// `known` is set false for a field this reader does not know (kept in tr.other).
+std::string ReadTrackingField(const std::string& key, std::string_view v, ChronycTracking& tr, bool& known) {
+  std::string reason;
+  if (key == "Reference ID") {
+    const auto tok = SplitWhitespace(v);
+    std::optional<int64_t> id;
+    if (!tok.empty() && tok[0].size() == 8) id = ParseInt("0x" + std::string(tok[0]));
+    if (!id || *id < 0) {
+      reason = "Reference ID " + QuoteRaw(v) + " is not 8 hex digits";
+    } else {
+      tr.reference_id = static_cast<uint32_t>(*id);
+      const size_t lp = v.find('(');
+      const size_t rp = v.rfind(')');
+      if (lp != std::string_view::npos && rp != std::string_view::npos && rp > lp) {
+        tr.reference_name = std::string(v.substr(lp + 1, rp - lp - 1));
+      }
+    }
+  } else if (key == "Stratum") {
+    const auto s = ParseDecimal(v, 0, kMaxStratum);
+    if (!s)
+      reason = "Stratum " + QuoteRaw(v) + " is not 0..16";
+    else
+      tr.stratum = static_cast<int>(*s);
+  } else if (key == "Ref time (UTC)") {
+    const auto tm = ParseCtime(v);
+    if (!tm)
+      reason = "Ref time " + QuoteRaw(v) + " is not like 'Thu Apr 05 18:27:33 2018'";
+    else
+      tr.ref_time_ns = *tm;
+  } else if (key == "System time") {
+    // "0.000669840 seconds slow of NTP time"
+    const auto tok = SplitWhitespace(v);
+    std::optional<double> x;
+    if (tok.size() == 6 && tok[1] == "seconds" && (tok[2] == "fast" || tok[2] == "slow") && tok[3] == "of" &&
+        tok[4] == "NTP" && tok[5] == "time") {
+      x = ParseDouble(tok[0]);
+    }
+    if (!x || std::fabs(*x) > kMaxOffsetS) {
+      reason = "System time " + QuoteRaw(v) + " is not 'N seconds fast|slow of NTP time'";
+    } else {
+      tr.system_time_offset_s = tok[2] == "fast" ? *x : -*x;
+    }
+  } else if (key == "Last offset" || key == "RMS offset" || key == "Root delay" || key == "Root dispersion" ||
+             key == "Update interval") {
+    const auto x = ValueWithUnit(v, "seconds");
+    if (!x || std::fabs(*x) > kMaxOffsetS) {
+      reason = key + " " + QuoteRaw(v) + " is not 'N seconds'";
+    } else if (key == "Last offset") {
+      tr.last_offset_s = *x;
+    } else if (key == "RMS offset") {
+      tr.rms_offset_s = *x;
+    } else if (key == "Root delay") {
+      tr.root_delay_s = *x;
+    } else if (key == "Root dispersion") {
+      tr.root_dispersion_s = *x;
+    } else {
+      tr.update_interval_s = *x;
+    }
+  } else if (key == "Frequency") {
+    const auto tok = SplitWhitespace(v);
+    std::optional<double> x;
+    if (tok.size() == 3 && tok[1] == "ppm" && (tok[2] == "fast" || tok[2] == "slow")) {
+      x = ParseDouble(tok[0]);
+    }
+    if (!x || std::fabs(*x) > kMaxPpm)
+      reason = "Frequency " + QuoteRaw(v) + " is not 'N ppm fast|slow'";
+    else
+      tr.frequency_ppm = tok[2] == "fast" ? *x : -*x;
+  } else if (key == "Residual freq" || key == "Skew") {
+    const auto x = ValueWithUnit(v, "ppm");
+    if (!x || std::fabs(*x) > kMaxPpm)
+      reason = key + " " + QuoteRaw(v) + " is not 'N ppm'";
+    else if (key == "Skew")
+      tr.skew_ppm = *x;
+    else
+      tr.residual_freq_ppm = *x;
+  } else if (key == "Leap status") {
+    if (v != "Normal" && v != "Insert second" && v != "Delete second" && v != "Not synchronised") {
+      reason = "Leap status " + QuoteRaw(v) + " is unknown";
+    } else {
+      tr.leap_status = std::string(v);
+    }
+  } else {
+    known = false;
+    tr.other.emplace_back(key, std::string(v));
+  }
+  return reason;
+}
+
+// Reads the lines of a `chronyc sources` / `sourcestats` table: skips blank and rule lines, takes
+// the `210 Number of sources = N` line, the header (starting with `header_start`) and the -v
+// legend; every other line is a record, read by `row(raw, t, ln)` which returns "" when it accepts
+// it. Returns whether a header was seen.
+template <class Table, class RowFn>
+bool ReadSourceRows(std::string_view text, std::string_view header_start, Table& out, std::string_view source,
+                    Diagnostics& diag, ReadCounts& counts, RowFn&& row) {
+  bool header = false;
+  TextLines lines(text);
+  std::string_view raw;
+  while (lines.Next(&raw)) {
+    const int64_t ln = lines.line_number();
+    const std::string_view t = Trim(raw);
+    if (t.empty() || IsRuleLine(t)) continue;
+    if (const auto n = NumberOfSources(t)) {
+      out.number_of_sources = *n;
+      continue;
+    }
+    if (StartsWith(t, header_start)) {
+      header = true;
+      continue;
+    }
+    if (IsLegendLine(t)) {
+      out.verbose = true;
+      continue;
+    }
+    ++counts.read;
+    const std::string reason = row(raw, t, ln);
+    if (reason.empty()) {
+      ++counts.accepted;
+    } else {
+      ++counts.rejected;
+      diag.Reject(source, ln, raw, reason);
+    }
+  }
+  return header;
+}
+
+// The sample of a sources row, `X[Y] +/- Z` (spaces inside the brackets), into `s`; "" when it is one.
+std::string ReadSourceSample(std::string_view sample, ChronycSource& s) {
+  const size_t lb = sample.find('[');
+  const size_t rb = sample.find(']');
+  const size_t pm = sample.find("+/-");
+  if (lb == std::string_view::npos || rb == std::string_view::npos || pm == std::string_view::npos ||
+      !(lb < rb && rb < pm)) {
+    return "sample " + QuoteRaw(sample) + " is not 'X[Y] +/- Z'";
+  }
+  const auto adj = ParseChronycSeconds(sample.substr(0, lb));
+  const auto meas = ParseChronycSeconds(sample.substr(lb + 1, rb - lb - 1));
+  const auto err = ParseChronycSeconds(sample.substr(pm + 3));
+  if (!adj || !meas || !err || !Trim(sample.substr(rb + 1, pm - rb - 1)).empty()) {
+    return "sample " + QuoteRaw(sample) + " has a value without a unit ns/us/ms/s or junk";
+  }
+  s.adjusted_offset_s = *adj;
+  s.measured_offset_s = *meas;
+  s.error_s = *err;
+  return {};
+}
+
+// One row of `chronyc sources` into `s`; "" when it is one.
+std::string ReadSourceRow(std::string_view raw, int64_t ln, ChronycSource& s) {
+  if (raw.size() < 3 || std::string_view("^=#").find(raw[0]) == std::string_view::npos ||
+      std::string_view("*+-x~?").find(raw[1]) == std::string_view::npos || raw[2] != ' ') {
+    return "not a sources row (want mode ^ = # and state * + - x ~ ? first)";
+  }
+  s.mode = raw[0];
+  s.state = raw[1];
+  s.line = ln;
+  const std::string_view rest = raw.substr(3);
+  const auto tok = SplitWhitespace(rest);
+  if (tok.size() < 6) {
+    return StringPrintf("sources row has %zu fields after the mode, expected at least 6", tok.size());
+  }
+  s.name = std::string(tok[0]);
+  s.name_truncated = EndsWith(tok[0], ">");
+  const auto st = ParseDecimal(tok[1], 0, kMaxStratum);
+  const auto poll = ParseDecimal(tok[2], -32, 32);
+  std::optional<int64_t> reach;
+  if (!tok[3].empty() && tok[3].size() <= 3 && tok[3].find_first_not_of("01234567") == std::string_view::npos) {
+    int64_t v = 0;
+    for (const char c : tok[3]) v = v * 8 + (c - '0');
+    reach = v;
+  }
+  std::optional<int64_t> last_rx;
+  if (tok[4] == "-")
+    last_rx = -1;
+  else
+    last_rx = ParseChronycInterval(tok[4]);
+  if (!st) return "Stratum " + QuoteRaw(tok[1]) + " is not 0..16";
+  if (!poll) return "Poll " + QuoteRaw(tok[2]) + " is not an integer in [-32, 32]";
+  if (!reach || *reach > 0377) return "Reach " + QuoteRaw(tok[3]) + " is not octal 0..377";
+  if (!last_rx) return "LastRx " + QuoteRaw(tok[4]) + " is not an interval";
+  s.stratum = static_cast<int>(*st);
+  s.poll_log2 = static_cast<int>(*poll);
+  s.reach = static_cast<int>(*reach);
+  s.last_rx_s = *last_rx;
+  // The sample: everything after the LastRx field.
+  const size_t at = static_cast<size_t>(tok[5].data() - rest.data());
+  return ReadSourceSample(rest.substr(at), s);
+}
+
+// One row of `chronyc sourcestats` (`t`: trimmed) into `s`; "" when it is one.
+std::string ReadSourceStatsRow(std::string_view t, int64_t ln, ChronycSourceStats& s) {
+  const auto tok = SplitWhitespace(t);
+  if (tok.size() != 8) return StringPrintf("sourcestats row has %zu fields, expected 8", tok.size());
+  s.line = ln;
+  s.name = std::string(tok[0]);
+  s.name_truncated = EndsWith(tok[0], ">");
+  const auto np = ParseDecimal(tok[1], 0, 1000000);
+  const auto nr = ParseDecimal(tok[2], 0, 1000000);
+  const auto span = ParseChronycInterval(tok[3]);
+  const auto freq = ParseDouble(tok[4]);
+  const auto skew = ParseDouble(tok[5]);
+  const auto off = ParseChronycSeconds(tok[6]);
+  const auto sd = ParseChronycSeconds(tok[7]);
+  if (HasControlChars(t)) return "control characters in the line";
+  if (!np) return "NP " + QuoteRaw(tok[1]) + " is not a count";
+  if (!nr) return "NR " + QuoteRaw(tok[2]) + " is not a count";
+  if (!span) return "Span " + QuoteRaw(tok[3]) + " is not an interval";
+  if (!freq || std::fabs(*freq) > kMaxPpm) return "Frequency " + QuoteRaw(tok[4]) + " is not ppm";
+  if (!skew || *skew < 0 || *skew > kMaxPpm) return "Freq Skew " + QuoteRaw(tok[5]) + " is not ppm";
+  if (!off) return "Offset " + QuoteRaw(tok[6]) + " is not a time with unit ns/us/ms/s";
+  if (!sd || *sd < 0) return "Std Dev " + QuoteRaw(tok[7]) + " is not a time with unit ns/us/ms/s";
+  s.np = static_cast<int>(*np);
+  s.nr = static_cast<int>(*nr);
+  s.span_s = *span;
+  s.frequency_ppm = *freq;
+  s.freq_skew_ppm = *skew;
+  s.offset_s = *off;
+  s.std_dev_s = *sd;
+  return {};
+}
+
 }  // namespace
 
 Result<ChronycTracking> ParseChronycTracking(std::string_view text, std::string_view source,
@@ -639,10 +879,10 @@ Result<ChronycTracking> ParseChronycTracking(std::string_view text, std::string_
   ChronycTracking tr;
   int known = 0;
   std::unordered_map<std::string, int64_t> seen;
-  const auto lines = SplitLines(text);
-  for (size_t i = 0; i < lines.size(); ++i) {
-    const int64_t ln = static_cast<int64_t>(i) + 1;
-    const std::string_view raw = lines[i];
+  TextLines lines(text);
+  std::string_view raw;
+  while (lines.Next(&raw)) {
+    const int64_t ln = lines.line_number();
     const std::string_view t = Trim(raw);
     if (t.empty()) continue;
     ++counts.read;
@@ -666,91 +906,8 @@ Result<ChronycTracking> ParseChronycTracking(std::string_view text, std::string_
       reject("field '" + ClipRaw(key, 40) + "' repeats line " + std::to_string(it->second));
       continue;
     }
-    std::string reason;
     bool is_known = true;
-    if (key == "Reference ID") {
-      const auto tok = SplitWhitespace(v);
-      std::optional<int64_t> id;
-      if (!tok.empty() && tok[0].size() == 8) id = ParseInt("0x" + std::string(tok[0]));
-      if (!id || *id < 0) {
-        reason = "Reference ID " + QuoteRaw(v) + " is not 8 hex digits";
-      } else {
-        tr.reference_id = static_cast<uint32_t>(*id);
-        const size_t lp = v.find('(');
-        const size_t rp = v.rfind(')');
-        if (lp != std::string_view::npos && rp != std::string_view::npos && rp > lp) {
-          tr.reference_name = std::string(v.substr(lp + 1, rp - lp - 1));
-        }
-      }
-    } else if (key == "Stratum") {
-      const auto s = ParseDecimal(v, 0, kMaxStratum);
-      if (!s)
-        reason = "Stratum " + QuoteRaw(v) + " is not 0..16";
-      else
-        tr.stratum = static_cast<int>(*s);
-    } else if (key == "Ref time (UTC)") {
-      const auto tm = ParseCtime(v);
-      if (!tm)
-        reason = "Ref time " + QuoteRaw(v) + " is not like 'Thu Apr 05 18:27:33 2018'";
-      else
-        tr.ref_time_ns = *tm;
-    } else if (key == "System time") {
-      // "0.000669840 seconds slow of NTP time"
-      const auto tok = SplitWhitespace(v);
-      std::optional<double> x;
-      if (tok.size() == 6 && tok[1] == "seconds" && (tok[2] == "fast" || tok[2] == "slow") &&
-          tok[3] == "of" && tok[4] == "NTP" && tok[5] == "time") {
-        x = ParseDouble(tok[0]);
-      }
-      if (!x || std::fabs(*x) > kMaxOffsetS) {
-        reason = "System time " + QuoteRaw(v) + " is not 'N seconds fast|slow of NTP time'";
-      } else {
-        tr.system_time_offset_s = tok[2] == "fast" ? *x : -*x;
-      }
-    } else if (key == "Last offset" || key == "RMS offset" || key == "Root delay" ||
-               key == "Root dispersion" || key == "Update interval") {
-      const auto x = ValueWithUnit(v, "seconds");
-      if (!x || std::fabs(*x) > kMaxOffsetS) {
-        reason = key + " " + QuoteRaw(v) + " is not 'N seconds'";
-      } else if (key == "Last offset") {
-        tr.last_offset_s = *x;
-      } else if (key == "RMS offset") {
-        tr.rms_offset_s = *x;
-      } else if (key == "Root delay") {
-        tr.root_delay_s = *x;
-      } else if (key == "Root dispersion") {
-        tr.root_dispersion_s = *x;
-      } else {
-        tr.update_interval_s = *x;
-      }
-    } else if (key == "Frequency") {
-      const auto tok = SplitWhitespace(v);
-      std::optional<double> x;
-      if (tok.size() == 3 && tok[1] == "ppm" && (tok[2] == "fast" || tok[2] == "slow")) {
-        x = ParseDouble(tok[0]);
-      }
-      if (!x || std::fabs(*x) > kMaxPpm)
-        reason = "Frequency " + QuoteRaw(v) + " is not 'N ppm fast|slow'";
-      else
-        tr.frequency_ppm = tok[2] == "fast" ? *x : -*x;
-    } else if (key == "Residual freq" || key == "Skew") {
-      const auto x = ValueWithUnit(v, "ppm");
-      if (!x || std::fabs(*x) > kMaxPpm)
-        reason = key + " " + QuoteRaw(v) + " is not 'N ppm'";
-      else if (key == "Skew")
-        tr.skew_ppm = *x;
-      else
-        tr.residual_freq_ppm = *x;
-    } else if (key == "Leap status") {
-      if (v != "Normal" && v != "Insert second" && v != "Delete second" && v != "Not synchronised") {
-        reason = "Leap status " + QuoteRaw(v) + " is unknown";
-      } else {
-        tr.leap_status = std::string(v);
-      }
-    } else {
-      is_known = false;
-      tr.other.emplace_back(key, std::string(v));
-    }
+    const std::string reason = ReadTrackingField(key, v, tr, is_known);
     if (!reason.empty()) {
       reject(reason);
       continue;
@@ -768,105 +925,13 @@ Result<ChronycTracking> ParseChronycTracking(std::string_view text, std::string_
 Result<ChronycSources> ParseChronycSources(std::string_view text, std::string_view source, Diagnostics& diag,
                                            ReadCounts& counts) {
   ChronycSources out;
-  bool header = false;
-  const auto lines = SplitLines(text);
-  for (size_t i = 0; i < lines.size(); ++i) {
-    const int64_t ln = static_cast<int64_t>(i) + 1;
-    const std::string_view raw = lines[i];
-    const std::string_view t = Trim(raw);
-    if (t.empty() || IsRuleLine(t)) continue;
-    if (const auto n = NumberOfSources(t)) {
-      out.number_of_sources = *n;
-      continue;
-    }
-    if (StartsWith(t, "MS Name/IP address")) {
-      header = true;
-      continue;
-    }
-    if (IsLegendLine(t)) {
-      out.verbose = true;
-      continue;
-    }
-    ++counts.read;
-    auto reject = [&](const std::string& reason) {
-      ++counts.rejected;
-      diag.Reject(source, ln, raw, reason);
-    };
-    if (raw.size() < 3 || std::string_view("^=#").find(raw[0]) == std::string_view::npos ||
-        std::string_view("*+-x~?").find(raw[1]) == std::string_view::npos || raw[2] != ' ') {
-      reject("not a sources row (want mode ^ = # and state * + - x ~ ? first)");
-      continue;
-    }
-    ChronycSource s;
-    s.mode = raw[0];
-    s.state = raw[1];
-    s.line = ln;
-    const std::string_view rest = raw.substr(3);
-    const auto tok = SplitWhitespace(rest);
-    if (tok.size() < 6) {
-      reject(StringPrintf("sources row has %zu fields after the mode, expected at least 6", tok.size()));
-      continue;
-    }
-    s.name = std::string(tok[0]);
-    s.name_truncated = EndsWith(tok[0], ">");
-    const auto st = ParseDecimal(tok[1], 0, kMaxStratum);
-    const auto poll = ParseDecimal(tok[2], -32, 32);
-    std::optional<int64_t> reach;
-    if (!tok[3].empty() && tok[3].size() <= 3 &&
-        tok[3].find_first_not_of("01234567") == std::string_view::npos) {
-      int64_t v = 0;
-      for (const char c : tok[3]) v = v * 8 + (c - '0');
-      reach = v;
-    }
-    std::optional<int64_t> last_rx;
-    if (tok[4] == "-")
-      last_rx = -1;
-    else
-      last_rx = ParseChronycInterval(tok[4]);
-    if (!st) {
-      reject("Stratum " + QuoteRaw(tok[1]) + " is not 0..16");
-      continue;
-    }
-    if (!poll) {
-      reject("Poll " + QuoteRaw(tok[2]) + " is not an integer in [-32, 32]");
-      continue;
-    }
-    if (!reach || *reach > 0377) {
-      reject("Reach " + QuoteRaw(tok[3]) + " is not octal 0..377");
-      continue;
-    }
-    if (!last_rx) {
-      reject("LastRx " + QuoteRaw(tok[4]) + " is not an interval");
-      continue;
-    }
-    s.stratum = static_cast<int>(*st);
-    s.poll_log2 = static_cast<int>(*poll);
-    s.reach = static_cast<int>(*reach);
-    s.last_rx_s = *last_rx;
-    // The sample: everything after the LastRx field: `X[Y] +/- Z` (spaces inside the brackets).
-    const size_t at = static_cast<size_t>(tok[5].data() - rest.data());
-    const std::string_view sample = rest.substr(at);
-    const size_t lb = sample.find('[');
-    const size_t rb = sample.find(']');
-    const size_t pm = sample.find("+/-");
-    if (lb == std::string_view::npos || rb == std::string_view::npos || pm == std::string_view::npos ||
-        !(lb < rb && rb < pm)) {
-      reject("sample " + QuoteRaw(sample) + " is not 'X[Y] +/- Z'");
-      continue;
-    }
-    const auto adj = ParseChronycSeconds(sample.substr(0, lb));
-    const auto meas = ParseChronycSeconds(sample.substr(lb + 1, rb - lb - 1));
-    const auto err = ParseChronycSeconds(sample.substr(pm + 3));
-    if (!adj || !meas || !err || !Trim(sample.substr(rb + 1, pm - rb - 1)).empty()) {
-      reject("sample " + QuoteRaw(sample) + " has a value without a unit ns/us/ms/s or junk");
-      continue;
-    }
-    s.adjusted_offset_s = *adj;
-    s.measured_offset_s = *meas;
-    s.error_s = *err;
-    out.sources.push_back(std::move(s));
-    ++counts.accepted;
-  }
+  const bool header = ReadSourceRows(text, "MS Name/IP address", out, source, diag, counts,
+                                     [&](std::string_view raw, std::string_view, int64_t ln) {
+                                       ChronycSource s;
+                                       std::string reason = ReadSourceRow(raw, ln, s);
+                                       if (reason.empty()) out.sources.push_back(std::move(s));
+                                       return reason;
+                                     });
   if (!header && out.sources.empty()) {
     return MakeError(std::string(source), 0, 0, "not `chronyc sources` output: no header, no row",
                      "expected 'MS Name/IP address  Stratum Poll Reach LastRx Last sample'");
@@ -877,88 +942,13 @@ Result<ChronycSources> ParseChronycSources(std::string_view text, std::string_vi
 Result<ChronycSourceStatsTable> ParseChronycSourceStats(std::string_view text, std::string_view source,
                                                         Diagnostics& diag, ReadCounts& counts) {
   ChronycSourceStatsTable out;
-  bool header = false;
-  const auto lines = SplitLines(text);
-  for (size_t i = 0; i < lines.size(); ++i) {
-    const int64_t ln = static_cast<int64_t>(i) + 1;
-    const std::string_view raw = lines[i];
-    const std::string_view t = Trim(raw);
-    if (t.empty() || IsRuleLine(t)) continue;
-    if (const auto n = NumberOfSources(t)) {
-      out.number_of_sources = *n;
-      continue;
-    }
-    if (StartsWith(t, "Name/IP Address")) {
-      header = true;
-      continue;
-    }
-    if (IsLegendLine(t)) {
-      out.verbose = true;
-      continue;
-    }
-    ++counts.read;
-    auto reject = [&](const std::string& reason) {
-      ++counts.rejected;
-      diag.Reject(source, ln, raw, reason);
-    };
-    const auto tok = SplitWhitespace(t);
-    if (tok.size() != 8) {
-      reject(StringPrintf("sourcestats row has %zu fields, expected 8", tok.size()));
-      continue;
-    }
-    ChronycSourceStats s;
-    s.line = ln;
-    s.name = std::string(tok[0]);
-    s.name_truncated = EndsWith(tok[0], ">");
-    const auto np = ParseDecimal(tok[1], 0, 1000000);
-    const auto nr = ParseDecimal(tok[2], 0, 1000000);
-    const auto span = ParseChronycInterval(tok[3]);
-    const auto freq = ParseDouble(tok[4]);
-    const auto skew = ParseDouble(tok[5]);
-    const auto off = ParseChronycSeconds(tok[6]);
-    const auto sd = ParseChronycSeconds(tok[7]);
-    if (HasControlChars(t)) {
-      reject("control characters in the line");
-      continue;
-    }
-    if (!np) {
-      reject("NP " + QuoteRaw(tok[1]) + " is not a count");
-      continue;
-    }
-    if (!nr) {
-      reject("NR " + QuoteRaw(tok[2]) + " is not a count");
-      continue;
-    }
-    if (!span) {
-      reject("Span " + QuoteRaw(tok[3]) + " is not an interval");
-      continue;
-    }
-    if (!freq || std::fabs(*freq) > kMaxPpm) {
-      reject("Frequency " + QuoteRaw(tok[4]) + " is not ppm");
-      continue;
-    }
-    if (!skew || *skew < 0 || *skew > kMaxPpm) {
-      reject("Freq Skew " + QuoteRaw(tok[5]) + " is not ppm");
-      continue;
-    }
-    if (!off) {
-      reject("Offset " + QuoteRaw(tok[6]) + " is not a time with unit ns/us/ms/s");
-      continue;
-    }
-    if (!sd || *sd < 0) {
-      reject("Std Dev " + QuoteRaw(tok[7]) + " is not a time with unit ns/us/ms/s");
-      continue;
-    }
-    s.np = static_cast<int>(*np);
-    s.nr = static_cast<int>(*nr);
-    s.span_s = *span;
-    s.frequency_ppm = *freq;
-    s.freq_skew_ppm = *skew;
-    s.offset_s = *off;
-    s.std_dev_s = *sd;
-    out.sources.push_back(std::move(s));
-    ++counts.accepted;
-  }
+  const bool header = ReadSourceRows(text, "Name/IP Address", out, source, diag, counts,
+                                     [&](std::string_view, std::string_view t, int64_t ln) {
+                                       ChronycSourceStats s;
+                                       std::string reason = ReadSourceStatsRow(t, ln, s);
+                                       if (reason.empty()) out.sources.push_back(std::move(s));
+                                       return reason;
+                                     });
   if (!header && out.sources.empty()) {
     return MakeError(std::string(source), 0, 0, "not `chronyc sourcestats` output: no header, no row",
                      "expected 'Name/IP Address  NP  NR  Span  Frequency  Freq Skew  Offset  Std Dev'");

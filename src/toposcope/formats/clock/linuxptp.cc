@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "toposcope/base/text.h"
+#include "toposcope/formats/clock/log_lines.h"
 
 namespace toposcope::formats {
 namespace {
@@ -409,18 +410,13 @@ std::optional<SyncPoint> ToSyncPoint(const PtpRecord& r, std::string_view host) 
 
 Status ReadPtpLog(LineReader& lines, std::string_view source, std::string_view host, const PtpSinks& sinks,
                   Diagnostics& diag, ReadCounts& counts) {
-  int64_t nonblank = 0;
-  int64_t recognised = 0;  // lines with a linuxptp prefix or a sample/summary/port shape
-  std::string prev_raw;
-  int64_t prev_line = 0;
+  int64_t recognised = 0;                              // lines with a linuxptp prefix or a sample/summary/port shape
   std::unordered_map<std::string, int64_t> last_time;  // per program[pid]
   std::string key;
-  std::string_view raw;
-  while (lines.Next(&raw)) {
-    const int64_t ln = lines.line_number();
-    const std::string_view t = Trim(raw);
-    if (t.empty()) continue;
-    ++nonblank;
+  LogLines log(lines);
+  std::string_view raw, t;
+  while (log.Next(&raw, &t)) {
+    const int64_t ln = log.line_number();
     ++counts.read;
     auto reject = [&](const std::string& reason) {
       ++counts.rejected;
@@ -506,15 +502,13 @@ Status ReadPtpLog(LineReader& lines, std::string_view source, std::string_view h
         it->second = r.monotonic_ns;
       }
     }
-    if (t == prev_raw) diag.Warn(source, ln, raw, "repeats line " + std::to_string(prev_line));
-    prev_raw.assign(t);
-    prev_line = ln;
+    log.CheckRepeat(source, diag);
     ++counts.accepted;
     if (sinks.record) sinks.record(r);
     if (sp && sinks.sync) sinks.sync(*sp);
   }
   if (const Error* e = lines.error()) return *e;
-  if (nonblank == 0) {
+  if (log.nonblank() == 0) {
     return MakeError(std::string(source), 0, 0, "empty input", "expected ptp4l/phc2sys output");
   }
   if (recognised == 0) {
