@@ -29,6 +29,15 @@ class TextLines {
   explicit TextLines(std::string_view text) : text_(text) {}
   // Sets `line` to the next line; false (and `line` untouched) after the last one.
   bool Next(std::string_view* line);
+  // Skips blank lines: sets `raw` to the next line with text and `trimmed` to it trimmed; false after
+  // the last one.
+  bool NextNonBlank(std::string_view* raw, std::string_view* trimmed) {
+    while (Next(raw)) {
+      *trimmed = Trim(*raw);
+      if (!trimmed->empty()) return true;
+    }
+    return false;
+  }
   // The 1-based number of the line Next gave last; 0 before the first.
   [[nodiscard]] int64_t line_number() const { return line_no_; }
   // True when no line is left for Next.
@@ -79,6 +88,17 @@ std::optional<int64_t> ParseInt(std::string_view s);
 
 // True when the text looks binary (NUL bytes or many control bytes) in its first bytes.
 bool LooksBinary(std::string_view head);
+
+// Each item as `line(item)` writes it, followed by '\n', concatenated.
+template <class Item, class LineFn>
+std::string JoinLines(const std::vector<Item>& items, LineFn&& line) {
+  std::string out;
+  for (const Item& item : items) {
+    out += line(item);
+    out += '\n';
+  }
+  return out;
+}
 
 // One entry of a name table: an enum value and its name (a literal, so the text is NUL-terminated).
 template <class E>

@@ -748,11 +748,10 @@ bool ReadSourceRows(std::string_view text, std::string_view header_start, Table&
                     Diagnostics& diag, ReadCounts& counts, RowFn&& row) {
   bool header = false;
   TextLines lines(text);
-  std::string_view raw;
-  while (lines.Next(&raw)) {
+  std::string_view raw, t;
+  while (lines.NextNonBlank(&raw, &t)) {
     const int64_t ln = lines.line_number();
-    const std::string_view t = Trim(raw);
-    if (t.empty() || IsRuleLine(t)) continue;
+    if (IsRuleLine(t)) continue;
     if (const auto n = NumberOfSources(t)) {
       out.number_of_sources = *n;
       continue;
@@ -880,11 +879,9 @@ Result<ChronycTracking> ParseChronycTracking(std::string_view text, std::string_
   int known = 0;
   std::unordered_map<std::string, int64_t> seen;
   TextLines lines(text);
-  std::string_view raw;
-  while (lines.Next(&raw)) {
+  std::string_view raw, t;
+  while (lines.NextNonBlank(&raw, &t)) {
     const int64_t ln = lines.line_number();
-    const std::string_view t = Trim(raw);
-    if (t.empty()) continue;
     ++counts.read;
     const size_t colon = t.find(':');
     auto reject = [&](const std::string& reason) {

@@ -576,13 +576,6 @@ std::string FormatPtpRecord(const PtpRecord& r) {
   return out;
 }
 
-std::string WritePtpLog(const std::vector<PtpRecord>& records) {
-  std::string out;
-  for (const auto& r : records) {
-    out += FormatPtpRecord(r);
-    out += '\n';
-  }
-  return out;
-}
+std::string WritePtpLog(const std::vector<PtpRecord>& records) { return JoinLines(records, FormatPtpRecord); }
 
 }  // namespace toposcope::formats

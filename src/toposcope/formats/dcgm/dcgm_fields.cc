@@ -613,11 +613,10 @@ Result<std::vector<DmonFieldListEntry>> ParseDmonFieldList(std::string_view text
   std::unordered_set<int> seen_ids;
   bool heading = false;
   TextLines lines(text);
-  std::string_view raw;
-  while (lines.Next(&raw)) {
+  std::string_view raw, line;
+  while (lines.NextNonBlank(&raw, &line)) {
     const int64_t line_no = lines.line_number();
-    const std::string_view line = Trim(raw);
-    if (line.empty() || IsRule(line)) continue;
+    if (IsRule(line)) continue;
     if (IsHeading(line)) {
       heading = true;
       continue;

@@ -547,6 +547,11 @@ Result<YamlNode> ParseYaml(std::string_view text, std::string_view source) {
   return root;
 }
 
+Result<YamlNode> ParseNonEmptyYaml(std::string_view text, std::string_view source, std::string_view expected) {
+  if (Trim(text).empty()) return MakeError(std::string(source), 0, 0, "empty input", std::string(expected));
+  return ParseYaml(text, source);
+}
+
 std::string CheckYamlKeys(const YamlNode& m, std::initializer_list<std::string_view> allowed) {
   for (const auto& kv : m.map) {
     if (std::find(allowed.begin(), allowed.end(), kv.first) == allowed.end()) return "unknown key " + QuoteRaw(kv.first);

@@ -50,6 +50,10 @@ struct YamlNode {
 // An empty document (only comments) gives a kNull root.
 Result<YamlNode> ParseYaml(std::string_view text, std::string_view source);
 
+// Parses a document that must hold something: fails with "empty input" (and `expected` as the hint)
+// when the text is blank, else as ParseYaml.
+Result<YamlNode> ParseNonEmptyYaml(std::string_view text, std::string_view source, std::string_view expected);
+
 // Checks the keys of a mapping: "" when each is in `allowed` (or `m` is not a mapping), else
 // "unknown key '<k>'" for the first one that is not.
 std::string CheckYamlKeys(const YamlNode& m, std::initializer_list<std::string_view> allowed);

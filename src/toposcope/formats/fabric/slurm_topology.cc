@@ -714,15 +714,22 @@ std::string ReadYamlSwitch(const YamlNode& e, std::unordered_set<std::string>& n
   return er;
 }
 
-// One block or ring entry ({<kind>: name, nodes: hostlist}): its name and nodes. "" when accepted,
-// else the reason; `names` holds the names taken so far in the topology.
+// One block or ring entry ({<kind>: name, nodes: hostlist}) of a topology; `names` holds the
+// names taken so far in it. `check(group)` may warn about an accepted one before it is added to
+// `out`. Returns "" when accepted, else the reason.
+template <class Group, class CheckFn>
 std::string ReadNodeGroup(const YamlNode& e, const std::string& kind, std::unordered_set<std::string>& names,
-                          std::string* name, std::vector<std::string>* nodes, std::string* nodes_expr) {
+                          std::vector<Group>* out, CheckFn&& check) {
+  Group g;
+  g.line = e.line;
   std::string er = CheckYamlKeys(e, {kind, "nodes"});
-  if (er.empty()) er = NameOf(e, kind, name);
+  if (er.empty()) er = NameOf(e, kind, &g.name);
   if (er.empty() && e.Find("nodes") == nullptr) er = kind + " without nodes";
-  if (er.empty()) YamlHostlist(*e.Find("nodes"), nodes, nodes_expr, &er);
-  if (er.empty() && !names.insert(*name).second) er = kind + " " + *name + " defined twice";
+  if (er.empty()) YamlHostlist(*e.Find("nodes"), &g.nodes, &g.nodes_expr, &er);
+  if (er.empty() && !names.insert(g.name).second) er = kind + " " + g.name + " defined twice";
+  if (!er.empty()) return er;
+  check(g);
+  out->push_back(std::move(g));
   return er;
 }
 
@@ -771,23 +778,16 @@ void ReadPluginEntries(const YamlNode& body, SlurmTopology* t, std::string_view 
                 [&](const YamlNode& e) { return ReadYamlSwitch(e, names, t); });
     TreeWarnings(*t, source, diag);
   } else if (t->plugin == "block") {
-    YamlEntries(body.Find("blocks"), "blocks", t, source, diag, [&](const YamlNode& e) -> std::string {
-      SlurmBlock b;
-      b.line = e.line;
-      std::string er = ReadNodeGroup(e, "block", names, &b.name, &b.nodes, &b.nodes_expr);
-      if (er.empty()) t->blocks.push_back(std::move(b));
-      return er;
+    YamlEntries(body.Find("blocks"), "blocks", t, source, diag, [&](const YamlNode& e) {
+      return ReadNodeGroup(e, "block", names, &t->blocks, [](const SlurmBlock&) {});
     });
     BlockWarnings(*t, source, diag);
   } else if (t->plugin == "ring") {
-    YamlEntries(body.Find("rings"), "rings", t, source, diag, [&](const YamlNode& e) -> std::string {
-      SlurmRing r;
-      r.line = e.line;
-      std::string er = ReadNodeGroup(e, "ring", names, &r.name, &r.nodes, &r.nodes_expr);
-      if (er.empty() && r.nodes.size() > 16) diag.Warn(source, r.line, r.name, "a ring holds 16 nodes at most");
-      if (er.empty()) t->rings.push_back(std::move(r));
-      return er;
-    });
+    const auto check = [&](const SlurmRing& r) {
+      if (r.nodes.size() > 16) diag.Warn(source, r.line, r.name, "a ring holds 16 nodes at most");
+    };
+    YamlEntries(body.Find("rings"), "rings", t, source, diag,
+                [&](const YamlNode& e) { return ReadNodeGroup(e, "ring", names, &t->rings, check); });
   } else if (t->plugin == "torus3d") {
     YamlEntries(body.Find("toruses"), "toruses", t, source, diag,
                 [&](const YamlNode& e) { return ReadTorus(e, names, t, source, diag); });
@@ -799,8 +799,7 @@ void ReadPluginEntries(const YamlNode& body, SlurmTopology* t, std::string_view 
 Result<std::vector<SlurmTopology>> ParseSlurmTopologyYaml(std::string_view text, std::string_view source,
                                                           Diagnostics& diag) {
   const std::string src(source);
-  if (Trim(text).empty()) return MakeError(src, 0, 0, "empty input", "expected a Slurm topology.yaml");
-  auto doc = ParseYaml(text, source);
+  auto doc = ParseNonEmptyYaml(text, source, "expected a Slurm topology.yaml");
   if (!doc.ok()) return doc.error();
   const YamlNode& root = *doc;
   if (!root.IsSeq()) return MakeError(src, root.line, 1, "topology.yaml must be a list of topologies");

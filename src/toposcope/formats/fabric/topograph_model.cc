@@ -343,8 +343,7 @@ void AddLeafSwitches(TopographModel* out) {
 
 Result<TopographModel> ParseTopographModel(std::string_view text, std::string_view source, Diagnostics& diag) {
   const std::string src(source);
-  if (Trim(text).empty()) return MakeError(src, 0, 0, "empty input", "expected a topograph model");
-  auto doc = ParseYaml(text, source);
+  auto doc = ParseNonEmptyYaml(text, source, "expected a topograph model");
   if (!doc.ok()) return doc.error();
   const YamlNode& root = *doc;
   if (!root.IsMap()) return MakeError(src, root.line, 1, "a topograph model must be a mapping");

@@ -596,12 +596,7 @@ std::string WriteNcclInspectorRecord(const InspectorRecord& r) {
 }
 
 std::string WriteNcclInspector(const std::vector<InspectorRecord>& records) {
-  std::string out;
-  for (const auto& r : records) {
-    out += WriteNcclInspectorRecord(r);
-    out += '\n';
-  }
-  return out;
+  return JoinLines(records, WriteNcclInspectorRecord);
 }
 
 }  // namespace toposcope::formats

@@ -254,6 +254,13 @@ Error NoMatrix(std::string_view source, std::string hint) {
   return MakeError(Str(source), 0, 0, "no bandwidth matrix found", std::move(hint));
 }
 
+// The report, or the "no matrix" error when it holds none (`expected`: the hint for non-empty text).
+Result<P2pReport> ReportOrNoMatrix(P2pReport report, std::string_view text, std::string_view source,
+                                   const char* expected) {
+  if (report.matrices.empty()) return NoMatrix(source, text.empty() ? "the input is empty" : expected);
+  return report;
+}
+
 // Binary input: one rejected record, then the error.
 Error RejectBinary(std::string_view text, std::string_view source, Diagnostics& diag, ReadCounts& counts) {
   ++counts.read;
@@ -550,12 +557,8 @@ Result<P2pReport> ParseP2pBandwidthLatencyTest(std::string_view text, std::strin
                   });
   table.Close();
   end_title();
-  if (report.matrices.empty()) {
-    return NoMatrix(source, text.empty() ? "the input is empty"
-                                         : "expected tables such as `P2P Connectivity Matrix` "
-                                           "followed by a `D\\D` header");
-  }
-  return report;
+  return ReportOrNoMatrix(std::move(report), text, source,
+                          "expected tables such as `P2P Connectivity Matrix` followed by a `D\\D` header");
 }
 
 namespace {
@@ -752,13 +755,8 @@ class NvbandwidthReader {
 Result<P2pReport> ParseNvbandwidth(std::string_view text, std::string_view source, Diagnostics& diag,
                                    ReadCounts& counts) {
   if (LooksBinary(text.substr(0, kBinaryProbe))) return RejectBinary(text, source, diag, counts);
-  P2pReport report = NvbandwidthReader(text, source, diag, counts).Run();
-  if (report.matrices.empty()) {
-    return NoMatrix(source, text.empty() ? "the input is empty"
-                                         : "expected `Running <testcase>.`, a description line, "
-                                           "a header of device ids and rows");
-  }
-  return report;
+  return ReportOrNoMatrix(NvbandwidthReader(text, source, diag, counts).Run(), text, source,
+                          "expected `Running <testcase>.`, a description line, a header of device ids and rows");
 }
 
 namespace {

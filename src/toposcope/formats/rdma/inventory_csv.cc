@@ -19,18 +19,12 @@ namespace {
 
 enum class Column { kHost, kIp, kNic, kPort, kGid, kRack, kLeaf, kUnknown };
 
+// The column a header cell names (any case).
 Column ColumnOf(std::string_view name) {
-  std::string lower(name);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (lower == "host") return Column::kHost;
-  if (lower == "ip") return Column::kIp;
-  if (lower == "nic") return Column::kNic;
-  if (lower == "port") return Column::kPort;
-  if (lower == "gid") return Column::kGid;
-  if (lower == "rack") return Column::kRack;
-  if (lower == "leaf") return Column::kLeaf;
-  return Column::kUnknown;
+  static constexpr NamedValue<Column> kColumns[] = {
+      {Column::kHost, "host"}, {Column::kIp, "ip"},     {Column::kNic, "nic"},  {Column::kPort, "port"},
+      {Column::kGid, "gid"},   {Column::kRack, "rack"}, {Column::kLeaf, "leaf"}};
+  return ValueIn(kColumns, ToLowerAscii(name)).value_or(Column::kUnknown);
 }
 
 bool IsComment(std::string_view t) { return !t.empty() && t[0] == '#'; }

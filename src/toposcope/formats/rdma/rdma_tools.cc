@@ -823,6 +823,15 @@ struct DeviceListReader {
     return false;
   }
 
+  // A decimal field in 0..max into `slot`; rejects "<key> '<value>' is not 0..<max>" otherwise.
+  // Returns whether the line is accepted.
+  bool ReadBounded(std::string_view key, std::string_view value, uint64_t max, int& slot) {
+    auto n = ParseUnsigned(value, max);
+    if (!n) return Reject(Cat({key, " ", QuoteRaw(value), " is not 0..", std::to_string(max)}));
+    slot = static_cast<int>(*n);
+    return true;
+  }
+
   // A device header: starts device `name` when the name is well formed (else rejects with
   // `bad_name`) and new. Returns whether the line is accepted.
   bool StartDevice(bool name_ok, const std::string& name, std::string_view bad_name) {
@@ -915,9 +924,7 @@ struct IbstatReader : DeviceListReader {
     if (EndsWith(key, " type") && key.find(' ') == key.rfind(' ')) {
       dev->ca_type = std::string(value);
     } else if (key == "Number of ports") {
-      auto n = ParseUnsigned(value, 255);
-      if (!n) return Reject(Cat({"Number of ports ", QuoteRaw(value), " is not 0..255"}));
-      dev->num_ports = static_cast<int>(*n);
+      return ReadBounded(key, value, 255, dev->num_ports);
     } else if (key == "Firmware version") {
       dev->firmware = std::string(value);
     } else if (key == "Hardware version") {
@@ -952,13 +959,9 @@ struct IbstatReader : DeviceListReader {
     } else if (key == "Effective speed") {
       // Informational; Rate already holds the link rate.
     } else if (key == "Base lid" || key == "SM lid") {
-      auto n = ParseUnsigned(value, 65535);
-      if (!n) return Reject(Cat({key, " ", QuoteRaw(value), " is not 0..65535"}));
-      (key == "Base lid" ? port->lid : port->sm_lid) = static_cast<int>(*n);
+      return ReadBounded(key, value, 65535, key == "Base lid" ? port->lid : port->sm_lid);
     } else if (key == "LMC") {
-      auto n = ParseUnsigned(value, 7);
-      if (!n) return Reject(Cat({"LMC ", QuoteRaw(value), " is not 0..7"}));
-      port->lmc = static_cast<int>(*n);
+      return ReadBounded(key, value, 7, port->lmc);
     } else if (key == "Capability mask") {
       if (!ParseUnsignedOrHex(value, UINT32_MAX)) {
         return Reject(Cat({"Capability mask ", QuoteRaw(value), " is not a 32-bit number"}));
@@ -1129,9 +1132,7 @@ struct DevinfoReader : DeviceListReader {
     } else if (key == "board_id") {
       dev->board_id = std::string(value);
     } else if (key == "phys_port_cnt") {
-      auto n = ParseUnsigned(value, 255);
-      if (!n) return Reject(Cat({"phys_port_cnt ", QuoteRaw(value), " is not 0..255"}));
-      dev->num_ports = static_cast<int>(*n);
+      return ReadBounded(key, value, 255, dev->num_ports);
     }
     return true;
   }
@@ -1154,9 +1155,7 @@ struct DevinfoReader : DeviceListReader {
       if (!n) return Reject(Cat({key, " ", QuoteRaw(value), " is not an MTU in bytes"}));
       (key == "max_mtu" ? port->max_mtu : port->active_mtu) = static_cast<int>(*n);
     } else if (key == "sm_lid" || key == "port_lid") {
-      auto n = ParseUnsigned(value, 65535);
-      if (!n) return Reject(Cat({key, " ", QuoteRaw(value), " is not 0..65535"}));
-      (key == "sm_lid" ? port->sm_lid : port->lid) = static_cast<int>(*n);
+      return ReadBounded(key, value, 65535, key == "sm_lid" ? port->sm_lid : port->lid);
     } else if (key == "port_lmc") {
       auto n = ParseUnsigned(value, 7);
       if (!n) n = ParseUnsignedOrHex(value, 7);

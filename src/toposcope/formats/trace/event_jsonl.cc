@@ -186,13 +186,6 @@ std::string WriteEventJsonlLine(const TraceEvent& e) {
   return s;
 }
 
-std::string WriteEventJsonl(const std::vector<TraceEvent>& events) {
-  std::string out;
-  for (const auto& e : events) {
-    out += WriteEventJsonlLine(e);
-    out += '\n';
-  }
-  return out;
-}
+std::string WriteEventJsonl(const std::vector<TraceEvent>& events) { return JoinLines(events, WriteEventJsonlLine); }
 
 }  // namespace toposcope::formats
