@@ -166,23 +166,20 @@ ChronyLogKind ShapeOf(const std::vector<std::string_view>& tok) {
   return ChronyLogKind::kUnknown;
 }
 
-std::optional<ChronyTrackingRecord> ParseTrackingLine(const std::vector<std::string_view>& tok,
-                                                      std::string& reason) {
-  if (tok.size() != 14 && tok.size() != 13) {
-    reason = StringPrintf("tracking.log line has %zu fields, expected 14 (13 without Max. error)", tok.size());
+// A data line of `n_full` fields (`n_short` in the older layout) read by `fill(f, r)` into a
+// `Record`; nullopt with `reason` when the count is off (`count_reason` says what it should be, after
+// "<N> fields, expected ") or a field is bad.
+template <class Record, class FillFn>
+std::optional<Record> ReadLogFields(const std::vector<std::string_view>& tok, size_t n_full, size_t n_short,
+                                    const char* log_name, const char* count_reason, std::string& reason,
+                                    FillFn&& fill) {
+  if (tok.size() != n_full && tok.size() != n_short) {
+    reason = StringPrintf("%s line has %zu fields, expected %s", log_name, tok.size(), count_reason);
     return std::nullopt;
   }
-  ChronyTrackingRecord r;
+  Record r;
   Fields f{tok, {}};
-  (void)(f.Time(r.time_ns) && f.Ip(r.ip) && f.Int(3, "St", 0, kMaxStratum, r.stratum) &&
-         f.Num(4, "Freq ppm", -kMaxPpm, kMaxPpm, r.freq_ppm) &&
-         f.Num(5, "Skew ppm", 0, kMaxPpm, r.skew_ppm) &&
-         f.Num(6, "Offset", -kMaxOffsetS, kMaxOffsetS, r.offset_s) && f.Leap(7, r.leap) &&
-         f.Int(8, "Co", 0, 1000000, r.combined) && f.Num(9, "Offset sd", 0, kMaxSeconds, r.offset_sd_s) &&
-         f.Num(10, "Rem. corr.", -kMaxOffsetS, kMaxOffsetS, r.remaining_correction_s) &&
-         f.Num(11, "Root delay", -kMaxSeconds, kMaxSeconds, r.root_delay_s) &&
-         f.Num(12, "Root disp.", 0, kMaxSeconds, r.root_dispersion_s) &&
-         (tok.size() == 13 || f.Num(13, "Max. error", 0, kMaxSeconds, r.max_error_s)));
+  fill(f, r);
   if (!f.reason.empty()) {
     reason = std::move(f.reason);
     return std::nullopt;
@@ -190,25 +187,31 @@ std::optional<ChronyTrackingRecord> ParseTrackingLine(const std::vector<std::str
   return r;
 }
 
+std::optional<ChronyTrackingRecord> ParseTrackingLine(const std::vector<std::string_view>& tok, std::string& reason) {
+  return ReadLogFields<ChronyTrackingRecord>(
+      tok, 14, 13, "tracking.log", "14 (13 without Max. error)", reason, [&](Fields& f, ChronyTrackingRecord& r) {
+        (void)(f.Time(r.time_ns) && f.Ip(r.ip) && f.Int(3, "St", 0, kMaxStratum, r.stratum) &&
+               f.Num(4, "Freq ppm", -kMaxPpm, kMaxPpm, r.freq_ppm) && f.Num(5, "Skew ppm", 0, kMaxPpm, r.skew_ppm) &&
+               f.Num(6, "Offset", -kMaxOffsetS, kMaxOffsetS, r.offset_s) && f.Leap(7, r.leap) &&
+               f.Int(8, "Co", 0, 1000000, r.combined) && f.Num(9, "Offset sd", 0, kMaxSeconds, r.offset_sd_s) &&
+               f.Num(10, "Rem. corr.", -kMaxOffsetS, kMaxOffsetS, r.remaining_correction_s) &&
+               f.Num(11, "Root delay", -kMaxSeconds, kMaxSeconds, r.root_delay_s) &&
+               f.Num(12, "Root disp.", 0, kMaxSeconds, r.root_dispersion_s) &&
+               (tok.size() == 13 || f.Num(13, "Max. error", 0, kMaxSeconds, r.max_error_s)));
+      });
+}
+
 std::optional<ChronyStatisticsRecord> ParseStatisticsLine(const std::vector<std::string_view>& tok,
                                                           std::string& reason) {
-  if (tok.size() != 13 && tok.size() != 12) {
-    reason = StringPrintf("statistics.log line has %zu fields, expected 13 (12 without Asym)", tok.size());
-    return std::nullopt;
-  }
-  ChronyStatisticsRecord r;
-  Fields f{tok, {}};
-  (void)(f.Time(r.time_ns) && f.Ip(r.ip) && f.Num(3, "Std dev'n", 0, kMaxSeconds, r.std_dev_s) &&
-         f.Num(4, "Est offset", -kMaxOffsetS, kMaxOffsetS, r.est_offset_s) &&
-         f.Num(5, "Offset sd", 0, kMaxSeconds, r.offset_sd_s) && f.Num(6, "Diff freq", -1, 1, r.diff_freq) &&
-         f.Num(7, "Est skew", 0, 1, r.est_skew) && f.Num(8, "Stress", 0, 1e300, r.stress) &&
-         f.Int(9, "Ns", 0, 1000000, r.ns) && f.Int(10, "Bs", 0, 1000000, r.bs) &&
-         f.Int(11, "Nr", 0, 1000000, r.nr) && (tok.size() == 12 || f.Num(12, "Asym", -1, 1, r.asym)));
-  if (!f.reason.empty()) {
-    reason = std::move(f.reason);
-    return std::nullopt;
-  }
-  return r;
+  return ReadLogFields<ChronyStatisticsRecord>(
+      tok, 13, 12, "statistics.log", "13 (12 without Asym)", reason, [&](Fields& f, ChronyStatisticsRecord& r) {
+        (void)(f.Time(r.time_ns) && f.Ip(r.ip) && f.Num(3, "Std dev'n", 0, kMaxSeconds, r.std_dev_s) &&
+               f.Num(4, "Est offset", -kMaxOffsetS, kMaxOffsetS, r.est_offset_s) &&
+               f.Num(5, "Offset sd", 0, kMaxSeconds, r.offset_sd_s) && f.Num(6, "Diff freq", -1, 1, r.diff_freq) &&
+               f.Num(7, "Est skew", 0, 1, r.est_skew) && f.Num(8, "Stress", 0, 1e300, r.stress) &&
+               f.Int(9, "Ns", 0, 1000000, r.ns) && f.Int(10, "Bs", 0, 1000000, r.bs) &&
+               f.Int(11, "Nr", 0, 1000000, r.nr) && (tok.size() == 12 || f.Num(12, "Asym", -1, 1, r.asym)));
+      });
 }
 
 bool IsTestDigits(std::string_view s, size_t n) {
@@ -221,57 +224,56 @@ bool IsTestDigits(std::string_view s, size_t n) {
 
 bool IsTsSource(std::string_view s) { return s == "D" || s == "K" || s == "H" || s == "-"; }
 
+// The test flags of a measurements line (fields 5-7).
+void ReadTestFlags(Fields& f, ChronyMeasurementsRecord& r) {
+  const auto& tok = f.tok;
+  if (!IsTestDigits(tok[5], 3) || !IsTestDigits(tok[6], 3) || !IsTestDigits(tok[7], 4)) {
+    f.Fail("test flags " + QuoteRaw(std::string(tok[5]) + " " + std::string(tok[6]) + " " + std::string(tok[7])) +
+           " are not 3+3+4 digits 0/1");
+  } else {
+    r.tests_123 = std::string(tok[5]);
+    r.tests_567 = std::string(tok[6]);
+    r.tests_abcd = std::string(tok[7]);
+  }
+}
+
+// The refid and mode/timestamp sources of a chrony >= 3.0 measurements line (fields 16-19).
+void ReadRefidAndTxRx(Fields& f, ChronyMeasurementsRecord& r) {
+  const auto& tok = f.tok;
+  const std::string_view refid = tok[16];
+  bool hex = refid.size() == 8;
+  for (const char c : refid) {
+    hex = hex && (IsDigit(c) || (c >= 'A' && c <= 'F') || (c >= 'a' && c <= 'f'));
+  }
+  const std::string_view m = tok[17];
+  if (!hex) {
+    f.Fail("Refid " + QuoteRaw(refid) + " is not 8 hex digits");
+  } else if (m.size() != 2 || !IsDigit(m[0]) || (m[1] != 'B' && m[1] != 'I') || !IsTsSource(tok[18]) ||
+             !IsTsSource(tok[19])) {
+    f.Fail("MTxRx " + QuoteRaw(std::string(m) + " " + std::string(tok[18]) + " " + std::string(tok[19])) +
+           " is not <mode><B|I> <D|K|H> <D|K|H>");
+  } else {
+    r.refid = static_cast<uint32_t>(*ParseInt("0x" + std::string(refid)));
+    r.has_refid = true;
+    r.mode_txrx = std::string(m) + " " + std::string(tok[18]) + " " + std::string(tok[19]);
+  }
+}
+
 std::optional<ChronyMeasurementsRecord> ParseMeasurementsLine(const std::vector<std::string_view>& tok,
                                                               std::string& reason) {
-  if (tok.size() != 20 && tok.size() != 17) {
-    reason = StringPrintf("measurements.log line has %zu fields, expected 20 (17 before chrony 3.0)", tok.size());
-    return std::nullopt;
-  }
-  ChronyMeasurementsRecord r;
-  Fields f{tok, {}};
-  (void)(f.Time(r.time_ns) && f.Ip(r.ip) && f.Leap(3, r.leap) && f.Int(4, "St", 0, kMaxStratum, r.stratum));
-  if (f.reason.empty()) {
-    if (!IsTestDigits(tok[5], 3) || !IsTestDigits(tok[6], 3) || !IsTestDigits(tok[7], 4)) {
-      f.Fail("test flags " +
-             QuoteRaw(std::string(tok[5]) + " " + std::string(tok[6]) + " " + std::string(tok[7])) +
-             " are not 3+3+4 digits 0/1");
-    } else {
-      r.tests_123 = std::string(tok[5]);
-      r.tests_567 = std::string(tok[6]);
-      r.tests_abcd = std::string(tok[7]);
-    }
-  }
-  (void)(f.reason.empty() && f.Int(8, "LP", -32, 32, r.local_poll) &&
-         f.Int(9, "RP", -32, 32, r.remote_poll) && f.Num(10, "Score", 0, 1e6, r.score) &&
-         f.Num(11, "Offset", -kMaxOffsetS, kMaxOffsetS, r.offset_s) &&
-         f.Num(12, "Peer del.", -kMaxSeconds, kMaxSeconds, r.peer_delay_s) &&
-         f.Num(13, "Peer disp.", 0, kMaxSeconds, r.peer_dispersion_s) &&
-         f.Num(14, "Root del.", -kMaxSeconds, kMaxSeconds, r.root_delay_s) &&
-         f.Num(15, "Root disp.", 0, kMaxSeconds, r.root_dispersion_s));
-  if (f.reason.empty() && tok.size() == 20) {
-    const std::string_view refid = tok[16];
-    bool hex = refid.size() == 8;
-    for (const char c : refid) {
-      hex = hex && (IsDigit(c) || (c >= 'A' && c <= 'F') || (c >= 'a' && c <= 'f'));
-    }
-    const std::string_view m = tok[17];
-    if (!hex) {
-      f.Fail("Refid " + QuoteRaw(refid) + " is not 8 hex digits");
-    } else if (m.size() != 2 || !IsDigit(m[0]) || (m[1] != 'B' && m[1] != 'I') || !IsTsSource(tok[18]) ||
-               !IsTsSource(tok[19])) {
-      f.Fail("MTxRx " + QuoteRaw(std::string(m) + " " + std::string(tok[18]) + " " + std::string(tok[19])) +
-             " is not <mode><B|I> <D|K|H> <D|K|H>");
-    } else {
-      r.refid = static_cast<uint32_t>(*ParseInt("0x" + std::string(refid)));
-      r.has_refid = true;
-      r.mode_txrx = std::string(m) + " " + std::string(tok[18]) + " " + std::string(tok[19]);
-    }
-  }
-  if (!f.reason.empty()) {
-    reason = std::move(f.reason);
-    return std::nullopt;
-  }
-  return r;
+  return ReadLogFields<ChronyMeasurementsRecord>(
+      tok, 20, 17, "measurements.log", "20 (17 before chrony 3.0)", reason,
+      [&](Fields& f, ChronyMeasurementsRecord& r) {
+        (void)(f.Time(r.time_ns) && f.Ip(r.ip) && f.Leap(3, r.leap) && f.Int(4, "St", 0, kMaxStratum, r.stratum));
+        if (f.reason.empty()) ReadTestFlags(f, r);
+        (void)(f.reason.empty() && f.Int(8, "LP", -32, 32, r.local_poll) && f.Int(9, "RP", -32, 32, r.remote_poll) &&
+               f.Num(10, "Score", 0, 1e6, r.score) && f.Num(11, "Offset", -kMaxOffsetS, kMaxOffsetS, r.offset_s) &&
+               f.Num(12, "Peer del.", -kMaxSeconds, kMaxSeconds, r.peer_delay_s) &&
+               f.Num(13, "Peer disp.", 0, kMaxSeconds, r.peer_dispersion_s) &&
+               f.Num(14, "Root del.", -kMaxSeconds, kMaxSeconds, r.root_delay_s) &&
+               f.Num(15, "Root disp.", 0, kMaxSeconds, r.root_dispersion_s));
+        if (f.reason.empty() && tok.size() == 20) ReadRefidAndTxRx(f, r);
+      });
 }
 
 // Title line of a banner -> the log kind (kUnknown for other chrony logs: refclocks, rtc, ...).

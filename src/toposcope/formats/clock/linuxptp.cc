@@ -172,16 +172,19 @@ bool ParseOffsetStateFreq(const std::vector<std::string_view>& tok, size_t at, b
   return true;
 }
 
+// Whether a sample line has all 9 fields or the `short_count` of a line without its delay; else
+// `reason` gives the count and the full `layout` of a `what` line.
+bool HasSampleFields(const std::vector<std::string_view>& tok, size_t short_count, const char* what, const char* layout,
+                     std::string& reason) {
+  if (tok.size() == short_count || tok.size() == 9) return true;
+  reason = StringPrintf("%s line has %zu fields, expected 9 ('%s')", what, tok.size(), layout);
+  return false;
+}
+
 // ptp4l: `master offset N sK freq F path delay D` (the path delay may be missing).
 bool ParseMasterOffset(const std::vector<std::string_view>& tok, PtpRecord& r, std::string& reason) {
   r.kind = PtpLineKind::kMasterOffset;
-  if (tok.size() != 6 && tok.size() != 9) {
-    reason = StringPrintf(
-        "master offset line has %zu fields, expected 9 "
-        "('master offset N sK freq F path delay D')",
-        tok.size());
-    return false;
-  }
+  if (!HasSampleFields(tok, 6, "master offset", "master offset N sK freq F path delay D", reason)) return false;
   if (!ParseOffsetStateFreq(tok, 2, true, r, reason)) return false;
   if (tok.size() == 9) {
     const auto d = ParseDecimal(tok[8]);
@@ -201,13 +204,7 @@ bool ParseMasterOffset(const std::vector<std::string_view>& tok, PtpRecord& r, s
 // phc2sys: `TARGET LABEL offset N sK freq F [delay D]`.
 bool ParsePhc2sysOffset(const std::vector<std::string_view>& tok, PtpRecord& r, std::string& reason) {
   r.kind = PtpLineKind::kPhc2sysOffset;
-  if (tok.size() != 7 && tok.size() != 9) {
-    reason = StringPrintf(
-        "phc2sys offset line has %zu fields, expected 9 "
-        "('CLOCK LABEL offset N sK freq F delay D')",
-        tok.size());
-    return false;
-  }
+  if (!HasSampleFields(tok, 7, "phc2sys offset", "CLOCK LABEL offset N sK freq F delay D", reason)) return false;
   if (!ParseOffsetStateFreq(tok, 3, false, r, reason)) return false;
   r.clock = std::string(tok[0]);
   r.source_label = std::string(tok[1]);

@@ -328,6 +328,34 @@ class Parser {
     return true;
   }
 
+  // The items of a flow collection whose opening bracket is at `pos`, up to `close`: `item()` reads
+  // one (false on an error); items are separated by ','. `what` names the collection in errors.
+  template <class ItemFn>
+  static bool FlowItems(std::string_view s, size_t* pos, char close, const char* what, std::string* err,
+                        ItemFn&& item) {
+    ++*pos;
+    for (;;) {
+      while (*pos < s.size() && IsBlank(s[*pos])) ++*pos;
+      if (*pos >= s.size()) {
+        *err = std::string("unterminated flow ") + what;
+        return false;
+      }
+      if (s[*pos] == close) {
+        ++*pos;
+        return true;
+      }
+      if (!item()) return false;
+      while (*pos < s.size() && IsBlank(s[*pos])) ++*pos;
+      if (*pos < s.size() && s[*pos] == ',') {
+        ++*pos;
+        continue;
+      }
+      if (*pos < s.size() && s[*pos] == close) continue;
+      *err = std::string("expected ',' or '") + close + "' in a flow " + what;
+      return false;
+    }
+  }
+
   static bool Flow(std::string_view s, size_t* pos, YamlNode* out, bool in_flow, int depth, std::string* err,
                    int64_t line_no) {
     if (depth > kMaxDepth) {
@@ -343,17 +371,7 @@ class Parser {
     const char c = s[*pos];
     if (c == '[') {
       out->kind = YamlNode::Kind::kSeq;
-      ++*pos;
-      for (;;) {
-        while (*pos < s.size() && IsBlank(s[*pos])) ++*pos;
-        if (*pos >= s.size()) {
-          *err = "unterminated flow sequence";
-          return false;
-        }
-        if (s[*pos] == ']') {
-          ++*pos;
-          return true;
-        }
+      return FlowItems(s, pos, ']', "sequence", err, [&] {
         YamlNode item;
         if (!Flow(s, pos, &item, true, depth + 1, err, line_no)) return false;
         if (item.IsNull()) {
@@ -361,29 +379,12 @@ class Parser {
           return false;
         }
         out->seq.push_back(std::move(item));
-        while (*pos < s.size() && IsBlank(s[*pos])) ++*pos;
-        if (*pos < s.size() && s[*pos] == ',') {
-          ++*pos;
-          continue;
-        }
-        if (*pos < s.size() && s[*pos] == ']') continue;
-        *err = "expected ',' or ']' in a flow sequence";
-        return false;
-      }
+        return true;
+      });
     }
     if (c == '{') {
       out->kind = YamlNode::Kind::kMap;
-      ++*pos;
-      for (;;) {
-        while (*pos < s.size() && IsBlank(s[*pos])) ++*pos;
-        if (*pos >= s.size()) {
-          *err = "unterminated flow mapping";
-          return false;
-        }
-        if (s[*pos] == '}') {
-          ++*pos;
-          return true;
-        }
+      return FlowItems(s, pos, '}', "mapping", err, [&] {
         YamlNode key;
         if (!FlowScalar(s, pos, &key, true, err, line_no)) return false;
         while (*pos < s.size() && IsBlank(s[*pos])) ++*pos;
@@ -402,15 +403,8 @@ class Parser {
         }
         out->map.push_back(YamlKeyValue{key.scalar, std::move(value)});
         out->key_lines.push_back(line_no);
-        while (*pos < s.size() && IsBlank(s[*pos])) ++*pos;
-        if (*pos < s.size() && s[*pos] == ',') {
-          ++*pos;
-          continue;
-        }
-        if (*pos < s.size() && s[*pos] == '}') continue;
-        *err = "expected ',' or '}' in a flow mapping";
-        return false;
-      }
+        return true;
+      });
     }
     return FlowScalar(s, pos, out, in_flow, err, line_no);
   }

@@ -902,6 +902,19 @@ class Parser {
 
   using ThreadKey = std::tuple<std::string, int64_t, int64_t>;
 
+  // Parses `msg` with `parse` (it returns why it is not a `Record`, "" when it is one) and sends
+  // the record, stamped with its line and prefix; or rejects the line.
+  template <class Record, class ParseFn>
+  void ParseAndSend(ParseFn&& parse, std::string_view msg, NcclLogPrefix at, std::string_view raw, int64_t line_no) {
+    Record rec;
+    const std::string why = parse(msg, &rec);
+    if (!why.empty()) return Reject(line_no, raw, why);
+    Accept();
+    rec.line = line_no;
+    rec.at = std::move(at);
+    sink_(std::move(rec));
+  }
+
   void Dispatch(std::string_view msg, NcclLogPrefix at, std::string_view raw, int64_t line_no) {
     std::string why;
     if (msg.starts_with("NCCL version ")) {
@@ -931,25 +944,11 @@ class Parser {
       return;
     }
     if (msg.starts_with("CollNet ") && msg.find(" via ") != std::string_view::npos) {
-      NcclConnection conn;
-      why = ParseCollNet(msg, &conn);
-      if (!why.empty()) return Reject(line_no, raw, why);
-      Accept();
-      conn.line = line_no;
-      conn.at = std::move(at);
-      sink_(std::move(conn));
-      return;
+      return ParseAndSend<NcclConnection>(ParseCollNet, msg, std::move(at), raw, line_no);
     }
     if (msg.starts_with("Ring ") && msg.size() > 5 && IsDigit(msg[5])) {
       if (msg.find(" via ") != std::string_view::npos) return Ignore();  // TRACE-style P2P line
-      NcclRingLine r;
-      why = ParseRingLine(msg, &r);
-      if (!why.empty()) return Reject(line_no, raw, why);
-      Accept();
-      r.line = line_no;
-      r.at = std::move(at);
-      sink_(std::move(r));
-      return;
+      return ParseAndSend<NcclRingLine>(ParseRingLine, msg, std::move(at), raw, line_no);
     }
     if (msg.starts_with("Trees")) {
       NcclTreeLine base;
@@ -963,34 +962,13 @@ class Parser {
       return;
     }
     if (msg.starts_with("Tree ") && msg.size() > 5 && IsDigit(msg[5])) {
-      NcclTreeLine t;
-      why = ParseOldTree(msg, &t);
-      if (!why.empty()) return Reject(line_no, raw, why);
-      Accept();
-      t.line = line_no;
-      t.at = std::move(at);
-      sink_(std::move(t));
-      return;
+      return ParseAndSend<NcclTreeLine>(ParseOldTree, msg, std::move(at), raw, line_no);
     }
     if (msg.starts_with("NET/") && msg.find(" : Using [") != std::string_view::npos) {
-      NcclNetUsing u;
-      why = ParseNetUsing(msg, &u);
-      if (!why.empty()) return Reject(line_no, raw, why);
-      Accept();
-      u.line = line_no;
-      u.at = std::move(at);
-      sink_(std::move(u));
-      return;
+      return ParseAndSend<NcclNetUsing>(ParseNetUsing, msg, std::move(at), raw, line_no);
     }
     if (msg.starts_with("NET/IB: ") && msg.find(" qpn ") != std::string_view::npos) {
-      NcclQpn q;
-      why = ParseQpn(msg, &q);
-      if (!why.empty()) return Reject(line_no, raw, why);
-      Accept();
-      q.line = line_no;
-      q.at = std::move(at);
-      sink_(std::move(q));
-      return;
+      return ParseAndSend<NcclQpn>(ParseQpn, msg, std::move(at), raw, line_no);
     }
     if (msg.find("comm ") != std::string_view::npos &&
         (msg.starts_with("comm ") || msg.find(" comm 0x") != std::string_view::npos ||
