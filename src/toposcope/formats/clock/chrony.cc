@@ -778,6 +778,16 @@ bool ReadSourceRows(std::string_view text, std::string_view header_start, Table&
   return header;
 }
 
+// The table read, or the "not `chronyc <command>` output" error when it had no header and no row.
+template <class Table>
+Result<Table> TableOrError(Table out, bool header, std::string_view source, const char* command, const char* hint) {
+  if (!header && out.sources.empty()) {
+    return MakeError(std::string(source), 0, 0, StringPrintf("not `chronyc %s` output: no header, no row", command),
+                     hint);
+  }
+  return out;
+}
+
 // The sample of a sources row, `X[Y] +/- Z` (spaces inside the brackets), into `s`; "" when it is one.
 std::string ReadSourceSample(std::string_view sample, ChronycSource& s) {
   const size_t lb = sample.find('[');
@@ -931,11 +941,8 @@ Result<ChronycSources> ParseChronycSources(std::string_view text, std::string_vi
                                        if (reason.empty()) out.sources.push_back(std::move(s));
                                        return reason;
                                      });
-  if (!header && out.sources.empty()) {
-    return MakeError(std::string(source), 0, 0, "not `chronyc sources` output: no header, no row",
-                     "expected 'MS Name/IP address  Stratum Poll Reach LastRx Last sample'");
-  }
-  return out;
+  return TableOrError(std::move(out), header, source, "sources",
+                      "expected 'MS Name/IP address  Stratum Poll Reach LastRx Last sample'");
 }
 
 Result<ChronycSourceStatsTable> ParseChronycSourceStats(std::string_view text, std::string_view source,
@@ -948,11 +955,8 @@ Result<ChronycSourceStatsTable> ParseChronycSourceStats(std::string_view text, s
                                        if (reason.empty()) out.sources.push_back(std::move(s));
                                        return reason;
                                      });
-  if (!header && out.sources.empty()) {
-    return MakeError(std::string(source), 0, 0, "not `chronyc sourcestats` output: no header, no row",
-                     "expected 'Name/IP Address  NP  NR  Span  Frequency  Freq Skew  Offset  Std Dev'");
-  }
-  return out;
+  return TableOrError(std::move(out), header, source, "sourcestats",
+                      "expected 'Name/IP Address  NP  NR  Span  Frequency  Freq Skew  Offset  Std Dev'");
 }
 
 }  // namespace toposcope::formats

@@ -181,22 +181,28 @@ bool HasSampleFields(const std::vector<std::string_view>& tok, size_t short_coun
   return false;
 }
 
+// The delay value (ns) that ends a full sample line.
+bool ReadDelay(std::string_view value, const char* name, PtpRecord& r, std::string& reason) {
+  const auto d = ParseDecimal(value);
+  if (!d) {
+    reason = std::string(name) + " " + QuoteRaw(value) + " is not an integer (ns)";
+    return false;
+  }
+  r.delay_ns = *d;
+  return true;
+}
+
 // ptp4l: `master offset N sK freq F path delay D` (the path delay may be missing).
 bool ParseMasterOffset(const std::vector<std::string_view>& tok, PtpRecord& r, std::string& reason) {
   r.kind = PtpLineKind::kMasterOffset;
   if (!HasSampleFields(tok, 6, "master offset", "master offset N sK freq F path delay D", reason)) return false;
   if (!ParseOffsetStateFreq(tok, 2, true, r, reason)) return false;
   if (tok.size() == 9) {
-    const auto d = ParseDecimal(tok[8]);
     if (tok[6] != "path" || tok[7] != "delay") {
       reason = "expected 'path delay', got " + QuoteRaw(std::string(tok[6]) + " " + std::string(tok[7]));
       return false;
     }
-    if (!d) {
-      reason = "path delay " + QuoteRaw(tok[8]) + " is not an integer (ns)";
-      return false;
-    }
-    r.delay_ns = *d;
+    return ReadDelay(tok[8], "path delay", r, reason);
   }
   return true;
 }
@@ -209,16 +215,11 @@ bool ParsePhc2sysOffset(const std::vector<std::string_view>& tok, PtpRecord& r, 
   r.clock = std::string(tok[0]);
   r.source_label = std::string(tok[1]);
   if (tok.size() == 9) {
-    const auto d = ParseDecimal(tok[8]);
     if (tok[7] != "delay") {
       reason = "expected 'delay', got " + QuoteRaw(tok[7]);
       return false;
     }
-    if (!d) {
-      reason = "delay " + QuoteRaw(tok[8]) + " is not an integer (ns)";
-      return false;
-    }
-    r.delay_ns = *d;
+    return ReadDelay(tok[8], "delay", r, reason);
   }
   return true;
 }

@@ -1,5 +1,5 @@
-// formats/clock/log_lines: what the chrony and linuxptp log readers share: the non-blank lines of a
-// log, counted, and the warning for a record whose line repeats the previous record's.
+// formats/clock/log_lines: what the clock-sync readers (chrony, linuxptp, sync CSV) share: the
+// warning for a record whose line repeats the previous record's, and the non-blank lines of a log.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +11,21 @@
 #include "toposcope/base/text.h"
 
 namespace toposcope::formats {
+
+// Warns when an accepted record's line (trimmed) repeats the previous accepted record's.
+class RepeatedLines {
+ public:
+  // For the record on line `ln` (`raw` as read, `t` trimmed): warns on a repeat, then remembers it.
+  void Check(std::string_view source, int64_t ln, std::string_view raw, std::string_view t, Diagnostics& diag) {
+    if (t == prev_) diag.Warn(source, ln, raw, "repeats line " + std::to_string(prev_line_));
+    prev_.assign(t);
+    prev_line_ = ln;
+  }
+
+ private:
+  std::string prev_;
+  int64_t prev_line_ = 0;
+};
 
 class LogLines {
  public:
@@ -37,17 +52,14 @@ class LogLines {
   // For an accepted record on the current line: warns when the line (trimmed) repeats the previous
   // accepted record's, then remembers it.
   void CheckRepeat(std::string_view source, Diagnostics& diag) {
-    if (t_ == prev_) diag.Warn(source, line_number(), raw_, "repeats line " + std::to_string(prev_line_));
-    prev_.assign(t_);
-    prev_line_ = line_number();
+    repeats_.Check(source, line_number(), raw_, t_, diag);
   }
 
  private:
   LineReader& lines_;
   std::string_view raw_, t_;
   int64_t nonblank_ = 0;
-  std::string prev_;
-  int64_t prev_line_ = 0;
+  RepeatedLines repeats_;
 };
 
 }  // namespace toposcope::formats

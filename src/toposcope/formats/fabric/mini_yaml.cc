@@ -90,20 +90,14 @@ bool ReadQuoted(std::string_view s, size_t* pos, std::string* out, std::string* 
     if (i + 1 >= s.size()) break;
     const char e = s[i + 1];
     i += 2;
+    // The one-character escapes: the letter after '\\' and what it stands for.
+    static constexpr std::string_view kEscaped = "\\\"/ ntr0abefv";
+    static constexpr std::string_view kMeant("\\\"/ \n\t\r\0\a\b\x1b\f\v", 13);
+    if (const size_t k = kEscaped.find(e); k != std::string_view::npos) {
+      out->push_back(kMeant[k]);
+      continue;
+    }
     switch (e) {
-      case '\\': out->push_back('\\'); break;
-      case '"': out->push_back('"'); break;
-      case '/': out->push_back('/'); break;
-      case ' ': out->push_back(' '); break;
-      case 'n': out->push_back('\n'); break;
-      case 't': out->push_back('\t'); break;
-      case 'r': out->push_back('\r'); break;
-      case '0': out->push_back('\0'); break;
-      case 'a': out->push_back('\a'); break;
-      case 'b': out->push_back('\b'); break;
-      case 'e': out->push_back('\x1b'); break;
-      case 'f': out->push_back('\f'); break;
-      case 'v': out->push_back('\v'); break;
       case 'x':
       case 'u':
       case 'U': {

@@ -178,6 +178,19 @@ bool ReadPerf(const json& o, const std::string& prefix, InspectorPerf* p, std::s
          ReadEventTrace(o, prefix, "ts", &p->start_ts_us, &p->stop_ts_us, p, err);
 }
 
+// v4.1+ records without header/metadata belong to the last marker: a record's own `part` becomes
+// the `last` one; a record without it takes the last one (setting `part_inherited` and `inherited`).
+template <class Part>
+void CarryForward(bool has, Part& part, Part& last, bool& part_inherited, bool& inherited) {
+  if (has) {
+    last = part;
+  } else if (last.present) {
+    part = last;
+    inherited = true;
+    part_inherited = true;
+  }
+}
+
 // The value-cutting state machine.
 class ValueCutter {
  public:
@@ -393,20 +406,8 @@ Status ReadNcclInspector(LineReader& reader, std::string_view source, const Insp
     }
     if (kinds == 0) return reject("no coll_perf, p2p_perf, dump_stats or proxy_trace in the record");
     if (kinds > 1) return reject("more than one of coll_perf, p2p_perf, dump_stats, proxy_trace in one record");
-    if (has_header) {
-      last_header = r.header;
-    } else if (last_header.present) {
-      r.header = last_header;
-      r.inherited = true;
-      r.header_inherited = true;
-    }
-    if (has_meta) {
-      last_meta = r.metadata;
-    } else if (last_meta.present) {
-      r.metadata = last_meta;
-      r.inherited = true;
-      r.metadata_inherited = true;
-    }
+    CarryForward(has_header, r.header, last_header, r.header_inherited, r.inherited);
+    CarryForward(has_meta, r.metadata, last_meta, r.metadata_inherited, r.inherited);
     if (!r.header.present && !r.metadata.present && r.kind != InspectorKind::kDumpStats) {
       diag.Warn(source, line, text, "record without header/metadata and none before it: no host, rank or time");
     }

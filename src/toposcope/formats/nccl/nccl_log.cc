@@ -394,20 +394,27 @@ bool ParseRankDev(Scan& sc, int* rank, std::string* dev, std::string* why) {
   return true;
 }
 
+// A flag of a transport written as a suffix.
+struct SuffixFlag {
+  std::string_view suffix;
+  bool NcclConnection::*flag;
+};
+
+// Peels the `flags` off the end of `rest`, each at most once and in the order given, setting them in `c`.
+template <size_t N>
+void PeelSuffixFlags(const SuffixFlag (&flags)[N], std::string_view& rest, NcclConnection* c) {
+  for (const SuffixFlag& f : flags) {
+    if (!rest.ends_with(f.suffix)) continue;
+    c->*f.flag = true;
+    rest.remove_suffix(f.suffix.size());
+  }
+}
+
 // NET/<name>/<dev>[(proxy)][/GDRDMA[(PCI)]][/Shared] (and COLLNET/...).
 std::string ParseNetVia(std::string_view rest, NcclConnection* c) {
-  if (rest.ends_with("/Shared")) {
-    c->shared = true;
-    rest.remove_suffix(7);
-  }
-  if (rest.ends_with("(PCI)")) {
-    c->gdr_pci = true;
-    rest.remove_suffix(5);
-  }
-  if (rest.ends_with("/GDRDMA")) {
-    c->gdrdma = true;
-    rest.remove_suffix(7);
-  }
+  static constexpr SuffixFlag kFlags[] = {
+      {"/Shared", &NcclConnection::shared}, {"(PCI)", &NcclConnection::gdr_pci}, {"/GDRDMA", &NcclConnection::gdrdma}};
+  PeelSuffixFlags(kFlags, rest, c);
   const size_t slash = rest.rfind('/');
   if (slash == std::string_view::npos || slash == 0) {
     return "network transport without '<name>/<dev>': " + QuoteRaw(rest);
@@ -437,14 +444,8 @@ std::string ParseVia(std::string_view via, NcclConnection* c) {
   std::string_view rest = slash == std::string_view::npos ? std::string_view{} : via.substr(slash + 1);
   if (head == "P2P") {
     c->transport = NcclTransport::kP2p;
-    if (rest.ends_with("/CE")) {
-      c->ce = true;
-      rest.remove_suffix(3);
-    }
-    if (rest.ends_with("/read")) {
-      c->read = true;
-      rest.remove_suffix(5);
-    }
+    static constexpr SuffixFlag kFlags[] = {{"/CE", &NcclConnection::ce}, {"/read", &NcclConnection::read}};
+    PeelSuffixFlags(kFlags, rest, c);
     if (rest.starts_with("indirect/")) {
       c->p2p_kind = "indirect";
       Scan sc(rest.substr(9));
