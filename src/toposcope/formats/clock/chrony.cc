@@ -316,47 +316,49 @@ bool ChronyMeasurementsRecord::AllTestsPassed() const {
   return tests_123 == "111" && tests_567 == "111" && tests_abcd == "1111";
 }
 
-SyncPoint ToSyncPoint(const ChronyTrackingRecord& r, std::string_view host) {
+namespace {
+
+// What the sync point of any chrony record holds: the host, the record's time as the reference
+// time, its line and source IP; `log` names the log ("chrony-tracking").
+template <class Record>
+SyncPoint ChronySyncPoint(const Record& r, std::string_view host, const char* log) {
   SyncPoint p;
   p.host = std::string(host);
   p.ref_ns = r.time_ns;
+  p.source = log;
+  p.line = r.line;
+  p.reference = r.ip;
+  return p;
+}
+
+}  // namespace
+
+SyncPoint ToSyncPoint(const ChronyTrackingRecord& r, std::string_view host) {
+  SyncPoint p = ChronySyncPoint(r, host, "chrony-tracking");
   p.offset_ns = r.offset_s * 1e9;  // + = local fast of UTC
   p.local_ns = r.time_ns + Ns(r.offset_s);
   p.uncertainty_ns = r.Synced() ? r.offset_sd_s * 1e9 : NAN;
-  p.source = "chrony-tracking";
   p.state = std::string(1, r.leap);
   p.synced = r.Synced();
-  p.line = r.line;
-  p.reference = r.ip;
   return p;
 }
 
 SyncPoint ToSyncPoint(const ChronyStatisticsRecord& r, std::string_view host) {
-  SyncPoint p;
-  p.host = std::string(host);
-  p.ref_ns = r.time_ns;
+  SyncPoint p = ChronySyncPoint(r, host, "chrony-statistics");
   p.offset_ns = r.est_offset_s * 1e9;  // + = local fast of the source
   p.local_ns = r.time_ns + Ns(r.est_offset_s);
   p.uncertainty_ns = r.offset_sd_s * 1e9;
-  p.source = "chrony-statistics";
   p.synced = true;
-  p.line = r.line;
-  p.reference = r.ip;
   return p;
 }
 
 SyncPoint ToSyncPoint(const ChronyMeasurementsRecord& r, std::string_view host) {
-  SyncPoint p;
-  p.host = std::string(host);
-  p.ref_ns = r.time_ns;
+  SyncPoint p = ChronySyncPoint(r, host, "chrony-measurements");
   p.offset_ns = -r.offset_s * 1e9;  // theta + = local SLOW: opposite sign
   p.local_ns = r.time_ns - Ns(r.offset_s);
   p.uncertainty_ns = r.peer_delay_s >= 0 ? r.peer_delay_s * 1e9 / 2 : NAN;
-  p.source = "chrony-measurements";
   p.state = std::string(1, r.leap);
   p.synced = r.leap != '?' && r.stratum != 0;
-  p.line = r.line;
-  p.reference = r.ip;
   return p;
 }
 
@@ -387,6 +389,17 @@ struct ChronyLine {
   const std::vector<std::string_view>& tok;
 };
 
+// Stamps a parsed record with its line, notes its time and sends it to `sink` and its sync point to
+// sinks.sync.
+template <class Record, class Sink>
+void SendChronyRecord(Record& r, int64_t ln, const Sink& sink, const ChronyLogSinks& sinks, std::string_view host,
+                      int64_t& time_ns) {
+  r.line = ln;
+  time_ns = r.time_ns;
+  if (sink) sink(r);
+  if (sinks.sync) sinks.sync(ToSyncPoint(r, host));
+}
+
 // Parses a data line of a `kind` log, sends the record and its sync point to the sinks, and sets
 // its time and (statistics, measurements) its source IP; "" when accepted, else why not.
 // `last_tracking_ns`, the time of the previous tracking record, warns when time goes backwards.
@@ -395,37 +408,23 @@ std::string ReadChronyRecord(ChronyLogKind kind, const ChronyLine& l, std::strin
                              int64_t& time_ns, std::string& ip) {
   std::string reason;
   if (kind == ChronyLogKind::kTracking) {
-    auto r = ParseTrackingLine(l.tok, reason);
-    if (r) {
-      r->line = l.ln;
-      time_ns = r->time_ns;
-      if (last_tracking_ns != kNoTime && time_ns < last_tracking_ns) {
-        diag.Warn(
-            source, l.ln, l.raw,
-            "time goes backwards (by " + FormatFixed(static_cast<double>(last_tracking_ns - time_ns) / 1e9, 0) + " s)");
+    if (auto r = ParseTrackingLine(l.tok, reason)) {
+      if (last_tracking_ns != kNoTime && r->time_ns < last_tracking_ns) {
+        diag.Warn(source, l.ln, l.raw,
+                  "time goes backwards (by " +
+                      FormatFixed(static_cast<double>(last_tracking_ns - r->time_ns) / 1e9, 0) + " s)");
       }
-      last_tracking_ns = time_ns;
-      if (sinks.tracking) sinks.tracking(*r);
-      if (sinks.sync) sinks.sync(ToSyncPoint(*r, host));
+      last_tracking_ns = r->time_ns;
+      SendChronyRecord(*r, l.ln, sinks.tracking, sinks, host, time_ns);
     }
   } else if (kind == ChronyLogKind::kStatistics) {
-    auto r = ParseStatisticsLine(l.tok, reason);
-    if (r) {
-      r->line = l.ln;
-      time_ns = r->time_ns;
+    if (auto r = ParseStatisticsLine(l.tok, reason)) {
       ip = r->ip;
-      if (sinks.statistics) sinks.statistics(*r);
-      if (sinks.sync) sinks.sync(ToSyncPoint(*r, host));
+      SendChronyRecord(*r, l.ln, sinks.statistics, sinks, host, time_ns);
     }
-  } else {
-    auto r = ParseMeasurementsLine(l.tok, reason);
-    if (r) {
-      r->line = l.ln;
-      time_ns = r->time_ns;
-      ip = r->ip;
-      if (sinks.measurements) sinks.measurements(*r);
-      if (sinks.sync) sinks.sync(ToSyncPoint(*r, host));
-    }
+  } else if (auto r = ParseMeasurementsLine(l.tok, reason)) {
+    ip = r->ip;
+    SendChronyRecord(*r, l.ln, sinks.measurements, sinks, host, time_ns);
   }
   return reason;
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "toposcope/base/text.h"
+#include "toposcope/formats/dcgm/sample_reader_base.h"
 
 namespace toposcope::formats {
 namespace {
@@ -163,10 +164,10 @@ Col Classify(std::string_view lower) {
   return Col::kOther;
 }
 
-class CsvParser {
+class CsvParser : SampleReaderBase {
  public:
   CsvParser(std::string_view source, const CsvSampleSink& sink, Diagnostics& diag, ReadCounts& counts)
-      : source_(source), sink_(sink), diag_(diag), counts_(counts) {}
+      : SampleReaderBase(source, diag, counts), sink_(sink) {}
 
   // Feeds one physical line. Joins lines while a quoted field is open.
   void Line(std::string_view line, int64_t line_no) {
@@ -212,19 +213,13 @@ class CsvParser {
                        "expected a header such as `ts,host,gpu,field,value` or `ts,host,gpu,<fields...>`");
     }
     if (counts_.read > 0 && counts_.accepted == 0) {
-      return MakeError(std::string(source_), first_reject_line_, 0, "no DCGM CSV row could be read",
+      return MakeError(std::string(source_), first_reject_line(), 0, "no DCGM CSV row could be read",
                        "see the rejected rows");
     }
     return std::move(summary_);
   }
 
  private:
-  void Reject(int64_t line_no, std::string_view raw, std::string_view reason) {
-    ++counts_.rejected;
-    if (first_reject_line_ == 0) first_reject_line_ = line_no;
-    diag_.Reject(source_, line_no, ClipRaw(raw), reason);
-  }
-
   void Record(std::string_view rec, int64_t line_no) {
     if (!header_done_ && line_no == 1 && StartsWith(rec, "\xEF\xBB\xBF")) rec.remove_prefix(3);  // BOM
     const std::string_view t = Trim(rec);
@@ -253,33 +248,15 @@ class CsvParser {
       summary_.columns.push_back(name);
       const Col c = Classify(ToLowerAscii(name));
       const int idx = static_cast<int>(i);
-      auto take = [&](int* slot) {
-        if (*slot < 0) {
-          *slot = idx;
-        } else {
-          others.push_back(idx);
-        }
-      };
-      switch (c) {
-        case Col::kTs:
-          take(&ts_col_);
-          break;
-        case Col::kHost:
-          if (host_col_ < 0) host_is_instance_ = EqualsIgnoreCase(name, "instance");
-          take(&host_col_);
-          break;
-        case Col::kGpu:
-          take(&gpu_col_);
-          break;
-        case Col::kField:
-          take(&field_col);
-          break;
-        case Col::kValue:
-          take(&value_col);
-          break;
-        case Col::kOther:
-          others.push_back(idx);
-          break;
+      // The column index each kind goes to, in Col order (kOther has none); a second column of a
+      // kind is one more wide-form column.
+      int* const slots[] = {&ts_col_, &host_col_, &gpu_col_, &field_col, &value_col};
+      if (c == Col::kHost && host_col_ < 0) host_is_instance_ = EqualsIgnoreCase(name, "instance");
+      int* const slot = c == Col::kOther ? nullptr : slots[static_cast<size_t>(c)];
+      if (slot != nullptr && *slot < 0) {
+        *slot = idx;
+      } else {
+        others.push_back(idx);
       }
     }
     if (ts_col_ < 0 || gpu_col_ < 0) {
@@ -399,10 +376,7 @@ class CsvParser {
     if (sink_) sink_(sample_);
   }
 
-  std::string_view source_;
   const CsvSampleSink& sink_;
-  Diagnostics& diag_;
-  ReadCounts& counts_;
   DcgmCsvSummary summary_;
   bool header_done_ = false;
   bool failed_ = false;
@@ -423,7 +397,6 @@ class CsvParser {
   int64_t pending_line_ = 0;
   std::unordered_map<uint64_t, int64_t> last_ts_;
   CsvSample sample_;
-  int64_t first_reject_line_ = 0;
 };
 
 bool NeedsQuote(std::string_view s) {

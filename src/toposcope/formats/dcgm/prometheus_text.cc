@@ -4,8 +4,8 @@
 #include <array>
 #include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <initializer_list>
@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "toposcope/base/text.h"
+#include "toposcope/formats/dcgm/sample_reader_base.h"
 
 namespace toposcope::formats {
 namespace {
@@ -115,11 +116,11 @@ constexpr uint8_t kHelpBit = 1;
 constexpr uint8_t kTypeBit = 2;
 
 // The line-at-a-time parser behind both ReadPromText overloads.
-class PromParser {
+class PromParser : SampleReaderBase {
  public:
-  PromParser(std::string_view source, const PromSampleSink& sink, Diagnostics& diag,
-             ReadCounts& counts, const PromReadOptions& options)
-      : source_(source), sink_(sink), diag_(diag), counts_(counts), options_(options) {}
+  PromParser(std::string_view source, const PromSampleSink& sink, Diagnostics& diag, ReadCounts& counts,
+             const PromReadOptions& options)
+      : SampleReaderBase(source, diag, counts), sink_(sink), options_(options) {}
 
   void Line(std::string_view line, int64_t line_no) {
     size_t i = 0;
@@ -135,7 +136,7 @@ class PromParser {
   Result<PromReadSummary> Finish(const Error* io_error) {
     if (io_error != nullptr) return *io_error;
     if (counts_.read > 0 && counts_.accepted == 0) {
-      return MakeError(std::string(source_), first_reject_line_, 0,
+      return MakeError(std::string(source_), first_reject_line(), 0,
                        "not Prometheus text exposition: no sample or HELP/TYPE line could be read",
                        "expected lines like `name{label=\"v\"} 1.5` and `# TYPE name gauge`");
     }
@@ -144,12 +145,6 @@ class PromParser {
   }
 
  private:
-  void Reject(int64_t line_no, std::string_view raw, std::string_view reason) {
-    ++counts_.rejected;
-    if (first_reject_line_ == 0) first_reject_line_ = line_no;
-    diag_.Reject(source_, line_no, ClipRaw(raw), reason);
-  }
-
   void Boundary() {
     if (samples_in_scrape_ > 0) {
       ++scrape_counter_;
@@ -374,10 +369,7 @@ class PromParser {
     if (sink_) sink_(sample_);
   }
 
-  std::string_view source_;
   const PromSampleSink& sink_;
-  Diagnostics& diag_;
-  ReadCounts& counts_;
   PromReadOptions options_;
   PromReadSummary summary_;
   PromSample sample_;
@@ -386,7 +378,6 @@ class PromParser {
   std::unordered_set<uint64_t> series_;                 // series seen in this scrape
   int64_t scrape_counter_ = 0;
   int64_t samples_in_scrape_ = 0;
-  int64_t first_reject_line_ = 0;
 };
 
 void AppendEscapedLabelValue(std::string* out, std::string_view v) {

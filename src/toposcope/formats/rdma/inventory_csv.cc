@@ -199,9 +199,8 @@ Status ReadInventoryCsv(LineReader& lines, std::string_view source, const Invent
 Result<Inventory> ParseInventoryCsv(std::string_view text, std::string_view source, Diagnostics& diag) {
   Inventory inv;
   LineReader lines = TextLineReader(text, std::string(source));
-  Status st = ReadInventoryCsv(
-      lines, source, [&](InventoryRow&& r) { inv.rows.push_back(std::move(r)); }, diag, inv.counts);
-  if (!st.ok()) return st.error();
+  const auto keep = [&](InventoryRow&& r) { inv.rows.push_back(std::move(r)); };
+  if (Status st = ReadInventoryCsv(lines, source, keep, diag, inv.counts); !st.ok()) return st.error();
   return inv;
 }
 

@@ -604,9 +604,8 @@ Status ReadRdmaResQp(LineReader& lines, std::string_view source, const RdmaQpSin
 Result<RdmaQpTable> ParseRdmaResQp(std::string_view text, std::string_view source, Diagnostics& diag) {
   RdmaQpTable table;
   LineReader lines = TextLineReader(text, std::string(source));
-  Status st = ReadRdmaResQp(
-      lines, source, [&](RdmaQp&& qp) { table.qps.push_back(std::move(qp)); }, diag, table.counts);
-  if (!st.ok()) return st.error();
+  const auto keep = [&](RdmaQp&& qp) { table.qps.push_back(std::move(qp)); };
+  if (Status st = ReadRdmaResQp(lines, source, keep, diag, table.counts); !st.ok()) return st.error();
   return table;
 }
 
