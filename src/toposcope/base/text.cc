@@ -278,6 +278,13 @@ std::string Cat(std::initializer_list<std::string_view> parts) {
   return out;
 }
 
+void AppendDecimal(std::string* out, int64_t v) {
+  char buf[24];
+  auto [ptr, ec] = std::to_chars(buf, buf + sizeof(buf), v);
+  (void)ec;
+  out->append(buf, static_cast<size_t>(ptr - buf));
+}
+
 std::string FormatPercent(double share) { return FormatFixed(100.0 * share, 0) + "%"; }
 
 }  // namespace toposcope

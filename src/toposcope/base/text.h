@@ -89,6 +89,9 @@ std::optional<int64_t> ParseInt(std::string_view s);
 // True when the text looks binary (NUL bytes or many control bytes) in its first bytes.
 bool LooksBinary(std::string_view head);
 
+// Appends the decimal text of `v` to `out`.
+void AppendDecimal(std::string* out, int64_t v);
+
 // Each item as `line(item)` writes it, followed by '\n', concatenated.
 template <class Item, class LineFn>
 std::string JoinLines(const std::vector<Item>& items, LineFn&& line) {

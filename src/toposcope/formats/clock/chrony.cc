@@ -742,8 +742,9 @@ std::string ReadTrackingField(const std::string& key, std::string_view v, Chrony
 
 // Reads the lines of a `chronyc sources` / `sourcestats` table: skips blank and rule lines, takes
 // the `210 Number of sources = N` line, the header (starting with `header_start`) and the -v
-// legend; every other line is a record, read by `row(raw, t, ln)` which returns "" when it accepts
-// it. Returns whether a header was seen.
+// legend; every other line is a record, read by `row(raw, t, ln, r)` into a row of `out.sources`
+// (kept when it returns "", else rejected with the reason it returns). Returns whether a header
+// was seen.
 template <class Table, class RowFn>
 bool ReadSourceRows(std::string_view text, std::string_view header_start, Table& out, std::string_view source,
                     Diagnostics& diag, ReadCounts& counts, RowFn&& row) {
@@ -766,8 +767,10 @@ bool ReadSourceRows(std::string_view text, std::string_view header_start, Table&
       continue;
     }
     ++counts.read;
-    const std::string reason = row(raw, t, ln);
+    typename decltype(out.sources)::value_type r;
+    const std::string reason = row(raw, t, ln, r);
     if (reason.empty()) {
+      out.sources.push_back(std::move(r));
       ++counts.accepted;
     } else {
       ++counts.rejected;
@@ -808,8 +811,8 @@ std::string ReadSourceSample(std::string_view sample, ChronycSource& s) {
   return {};
 }
 
-// One row of `chronyc sources` into `s`; "" when it is one.
-std::string ReadSourceRow(std::string_view raw, int64_t ln, ChronycSource& s) {
+// One row of `chronyc sources` (`raw`: as read) into `s`; "" when it is one.
+std::string ReadSourceRow(std::string_view raw, std::string_view, int64_t ln, ChronycSource& s) {
   if (raw.size() < 3 || std::string_view("^=#").find(raw[0]) == std::string_view::npos ||
       std::string_view("*+-x~?").find(raw[1]) == std::string_view::npos || raw[2] != ' ') {
     return "not a sources row (want mode ^ = # and state * + - x ~ ? first)";
@@ -851,7 +854,7 @@ std::string ReadSourceRow(std::string_view raw, int64_t ln, ChronycSource& s) {
 }
 
 // One row of `chronyc sourcestats` (`t`: trimmed) into `s`; "" when it is one.
-std::string ReadSourceStatsRow(std::string_view t, int64_t ln, ChronycSourceStats& s) {
+std::string ReadSourceStatsRow(std::string_view, std::string_view t, int64_t ln, ChronycSourceStats& s) {
   const auto tok = SplitWhitespace(t);
   if (tok.size() != 8) return StringPrintf("sourcestats row has %zu fields, expected 8", tok.size());
   s.line = ln;
@@ -933,13 +936,7 @@ Result<ChronycTracking> ParseChronycTracking(std::string_view text, std::string_
 Result<ChronycSources> ParseChronycSources(std::string_view text, std::string_view source, Diagnostics& diag,
                                            ReadCounts& counts) {
   ChronycSources out;
-  const bool header = ReadSourceRows(text, "MS Name/IP address", out, source, diag, counts,
-                                     [&](std::string_view raw, std::string_view, int64_t ln) {
-                                       ChronycSource s;
-                                       std::string reason = ReadSourceRow(raw, ln, s);
-                                       if (reason.empty()) out.sources.push_back(std::move(s));
-                                       return reason;
-                                     });
+  const bool header = ReadSourceRows(text, "MS Name/IP address", out, source, diag, counts, ReadSourceRow);
   return TableOrError(std::move(out), header, source, "sources",
                       "expected 'MS Name/IP address  Stratum Poll Reach LastRx Last sample'");
 }
@@ -947,13 +944,7 @@ Result<ChronycSources> ParseChronycSources(std::string_view text, std::string_vi
 Result<ChronycSourceStatsTable> ParseChronycSourceStats(std::string_view text, std::string_view source,
                                                         Diagnostics& diag, ReadCounts& counts) {
   ChronycSourceStatsTable out;
-  const bool header = ReadSourceRows(text, "Name/IP Address", out, source, diag, counts,
-                                     [&](std::string_view, std::string_view t, int64_t ln) {
-                                       ChronycSourceStats s;
-                                       std::string reason = ReadSourceStatsRow(t, ln, s);
-                                       if (reason.empty()) out.sources.push_back(std::move(s));
-                                       return reason;
-                                     });
+  const bool header = ReadSourceRows(text, "Name/IP Address", out, source, diag, counts, ReadSourceStatsRow);
   return TableOrError(std::move(out), header, source, "sourcestats",
                       "expected 'Name/IP Address  NP  NR  Span  Frequency  Freq Skew  Offset  Std Dev'");
 }

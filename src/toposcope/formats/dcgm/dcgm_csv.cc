@@ -418,20 +418,13 @@ void AppendCell(std::string* out, std::string_view s) {
   *out += '"';
 }
 
-void AppendInt(std::string* out, int64_t v) {
-  char buf[24];
-  auto [ptr, ec] = std::to_chars(buf, buf + sizeof(buf), v);
-  (void)ec;
-  out->append(buf, static_cast<size_t>(ptr - buf));
-}
-
 void AppendTs(std::string* out, int64_t ts_ns, CsvTimeStyle style) {
   switch (style) {
     case CsvTimeStyle::kEpochNs:
-      AppendInt(out, ts_ns);
+      AppendDecimal(out, ts_ns);
       return;
     case CsvTimeStyle::kEpochMs:
-      AppendInt(out, ts_ns / 1000000);
+      AppendDecimal(out, ts_ns / 1000000);
       return;
     case CsvTimeStyle::kIso:
       out->append(FormatIsoTimeNs(ts_ns));
@@ -452,7 +445,7 @@ void AppendRowStart(std::string* out, int64_t ts_ns, std::string_view host, int 
   *out += ',';
   AppendCell(out, host);
   *out += ',';
-  AppendInt(out, gpu);
+  AppendDecimal(out, gpu);
 }
 
 }  // namespace

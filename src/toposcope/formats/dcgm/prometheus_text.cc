@@ -406,13 +406,6 @@ void AppendEscapedHelp(std::string* out, std::string_view v) {
   }
 }
 
-void AppendInt(std::string* out, int64_t v) {
-  char buf[24];
-  auto [ptr, ec] = std::to_chars(buf, buf + sizeof(buf), v);
-  (void)ec;
-  out->append(buf, static_cast<size_t>(ptr - buf));
-}
-
 void AppendValue(std::string* out, double v, PromValueStyle style) {
   if (std::isnan(v)) {
     out->append("NaN");
@@ -423,7 +416,7 @@ void AppendValue(std::string* out, double v, PromValueStyle style) {
     return;
   }
   if (v == std::trunc(v) && std::fabs(v) < 9.0e18) {
-    AppendInt(out, static_cast<int64_t>(v));
+    AppendDecimal(out, static_cast<int64_t>(v));
     return;
   }
   char buf[400];
@@ -546,7 +539,7 @@ void AppendPromSample(std::string* out, const PromSample& sample, PromValueStyle
   AppendValue(out, sample.value, style);
   if (sample.ts_ms != kNoTime) {
     *out += ' ';
-    AppendInt(out, sample.ts_ms);
+    AppendDecimal(out, sample.ts_ms);
   }
   *out += '\n';
 }

@@ -284,16 +284,35 @@ namespace {
 // ---------------------------------------------------------------------------------------------
 // Message parsers. Each returns an empty string on success or the reason for rejecting.
 
+// What the reasons call the parts of the `<channel> : <a> -> <b> ->` that starts Ring and old Tree
+// lines.
+struct ChainWords {
+  const char* line;     // "Ring"
+  const char* channel;  // "the ring channel"
+  const char* a;        // the first rank as a number: "the previous rank"
+  const char* after_a;  // ... and before its '->'
+  const char* b;
+  const char* after_b;
+};
+
+// Reads `<channel> : <a> -> <b> ->`; "" when it is there, else why not.
+std::string ParseChainStart(Scan& sc, const ChainWords& w, int* channel, int* a, int* b) {
+  if (!sc.Int(channel, 0)) return NumWhy(sc, w.channel);
+  if (!sc.Tok(":")) return std::string("expected ':' after ") + w.channel;
+  if (!sc.Int(a, -1)) return NumWhy(sc, w.a);
+  if (!sc.Tok("->")) return std::string(w.line) + " line missing '->' after " + w.after_a;
+  if (!sc.Int(b, 0)) return NumWhy(sc, w.b);
+  if (!sc.Tok("->")) return std::string(w.line) + " line missing '->' after " + w.after_b;
+  return {};
+}
+
 std::string ParseRingLine(std::string_view msg, NcclRingLine* r) {
   Scan sc(msg);
   sc.Lit("Ring");
   sc.Spaces();
-  if (!sc.Int(&r->channel, 0)) return NumWhy(sc, "the ring channel");
-  if (!sc.Tok(":")) return "expected ':' after the ring channel";
-  if (!sc.Int(&r->prev, -1)) return NumWhy(sc, "the previous rank");
-  if (!sc.Tok("->")) return "Ring line missing '->' after the previous rank";
-  if (!sc.Int(&r->me, 0)) return NumWhy(sc, "this rank");
-  if (!sc.Tok("->")) return "Ring line missing '->' after this rank";
+  static constexpr ChainWords kWords{"Ring",      "the ring channel", "the previous rank", "the previous rank",
+                                     "this rank", "this rank"};
+  if (std::string why = ParseChainStart(sc, kWords, &r->channel, &r->prev, &r->me); !why.empty()) return why;
   if (!sc.Int(&r->next, -1)) return NumWhy(sc, "the next rank");
   sc.Spaces();
   if (!sc.AtEnd()) return "unexpected text after the Ring line: " + QuoteRaw(sc.Rest());
@@ -331,12 +350,9 @@ std::string ParseOldTree(std::string_view msg, NcclTreeLine* t) {
   sc.Lit("Tree");
   sc.Spaces();
   t->old_format = true;
-  if (!sc.Int(&t->channel, 0)) return NumWhy(sc, "the tree channel");
-  if (!sc.Tok(":")) return "expected ':' after the tree channel";
-  if (!sc.Int(&t->up, -1)) return NumWhy(sc, "the tree parent");
-  if (!sc.Tok("->")) return "Tree line missing '->' after the parent";
-  if (!sc.Int(&t->me, 0)) return NumWhy(sc, "the tree rank");
-  if (!sc.Tok("->")) return "Tree line missing '->' after the rank";
+  static constexpr ChainWords kWords{"Tree",       "the tree channel", "the tree parent",
+                                     "the parent", "the tree rank",    "the rank"};
+  if (std::string why = ParseChainStart(sc, kWords, &t->channel, &t->up, &t->me); !why.empty()) return why;
   for (int i = 0; i < 3; ++i) {
     if (i > 0 && !sc.Lit("/")) return "expected 'd0/d1/d2' children in the Tree line";
     if (!sc.Int(&t->down[static_cast<size_t>(i)], -1)) return NumWhy(sc, "a tree child");
