@@ -67,6 +67,55 @@ std::optional<std::string> ParseHeader(const std::vector<std::string>& cells, He
   return std::nullopt;
 }
 
+// The cells of a data row into `row`, by the header's columns; "" when they are valid, else the
+// reason for the first cell that is not.
+std::string ReadCells(const std::vector<std::string>& cells, const Header& header, InventoryRow& row) {
+  for (size_t i = 0; i < cells.size(); ++i) {
+    const std::string& c = cells[i];
+    switch (header.columns[i]) {
+      case Column::kHost:
+        row.host = c;
+        break;
+      case Column::kIp: {
+        auto a = IpAddress::Parse(c);
+        if (!a) return Cat({"ip ", QuoteRaw(c), " is not an IPv4 or IPv6 address"});
+        row.addr = Unmap(*a);
+        row.ip = row.addr.ToString();
+        break;
+      }
+      case Column::kNic:
+        row.nic = c;
+        break;
+      case Column::kPort: {
+        if (c.empty()) break;
+        const bool digits = std::all_of(c.begin(), c.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+        auto n = digits && c.size() <= 6 ? ParseInt(c) : std::nullopt;
+        if (!n || *n > 65535) return Cat({"port ", QuoteRaw(c), " is not 0..65535"});
+        row.port = static_cast<int>(*n);
+        break;
+      }
+      case Column::kGid: {
+        if (!c.empty()) {
+          auto g = IpAddress::Parse(c);
+          if (!g || !g->is_v6())
+            return Cat({"gid ", QuoteRaw(c), " is not a GID (IPv6 form, e.g. fe80:0000:...:03da)"});
+        }
+        row.gid = c;
+        break;
+      }
+      case Column::kRack:
+        row.rack = c;
+        break;
+      case Column::kLeaf:
+        row.leaf = c;
+        break;
+      case Column::kUnknown:
+        break;
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 Status ReadInventoryCsv(LineReader& lines, std::string_view source, const InventoryRowSink& sink,
@@ -121,53 +170,10 @@ Status ReadInventoryCsv(LineReader& lines, std::string_view source, const Invent
       continue;
     }
     InventoryRow row;
-    bool bad = false;
-    for (size_t i = 0; i < cells.size() && !bad; ++i) {
-      const std::string& c = cells[i];
-      switch (header.columns[i]) {
-        case Column::kHost: row.host = c; break;
-        case Column::kIp: {
-          auto a = IpAddress::Parse(c);
-          if (!a) {
-            reject(Cat({"ip ", QuoteRaw(c), " is not an IPv4 or IPv6 address"}));
-            bad = true;
-            break;
-          }
-          row.addr = Unmap(*a);
-          row.ip = row.addr.ToString();
-          break;
-        }
-        case Column::kNic: row.nic = c; break;
-        case Column::kPort: {
-          if (c.empty()) break;
-          const bool digits = std::all_of(c.begin(), c.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
-          auto n = digits && c.size() <= 6 ? ParseInt(c) : std::nullopt;
-          if (!n || *n > 65535) {
-            reject(Cat({"port ", QuoteRaw(c), " is not 0..65535"}));
-            bad = true;
-            break;
-          }
-          row.port = static_cast<int>(*n);
-          break;
-        }
-        case Column::kGid: {
-          if (!c.empty()) {
-            auto g = IpAddress::Parse(c);
-            if (!g || !g->is_v6()) {
-              reject(Cat({"gid ", QuoteRaw(c), " is not a GID (IPv6 form, e.g. fe80:0000:...:03da)"}));
-              bad = true;
-              break;
-            }
-          }
-          row.gid = c;
-          break;
-        }
-        case Column::kRack: row.rack = c; break;
-        case Column::kLeaf: row.leaf = c; break;
-        case Column::kUnknown: break;
-      }
+    if (const std::string why = ReadCells(cells, header, row); !why.empty()) {
+      reject(why);
+      continue;
     }
-    if (bad) continue;
     if (row.host.empty()) {
       reject("empty host");
       continue;
