@@ -1,7 +1,6 @@
 #include "toposcope/base/link_type.h"
 
 #include <array>
-#include <cctype>
 
 #include "toposcope/base/text.h"
 
@@ -11,23 +10,13 @@ namespace {
 constexpr std::array<std::string_view, 10> kNames = {"NVLINK", "NVSWITCH", "C2C", "PIX", "PXB",
                                                      "PHB",    "NODE",     "SYS", "NET", "UNKNOWN"};
 
-bool IEquals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::toupper(static_cast<unsigned char>(a[i])) != std::toupper(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
-
 }  // namespace
 
 std::string_view LinkTypeName(LinkType t) { return kNames[static_cast<size_t>(t)]; }
 
 std::optional<LinkType> ParseLinkTypeName(std::string_view s) {
   for (size_t i = 0; i < kNames.size(); ++i) {
-    if (IEquals(s, kNames[i])) return static_cast<LinkType>(i);
+    if (EqualsIgnoreCase(s, kNames[i])) return static_cast<LinkType>(i);
   }
   return std::nullopt;
 }

@@ -125,6 +125,26 @@ std::string FormatFixed(double v, int decimals) {
   return s;
 }
 
+bool TextLines::Next(std::string_view* line) {
+  if (pos_ >= text_.size()) return false;
+  size_t end = text_.find('\n', pos_);
+  if (end == std::string_view::npos) end = text_.size();
+  std::string_view l = text_.substr(pos_, end - pos_);
+  if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+  pos_ = end + 1;
+  ++line_no_;
+  *line = l;
+  return true;
+}
+
+std::vector<std::string_view> SplitLines(std::string_view text) {
+  std::vector<std::string_view> lines;
+  TextLines cursor(text);
+  std::string_view line;
+  while (cursor.Next(&line)) lines.push_back(line);
+  return lines;
+}
+
 bool SplitCsvLine(std::string_view line, std::vector<std::string>& cells) {
   cells.clear();
   size_t i = 0;
@@ -256,6 +276,13 @@ std::string Cat(std::initializer_list<std::string_view> parts) {
   out.reserve(size);
   for (std::string_view p : parts) out.append(p);
   return out;
+}
+
+void AppendDecimal(std::string* out, int64_t v) {
+  char buf[24];
+  auto [ptr, ec] = std::to_chars(buf, buf + sizeof(buf), v);
+  (void)ec;
+  out->append(buf, static_cast<size_t>(ptr - buf));
 }
 
 std::string FormatPercent(double share) { return FormatFixed(100.0 * share, 0) + "%"; }

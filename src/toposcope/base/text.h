@@ -21,6 +21,37 @@ std::vector<std::string_view> SplitWhitespace(std::string_view s);
 // Splits on one delimiter character; keeps empty fields.
 std::vector<std::string_view> Split(std::string_view s, char delim);
 
+// Steps through text held in memory line by line. Each line is a view into the text, without its
+// '\n' and without one '\r' before it; a final '\n' gives no empty last line, and empty text has
+// no lines. The text must outlive the cursor.
+class TextLines {
+ public:
+  explicit TextLines(std::string_view text) : text_(text) {}
+  // Sets `line` to the next line; false (and `line` untouched) after the last one.
+  bool Next(std::string_view* line);
+  // Skips blank lines: sets `raw` to the next line with text and `trimmed` to it trimmed; false after
+  // the last one.
+  bool NextNonBlank(std::string_view* raw, std::string_view* trimmed) {
+    while (Next(raw)) {
+      *trimmed = Trim(*raw);
+      if (!trimmed->empty()) return true;
+    }
+    return false;
+  }
+  // The 1-based number of the line Next gave last; 0 before the first.
+  [[nodiscard]] int64_t line_number() const { return line_no_; }
+  // True when no line is left for Next.
+  [[nodiscard]] bool at_end() const { return pos_ >= text_.size(); }
+
+ private:
+  std::string_view text_;
+  size_t pos_ = 0;
+  int64_t line_no_ = 0;
+};
+
+// All the lines of the text as TextLines gives them (views into the text).
+std::vector<std::string_view> SplitLines(std::string_view text);
+
 // Splits one CSV line (RFC 4180 quoting, no embedded newlines): unquoted cells are trimmed, quoted
 // cells kept verbatim ("" is a quote); a trailing comma gives a last empty cell. False on an
 // unterminated quote or text after a closing quote.
@@ -57,6 +88,45 @@ std::optional<int64_t> ParseInt(std::string_view s);
 
 // True when the text looks binary (NUL bytes or many control bytes) in its first bytes.
 bool LooksBinary(std::string_view head);
+
+// Appends the decimal text of `v` to `out`.
+void AppendDecimal(std::string* out, int64_t v);
+
+// Each item as `line(item)` writes it, followed by '\n', concatenated.
+template <class Item, class LineFn>
+std::string JoinLines(const std::vector<Item>& items, LineFn&& line) {
+  std::string out;
+  for (const Item& item : items) {
+    out += line(item);
+    out += '\n';
+  }
+  return out;
+}
+
+// One entry of a name table: an enum value and its name (a literal, so the text is NUL-terminated).
+template <class E>
+struct NamedValue {
+  E value;
+  std::string_view name;
+};
+
+// The name of `value` in `table`; `fallback` when the table does not list it.
+template <class E, size_t N>
+constexpr std::string_view NameIn(const NamedValue<E> (&table)[N], E value, std::string_view fallback) {
+  for (const NamedValue<E>& e : table) {
+    if (e.value == value) return e.name;
+  }
+  return fallback;
+}
+
+// The value of the first entry of `table` named `name`; nullopt when no entry has that name.
+template <class E, size_t N>
+constexpr std::optional<E> ValueIn(const NamedValue<E> (&table)[N], std::string_view name) {
+  for (const NamedValue<E>& e : table) {
+    if (e.name == name) return e.value;
+  }
+  return std::nullopt;
+}
 
 // printf into a std::string (any length).
 std::string StringPrintf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1,15 +1,16 @@
 #include "toposcope/formats/sniff.h"
 
 #include <cctype>
+#include <optional>
 #include <string>
 
 #include "toposcope/base/text.h"
 #include "toposcope/formats/fabric/ibnetdiscover.h"
-#include "toposcope/formats/rdma/inventory_csv.h"
-#include "toposcope/formats/nccl/nccl_log.h"
-#include "toposcope/formats/rdma/rdma_tools.h"
 #include "toposcope/formats/fabric/slurm_topology.h"
 #include "toposcope/formats/fabric/topograph_model.h"
+#include "toposcope/formats/nccl/nccl_log.h"
+#include "toposcope/formats/rdma/inventory_csv.h"
+#include "toposcope/formats/rdma/rdma_tools.h"
 
 namespace toposcope::formats {
 namespace {
@@ -83,6 +84,61 @@ bool HasTopoHeader(std::string_view head) {
   return false;
 }
 
+// Text starting with '{': JSON objects of one of the known schemas (or a toposcope output).
+SniffResult SniffJsonObjects(std::string_view head) {
+  if (Contains(head, "\"toposcope.truth/")) {
+    return {FileFormat::kTruthJson, "simulator ground truth (read only by `toposcope score`)"};
+  }
+  for (const char* out : {"\"toposcope.result/", "\"toposcope.topology/", "\"toposcope.score/"}) {
+    if (Contains(head, out)) return {FileFormat::kResultJson, "a toposcope output, not an input"};
+  }
+  if (Contains(head, "\"traceEvents\"") || Contains(head, "\"schemaVersion\"") ||
+      Contains(head, "\"displayTimeUnit\"") || Contains(head, "\"distributedInfo\"")) {
+    return {FileFormat::kChromeTrace, "Chrome trace JSON (traceEvents)"};
+  }
+  if (Contains(head, "\"coll_perf\"") || Contains(head, "\"p2p_perf\"") || Contains(head, "\"dump_stats\"") ||
+      (Contains(head, "\"header\"") && Contains(head, "\"n_ranks\""))) {
+    return {FileFormat::kNcclInspector, "NCCL Inspector records"};
+  }
+  if (Contains(head, "\"ts_ns\"") && Contains(head, "\"host\"")) {
+    return {FileFormat::kEventJsonl, "toposcope JSONL events (ts_ns, host)"};
+  }
+  return {FileFormat::kUnknown, "JSON of no known schema"};
+}
+
+// CSV: the first line that is not blank or a comment is a header we know (chrony logs, whose first
+// lines may be a banner, are recognised by their data lines).
+std::optional<SniffResult> SniffCsvHeader(std::string_view head) {
+  TextLines lines(head);
+  std::string_view raw;
+  while (lines.Next(&raw)) {
+    const std::string_view line = Trim(raw);
+    if (line.empty() || line[0] == '#') continue;
+    if (StartsWith(line, "src,dst,bandwidth_gbps") || StartsWith(line, ",0,") || StartsWith(line, "src\\dst,")) {
+      return SniffResult{FileFormat::kP2pCsv, "P2P CSV header"};
+    }
+    if (StartsWith(line, "host,local_ns,ref_ns")) return SniffResult{FileFormat::kSyncCsv, "sync pairs CSV header"};
+    if (StartsWith(line, "DCGM_FI_") && Contains(line, ",")) {
+      return SniffResult{FileFormat::kDcgmExporterConfig, "dcgm-exporter counters CSV"};
+    }
+    {
+      std::string lower(line);
+      for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      const bool has_ts = StartsWith(lower, "ts,") || StartsWith(lower, "timestamp,") || StartsWith(lower, "time,");
+      if (has_ts && (Contains(lower, ",field") || Contains(lower, ",metric") || Contains(lower, "dcgm_fi_") ||
+                     Contains(lower, ",gpu"))) {
+        return SniffResult{FileFormat::kDcgmCsv, "DCGM samples CSV header"};
+      }
+    }
+    if (IsChronyLogLine(line)) return SniffResult{FileFormat::kChronyLog, "chrony log lines (date time IP ...)"};
+    if (StartsWith(line, "====") || StartsWith(line, "Date (UTC)")) {
+      continue;  // a chrony banner: look at the next lines
+    }
+    break;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 SniffResult SniffFormat(std::string_view head) {
@@ -122,26 +178,7 @@ SniffResult SniffFormat(std::string_view head) {
   if (LooksLikeSlurmTopologyYaml(head)) return {FileFormat::kSlurmTopologyYaml, "Slurm topology.yaml"};
   if (LooksLikeSlurmTopology(head)) return {FileFormat::kSlurmTopologyConf, "Slurm topology.conf (SwitchName=/BlockName=)"};
   if (LooksLikeTopographModel(head)) return {FileFormat::kTopographModel, "topograph simulation model"};
-  if (!t.empty() && t[0] == '{') {
-    if (Contains(head, "\"toposcope.truth/")) {
-      return {FileFormat::kTruthJson, "simulator ground truth (read only by `toposcope score`)"};
-    }
-    for (const char* out : {"\"toposcope.result/", "\"toposcope.topology/", "\"toposcope.score/"}) {
-      if (Contains(head, out)) return {FileFormat::kResultJson, "a toposcope output, not an input"};
-    }
-    if (Contains(head, "\"traceEvents\"") || Contains(head, "\"schemaVersion\"") ||
-        Contains(head, "\"displayTimeUnit\"") || Contains(head, "\"distributedInfo\"")) {
-      return {FileFormat::kChromeTrace, "Chrome trace JSON (traceEvents)"};
-    }
-    if (Contains(head, "\"coll_perf\"") || Contains(head, "\"p2p_perf\"") || Contains(head, "\"dump_stats\"") ||
-        (Contains(head, "\"header\"") && Contains(head, "\"n_ranks\""))) {
-      return {FileFormat::kNcclInspector, "NCCL Inspector records"};
-    }
-    if (Contains(head, "\"ts_ns\"") && Contains(head, "\"host\"")) {
-      return {FileFormat::kEventJsonl, "toposcope JSONL events (ts_ns, host)"};
-    }
-    return {FileFormat::kUnknown, "JSON of no known schema"};
-  }
+  if (!t.empty() && t[0] == '{') return SniffJsonObjects(head);
   if (!t.empty() && t[0] == '[' && Contains(head, "\"ph\"")) {
     return {FileFormat::kChromeTrace, "Chrome trace JSON (event array)"};
   }
@@ -188,38 +225,7 @@ SniffResult SniffFormat(std::string_view head) {
       return {FileFormat::kPrometheusText, "Prometheus exposition text"};
     }
   }
-  {
-    // CSV: first non-comment line is a header we know.
-    size_t pos = 0;
-    while (pos < head.size()) {
-      size_t nl = head.find('\n', pos);
-      if (nl == std::string_view::npos) nl = head.size();
-      const std::string_view line = Trim(head.substr(pos, nl - pos));
-      pos = nl + 1;
-      if (line.empty() || line[0] == '#') continue;
-      if (StartsWith(line, "src,dst,bandwidth_gbps") || StartsWith(line, ",0,") || StartsWith(line, "src\\dst,")) {
-        return {FileFormat::kP2pCsv, "P2P CSV header"};
-      }
-      if (StartsWith(line, "host,local_ns,ref_ns")) return {FileFormat::kSyncCsv, "sync pairs CSV header"};
-      if (StartsWith(line, "DCGM_FI_") && Contains(line, ",")) {
-        return {FileFormat::kDcgmExporterConfig, "dcgm-exporter counters CSV"};
-      }
-      {
-        std::string lower(line);
-        for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        const bool has_ts = StartsWith(lower, "ts,") || StartsWith(lower, "timestamp,") || StartsWith(lower, "time,");
-        if (has_ts && (Contains(lower, ",field") || Contains(lower, ",metric") || Contains(lower, "dcgm_fi_") ||
-                       Contains(lower, ",gpu"))) {
-          return {FileFormat::kDcgmCsv, "DCGM samples CSV header"};
-        }
-      }
-      if (IsChronyLogLine(line)) return {FileFormat::kChronyLog, "chrony log lines (date time IP ...)"};
-      if (StartsWith(line, "====") || StartsWith(line, "Date (UTC)")) {
-        continue;  // a chrony banner: look at the next lines
-      }
-      break;
-    }
-  }
+  if (auto csv = SniffCsvHeader(head)) return *csv;
   return {FileFormat::kUnknown, "no known format recognised in the first bytes"};
 }
 

@@ -1,4 +1,7 @@
+// model/dcgm_read: see dcgm_read.h.
 #include "toposcope/model/dcgm_read.h"
+
+#include <map>
 
 #include "toposcope/base/file_io.h"
 #include "toposcope/formats/dcgm/dcgm_csv.h"
@@ -13,6 +16,34 @@ int FieldId(const std::string& name) {
   const formats::DcgmField* f = formats::FindFieldByName(name);
   return f != nullptr ? f->id : -1;
 }
+
+// Emits the samples of readers that name their fields (scrapes, CSV), looking each name up in the
+// field catalog once.
+class NamedFieldPoints {
+ public:
+  NamedFieldPoints(const std::string& host, const std::function<void(const DcgmPoint&)>& sink)
+      : host_(host), sink_(sink) {}
+
+  // One sample; a sample without a host takes the file's.
+  void Emit(const std::string& host, int gpu, int link, const std::string& field, int64_t ts_ns, double value) {
+    auto it = ids_.find(field);
+    if (it == ids_.end()) it = ids_.emplace(field, FieldId(field)).first;
+    DcgmPoint p;
+    p.host = host.empty() ? host_ : host;
+    p.gpu = gpu;
+    p.link = link;
+    p.field_id = it->second;
+    p.field = field;
+    p.ts_ns = ts_ns;
+    p.value = value;
+    sink_(p);
+  }
+
+ private:
+  const std::string& host_;
+  const std::function<void(const DcgmPoint&)>& sink_;
+  std::map<std::string, int> ids_;
+};
 
 }  // namespace
 
@@ -47,45 +78,23 @@ Status ReadDcgmFile(const std::string& path, const std::string& host, formats::F
       return {};
     }
     case formats::FileFormat::kPrometheusText: {
-      std::map<std::string, int> ids;
+      NamedFieldPoints points(host, sink);
       auto r = formats::ReadPromText(
           lines, path,
           [&](const formats::PromSample& s) {
             if (!formats::IsDcgmMetric(s.name)) return;
             const formats::DcgmPromSample d = formats::ToDcgmSample(s);
             if (d.ts_ns == kNoTime) return;
-            auto it = ids.find(d.field);
-            if (it == ids.end()) it = ids.emplace(d.field, FieldId(d.field)).first;
-            DcgmPoint p;
-            p.host = d.host.empty() ? host : d.host;
-            p.gpu = d.gpu;
-            p.link = d.link;
-            p.field_id = it->second;
-            p.field = d.field;
-            p.ts_ns = d.ts_ns;
-            p.value = d.value;
-            sink(p);
+            points.Emit(d.host, d.gpu, d.link, d.field, d.ts_ns, d.value);
           },
           diag, counts);
       if (!r.ok()) return r.error();
       return {};
     }
     case formats::FileFormat::kDcgmCsv: {
-      std::map<std::string, int> ids;
+      NamedFieldPoints points(host, sink);
       auto r = formats::ReadDcgmCsv(
-          lines, path,
-          [&](const formats::CsvSample& s) {
-            auto it = ids.find(s.field);
-            if (it == ids.end()) it = ids.emplace(s.field, FieldId(s.field)).first;
-            DcgmPoint p;
-            p.host = s.host.empty() ? host : s.host;
-            p.gpu = s.gpu;
-            p.field_id = it->second;
-            p.field = s.field;
-            p.ts_ns = s.ts_ns;
-            p.value = s.value;
-            sink(p);
-          },
+          lines, path, [&](const formats::CsvSample& s) { points.Emit(s.host, s.gpu, -1, s.field, s.ts_ns, s.value); },
           diag, counts);
       if (!r.ok()) return r.error();
       return {};

@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "toposcope/base/text.h"
+#include "toposcope/formats/clock/log_lines.h"
 
 namespace toposcope::formats {
 namespace {
@@ -165,23 +166,20 @@ ChronyLogKind ShapeOf(const std::vector<std::string_view>& tok) {
   return ChronyLogKind::kUnknown;
 }
 
-std::optional<ChronyTrackingRecord> ParseTrackingLine(const std::vector<std::string_view>& tok,
-                                                      std::string& reason) {
-  if (tok.size() != 14 && tok.size() != 13) {
-    reason = StringPrintf("tracking.log line has %zu fields, expected 14 (13 without Max. error)", tok.size());
+// A data line of `n_full` fields (`n_short` in the older layout) read by `fill(f, r)` into a
+// `Record`; nullopt with `reason` when the count is off (`count_reason` says what it should be, after
+// "<N> fields, expected ") or a field is bad.
+template <class Record, class FillFn>
+std::optional<Record> ReadLogFields(const std::vector<std::string_view>& tok, size_t n_full, size_t n_short,
+                                    const char* log_name, const char* count_reason, std::string& reason,
+                                    FillFn&& fill) {
+  if (tok.size() != n_full && tok.size() != n_short) {
+    reason = StringPrintf("%s line has %zu fields, expected %s", log_name, tok.size(), count_reason);
     return std::nullopt;
   }
-  ChronyTrackingRecord r;
+  Record r;
   Fields f{tok, {}};
-  (void)(f.Time(r.time_ns) && f.Ip(r.ip) && f.Int(3, "St", 0, kMaxStratum, r.stratum) &&
-         f.Num(4, "Freq ppm", -kMaxPpm, kMaxPpm, r.freq_ppm) &&
-         f.Num(5, "Skew ppm", 0, kMaxPpm, r.skew_ppm) &&
-         f.Num(6, "Offset", -kMaxOffsetS, kMaxOffsetS, r.offset_s) && f.Leap(7, r.leap) &&
-         f.Int(8, "Co", 0, 1000000, r.combined) && f.Num(9, "Offset sd", 0, kMaxSeconds, r.offset_sd_s) &&
-         f.Num(10, "Rem. corr.", -kMaxOffsetS, kMaxOffsetS, r.remaining_correction_s) &&
-         f.Num(11, "Root delay", -kMaxSeconds, kMaxSeconds, r.root_delay_s) &&
-         f.Num(12, "Root disp.", 0, kMaxSeconds, r.root_dispersion_s) &&
-         (tok.size() == 13 || f.Num(13, "Max. error", 0, kMaxSeconds, r.max_error_s)));
+  fill(f, r);
   if (!f.reason.empty()) {
     reason = std::move(f.reason);
     return std::nullopt;
@@ -189,25 +187,31 @@ std::optional<ChronyTrackingRecord> ParseTrackingLine(const std::vector<std::str
   return r;
 }
 
+std::optional<ChronyTrackingRecord> ParseTrackingLine(const std::vector<std::string_view>& tok, std::string& reason) {
+  return ReadLogFields<ChronyTrackingRecord>(
+      tok, 14, 13, "tracking.log", "14 (13 without Max. error)", reason, [&](Fields& f, ChronyTrackingRecord& r) {
+        (void)(f.Time(r.time_ns) && f.Ip(r.ip) && f.Int(3, "St", 0, kMaxStratum, r.stratum) &&
+               f.Num(4, "Freq ppm", -kMaxPpm, kMaxPpm, r.freq_ppm) && f.Num(5, "Skew ppm", 0, kMaxPpm, r.skew_ppm) &&
+               f.Num(6, "Offset", -kMaxOffsetS, kMaxOffsetS, r.offset_s) && f.Leap(7, r.leap) &&
+               f.Int(8, "Co", 0, 1000000, r.combined) && f.Num(9, "Offset sd", 0, kMaxSeconds, r.offset_sd_s) &&
+               f.Num(10, "Rem. corr.", -kMaxOffsetS, kMaxOffsetS, r.remaining_correction_s) &&
+               f.Num(11, "Root delay", -kMaxSeconds, kMaxSeconds, r.root_delay_s) &&
+               f.Num(12, "Root disp.", 0, kMaxSeconds, r.root_dispersion_s) &&
+               (tok.size() == 13 || f.Num(13, "Max. error", 0, kMaxSeconds, r.max_error_s)));
+      });
+}
+
 std::optional<ChronyStatisticsRecord> ParseStatisticsLine(const std::vector<std::string_view>& tok,
                                                           std::string& reason) {
-  if (tok.size() != 13 && tok.size() != 12) {
-    reason = StringPrintf("statistics.log line has %zu fields, expected 13 (12 without Asym)", tok.size());
-    return std::nullopt;
-  }
-  ChronyStatisticsRecord r;
-  Fields f{tok, {}};
-  (void)(f.Time(r.time_ns) && f.Ip(r.ip) && f.Num(3, "Std dev'n", 0, kMaxSeconds, r.std_dev_s) &&
-         f.Num(4, "Est offset", -kMaxOffsetS, kMaxOffsetS, r.est_offset_s) &&
-         f.Num(5, "Offset sd", 0, kMaxSeconds, r.offset_sd_s) && f.Num(6, "Diff freq", -1, 1, r.diff_freq) &&
-         f.Num(7, "Est skew", 0, 1, r.est_skew) && f.Num(8, "Stress", 0, 1e300, r.stress) &&
-         f.Int(9, "Ns", 0, 1000000, r.ns) && f.Int(10, "Bs", 0, 1000000, r.bs) &&
-         f.Int(11, "Nr", 0, 1000000, r.nr) && (tok.size() == 12 || f.Num(12, "Asym", -1, 1, r.asym)));
-  if (!f.reason.empty()) {
-    reason = std::move(f.reason);
-    return std::nullopt;
-  }
-  return r;
+  return ReadLogFields<ChronyStatisticsRecord>(
+      tok, 13, 12, "statistics.log", "13 (12 without Asym)", reason, [&](Fields& f, ChronyStatisticsRecord& r) {
+        (void)(f.Time(r.time_ns) && f.Ip(r.ip) && f.Num(3, "Std dev'n", 0, kMaxSeconds, r.std_dev_s) &&
+               f.Num(4, "Est offset", -kMaxOffsetS, kMaxOffsetS, r.est_offset_s) &&
+               f.Num(5, "Offset sd", 0, kMaxSeconds, r.offset_sd_s) && f.Num(6, "Diff freq", -1, 1, r.diff_freq) &&
+               f.Num(7, "Est skew", 0, 1, r.est_skew) && f.Num(8, "Stress", 0, 1e300, r.stress) &&
+               f.Int(9, "Ns", 0, 1000000, r.ns) && f.Int(10, "Bs", 0, 1000000, r.bs) &&
+               f.Int(11, "Nr", 0, 1000000, r.nr) && (tok.size() == 12 || f.Num(12, "Asym", -1, 1, r.asym)));
+      });
 }
 
 bool IsTestDigits(std::string_view s, size_t n) {
@@ -220,57 +224,56 @@ bool IsTestDigits(std::string_view s, size_t n) {
 
 bool IsTsSource(std::string_view s) { return s == "D" || s == "K" || s == "H" || s == "-"; }
 
+// The test flags of a measurements line (fields 5-7).
+void ReadTestFlags(Fields& f, ChronyMeasurementsRecord& r) {
+  const auto& tok = f.tok;
+  if (!IsTestDigits(tok[5], 3) || !IsTestDigits(tok[6], 3) || !IsTestDigits(tok[7], 4)) {
+    f.Fail("test flags " + QuoteRaw(std::string(tok[5]) + " " + std::string(tok[6]) + " " + std::string(tok[7])) +
+           " are not 3+3+4 digits 0/1");
+  } else {
+    r.tests_123 = std::string(tok[5]);
+    r.tests_567 = std::string(tok[6]);
+    r.tests_abcd = std::string(tok[7]);
+  }
+}
+
+// The refid and mode/timestamp sources of a chrony >= 3.0 measurements line (fields 16-19).
+void ReadRefidAndTxRx(Fields& f, ChronyMeasurementsRecord& r) {
+  const auto& tok = f.tok;
+  const std::string_view refid = tok[16];
+  bool hex = refid.size() == 8;
+  for (const char c : refid) {
+    hex = hex && (IsDigit(c) || (c >= 'A' && c <= 'F') || (c >= 'a' && c <= 'f'));
+  }
+  const std::string_view m = tok[17];
+  if (!hex) {
+    f.Fail("Refid " + QuoteRaw(refid) + " is not 8 hex digits");
+  } else if (m.size() != 2 || !IsDigit(m[0]) || (m[1] != 'B' && m[1] != 'I') || !IsTsSource(tok[18]) ||
+             !IsTsSource(tok[19])) {
+    f.Fail("MTxRx " + QuoteRaw(std::string(m) + " " + std::string(tok[18]) + " " + std::string(tok[19])) +
+           " is not <mode><B|I> <D|K|H> <D|K|H>");
+  } else {
+    r.refid = static_cast<uint32_t>(*ParseInt("0x" + std::string(refid)));
+    r.has_refid = true;
+    r.mode_txrx = std::string(m) + " " + std::string(tok[18]) + " " + std::string(tok[19]);
+  }
+}
+
 std::optional<ChronyMeasurementsRecord> ParseMeasurementsLine(const std::vector<std::string_view>& tok,
                                                               std::string& reason) {
-  if (tok.size() != 20 && tok.size() != 17) {
-    reason = StringPrintf("measurements.log line has %zu fields, expected 20 (17 before chrony 3.0)", tok.size());
-    return std::nullopt;
-  }
-  ChronyMeasurementsRecord r;
-  Fields f{tok, {}};
-  (void)(f.Time(r.time_ns) && f.Ip(r.ip) && f.Leap(3, r.leap) && f.Int(4, "St", 0, kMaxStratum, r.stratum));
-  if (f.reason.empty()) {
-    if (!IsTestDigits(tok[5], 3) || !IsTestDigits(tok[6], 3) || !IsTestDigits(tok[7], 4)) {
-      f.Fail("test flags " +
-             QuoteRaw(std::string(tok[5]) + " " + std::string(tok[6]) + " " + std::string(tok[7])) +
-             " are not 3+3+4 digits 0/1");
-    } else {
-      r.tests_123 = std::string(tok[5]);
-      r.tests_567 = std::string(tok[6]);
-      r.tests_abcd = std::string(tok[7]);
-    }
-  }
-  (void)(f.reason.empty() && f.Int(8, "LP", -32, 32, r.local_poll) &&
-         f.Int(9, "RP", -32, 32, r.remote_poll) && f.Num(10, "Score", 0, 1e6, r.score) &&
-         f.Num(11, "Offset", -kMaxOffsetS, kMaxOffsetS, r.offset_s) &&
-         f.Num(12, "Peer del.", -kMaxSeconds, kMaxSeconds, r.peer_delay_s) &&
-         f.Num(13, "Peer disp.", 0, kMaxSeconds, r.peer_dispersion_s) &&
-         f.Num(14, "Root del.", -kMaxSeconds, kMaxSeconds, r.root_delay_s) &&
-         f.Num(15, "Root disp.", 0, kMaxSeconds, r.root_dispersion_s));
-  if (f.reason.empty() && tok.size() == 20) {
-    const std::string_view refid = tok[16];
-    bool hex = refid.size() == 8;
-    for (const char c : refid) {
-      hex = hex && (IsDigit(c) || (c >= 'A' && c <= 'F') || (c >= 'a' && c <= 'f'));
-    }
-    const std::string_view m = tok[17];
-    if (!hex) {
-      f.Fail("Refid " + QuoteRaw(refid) + " is not 8 hex digits");
-    } else if (m.size() != 2 || !IsDigit(m[0]) || (m[1] != 'B' && m[1] != 'I') || !IsTsSource(tok[18]) ||
-               !IsTsSource(tok[19])) {
-      f.Fail("MTxRx " + QuoteRaw(std::string(m) + " " + std::string(tok[18]) + " " + std::string(tok[19])) +
-             " is not <mode><B|I> <D|K|H> <D|K|H>");
-    } else {
-      r.refid = static_cast<uint32_t>(*ParseInt("0x" + std::string(refid)));
-      r.has_refid = true;
-      r.mode_txrx = std::string(m) + " " + std::string(tok[18]) + " " + std::string(tok[19]);
-    }
-  }
-  if (!f.reason.empty()) {
-    reason = std::move(f.reason);
-    return std::nullopt;
-  }
-  return r;
+  return ReadLogFields<ChronyMeasurementsRecord>(
+      tok, 20, 17, "measurements.log", "20 (17 before chrony 3.0)", reason,
+      [&](Fields& f, ChronyMeasurementsRecord& r) {
+        (void)(f.Time(r.time_ns) && f.Ip(r.ip) && f.Leap(3, r.leap) && f.Int(4, "St", 0, kMaxStratum, r.stratum));
+        if (f.reason.empty()) ReadTestFlags(f, r);
+        (void)(f.reason.empty() && f.Int(8, "LP", -32, 32, r.local_poll) && f.Int(9, "RP", -32, 32, r.remote_poll) &&
+               f.Num(10, "Score", 0, 1e6, r.score) && f.Num(11, "Offset", -kMaxOffsetS, kMaxOffsetS, r.offset_s) &&
+               f.Num(12, "Peer del.", -kMaxSeconds, kMaxSeconds, r.peer_delay_s) &&
+               f.Num(13, "Peer disp.", 0, kMaxSeconds, r.peer_dispersion_s) &&
+               f.Num(14, "Root del.", -kMaxSeconds, kMaxSeconds, r.root_delay_s) &&
+               f.Num(15, "Root disp.", 0, kMaxSeconds, r.root_dispersion_s));
+        if (f.reason.empty() && tok.size() == 20) ReadRefidAndTxRx(f, r);
+      });
 }
 
 // Title line of a banner -> the log kind (kUnknown for other chrony logs: refclocks, rtc, ...).
@@ -303,66 +306,130 @@ int64_t Ns(double s) { return static_cast<int64_t>(std::llround(s * 1e9)); }
 }  // namespace
 
 std::string_view ChronyLogKindName(ChronyLogKind kind) {
-  switch (kind) {
-    case ChronyLogKind::kTracking:
-      return "tracking";
-    case ChronyLogKind::kStatistics:
-      return "statistics";
-    case ChronyLogKind::kMeasurements:
-      return "measurements";
-    case ChronyLogKind::kUnknown:
-      break;
-  }
-  return "unknown";
+  static constexpr NamedValue<ChronyLogKind> kNames[] = {{ChronyLogKind::kTracking, "tracking"},
+                                                         {ChronyLogKind::kStatistics, "statistics"},
+                                                         {ChronyLogKind::kMeasurements, "measurements"}};
+  return NameIn(kNames, kind, "unknown");
 }
 
 bool ChronyMeasurementsRecord::AllTestsPassed() const {
   return tests_123 == "111" && tests_567 == "111" && tests_abcd == "1111";
 }
 
-SyncPoint ToSyncPoint(const ChronyTrackingRecord& r, std::string_view host) {
+namespace {
+
+// What the sync point of any chrony record holds: the host, the record's time as the reference
+// time, its line and source IP; `log` names the log ("chrony-tracking").
+template <class Record>
+SyncPoint ChronySyncPoint(const Record& r, std::string_view host, const char* log) {
   SyncPoint p;
   p.host = std::string(host);
   p.ref_ns = r.time_ns;
+  p.source = log;
+  p.line = r.line;
+  p.reference = r.ip;
+  return p;
+}
+
+}  // namespace
+
+SyncPoint ToSyncPoint(const ChronyTrackingRecord& r, std::string_view host) {
+  SyncPoint p = ChronySyncPoint(r, host, "chrony-tracking");
   p.offset_ns = r.offset_s * 1e9;  // + = local fast of UTC
   p.local_ns = r.time_ns + Ns(r.offset_s);
   p.uncertainty_ns = r.Synced() ? r.offset_sd_s * 1e9 : NAN;
-  p.source = "chrony-tracking";
   p.state = std::string(1, r.leap);
   p.synced = r.Synced();
-  p.line = r.line;
-  p.reference = r.ip;
   return p;
 }
 
 SyncPoint ToSyncPoint(const ChronyStatisticsRecord& r, std::string_view host) {
-  SyncPoint p;
-  p.host = std::string(host);
-  p.ref_ns = r.time_ns;
+  SyncPoint p = ChronySyncPoint(r, host, "chrony-statistics");
   p.offset_ns = r.est_offset_s * 1e9;  // + = local fast of the source
   p.local_ns = r.time_ns + Ns(r.est_offset_s);
   p.uncertainty_ns = r.offset_sd_s * 1e9;
-  p.source = "chrony-statistics";
   p.synced = true;
-  p.line = r.line;
-  p.reference = r.ip;
   return p;
 }
 
 SyncPoint ToSyncPoint(const ChronyMeasurementsRecord& r, std::string_view host) {
-  SyncPoint p;
-  p.host = std::string(host);
-  p.ref_ns = r.time_ns;
+  SyncPoint p = ChronySyncPoint(r, host, "chrony-measurements");
   p.offset_ns = -r.offset_s * 1e9;  // theta + = local SLOW: opposite sign
   p.local_ns = r.time_ns - Ns(r.offset_s);
   p.uncertainty_ns = r.peer_delay_s >= 0 ? r.peer_delay_s * 1e9 / 2 : NAN;
-  p.source = "chrony-measurements";
   p.state = std::string(1, r.leap);
   p.synced = r.leap != '?' && r.stratum != 0;
-  p.line = r.line;
-  p.reference = r.ip;
   return p;
 }
+
+namespace {
+
+// The banner (title line) of a chrony log: switches the kind of the lines that follow. Returns the
+// new kind; `title_unknown` tells whether it is the banner of a log this reader does not read.
+ChronyLogKind ReadBanner(ChronyLogKind title_kind, ChronyLogKind kind, bool& title_unknown, std::string_view source,
+                         int64_t ln, std::string_view raw, Diagnostics& diag) {
+  if (title_kind == ChronyLogKind::kUnknown) {
+    title_unknown = true;
+    diag.Warn(source, ln, raw, "banner of a chrony log this reader does not read");
+    return kind;
+  }
+  title_unknown = false;
+  if (kind != ChronyLogKind::kUnknown && kind != title_kind) {
+    diag.Warn(source, ln, raw,
+              StringPrintf("banner switches the log from %s to %s", std::string(ChronyLogKindName(kind)).c_str(),
+                           std::string(ChronyLogKindName(title_kind)).c_str()));
+  }
+  return title_kind;
+}
+
+// A data line of a chrony log as a record of its kind.
+struct ChronyLine {
+  int64_t ln;
+  std::string_view raw;
+  const std::vector<std::string_view>& tok;
+};
+
+// Stamps a parsed record with its line, notes its time and sends it to `sink` and its sync point to
+// sinks.sync.
+template <class Record, class Sink>
+void SendChronyRecord(Record& r, int64_t ln, const Sink& sink, const ChronyLogSinks& sinks, std::string_view host,
+                      int64_t& time_ns) {
+  r.line = ln;
+  time_ns = r.time_ns;
+  if (sink) sink(r);
+  if (sinks.sync) sinks.sync(ToSyncPoint(r, host));
+}
+
+// Parses a data line of a `kind` log, sends the record and its sync point to the sinks, and sets
+// its time and (statistics, measurements) its source IP; "" when accepted, else why not.
+// `last_tracking_ns`, the time of the previous tracking record, warns when time goes backwards.
+std::string ReadChronyRecord(ChronyLogKind kind, const ChronyLine& l, std::string_view source, std::string_view host,
+                             const ChronyLogSinks& sinks, Diagnostics& diag, int64_t& last_tracking_ns,
+                             int64_t& time_ns, std::string& ip) {
+  std::string reason;
+  if (kind == ChronyLogKind::kTracking) {
+    if (auto r = ParseTrackingLine(l.tok, reason)) {
+      if (last_tracking_ns != kNoTime && r->time_ns < last_tracking_ns) {
+        diag.Warn(source, l.ln, l.raw,
+                  "time goes backwards (by " +
+                      FormatFixed(static_cast<double>(last_tracking_ns - r->time_ns) / 1e9, 0) + " s)");
+      }
+      last_tracking_ns = r->time_ns;
+      SendChronyRecord(*r, l.ln, sinks.tracking, sinks, host, time_ns);
+    }
+  } else if (kind == ChronyLogKind::kStatistics) {
+    if (auto r = ParseStatisticsLine(l.tok, reason)) {
+      ip = r->ip;
+      SendChronyRecord(*r, l.ln, sinks.statistics, sinks, host, time_ns);
+    }
+  } else if (auto r = ParseMeasurementsLine(l.tok, reason)) {
+    ip = r->ip;
+    SendChronyRecord(*r, l.ln, sinks.measurements, sinks, host, time_ns);
+  }
+  return reason;
+}
+
+}  // namespace
 
 Result<ChronyLogKind> ReadChronyLog(LineReader& lines, std::string_view source, std::string_view host,
                                     ChronyLogKind kind, const ChronyLogSinks& sinks, Diagnostics& diag,
@@ -370,35 +437,18 @@ Result<ChronyLogKind> ReadChronyLog(LineReader& lines, std::string_view source, 
   const ChronyLogKind first_kind = kind;
   bool title_unknown = false;  // the last title was of a log we do not read
   int64_t banners = 0;
-  int64_t nonblank = 0;
   int64_t accepted_here = 0;
-  std::string prev_raw;
-  int64_t prev_line = 0;
   int64_t last_tracking_ns = kNoTime;
   std::unordered_map<std::string, int64_t> last_by_source;
-  std::string_view raw;
-  while (lines.Next(&raw)) {
-    const int64_t ln = lines.line_number();
-    const std::string_view t = Trim(raw);
-    if (t.empty()) continue;
-    ++nonblank;
+  LogLines log(lines);
+  std::string_view raw, t;
+  while (log.Next(&raw, &t)) {
+    const int64_t ln = log.line_number();
     if (IsRuleLine(t)) continue;
     ChronyLogKind title_kind = ChronyLogKind::kUnknown;
     if (IsTitleLine(t, title_kind)) {
       ++banners;
-      if (title_kind == ChronyLogKind::kUnknown) {
-        title_unknown = true;
-        diag.Warn(source, ln, raw, "banner of a chrony log this reader does not read");
-      } else {
-        title_unknown = false;
-        if (kind != ChronyLogKind::kUnknown && kind != title_kind) {
-          diag.Warn(
-              source, ln, raw,
-              StringPrintf("banner switches the log from %s to %s", std::string(ChronyLogKindName(kind)).c_str(),
-                     std::string(ChronyLogKindName(title_kind)).c_str()));
-        }
-        kind = title_kind;
-      }
+      kind = ReadBanner(title_kind, kind, title_unknown, source, ln, raw, diag);
       continue;
     }
     ++counts.read;
@@ -412,47 +462,12 @@ Result<ChronyLogKind> ReadChronyLog(LineReader& lines, std::string_view source, 
       reason = "not a chrony tracking/statistics/measurements log line";
     } else if (shape != ChronyLogKind::kUnknown && shape != kind) {
       reason = StringPrintf("a %s.log line in a %s.log", std::string(ChronyLogKindName(shape)).c_str(),
-                      std::string(ChronyLogKindName(kind)).c_str());
-    }
-    if (!reason.empty()) {
-      ++counts.rejected;
-      diag.Reject(source, ln, raw, reason);
-      continue;
+                            std::string(ChronyLogKindName(kind)).c_str());
     }
     int64_t time_ns = kNoTime;
     std::string ip;
-    if (kind == ChronyLogKind::kTracking) {
-      auto r = ParseTrackingLine(tok, reason);
-      if (r) {
-        r->line = ln;
-        time_ns = r->time_ns;
-        if (last_tracking_ns != kNoTime && time_ns < last_tracking_ns) {
-          diag.Warn(source, ln, raw,
-                    "time goes backwards (by " +
-                        FormatFixed(static_cast<double>(last_tracking_ns - time_ns) / 1e9, 0) + " s)");
-        }
-        last_tracking_ns = time_ns;
-        if (sinks.tracking) sinks.tracking(*r);
-        if (sinks.sync) sinks.sync(ToSyncPoint(*r, host));
-      }
-    } else if (kind == ChronyLogKind::kStatistics) {
-      auto r = ParseStatisticsLine(tok, reason);
-      if (r) {
-        r->line = ln;
-        time_ns = r->time_ns;
-        ip = r->ip;
-        if (sinks.statistics) sinks.statistics(*r);
-        if (sinks.sync) sinks.sync(ToSyncPoint(*r, host));
-      }
-    } else {
-      auto r = ParseMeasurementsLine(tok, reason);
-      if (r) {
-        r->line = ln;
-        time_ns = r->time_ns;
-        ip = r->ip;
-        if (sinks.measurements) sinks.measurements(*r);
-        if (sinks.sync) sinks.sync(ToSyncPoint(*r, host));
-      }
+    if (reason.empty()) {
+      reason = ReadChronyRecord(kind, {ln, raw, tok}, source, host, sinks, diag, last_tracking_ns, time_ns, ip);
     }
     if (!reason.empty()) {
       ++counts.rejected;
@@ -472,14 +487,10 @@ Result<ChronyLogKind> ReadChronyLog(LineReader& lines, std::string_view source, 
         it->second = time_ns;
       }
     }
-    if (t == prev_raw) {
-      diag.Warn(source, ln, raw, "repeats line " + std::to_string(prev_line));
-    }
-    prev_raw.assign(t);
-    prev_line = ln;
+    log.CheckRepeat(source, diag);
   }
   if (const Error* e = lines.error()) return *e;
-  if (nonblank == 0) {
+  if (log.nonblank() == 0) {
     return MakeError(std::string(source), 0, 0, "empty input", "expected a chrony log file");
   }
   if (accepted_here == 0 && banners == 0) {
@@ -509,13 +520,11 @@ Result<ChronyLog> ParseChronyLog(std::string_view text, std::string_view source,
   auto k = ReadChronyLogText(text, source, host, kind, sinks, diag, counts);
   if (!k.ok()) return k.error();
   log.kind = *k;
-  size_t b = 0;
-  while (b < text.size()) {
-    size_t e = text.find('\n', b);
-    if (e == std::string_view::npos) e = text.size();
+  TextLines lines(text);
+  std::string_view line;
+  while (lines.Next(&line)) {
     ChronyLogKind ignored = ChronyLogKind::kUnknown;
-    if (IsTitleLine(text.substr(b, e - b), ignored)) ++log.banners;
-    b = e + 1;
+    if (IsTitleLine(line, ignored)) ++log.banners;
   }
   return log;
 }
@@ -605,20 +614,6 @@ std::optional<int64_t> ParseChronycInterval(std::string_view s) {
 
 namespace {
 
-std::vector<std::string_view> SplitTextLines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  size_t b = 0;
-  while (b < text.size()) {
-    size_t e = text.find('\n', b);
-    if (e == std::string_view::npos) e = text.size();
-    std::string_view l = text.substr(b, e - b);
-    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
-    lines.push_back(l);
-    b = e + 1;
-  }
-  return lines;
-}
-
 // `Thu Apr 05 18:27:33 2018` -> ns since the epoch (UTC).
 std::optional<int64_t> ParseCtime(std::string_view s) {
   const auto tok = SplitWhitespace(s);
@@ -655,6 +650,241 @@ std::optional<int64_t> NumberOfSources(std::string_view t) {
   return ParseDecimal(Trim(t.substr(eq + 1)), 0, 1000000);
 }
 
+// One `Key : value` field of `chronyc tracking` into `tr`; "" when it is accepted, else why not.
+// `known` is set false for a field this reader does not know (kept in tr.other).
+std::string ReadTrackingField(const std::string& key, std::string_view v, ChronycTracking& tr, bool& known) {
+  std::string reason;
+  if (key == "Reference ID") {
+    const auto tok = SplitWhitespace(v);
+    std::optional<int64_t> id;
+    if (!tok.empty() && tok[0].size() == 8) id = ParseInt("0x" + std::string(tok[0]));
+    if (!id || *id < 0) {
+      reason = "Reference ID " + QuoteRaw(v) + " is not 8 hex digits";
+    } else {
+      tr.reference_id = static_cast<uint32_t>(*id);
+      const size_t lp = v.find('(');
+      const size_t rp = v.rfind(')');
+      if (lp != std::string_view::npos && rp != std::string_view::npos && rp > lp) {
+        tr.reference_name = std::string(v.substr(lp + 1, rp - lp - 1));
+      }
+    }
+  } else if (key == "Stratum") {
+    const auto s = ParseDecimal(v, 0, kMaxStratum);
+    if (!s)
+      reason = "Stratum " + QuoteRaw(v) + " is not 0..16";
+    else
+      tr.stratum = static_cast<int>(*s);
+  } else if (key == "Ref time (UTC)") {
+    const auto tm = ParseCtime(v);
+    if (!tm)
+      reason = "Ref time " + QuoteRaw(v) + " is not like 'Thu Apr 05 18:27:33 2018'";
+    else
+      tr.ref_time_ns = *tm;
+  } else if (key == "System time") {
+    // "0.000669840 seconds slow of NTP time"
+    const auto tok = SplitWhitespace(v);
+    std::optional<double> x;
+    if (tok.size() == 6 && tok[1] == "seconds" && (tok[2] == "fast" || tok[2] == "slow") && tok[3] == "of" &&
+        tok[4] == "NTP" && tok[5] == "time") {
+      x = ParseDouble(tok[0]);
+    }
+    if (!x || std::fabs(*x) > kMaxOffsetS) {
+      reason = "System time " + QuoteRaw(v) + " is not 'N seconds fast|slow of NTP time'";
+    } else {
+      tr.system_time_offset_s = tok[2] == "fast" ? *x : -*x;
+    }
+  } else if (key == "Last offset" || key == "RMS offset" || key == "Root delay" || key == "Root dispersion" ||
+             key == "Update interval") {
+    const auto x = ValueWithUnit(v, "seconds");
+    if (!x || std::fabs(*x) > kMaxOffsetS) {
+      reason = key + " " + QuoteRaw(v) + " is not 'N seconds'";
+    } else if (key == "Last offset") {
+      tr.last_offset_s = *x;
+    } else if (key == "RMS offset") {
+      tr.rms_offset_s = *x;
+    } else if (key == "Root delay") {
+      tr.root_delay_s = *x;
+    } else if (key == "Root dispersion") {
+      tr.root_dispersion_s = *x;
+    } else {
+      tr.update_interval_s = *x;
+    }
+  } else if (key == "Frequency") {
+    const auto tok = SplitWhitespace(v);
+    std::optional<double> x;
+    if (tok.size() == 3 && tok[1] == "ppm" && (tok[2] == "fast" || tok[2] == "slow")) {
+      x = ParseDouble(tok[0]);
+    }
+    if (!x || std::fabs(*x) > kMaxPpm)
+      reason = "Frequency " + QuoteRaw(v) + " is not 'N ppm fast|slow'";
+    else
+      tr.frequency_ppm = tok[2] == "fast" ? *x : -*x;
+  } else if (key == "Residual freq" || key == "Skew") {
+    const auto x = ValueWithUnit(v, "ppm");
+    if (!x || std::fabs(*x) > kMaxPpm)
+      reason = key + " " + QuoteRaw(v) + " is not 'N ppm'";
+    else if (key == "Skew")
+      tr.skew_ppm = *x;
+    else
+      tr.residual_freq_ppm = *x;
+  } else if (key == "Leap status") {
+    if (v != "Normal" && v != "Insert second" && v != "Delete second" && v != "Not synchronised") {
+      reason = "Leap status " + QuoteRaw(v) + " is unknown";
+    } else {
+      tr.leap_status = std::string(v);
+    }
+  } else {
+    known = false;
+    tr.other.emplace_back(key, std::string(v));
+  }
+  return reason;
+}
+
+// Reads the lines of a `chronyc sources` / `sourcestats` table: skips blank and rule lines, takes
+// the `210 Number of sources = N` line, the header (starting with `header_start`) and the -v
+// legend; every other line is a record, read by `row(raw, t, ln, r)` into a row of `out.sources`
+// (kept when it returns "", else rejected with the reason it returns). Returns whether a header
+// was seen.
+template <class Table, class RowFn>
+bool ReadSourceRows(std::string_view text, std::string_view header_start, Table& out, std::string_view source,
+                    Diagnostics& diag, ReadCounts& counts, RowFn&& row) {
+  bool header = false;
+  TextLines lines(text);
+  std::string_view raw, t;
+  while (lines.NextNonBlank(&raw, &t)) {
+    const int64_t ln = lines.line_number();
+    if (IsRuleLine(t)) continue;
+    if (const auto n = NumberOfSources(t)) {
+      out.number_of_sources = *n;
+      continue;
+    }
+    if (StartsWith(t, header_start)) {
+      header = true;
+      continue;
+    }
+    if (IsLegendLine(t)) {
+      out.verbose = true;
+      continue;
+    }
+    ++counts.read;
+    typename decltype(out.sources)::value_type r;
+    const std::string reason = row(raw, t, ln, r);
+    if (reason.empty()) {
+      out.sources.push_back(std::move(r));
+      ++counts.accepted;
+    } else {
+      ++counts.rejected;
+      diag.Reject(source, ln, raw, reason);
+    }
+  }
+  return header;
+}
+
+// The table read, or the "not `chronyc <command>` output" error when it had no header and no row.
+template <class Table>
+Result<Table> TableOrError(Table out, bool header, std::string_view source, const char* command, const char* hint) {
+  if (!header && out.sources.empty()) {
+    return MakeError(std::string(source), 0, 0, StringPrintf("not `chronyc %s` output: no header, no row", command),
+                     hint);
+  }
+  return out;
+}
+
+// The sample of a sources row, `X[Y] +/- Z` (spaces inside the brackets), into `s`; "" when it is one.
+std::string ReadSourceSample(std::string_view sample, ChronycSource& s) {
+  const size_t lb = sample.find('[');
+  const size_t rb = sample.find(']');
+  const size_t pm = sample.find("+/-");
+  if (lb == std::string_view::npos || rb == std::string_view::npos || pm == std::string_view::npos ||
+      !(lb < rb && rb < pm)) {
+    return "sample " + QuoteRaw(sample) + " is not 'X[Y] +/- Z'";
+  }
+  const auto adj = ParseChronycSeconds(sample.substr(0, lb));
+  const auto meas = ParseChronycSeconds(sample.substr(lb + 1, rb - lb - 1));
+  const auto err = ParseChronycSeconds(sample.substr(pm + 3));
+  if (!adj || !meas || !err || !Trim(sample.substr(rb + 1, pm - rb - 1)).empty()) {
+    return "sample " + QuoteRaw(sample) + " has a value without a unit ns/us/ms/s or junk";
+  }
+  s.adjusted_offset_s = *adj;
+  s.measured_offset_s = *meas;
+  s.error_s = *err;
+  return {};
+}
+
+// One row of `chronyc sources` (`raw`: as read) into `s`; "" when it is one.
+std::string ReadSourceRow(std::string_view raw, std::string_view, int64_t ln, ChronycSource& s) {
+  if (raw.size() < 3 || std::string_view("^=#").find(raw[0]) == std::string_view::npos ||
+      std::string_view("*+-x~?").find(raw[1]) == std::string_view::npos || raw[2] != ' ') {
+    return "not a sources row (want mode ^ = # and state * + - x ~ ? first)";
+  }
+  s.mode = raw[0];
+  s.state = raw[1];
+  s.line = ln;
+  const std::string_view rest = raw.substr(3);
+  const auto tok = SplitWhitespace(rest);
+  if (tok.size() < 6) {
+    return StringPrintf("sources row has %zu fields after the mode, expected at least 6", tok.size());
+  }
+  s.name = std::string(tok[0]);
+  s.name_truncated = EndsWith(tok[0], ">");
+  const auto st = ParseDecimal(tok[1], 0, kMaxStratum);
+  const auto poll = ParseDecimal(tok[2], -32, 32);
+  std::optional<int64_t> reach;
+  if (!tok[3].empty() && tok[3].size() <= 3 && tok[3].find_first_not_of("01234567") == std::string_view::npos) {
+    int64_t v = 0;
+    for (const char c : tok[3]) v = v * 8 + (c - '0');
+    reach = v;
+  }
+  std::optional<int64_t> last_rx;
+  if (tok[4] == "-")
+    last_rx = -1;
+  else
+    last_rx = ParseChronycInterval(tok[4]);
+  if (!st) return "Stratum " + QuoteRaw(tok[1]) + " is not 0..16";
+  if (!poll) return "Poll " + QuoteRaw(tok[2]) + " is not an integer in [-32, 32]";
+  if (!reach || *reach > 0377) return "Reach " + QuoteRaw(tok[3]) + " is not octal 0..377";
+  if (!last_rx) return "LastRx " + QuoteRaw(tok[4]) + " is not an interval";
+  s.stratum = static_cast<int>(*st);
+  s.poll_log2 = static_cast<int>(*poll);
+  s.reach = static_cast<int>(*reach);
+  s.last_rx_s = *last_rx;
+  // The sample: everything after the LastRx field.
+  const size_t at = static_cast<size_t>(tok[5].data() - rest.data());
+  return ReadSourceSample(rest.substr(at), s);
+}
+
+// One row of `chronyc sourcestats` (`t`: trimmed) into `s`; "" when it is one.
+std::string ReadSourceStatsRow(std::string_view, std::string_view t, int64_t ln, ChronycSourceStats& s) {
+  const auto tok = SplitWhitespace(t);
+  if (tok.size() != 8) return StringPrintf("sourcestats row has %zu fields, expected 8", tok.size());
+  s.line = ln;
+  s.name = std::string(tok[0]);
+  s.name_truncated = EndsWith(tok[0], ">");
+  const auto np = ParseDecimal(tok[1], 0, 1000000);
+  const auto nr = ParseDecimal(tok[2], 0, 1000000);
+  const auto span = ParseChronycInterval(tok[3]);
+  const auto freq = ParseDouble(tok[4]);
+  const auto skew = ParseDouble(tok[5]);
+  const auto off = ParseChronycSeconds(tok[6]);
+  const auto sd = ParseChronycSeconds(tok[7]);
+  if (HasControlChars(t)) return "control characters in the line";
+  if (!np) return "NP " + QuoteRaw(tok[1]) + " is not a count";
+  if (!nr) return "NR " + QuoteRaw(tok[2]) + " is not a count";
+  if (!span) return "Span " + QuoteRaw(tok[3]) + " is not an interval";
+  if (!freq || std::fabs(*freq) > kMaxPpm) return "Frequency " + QuoteRaw(tok[4]) + " is not ppm";
+  if (!skew || *skew < 0 || *skew > kMaxPpm) return "Freq Skew " + QuoteRaw(tok[5]) + " is not ppm";
+  if (!off) return "Offset " + QuoteRaw(tok[6]) + " is not a time with unit ns/us/ms/s";
+  if (!sd || *sd < 0) return "Std Dev " + QuoteRaw(tok[7]) + " is not a time with unit ns/us/ms/s";
+  s.np = static_cast<int>(*np);
+  s.nr = static_cast<int>(*nr);
+  s.span_s = *span;
+  s.frequency_ppm = *freq;
+  s.freq_skew_ppm = *skew;
+  s.offset_s = *off;
+  s.std_dev_s = *sd;
+  return {};
+}
+
 }  // namespace
 
 Result<ChronycTracking> ParseChronycTracking(std::string_view text, std::string_view source,
@@ -662,12 +892,10 @@ Result<ChronycTracking> ParseChronycTracking(std::string_view text, std::string_
   ChronycTracking tr;
   int known = 0;
   std::unordered_map<std::string, int64_t> seen;
-  const auto lines = SplitTextLines(text);
-  for (size_t i = 0; i < lines.size(); ++i) {
-    const int64_t ln = static_cast<int64_t>(i) + 1;
-    const std::string_view raw = lines[i];
-    const std::string_view t = Trim(raw);
-    if (t.empty()) continue;
+  TextLines lines(text);
+  std::string_view raw, t;
+  while (lines.NextNonBlank(&raw, &t)) {
+    const int64_t ln = lines.line_number();
     ++counts.read;
     const size_t colon = t.find(':');
     auto reject = [&](const std::string& reason) {
@@ -689,91 +917,8 @@ Result<ChronycTracking> ParseChronycTracking(std::string_view text, std::string_
       reject("field '" + ClipRaw(key, 40) + "' repeats line " + std::to_string(it->second));
       continue;
     }
-    std::string reason;
     bool is_known = true;
-    if (key == "Reference ID") {
-      const auto tok = SplitWhitespace(v);
-      std::optional<int64_t> id;
-      if (!tok.empty() && tok[0].size() == 8) id = ParseInt("0x" + std::string(tok[0]));
-      if (!id || *id < 0) {
-        reason = "Reference ID " + QuoteRaw(v) + " is not 8 hex digits";
-      } else {
-        tr.reference_id = static_cast<uint32_t>(*id);
-        const size_t lp = v.find('(');
-        const size_t rp = v.rfind(')');
-        if (lp != std::string_view::npos && rp != std::string_view::npos && rp > lp) {
-          tr.reference_name = std::string(v.substr(lp + 1, rp - lp - 1));
-        }
-      }
-    } else if (key == "Stratum") {
-      const auto s = ParseDecimal(v, 0, kMaxStratum);
-      if (!s)
-        reason = "Stratum " + QuoteRaw(v) + " is not 0..16";
-      else
-        tr.stratum = static_cast<int>(*s);
-    } else if (key == "Ref time (UTC)") {
-      const auto tm = ParseCtime(v);
-      if (!tm)
-        reason = "Ref time " + QuoteRaw(v) + " is not like 'Thu Apr 05 18:27:33 2018'";
-      else
-        tr.ref_time_ns = *tm;
-    } else if (key == "System time") {
-      // "0.000669840 seconds slow of NTP time"
-      const auto tok = SplitWhitespace(v);
-      std::optional<double> x;
-      if (tok.size() == 6 && tok[1] == "seconds" && (tok[2] == "fast" || tok[2] == "slow") &&
-          tok[3] == "of" && tok[4] == "NTP" && tok[5] == "time") {
-        x = ParseDouble(tok[0]);
-      }
-      if (!x || std::fabs(*x) > kMaxOffsetS) {
-        reason = "System time " + QuoteRaw(v) + " is not 'N seconds fast|slow of NTP time'";
-      } else {
-        tr.system_time_offset_s = tok[2] == "fast" ? *x : -*x;
-      }
-    } else if (key == "Last offset" || key == "RMS offset" || key == "Root delay" ||
-               key == "Root dispersion" || key == "Update interval") {
-      const auto x = ValueWithUnit(v, "seconds");
-      if (!x || std::fabs(*x) > kMaxOffsetS) {
-        reason = key + " " + QuoteRaw(v) + " is not 'N seconds'";
-      } else if (key == "Last offset") {
-        tr.last_offset_s = *x;
-      } else if (key == "RMS offset") {
-        tr.rms_offset_s = *x;
-      } else if (key == "Root delay") {
-        tr.root_delay_s = *x;
-      } else if (key == "Root dispersion") {
-        tr.root_dispersion_s = *x;
-      } else {
-        tr.update_interval_s = *x;
-      }
-    } else if (key == "Frequency") {
-      const auto tok = SplitWhitespace(v);
-      std::optional<double> x;
-      if (tok.size() == 3 && tok[1] == "ppm" && (tok[2] == "fast" || tok[2] == "slow")) {
-        x = ParseDouble(tok[0]);
-      }
-      if (!x || std::fabs(*x) > kMaxPpm)
-        reason = "Frequency " + QuoteRaw(v) + " is not 'N ppm fast|slow'";
-      else
-        tr.frequency_ppm = tok[2] == "fast" ? *x : -*x;
-    } else if (key == "Residual freq" || key == "Skew") {
-      const auto x = ValueWithUnit(v, "ppm");
-      if (!x || std::fabs(*x) > kMaxPpm)
-        reason = key + " " + QuoteRaw(v) + " is not 'N ppm'";
-      else if (key == "Skew")
-        tr.skew_ppm = *x;
-      else
-        tr.residual_freq_ppm = *x;
-    } else if (key == "Leap status") {
-      if (v != "Normal" && v != "Insert second" && v != "Delete second" && v != "Not synchronised") {
-        reason = "Leap status " + QuoteRaw(v) + " is unknown";
-      } else {
-        tr.leap_status = std::string(v);
-      }
-    } else {
-      is_known = false;
-      tr.other.emplace_back(key, std::string(v));
-    }
+    const std::string reason = ReadTrackingField(key, v, tr, is_known);
     if (!reason.empty()) {
       reject(reason);
       continue;
@@ -791,202 +936,17 @@ Result<ChronycTracking> ParseChronycTracking(std::string_view text, std::string_
 Result<ChronycSources> ParseChronycSources(std::string_view text, std::string_view source, Diagnostics& diag,
                                            ReadCounts& counts) {
   ChronycSources out;
-  bool header = false;
-  const auto lines = SplitTextLines(text);
-  for (size_t i = 0; i < lines.size(); ++i) {
-    const int64_t ln = static_cast<int64_t>(i) + 1;
-    const std::string_view raw = lines[i];
-    const std::string_view t = Trim(raw);
-    if (t.empty() || IsRuleLine(t)) continue;
-    if (const auto n = NumberOfSources(t)) {
-      out.number_of_sources = *n;
-      continue;
-    }
-    if (StartsWith(t, "MS Name/IP address")) {
-      header = true;
-      continue;
-    }
-    if (IsLegendLine(t)) {
-      out.verbose = true;
-      continue;
-    }
-    ++counts.read;
-    auto reject = [&](const std::string& reason) {
-      ++counts.rejected;
-      diag.Reject(source, ln, raw, reason);
-    };
-    if (raw.size() < 3 || std::string_view("^=#").find(raw[0]) == std::string_view::npos ||
-        std::string_view("*+-x~?").find(raw[1]) == std::string_view::npos || raw[2] != ' ') {
-      reject("not a sources row (want mode ^ = # and state * + - x ~ ? first)");
-      continue;
-    }
-    ChronycSource s;
-    s.mode = raw[0];
-    s.state = raw[1];
-    s.line = ln;
-    const std::string_view rest = raw.substr(3);
-    const auto tok = SplitWhitespace(rest);
-    if (tok.size() < 6) {
-      reject(StringPrintf("sources row has %zu fields after the mode, expected at least 6", tok.size()));
-      continue;
-    }
-    s.name = std::string(tok[0]);
-    s.name_truncated = EndsWith(tok[0], ">");
-    const auto st = ParseDecimal(tok[1], 0, kMaxStratum);
-    const auto poll = ParseDecimal(tok[2], -32, 32);
-    std::optional<int64_t> reach;
-    if (!tok[3].empty() && tok[3].size() <= 3 &&
-        tok[3].find_first_not_of("01234567") == std::string_view::npos) {
-      int64_t v = 0;
-      for (const char c : tok[3]) v = v * 8 + (c - '0');
-      reach = v;
-    }
-    std::optional<int64_t> last_rx;
-    if (tok[4] == "-")
-      last_rx = -1;
-    else
-      last_rx = ParseChronycInterval(tok[4]);
-    if (!st) {
-      reject("Stratum " + QuoteRaw(tok[1]) + " is not 0..16");
-      continue;
-    }
-    if (!poll) {
-      reject("Poll " + QuoteRaw(tok[2]) + " is not an integer in [-32, 32]");
-      continue;
-    }
-    if (!reach || *reach > 0377) {
-      reject("Reach " + QuoteRaw(tok[3]) + " is not octal 0..377");
-      continue;
-    }
-    if (!last_rx) {
-      reject("LastRx " + QuoteRaw(tok[4]) + " is not an interval");
-      continue;
-    }
-    s.stratum = static_cast<int>(*st);
-    s.poll_log2 = static_cast<int>(*poll);
-    s.reach = static_cast<int>(*reach);
-    s.last_rx_s = *last_rx;
-    // The sample: everything after the LastRx field: `X[Y] +/- Z` (spaces inside the brackets).
-    const size_t at = static_cast<size_t>(tok[5].data() - rest.data());
-    const std::string_view sample = rest.substr(at);
-    const size_t lb = sample.find('[');
-    const size_t rb = sample.find(']');
-    const size_t pm = sample.find("+/-");
-    if (lb == std::string_view::npos || rb == std::string_view::npos || pm == std::string_view::npos ||
-        !(lb < rb && rb < pm)) {
-      reject("sample " + QuoteRaw(sample) + " is not 'X[Y] +/- Z'");
-      continue;
-    }
-    const auto adj = ParseChronycSeconds(sample.substr(0, lb));
-    const auto meas = ParseChronycSeconds(sample.substr(lb + 1, rb - lb - 1));
-    const auto err = ParseChronycSeconds(sample.substr(pm + 3));
-    if (!adj || !meas || !err || !Trim(sample.substr(rb + 1, pm - rb - 1)).empty()) {
-      reject("sample " + QuoteRaw(sample) + " has a value without a unit ns/us/ms/s or junk");
-      continue;
-    }
-    s.adjusted_offset_s = *adj;
-    s.measured_offset_s = *meas;
-    s.error_s = *err;
-    out.sources.push_back(std::move(s));
-    ++counts.accepted;
-  }
-  if (!header && out.sources.empty()) {
-    return MakeError(std::string(source), 0, 0, "not `chronyc sources` output: no header, no row",
-                     "expected 'MS Name/IP address  Stratum Poll Reach LastRx Last sample'");
-  }
-  return out;
+  const bool header = ReadSourceRows(text, "MS Name/IP address", out, source, diag, counts, ReadSourceRow);
+  return TableOrError(std::move(out), header, source, "sources",
+                      "expected 'MS Name/IP address  Stratum Poll Reach LastRx Last sample'");
 }
 
 Result<ChronycSourceStatsTable> ParseChronycSourceStats(std::string_view text, std::string_view source,
                                                         Diagnostics& diag, ReadCounts& counts) {
   ChronycSourceStatsTable out;
-  bool header = false;
-  const auto lines = SplitTextLines(text);
-  for (size_t i = 0; i < lines.size(); ++i) {
-    const int64_t ln = static_cast<int64_t>(i) + 1;
-    const std::string_view raw = lines[i];
-    const std::string_view t = Trim(raw);
-    if (t.empty() || IsRuleLine(t)) continue;
-    if (const auto n = NumberOfSources(t)) {
-      out.number_of_sources = *n;
-      continue;
-    }
-    if (StartsWith(t, "Name/IP Address")) {
-      header = true;
-      continue;
-    }
-    if (IsLegendLine(t)) {
-      out.verbose = true;
-      continue;
-    }
-    ++counts.read;
-    auto reject = [&](const std::string& reason) {
-      ++counts.rejected;
-      diag.Reject(source, ln, raw, reason);
-    };
-    const auto tok = SplitWhitespace(t);
-    if (tok.size() != 8) {
-      reject(StringPrintf("sourcestats row has %zu fields, expected 8", tok.size()));
-      continue;
-    }
-    ChronycSourceStats s;
-    s.line = ln;
-    s.name = std::string(tok[0]);
-    s.name_truncated = EndsWith(tok[0], ">");
-    const auto np = ParseDecimal(tok[1], 0, 1000000);
-    const auto nr = ParseDecimal(tok[2], 0, 1000000);
-    const auto span = ParseChronycInterval(tok[3]);
-    const auto freq = ParseDouble(tok[4]);
-    const auto skew = ParseDouble(tok[5]);
-    const auto off = ParseChronycSeconds(tok[6]);
-    const auto sd = ParseChronycSeconds(tok[7]);
-    if (HasControlChars(t)) {
-      reject("control characters in the line");
-      continue;
-    }
-    if (!np) {
-      reject("NP " + QuoteRaw(tok[1]) + " is not a count");
-      continue;
-    }
-    if (!nr) {
-      reject("NR " + QuoteRaw(tok[2]) + " is not a count");
-      continue;
-    }
-    if (!span) {
-      reject("Span " + QuoteRaw(tok[3]) + " is not an interval");
-      continue;
-    }
-    if (!freq || std::fabs(*freq) > kMaxPpm) {
-      reject("Frequency " + QuoteRaw(tok[4]) + " is not ppm");
-      continue;
-    }
-    if (!skew || *skew < 0 || *skew > kMaxPpm) {
-      reject("Freq Skew " + QuoteRaw(tok[5]) + " is not ppm");
-      continue;
-    }
-    if (!off) {
-      reject("Offset " + QuoteRaw(tok[6]) + " is not a time with unit ns/us/ms/s");
-      continue;
-    }
-    if (!sd || *sd < 0) {
-      reject("Std Dev " + QuoteRaw(tok[7]) + " is not a time with unit ns/us/ms/s");
-      continue;
-    }
-    s.np = static_cast<int>(*np);
-    s.nr = static_cast<int>(*nr);
-    s.span_s = *span;
-    s.frequency_ppm = *freq;
-    s.freq_skew_ppm = *skew;
-    s.offset_s = *off;
-    s.std_dev_s = *sd;
-    out.sources.push_back(std::move(s));
-    ++counts.accepted;
-  }
-  if (!header && out.sources.empty()) {
-    return MakeError(std::string(source), 0, 0, "not `chronyc sourcestats` output: no header, no row",
-                     "expected 'Name/IP Address  NP  NR  Span  Frequency  Freq Skew  Offset  Std Dev'");
-  }
-  return out;
+  const bool header = ReadSourceRows(text, "Name/IP Address", out, source, diag, counts, ReadSourceStatsRow);
+  return TableOrError(std::move(out), header, source, "sourcestats",
+                      "expected 'Name/IP Address  NP  NR  Span  Frequency  Freq Skew  Offset  Std Dev'");
 }
 
 }  // namespace toposcope::formats

@@ -113,7 +113,7 @@ struct ChronyLogSinks {
 Result<ChronyLogKind> ReadChronyLog(LineReader& lines, std::string_view source, std::string_view host,
                                     ChronyLogKind kind, const ChronyLogSinks& sinks, Diagnostics& diag,
                                     ReadCounts& counts);
-// The same over in-memory text.
+// The same over in-memory text: returns the kind read; fails as ReadChronyLog.
 Result<ChronyLogKind> ReadChronyLogText(std::string_view text, std::string_view source, std::string_view host,
                                         ChronyLogKind kind, const ChronyLogSinks& sinks, Diagnostics& diag,
                                         ReadCounts& counts);
@@ -127,6 +127,7 @@ struct ChronyLog {
   std::vector<SyncPoint> sync_points;
   int64_t banners = 0;  // banners seen
 };
+// Reads a whole log (as ReadChronyLog) into a ChronyLog; fails as ReadChronyLog.
 Result<ChronyLog> ParseChronyLog(std::string_view text, std::string_view source, std::string_view host,
                                  Diagnostics& diag, ReadCounts& counts,
                                  ChronyLogKind kind = ChronyLogKind::kUnknown);
@@ -214,6 +215,8 @@ struct ChronycSourceStatsTable {
   bool verbose = false;
   std::vector<ChronycSourceStats> sources;
 };
+// Rows are records (8 fields; bad counts, times or ppm values are rejected); legend, header and `=`
+// lines are skipped. Returns the table; fails when there is no header and no row.
 Result<ChronycSourceStatsTable> ParseChronycSourceStats(std::string_view text, std::string_view source,
                                                         Diagnostics& diag, ReadCounts& counts);
 

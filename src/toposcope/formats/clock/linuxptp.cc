@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "toposcope/base/text.h"
+#include "toposcope/formats/clock/log_lines.h"
 
 namespace toposcope::formats {
 namespace {
@@ -141,182 +142,175 @@ std::optional<double> ParseFreq(std::string_view s) {
   return v;
 }
 
+// The `N sK freq F` fields of a sample, the offset at tok[at]; the word before F may be `adj`
+// too when `adj_ok`. Sets the offset, servo state and frequency of `r`; false with `reason` (and
+// `r` untouched) on a bad field.
+bool ParseOffsetStateFreq(const std::vector<std::string_view>& tok, size_t at, bool adj_ok, PtpRecord& r,
+                          std::string& reason) {
+  const auto off = ParseDecimal(tok[at]);
+  const auto st = ParseServoState(tok[at + 1]);
+  const auto fr = ParseFreq(tok[at + 3]);
+  if (!off) {
+    reason = "offset " + QuoteRaw(tok[at]) + " is not an integer (ns)";
+    return false;
+  }
+  if (!st) {
+    reason = "servo state " + QuoteRaw(tok[at + 1]) + " is not sN";
+    return false;
+  }
+  if (tok[at + 2] != "freq" && !(adj_ok && tok[at + 2] == "adj")) {
+    reason = "expected 'freq', got " + QuoteRaw(tok[at + 2]);
+    return false;
+  }
+  if (!fr) {
+    reason = "freq " + QuoteRaw(tok[at + 3]) + " is not a number (ppb)";
+    return false;
+  }
+  r.offset_ns = *off;
+  r.servo_state = *st;
+  r.freq_ppb = *fr;
+  return true;
+}
+
+// Whether a sample line has all 9 fields or the `short_count` of a line without its delay; else
+// `reason` gives the count and the full `layout` of a `what` line.
+bool HasSampleFields(const std::vector<std::string_view>& tok, size_t short_count, const char* what, const char* layout,
+                     std::string& reason) {
+  if (tok.size() == short_count || tok.size() == 9) return true;
+  reason = StringPrintf("%s line has %zu fields, expected 9 ('%s')", what, tok.size(), layout);
+  return false;
+}
+
+// The delay value (ns) that ends a full sample line.
+bool ReadDelay(std::string_view value, const char* name, PtpRecord& r, std::string& reason) {
+  const auto d = ParseDecimal(value);
+  if (!d) {
+    reason = std::string(name) + " " + QuoteRaw(value) + " is not an integer (ns)";
+    return false;
+  }
+  r.delay_ns = *d;
+  return true;
+}
+
+// ptp4l: `master offset N sK freq F path delay D` (the path delay may be missing).
+bool ParseMasterOffset(const std::vector<std::string_view>& tok, PtpRecord& r, std::string& reason) {
+  r.kind = PtpLineKind::kMasterOffset;
+  if (!HasSampleFields(tok, 6, "master offset", "master offset N sK freq F path delay D", reason)) return false;
+  if (!ParseOffsetStateFreq(tok, 2, true, r, reason)) return false;
+  if (tok.size() == 9) {
+    if (tok[6] != "path" || tok[7] != "delay") {
+      reason = "expected 'path delay', got " + QuoteRaw(std::string(tok[6]) + " " + std::string(tok[7]));
+      return false;
+    }
+    return ReadDelay(tok[8], "path delay", r, reason);
+  }
+  return true;
+}
+
+// phc2sys: `TARGET LABEL offset N sK freq F [delay D]`.
+bool ParsePhc2sysOffset(const std::vector<std::string_view>& tok, PtpRecord& r, std::string& reason) {
+  r.kind = PtpLineKind::kPhc2sysOffset;
+  if (!HasSampleFields(tok, 7, "phc2sys offset", "CLOCK LABEL offset N sK freq F delay D", reason)) return false;
+  if (!ParseOffsetStateFreq(tok, 3, false, r, reason)) return false;
+  r.clock = std::string(tok[0]);
+  r.source_label = std::string(tok[1]);
+  if (tok.size() == 9) {
+    if (tok[7] != "delay") {
+      reason = "expected 'delay', got " + QuoteRaw(tok[7]);
+      return false;
+    }
+    return ReadDelay(tok[8], "delay", r, reason);
+  }
+  return true;
+}
+
+// Summaries: `[CLOCK] rms R max M [freq F [+/- S]] [delay D [+/- S]]`.
+bool ParseSummary(const std::vector<std::string_view>& tok, PtpRecord& r, std::string& reason) {
+  r.kind = PtpLineKind::kSummary;
+  size_t i = 0;
+  if (tok[0] != "rms") r.clock = std::string(tok[i++]);
+  auto num = [&](size_t k, const char* name, double& out) {
+    if (k >= tok.size()) {
+      reason = StringPrintf("summary ends before its %s value", name);
+      return false;
+    }
+    const auto v = ParseDouble(tok[k]);
+    if (!v || std::fabs(*v) > kMaxStat) {
+      reason = StringPrintf("summary %s ", name) + QuoteRaw(tok[k]) + " is not a number";
+      return false;
+    }
+    out = *v;
+    return true;
+  };
+  // `word V [+/- S]` at i, when present: the value and its spread.
+  auto mean_sd = [&](const char* word, const char* sd_name, double& mean, double& sd) {
+    if (i >= tok.size() || tok[i] != word) return true;
+    if (!num(i + 1, word, mean)) return false;
+    i += 2;
+    if (i < tok.size() && tok[i] == "+/-") {
+      if (!num(i + 1, sd_name, sd)) return false;
+      i += 2;
+    }
+    return true;
+  };
+  if (!num(i + 1, "rms", r.rms_ns)) return false;
+  i += 2;
+  if (i >= tok.size() || tok[i] != "max") {
+    reason = "summary: expected 'max' after rms";
+    return false;
+  }
+  if (!num(i + 1, "max", r.max_ns)) return false;
+  i += 2;
+  if (!mean_sd("freq", "freq +/-", r.freq_mean_ppb, r.freq_sd_ppb)) return false;
+  if (!mean_sd("delay", "delay +/-", r.delay_mean_ns, r.delay_sd_ns)) return false;
+  if (i != tok.size()) {
+    reason = "summary has trailing text " + QuoteRaw(tok[i]);
+    return false;
+  }
+  return true;
+}
+
+// Port state: `port N[ (ifname)]: FROM to TO on EVENT`; other port lines stay kOther.
+bool ParsePortState(std::string_view msg, PtpRecord& r, std::string& reason) {
+  const size_t colon = msg.find(':');
+  if (colon == std::string_view::npos) return true;
+  std::string_view head = Trim(msg.substr(4, colon - 4));
+  const auto rest = SplitWhitespace(msg.substr(colon + 1));
+  if (rest.size() != 5 || rest[1] != "to" || rest[3] != "on") return true;  // other port line
+  std::string_view ifname;
+  const size_t lp = head.find('(');
+  if (lp != std::string_view::npos) {
+    if (head.back() != ')') return true;
+    ifname = head.substr(lp + 1, head.size() - lp - 2);
+    head = Trim(head.substr(0, lp));
+  }
+  const auto port = ParseDecimal(head);
+  r.kind = PtpLineKind::kPortState;
+  if (!port || *port < 0 || *port > 65535) {
+    reason = "port number " + QuoteRaw(head) + " is not 0..65535";
+    return false;
+  }
+  r.port = static_cast<int>(*port);
+  r.interface = std::string(ifname);
+  r.from_state = std::string(rest[0]);
+  r.to_state = std::string(rest[2]);
+  r.event = std::string(rest[4]);
+  return true;
+}
+
 // Parses the message of a sample/summary/port line into `r`. Returns false with `reason` when
 // the message has a known shape but bad fields.
 bool ParseMessage(std::string_view msg, PtpRecord& r, std::string& reason) {
   const auto tok = SplitWhitespace(msg);
   r.kind = PtpLineKind::kOther;
   if (tok.empty()) return true;
-  // ptp4l: master offset N sK freq F path delay D
-  if (tok.size() >= 2 && tok[0] == "master" && tok[1] == "offset") {
-    r.kind = PtpLineKind::kMasterOffset;
-    if (tok.size() != 6 && tok.size() != 9) {
-      reason = StringPrintf(
-          "master offset line has %zu fields, expected 9 "
-          "('master offset N sK freq F path delay D')",
-          tok.size());
-      return false;
-    }
-    const auto off = ParseDecimal(tok[2]);
-    const auto st = ParseServoState(tok[3]);
-    const auto fr = ParseFreq(tok[5]);
-    if (!off) {
-      reason = "offset " + QuoteRaw(tok[2]) + " is not an integer (ns)";
-      return false;
-    }
-    if (!st) {
-      reason = "servo state " + QuoteRaw(tok[3]) + " is not sN";
-      return false;
-    }
-    if (tok[4] != "freq" && tok[4] != "adj") {
-      reason = "expected 'freq', got " + QuoteRaw(tok[4]);
-      return false;
-    }
-    if (!fr) {
-      reason = "freq " + QuoteRaw(tok[5]) + " is not a number (ppb)";
-      return false;
-    }
-    r.offset_ns = *off;
-    r.servo_state = *st;
-    r.freq_ppb = *fr;
-    if (tok.size() == 9) {
-      const auto d = ParseDecimal(tok[8]);
-      if (tok[6] != "path" || tok[7] != "delay") {
-        reason = "expected 'path delay', got " + QuoteRaw(std::string(tok[6]) + " " + std::string(tok[7]));
-        return false;
-      }
-      if (!d) {
-        reason = "path delay " + QuoteRaw(tok[8]) + " is not an integer (ns)";
-        return false;
-      }
-      r.delay_ns = *d;
-    }
-    return true;
-  }
-  // phc2sys: TARGET LABEL offset N sK freq F [delay D]
+  if (tok.size() >= 2 && tok[0] == "master" && tok[1] == "offset") return ParseMasterOffset(tok, r, reason);
   if (tok.size() >= 3 && tok[2] == "offset" &&
       (tok[1] == "phc" || tok[1] == "sys" || tok[1] == "pps" || r.program == "phc2sys")) {
-    r.kind = PtpLineKind::kPhc2sysOffset;
-    if (tok.size() != 7 && tok.size() != 9) {
-      reason = StringPrintf(
-          "phc2sys offset line has %zu fields, expected 9 "
-          "('CLOCK LABEL offset N sK freq F delay D')",
-          tok.size());
-      return false;
-    }
-    const auto off = ParseDecimal(tok[3]);
-    const auto st = ParseServoState(tok[4]);
-    const auto fr = ParseFreq(tok[6]);
-    if (!off) {
-      reason = "offset " + QuoteRaw(tok[3]) + " is not an integer (ns)";
-      return false;
-    }
-    if (!st) {
-      reason = "servo state " + QuoteRaw(tok[4]) + " is not sN";
-      return false;
-    }
-    if (tok[5] != "freq") {
-      reason = "expected 'freq', got " + QuoteRaw(tok[5]);
-      return false;
-    }
-    if (!fr) {
-      reason = "freq " + QuoteRaw(tok[6]) + " is not a number (ppb)";
-      return false;
-    }
-    r.clock = std::string(tok[0]);
-    r.source_label = std::string(tok[1]);
-    r.offset_ns = *off;
-    r.servo_state = *st;
-    r.freq_ppb = *fr;
-    if (tok.size() == 9) {
-      const auto d = ParseDecimal(tok[8]);
-      if (tok[7] != "delay") {
-        reason = "expected 'delay', got " + QuoteRaw(tok[7]);
-        return false;
-      }
-      if (!d) {
-        reason = "delay " + QuoteRaw(tok[8]) + " is not an integer (ns)";
-        return false;
-      }
-      r.delay_ns = *d;
-    }
-    return true;
+    return ParsePhc2sysOffset(tok, r, reason);
   }
-  // Summaries: [CLOCK] rms R max M [freq F [+/- S]] [delay D [+/- S]]
-  if (tok[0] == "rms" || (tok.size() >= 2 && tok[1] == "rms")) {
-    r.kind = PtpLineKind::kSummary;
-    size_t i = 0;
-    if (tok[0] != "rms") r.clock = std::string(tok[i++]);
-    auto num = [&](size_t k, const char* name, double& out) {
-      if (k >= tok.size()) {
-        reason = StringPrintf("summary ends before its %s value", name);
-        return false;
-      }
-      const auto v = ParseDouble(tok[k]);
-      if (!v || std::fabs(*v) > kMaxStat) {
-        reason = StringPrintf("summary %s ", name) + QuoteRaw(tok[k]) + " is not a number";
-        return false;
-      }
-      out = *v;
-      return true;
-    };
-    if (!num(i + 1, "rms", r.rms_ns)) return false;
-    i += 2;
-    if (i >= tok.size() || tok[i] != "max") {
-      reason = "summary: expected 'max' after rms";
-      return false;
-    }
-    if (!num(i + 1, "max", r.max_ns)) return false;
-    i += 2;
-    if (i < tok.size() && tok[i] == "freq") {
-      if (!num(i + 1, "freq", r.freq_mean_ppb)) return false;
-      i += 2;
-      if (i < tok.size() && tok[i] == "+/-") {
-        if (!num(i + 1, "freq +/-", r.freq_sd_ppb)) return false;
-        i += 2;
-      }
-    }
-    if (i < tok.size() && tok[i] == "delay") {
-      if (!num(i + 1, "delay", r.delay_mean_ns)) return false;
-      i += 2;
-      if (i < tok.size() && tok[i] == "+/-") {
-        if (!num(i + 1, "delay +/-", r.delay_sd_ns)) return false;
-        i += 2;
-      }
-    }
-    if (i != tok.size()) {
-      reason = "summary has trailing text " + QuoteRaw(tok[i]);
-      return false;
-    }
-    return true;
-  }
-  // Port state: port N[ (ifname)]: FROM to TO on EVENT
-  if (tok[0] == "port" && tok.size() >= 3) {
-    const size_t colon = msg.find(':');
-    if (colon == std::string_view::npos) return true;
-    std::string_view head = Trim(msg.substr(4, colon - 4));
-    const auto rest = SplitWhitespace(msg.substr(colon + 1));
-    if (rest.size() != 5 || rest[1] != "to" || rest[3] != "on") return true;  // other port line
-    std::string_view ifname;
-    const size_t lp = head.find('(');
-    if (lp != std::string_view::npos) {
-      if (head.back() != ')') return true;
-      ifname = head.substr(lp + 1, head.size() - lp - 2);
-      head = Trim(head.substr(0, lp));
-    }
-    const auto port = ParseDecimal(head);
-    r.kind = PtpLineKind::kPortState;
-    if (!port || *port < 0 || *port > 65535) {
-      reason = "port number " + QuoteRaw(head) + " is not 0..65535";
-      return false;
-    }
-    r.port = static_cast<int>(*port);
-    r.interface = std::string(ifname);
-    r.from_state = std::string(rest[0]);
-    r.to_state = std::string(rest[2]);
-    r.event = std::string(rest[4]);
-    return true;
-  }
+  if (tok[0] == "rms" || (tok.size() >= 2 && tok[1] == "rms")) return ParseSummary(tok, r, reason);
+  if (tok[0] == "port" && tok.size() >= 3) return ParsePortState(msg, r, reason);
   return true;
 }
 
@@ -372,19 +366,11 @@ std::string FormatBody(const PtpRecord& r) {
 }  // namespace
 
 std::string_view PtpLineKindName(PtpLineKind kind) {
-  switch (kind) {
-    case PtpLineKind::kMasterOffset:
-      return "master-offset";
-    case PtpLineKind::kPhc2sysOffset:
-      return "phc2sys-offset";
-    case PtpLineKind::kSummary:
-      return "summary";
-    case PtpLineKind::kPortState:
-      return "port-state";
-    case PtpLineKind::kOther:
-      break;
-  }
-  return "other";
+  static constexpr NamedValue<PtpLineKind> kNames[] = {{PtpLineKind::kMasterOffset, "master-offset"},
+                                                       {PtpLineKind::kPhc2sysOffset, "phc2sys-offset"},
+                                                       {PtpLineKind::kSummary, "summary"},
+                                                       {PtpLineKind::kPortState, "port-state"}};
+  return NameIn(kNames, kind, "other");
 }
 
 std::string PtpRecord::StateText() const {
@@ -422,18 +408,13 @@ std::optional<SyncPoint> ToSyncPoint(const PtpRecord& r, std::string_view host) 
 
 Status ReadPtpLog(LineReader& lines, std::string_view source, std::string_view host, const PtpSinks& sinks,
                   Diagnostics& diag, ReadCounts& counts) {
-  int64_t nonblank = 0;
-  int64_t recognised = 0;  // lines with a linuxptp prefix or a sample/summary/port shape
-  std::string prev_raw;
-  int64_t prev_line = 0;
+  int64_t recognised = 0;                              // lines with a linuxptp prefix or a sample/summary/port shape
   std::unordered_map<std::string, int64_t> last_time;  // per program[pid]
   std::string key;
-  std::string_view raw;
-  while (lines.Next(&raw)) {
-    const int64_t ln = lines.line_number();
-    const std::string_view t = Trim(raw);
-    if (t.empty()) continue;
-    ++nonblank;
+  LogLines log(lines);
+  std::string_view raw, t;
+  while (log.Next(&raw, &t)) {
+    const int64_t ln = log.line_number();
     ++counts.read;
     auto reject = [&](const std::string& reason) {
       ++counts.rejected;
@@ -519,15 +500,13 @@ Status ReadPtpLog(LineReader& lines, std::string_view source, std::string_view h
         it->second = r.monotonic_ns;
       }
     }
-    if (t == prev_raw) diag.Warn(source, ln, raw, "repeats line " + std::to_string(prev_line));
-    prev_raw.assign(t);
-    prev_line = ln;
+    log.CheckRepeat(source, diag);
     ++counts.accepted;
     if (sinks.record) sinks.record(r);
     if (sp && sinks.sync) sinks.sync(*sp);
   }
   if (const Error* e = lines.error()) return *e;
-  if (nonblank == 0) {
+  if (log.nonblank() == 0) {
     return MakeError(std::string(source), 0, 0, "empty input", "expected ptp4l/phc2sys output");
   }
   if (recognised == 0) {
@@ -595,13 +574,6 @@ std::string FormatPtpRecord(const PtpRecord& r) {
   return out;
 }
 
-std::string WritePtpLog(const std::vector<PtpRecord>& records) {
-  std::string out;
-  for (const auto& r : records) {
-    out += FormatPtpRecord(r);
-    out += '\n';
-  }
-  return out;
-}
+std::string WritePtpLog(const std::vector<PtpRecord>& records) { return JoinLines(records, FormatPtpRecord); }
 
 }  // namespace toposcope::formats

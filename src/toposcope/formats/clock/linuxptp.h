@@ -90,6 +90,7 @@ struct PtpSinks {
 // Fails only when the input is empty or has no linuxptp line at all (no prefix, no sample).
 Status ReadPtpLog(LineReader& lines, std::string_view source, std::string_view host, const PtpSinks& sinks,
                   Diagnostics& diag, ReadCounts& counts);
+// The same over in-memory text; fails as ReadPtpLog.
 Status ReadPtpLogText(std::string_view text, std::string_view source, std::string_view host,
                       const PtpSinks& sinks, Diagnostics& diag, ReadCounts& counts);
 
@@ -98,6 +99,7 @@ struct PtpLog {
   std::vector<PtpRecord> records;
   std::vector<SyncPoint> sync_points;
 };
+// Reads a whole log (as ReadPtpLog) into a PtpLog; fails as ReadPtpLog.
 Result<PtpLog> ParsePtpLog(std::string_view text, std::string_view source, std::string_view host,
                            Diagnostics& diag, ReadCounts& counts);
 

@@ -9,7 +9,9 @@
 #include <utility>
 #include <vector>
 
+#include "toposcope/base/csv.h"
 #include "toposcope/base/text.h"
+#include "toposcope/formats/clock/log_lines.h"
 
 namespace toposcope::formats {
 namespace {
@@ -33,134 +35,112 @@ std::string ShortestDouble(double v) {
   return std::string(buf, ptr);
 }
 
+// The columns of a sync CSV, from its header.
+struct SyncColumns {
+  int host = -1, local = -1, ref = -1, unc = -1, source = -1;
+  size_t count = 0;
+};
+
+constexpr const char* kSyncCsvHint = "expected 'host,local_ns,ref_ns[,uncertainty_ns][,source]'";
+
+// The header line `t` (`cells`: its cells); fails when it lacks a required column or names one twice.
+// Warns about unknown columns.
+Status ReadSyncHeader(const std::vector<std::string>& cells, std::string_view t, std::string_view raw, int64_t ln,
+                      std::string_view source, Diagnostics& diag, SyncColumns& cols) {
+  std::vector<size_t> unknown_cells;
+  const int twice = FindCsvColumns(cells,
+                                   {{"host", &cols.host},
+                                    {"local_ns", &cols.local},
+                                    {"ref_ns", &cols.ref},
+                                    {"uncertainty_ns", &cols.unc},
+                                    {"source", &cols.source}},
+                                   &unknown_cells);
+  if (twice >= 0) {
+    return MakeError(std::string(source), ln, 0,
+                     "sync CSV header names '" + ToLowerAscii(cells[static_cast<size_t>(twice)]) + "' twice");
+  }
+  if (cols.host < 0 || cols.local < 0 || cols.ref < 0) {
+    return MakeError(std::string(source), ln, 0,
+                     "not a sync CSV: the header " + QuoteRaw(t) + " lacks host, local_ns or ref_ns", kSyncCsvHint);
+  }
+  std::string unknown;
+  for (const size_t i : unknown_cells) {
+    if (!unknown.empty()) unknown += ", ";
+    unknown += ClipRaw(cells[i], 40);
+  }
+  if (!unknown.empty()) diag.Warn(source, ln, raw, "ignoring unknown columns: " + unknown);
+  cols.count = cells.size();
+  return {};
+}
+
+// One data row into `p`; "" when it is a sync point, else why not.
+std::string ReadSyncRow(const std::vector<std::string>& cells, const SyncColumns& cols, SyncPoint& p) {
+  if (cells.size() != cols.count) {
+    return "row has " + std::to_string(cells.size()) + " cells, the header " + std::to_string(cols.count);
+  }
+  auto cell = [&](int c) -> const std::string& { return cells[static_cast<size_t>(c)]; };
+  p.host = cell(cols.host);
+  if (p.host.empty() || HasControlChars(p.host)) return "empty host or control characters in it";
+  const auto local = ParseDecimal(cell(cols.local));
+  const auto ref = ParseDecimal(cell(cols.ref));
+  if (!local) return "local_ns " + QuoteRaw(cell(cols.local)) + " is not an integer (ns)";
+  if (!ref) return "ref_ns " + QuoteRaw(cell(cols.ref)) + " is not an integer (ns)";
+  int64_t diff = 0;
+  if (__builtin_sub_overflow(*local, *ref, &diff)) return "local_ns - ref_ns overflows";
+  p.local_ns = *local;
+  p.ref_ns = *ref;
+  p.offset_ns = static_cast<double>(diff);
+  if (cols.unc >= 0) {
+    const std::string& u = cell(cols.unc);
+    if (!u.empty() && u != "NaN" && u != "nan" && u != "N/A") {
+      const auto v = ParseDouble(u);
+      if (!v || *v < 0) return "uncertainty_ns " + QuoteRaw(u) + " is not a finite number >= 0";
+      p.uncertainty_ns = *v;
+    }
+  }
+  if (cols.source >= 0) {
+    p.source = cell(cols.source);
+    if (HasControlChars(p.source)) return "control characters in source";
+  }
+  if (p.source.empty()) p.source = "csv";
+  p.synced = true;
+  return {};
+}
+
 }  // namespace
 
 Status ReadSyncCsv(LineReader& lines, std::string_view source, const SyncPointSink& sink, Diagnostics& diag,
                    ReadCounts& counts) {
-  int col_host = -1;
-  int col_local = -1;
-  int col_ref = -1;
-  int col_unc = -1;
-  int col_source = -1;
-  size_t ncols = 0;
+  SyncColumns cols;
   bool have_header = false;
   std::vector<std::string> cells;
-  std::string prev_raw;
-  int64_t prev_line = 0;
-  std::string_view raw;
-  while (lines.Next(&raw)) {
+  RepeatedLines repeats;
+  std::string_view raw, t;
+  while (NextCsvLine(lines, &raw, &t)) {
     const int64_t ln = lines.line_number();
-    std::string_view t = Trim(raw);
-    if (ln == 1 && StartsWith(t, "\xEF\xBB\xBF")) t = Trim(t.substr(3));  // UTF-8 BOM
-    if (t.empty() || t[0] == '#') continue;
     if (!have_header) {
       if (!SplitCsvLine(t, cells)) {
-        return MakeError(std::string(source), ln, 0, "sync CSV header has a broken quote",
-                         "expected 'host,local_ns,ref_ns[,uncertainty_ns][,source]'");
+        return MakeError(std::string(source), ln, 0, "sync CSV header has a broken quote", kSyncCsvHint);
       }
-      std::string unknown;
-      for (size_t i = 0; i < cells.size(); ++i) {
-        std::string name = cells[i];
-        for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        int* slot = nullptr;
-        if (name == "host")
-          slot = &col_host;
-        else if (name == "local_ns")
-          slot = &col_local;
-        else if (name == "ref_ns")
-          slot = &col_ref;
-        else if (name == "uncertainty_ns")
-          slot = &col_unc;
-        else if (name == "source")
-          slot = &col_source;
-        if (slot == nullptr) {
-          if (!unknown.empty()) unknown += ", ";
-          unknown += ClipRaw(cells[i], 40);
-        } else if (*slot >= 0) {
-          return MakeError(std::string(source), ln, 0, "sync CSV header names '" + name + "' twice");
-        } else {
-          *slot = static_cast<int>(i);
-        }
-      }
-      if (col_host < 0 || col_local < 0 || col_ref < 0) {
-        return MakeError(std::string(source), ln, 0,
-                         "not a sync CSV: the header " + QuoteRaw(t) + " lacks host, local_ns or ref_ns",
-                         "expected 'host,local_ns,ref_ns[,uncertainty_ns][,source]'");
-      }
-      if (!unknown.empty()) diag.Warn(source, ln, raw, "ignoring unknown columns: " + unknown);
-      ncols = cells.size();
+      if (Status st = ReadSyncHeader(cells, t, raw, ln, source, diag, cols); !st.ok()) return st;
       have_header = true;
       continue;
     }
     ++counts.read;
-    auto reject = [&](const std::string& reason) {
-      ++counts.rejected;
-      diag.Reject(source, ln, raw, reason);
-    };
-    if (!SplitCsvLine(t, cells)) {
-      reject("broken quote");
-      continue;
-    }
-    if (cells.size() != ncols) {
-      reject("row has " + std::to_string(cells.size()) + " cells, the header " + std::to_string(ncols));
-      continue;
-    }
     SyncPoint p;
     p.line = ln;
-    p.host = cells[static_cast<size_t>(col_host)];
-    if (p.host.empty() || HasControlChars(p.host)) {
-      reject("empty host or control characters in it");
+    const std::string reason = SplitCsvLine(t, cells) ? ReadSyncRow(cells, cols, p) : "broken quote";
+    if (!reason.empty()) {
+      ++counts.rejected;
+      diag.Reject(source, ln, raw, reason);
       continue;
     }
-    const auto local = ParseDecimal(cells[static_cast<size_t>(col_local)]);
-    const auto ref = ParseDecimal(cells[static_cast<size_t>(col_ref)]);
-    if (!local) {
-      reject("local_ns " + QuoteRaw(cells[static_cast<size_t>(col_local)]) + " is not an integer (ns)");
-      continue;
-    }
-    if (!ref) {
-      reject("ref_ns " + QuoteRaw(cells[static_cast<size_t>(col_ref)]) + " is not an integer (ns)");
-      continue;
-    }
-    int64_t diff = 0;
-    if (__builtin_sub_overflow(*local, *ref, &diff)) {
-      reject("local_ns - ref_ns overflows");
-      continue;
-    }
-    p.local_ns = *local;
-    p.ref_ns = *ref;
-    p.offset_ns = static_cast<double>(diff);
-    if (col_unc >= 0) {
-      const std::string& u = cells[static_cast<size_t>(col_unc)];
-      if (!u.empty() && u != "NaN" && u != "nan" && u != "N/A") {
-        const auto v = ParseDouble(u);
-        if (!v || *v < 0) {
-          reject("uncertainty_ns " + QuoteRaw(u) + " is not a finite number >= 0");
-          continue;
-        }
-        p.uncertainty_ns = *v;
-      }
-    }
-    if (col_source >= 0) {
-      p.source = cells[static_cast<size_t>(col_source)];
-      if (HasControlChars(p.source)) {
-        reject("control characters in source");
-        continue;
-      }
-    }
-    if (p.source.empty()) p.source = "csv";
-    p.synced = true;
-    if (t == prev_raw) diag.Warn(source, ln, raw, "repeats line " + std::to_string(prev_line));
-    prev_raw.assign(t);
-    prev_line = ln;
+    repeats.Check(source, ln, raw, t, diag);
     ++counts.accepted;
     if (sink) sink(p);
   }
   if (const Error* e = lines.error()) return *e;
-  if (!have_header) {
-    return MakeError(std::string(source), 0, 0, "empty sync CSV: no header",
-                     "expected 'host,local_ns,ref_ns[,uncertainty_ns][,source]'");
-  }
+  if (!have_header) return MakeError(std::string(source), 0, 0, "empty sync CSV: no header", kSyncCsvHint);
   return {};
 }
 

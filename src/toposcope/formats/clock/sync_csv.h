@@ -24,9 +24,10 @@ namespace toposcope::formats {
 // Fails when the input is empty or the header lacks a required column.
 Status ReadSyncCsv(LineReader& lines, std::string_view source, const SyncPointSink& sink, Diagnostics& diag,
                    ReadCounts& counts);
+// The same over in-memory text; fails as ReadSyncCsv.
 Status ReadSyncCsvText(std::string_view text, std::string_view source, const SyncPointSink& sink,
                        Diagnostics& diag, ReadCounts& counts);
-// Collects all points.
+// Collects all points; fails as ReadSyncCsv.
 Result<std::vector<SyncPoint>> ParseSyncCsv(std::string_view text, std::string_view source, Diagnostics& diag,
                                             ReadCounts& counts);
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "toposcope/base/text.h"
+#include "toposcope/formats/dcgm/sample_reader_base.h"
 
 namespace toposcope::formats {
 namespace {
@@ -25,35 +26,6 @@ constexpr size_t kMaxRecordBytes = size_t{1} << 20;
 constexpr size_t kMaxColumns = 4096;
 // Largest GPU index accepted.
 constexpr int64_t kMaxGpu = 1 << 20;
-
-std::string Cat(std::initializer_list<std::string_view> parts) {
-  size_t size = 0;
-  for (std::string_view p : parts) size += p.size();
-  std::string out;
-  out.reserve(size);
-  for (std::string_view p : parts) out.append(p);
-  return out;
-}
-
-bool EqualsNoCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i];
-    char y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
-
-bool IsDigits(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-  }
-  return true;
-}
 
 // True when a quoted field is still open at the end of `s` (`open`: it was open at its start).
 // Follows RFC 4180: a quote opens a field only at the field's start (after blanks); inside, a
@@ -140,8 +112,8 @@ bool SplitCsv(std::string_view rec, std::vector<std::string_view>* cells, std::d
 }
 
 bool IsNanCell(std::string_view s) {
-  return s.empty() || EqualsNoCase(s, "N/A") || EqualsNoCase(s, "NA") || EqualsNoCase(s, "nan") ||
-         EqualsNoCase(s, "null") || EqualsNoCase(s, "none");
+  return s.empty() || EqualsIgnoreCase(s, "N/A") || EqualsIgnoreCase(s, "NA") || EqualsIgnoreCase(s, "nan") ||
+         EqualsIgnoreCase(s, "null") || EqualsIgnoreCase(s, "none");
 }
 
 // A value cell: a fast path for short integers (exact as doubles), else the strict ParseDouble.
@@ -160,8 +132,8 @@ std::optional<double> ParseValue(std::string_view s) {
 }
 
 std::optional<int> ParseGpu(std::string_view s) {
-  if (s.size() > 3 && EqualsNoCase(s.substr(0, 3), "gpu")) s.remove_prefix(3);
-  if (!IsDigits(s) || s.size() > 9) return std::nullopt;
+  if (s.size() > 3 && EqualsIgnoreCase(s.substr(0, 3), "gpu")) s.remove_prefix(3);
+  if (!AllDigits(s) || s.size() > 9) return std::nullopt;
   int64_t v = 0;
   std::from_chars(s.data(), s.data() + s.size(), v);
   if (v > kMaxGpu) return std::nullopt;
@@ -192,10 +164,10 @@ Col Classify(std::string_view lower) {
   return Col::kOther;
 }
 
-class CsvParser {
+class CsvParser : SampleReaderBase {
  public:
   CsvParser(std::string_view source, const CsvSampleSink& sink, Diagnostics& diag, ReadCounts& counts)
-      : source_(source), sink_(sink), diag_(diag), counts_(counts) {}
+      : SampleReaderBase(source, diag, counts), sink_(sink) {}
 
   // Feeds one physical line. Joins lines while a quoted field is open.
   void Line(std::string_view line, int64_t line_no) {
@@ -241,19 +213,13 @@ class CsvParser {
                        "expected a header such as `ts,host,gpu,field,value` or `ts,host,gpu,<fields...>`");
     }
     if (counts_.read > 0 && counts_.accepted == 0) {
-      return MakeError(std::string(source_), first_reject_line_, 0, "no DCGM CSV row could be read",
+      return MakeError(std::string(source_), first_reject_line(), 0, "no DCGM CSV row could be read",
                        "see the rejected rows");
     }
     return std::move(summary_);
   }
 
  private:
-  void Reject(int64_t line_no, std::string_view raw, std::string_view reason) {
-    ++counts_.rejected;
-    if (first_reject_line_ == 0) first_reject_line_ = line_no;
-    diag_.Reject(source_, line_no, ClipRaw(raw), reason);
-  }
-
   void Record(std::string_view rec, int64_t line_no) {
     if (!header_done_ && line_no == 1 && StartsWith(rec, "\xEF\xBB\xBF")) rec.remove_prefix(3);  // BOM
     const std::string_view t = Trim(rec);
@@ -282,33 +248,15 @@ class CsvParser {
       summary_.columns.push_back(name);
       const Col c = Classify(ToLowerAscii(name));
       const int idx = static_cast<int>(i);
-      auto take = [&](int* slot) {
-        if (*slot < 0) {
-          *slot = idx;
-        } else {
-          others.push_back(idx);
-        }
-      };
-      switch (c) {
-        case Col::kTs:
-          take(&ts_col_);
-          break;
-        case Col::kHost:
-          if (host_col_ < 0) host_is_instance_ = EqualsNoCase(name, "instance");
-          take(&host_col_);
-          break;
-        case Col::kGpu:
-          take(&gpu_col_);
-          break;
-        case Col::kField:
-          take(&field_col);
-          break;
-        case Col::kValue:
-          take(&value_col);
-          break;
-        case Col::kOther:
-          others.push_back(idx);
-          break;
+      // The column index each kind goes to, in Col order (kOther has none); a second column of a
+      // kind is one more wide-form column.
+      int* const slots[] = {&ts_col_, &host_col_, &gpu_col_, &field_col, &value_col};
+      if (c == Col::kHost && host_col_ < 0) host_is_instance_ = EqualsIgnoreCase(name, "instance");
+      int* const slot = c == Col::kOther ? nullptr : slots[static_cast<size_t>(c)];
+      if (slot != nullptr && *slot < 0) {
+        *slot = idx;
+      } else {
+        others.push_back(idx);
       }
     }
     if (ts_col_ < 0 || gpu_col_ < 0) {
@@ -372,7 +320,7 @@ class CsvParser {
       host = cells_[static_cast<size_t>(host_col_)];
       if (host_is_instance_) {
         const size_t colon = host.rfind(':');
-        if (colon != std::string_view::npos && IsDigits(host.substr(colon + 1))) host = host.substr(0, colon);
+        if (colon != std::string_view::npos && AllDigits(host.substr(colon + 1))) host = host.substr(0, colon);
       }
     }
     const std::hash<std::string_view> h;
@@ -428,10 +376,7 @@ class CsvParser {
     if (sink_) sink_(sample_);
   }
 
-  std::string_view source_;
   const CsvSampleSink& sink_;
-  Diagnostics& diag_;
-  ReadCounts& counts_;
   DcgmCsvSummary summary_;
   bool header_done_ = false;
   bool failed_ = false;
@@ -452,7 +397,6 @@ class CsvParser {
   int64_t pending_line_ = 0;
   std::unordered_map<uint64_t, int64_t> last_ts_;
   CsvSample sample_;
-  int64_t first_reject_line_ = 0;
 };
 
 bool NeedsQuote(std::string_view s) {
@@ -474,20 +418,13 @@ void AppendCell(std::string* out, std::string_view s) {
   *out += '"';
 }
 
-void AppendInt(std::string* out, int64_t v) {
-  char buf[24];
-  auto [ptr, ec] = std::to_chars(buf, buf + sizeof(buf), v);
-  (void)ec;
-  out->append(buf, static_cast<size_t>(ptr - buf));
-}
-
 void AppendTs(std::string* out, int64_t ts_ns, CsvTimeStyle style) {
   switch (style) {
     case CsvTimeStyle::kEpochNs:
-      AppendInt(out, ts_ns);
+      AppendDecimal(out, ts_ns);
       return;
     case CsvTimeStyle::kEpochMs:
-      AppendInt(out, ts_ns / 1000000);
+      AppendDecimal(out, ts_ns / 1000000);
       return;
     case CsvTimeStyle::kIso:
       out->append(FormatIsoTimeNs(ts_ns));
@@ -508,7 +445,7 @@ void AppendRowStart(std::string* out, int64_t ts_ns, std::string_view host, int 
   *out += ',';
   AppendCell(out, host);
   *out += ',';
-  AppendInt(out, gpu);
+  AppendDecimal(out, gpu);
 }
 
 }  // namespace
@@ -530,16 +467,9 @@ Result<DcgmCsvSummary> ReadDcgmCsv(LineReader& lines, std::string_view source, c
 Result<DcgmCsvSummary> ReadDcgmCsv(std::string_view text, std::string_view source, const CsvSampleSink& sink,
                                    Diagnostics& diag, ReadCounts& counts) {
   CsvParser parser(source, sink, diag, counts);
-  int64_t line_no = 0;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t nl = text.find('\n', pos);
-    if (nl == std::string_view::npos) nl = text.size();
-    size_t end = nl;
-    if (end > pos && text[end - 1] == '\r') --end;
-    parser.Line(text.substr(pos, end - pos), ++line_no);
-    pos = nl + 1;
-  }
+  TextLines lines(text);
+  std::string_view line;
+  while (lines.Next(&line)) parser.Line(line, lines.line_number());
   return parser.Finish(nullptr);
 }
 

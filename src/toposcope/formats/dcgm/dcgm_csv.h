@@ -63,7 +63,7 @@ using CsvSampleSink = std::function<void(const CsvSample&)>;
 Result<DcgmCsvSummary> ReadDcgmCsv(LineReader& lines, std::string_view source,
                                    const CsvSampleSink& sink, Diagnostics& diag,
                                    ReadCounts& counts);
-// The same over an in-memory text.
+// The same over an in-memory text: returns the summary; fails as the streaming form (but for I/O).
 Result<DcgmCsvSummary> ReadDcgmCsv(std::string_view text, std::string_view source,
                                    const CsvSampleSink& sink, Diagnostics& diag,
                                    ReadCounts& counts);
@@ -73,6 +73,7 @@ struct DcgmCsv {
   DcgmCsvSummary summary;
   std::vector<CsvSample> samples;
 };
+// Reads a whole text (as ReadDcgmCsv) into a DcgmCsv; fails as ReadDcgmCsv.
 Result<DcgmCsv> ParseDcgmCsv(std::string_view text, std::string_view source, Diagnostics& diag,
                              ReadCounts& counts);
 

@@ -591,8 +591,68 @@ struct DmonParser::Impl {
     return label_end <= first && Trim(content.substr(label_end, first - label_end)).empty();
   }
 
-  void HandleRow(std::string_view content, std::string_view raw, int64_t line_no, bool has_prefix,
-                 int64_t prefix_ts) {
+  // The value cells of a row (in `cells`) into row.values / row.text; "" when they fit the field
+  // types, else why not.
+  std::string ReadValues(size_t nf) {
+    row.values.resize(nf);
+    bool any_text = false;
+    for (size_t i = 0; i < nf; ++i) {
+      const std::string_view c = cells[i];
+      double v = NAN;
+      if (c == "N/A") {
+        row.values[i] = v;
+        continue;
+      }
+      const int type = field_type[i];
+      const char* b = c.data();
+      const char* e = c.data() + c.size();
+      const bool int_shape = AllDigits(c[0] == '-' ? c.substr(1) : c);
+      if (int_shape) {
+        int64_t iv = 0;
+        const auto r = std::from_chars(b, e, iv);
+        if (r.ec == std::errc() && r.ptr == e) {
+          row.values[i] = static_cast<double>(iv);
+          continue;
+        }
+        if (type == static_cast<int>(FieldValueType::kInt64)) {
+          return QuoteRaw(c) + " is out of int64 range for " + header.fields[i].short_name;
+        }
+      }
+      if (auto d = ParseDouble(c)) {
+        row.values[i] = *d;
+        continue;
+      }
+      if (type == static_cast<int>(FieldValueType::kInt64) || type == static_cast<int>(FieldValueType::kDouble)) {
+        return QuoteRaw(c) + " is not a number (field " + header.fields[i].short_name + " is " +
+               std::string(FieldValueTypeName(static_cast<FieldValueType>(type))) + ")";
+      }
+      if (HasControl(c)) return "control characters in a text value";
+      if (!any_text) {
+        any_text = true;
+        row.text.assign(nf, std::string());
+      }
+      row.text[i] = std::string(c);
+      row.values[i] = v;
+    }
+    if (!any_text) row.text.clear();
+    return {};
+  }
+
+  // A new iteration starts at the first row and at the first entity seen again since it began.
+  void NoteIteration(uint64_t key) {
+    const bool seen = iter_keys.size() < 64 ? std::find(iter_keys.begin(), iter_keys.end(), key) != iter_keys.end()
+                                            : iter_set.count(key) != 0;
+    if (iteration < 0 || seen) {
+      ++iteration;
+      iter_keys.clear();
+      iter_set.clear();
+    }
+    iter_keys.push_back(key);
+    if (iter_keys.size() == 64) iter_set.insert(iter_keys.begin(), iter_keys.end());
+    if (iter_keys.size() > 64) iter_set.insert(key);
+  }
+
+  void HandleRow(std::string_view content, std::string_view raw, int64_t line_no, bool has_prefix, int64_t prefix_ts) {
     DmonEntity entity;
     const size_t used = ParseEntityTokens(tok, &entity);
     if (used == 0) {
@@ -621,61 +681,14 @@ struct DmonParser::Impl {
       bool ok = SplitColumns(content, label_end);
       for (size_t i = 0; ok && i < cells.size(); ++i) ok = !cells[i].empty();
       if (!ok) {
-        Reject(line_no, raw,
-               std::to_string(nv) + " values for " + std::to_string(nf) + " fields");
+        Reject(line_no, raw, std::to_string(nv) + " values for " + std::to_string(nf) + " fields");
         return;
       }
     }
-    // Values.
-    row.values.resize(nf);
-    bool any_text = false;
-    for (size_t i = 0; i < nf; ++i) {
-      const std::string_view c = cells[i];
-      double v = NAN;
-      if (c == "N/A") {
-        row.values[i] = v;
-        continue;
-      }
-      const int type = field_type[i];
-      const char* b = c.data();
-      const char* e = c.data() + c.size();
-      const bool int_shape = AllDigits(c[0] == '-' ? c.substr(1) : c);
-      if (int_shape) {
-        int64_t iv = 0;
-        const auto r = std::from_chars(b, e, iv);
-        if (r.ec == std::errc() && r.ptr == e) {
-          row.values[i] = static_cast<double>(iv);
-          continue;
-        }
-        if (type == static_cast<int>(FieldValueType::kInt64)) {
-          Reject(line_no, raw,
-                 QuoteRaw(c) + " is out of int64 range for " + header.fields[i].short_name);
-          return;
-        }
-      }
-      if (auto d = ParseDouble(c)) {
-        row.values[i] = *d;
-        continue;
-      }
-      if (type == static_cast<int>(FieldValueType::kInt64) ||
-          type == static_cast<int>(FieldValueType::kDouble)) {
-        Reject(line_no, raw,
-               QuoteRaw(c) + " is not a number (field " + header.fields[i].short_name + " is " +
-                   std::string(FieldValueTypeName(static_cast<FieldValueType>(type))) + ")");
-        return;
-      }
-      if (HasControl(c)) {
-        Reject(line_no, raw, "control characters in a text value");
-        return;
-      }
-      if (!any_text) {
-        any_text = true;
-        row.text.assign(nf, std::string());
-      }
-      row.text[i] = std::string(c);
-      row.values[i] = v;
+    if (const std::string why = ReadValues(nf); !why.empty()) {
+      Reject(line_no, raw, why);
+      return;
     }
-    if (!any_text) row.text.clear();
 
     // Time, duplicates and the iteration.
     const uint64_t key = EntityKey(entity);
@@ -698,17 +711,7 @@ struct DmonParser::Impl {
       if (dup_keys.size() >= 64) dup_set.insert(key);
       if (dup_keys.size() == 64) dup_set.insert(dup_keys.begin(), dup_keys.end());
     }
-    const bool seen = iter_keys.size() < 64
-                          ? std::find(iter_keys.begin(), iter_keys.end(), key) != iter_keys.end()
-                          : iter_set.count(key) != 0;
-    if (iteration < 0 || seen) {
-      ++iteration;
-      iter_keys.clear();
-      iter_set.clear();
-    }
-    iter_keys.push_back(key);
-    if (iter_keys.size() == 64) iter_set.insert(iter_keys.begin(), iter_keys.end());
-    if (iter_keys.size() > 64) iter_set.insert(key);
+    NoteIteration(key);
 
     int64_t ts = kNoTime;
     if (has_prefix) {

@@ -144,7 +144,7 @@ class DmonParser {
 Result<DmonSummary> ReadDmon(LineReader& lines, std::string_view source, const DmonOptions& options,
                              Diagnostics& diag, ReadCounts& counts, const DmonRowSink& sink,
                              const DmonHeaderSink& on_header = {});
-// The same over an in-memory text.
+// The same over an in-memory text: returns the summary; fails when there is no header.
 Result<DmonSummary> ReadDmonText(std::string_view text, std::string_view source,
                                  const DmonOptions& options, Diagnostics& diag, ReadCounts& counts,
                                  const DmonRowSink& sink, const DmonHeaderSink& on_header = {});
@@ -154,6 +154,7 @@ struct DmonLog {
   DmonSummary summary;
   std::vector<DmonRow> rows;
 };
+// Reads a whole text (as ReadDmonText) into a DmonLog; fails as ReadDmonText.
 Result<DmonLog> ParseDmonText(std::string_view text, std::string_view source,
                               const DmonOptions& options, Diagnostics& diag, ReadCounts& counts);
 

@@ -59,12 +59,12 @@ std::optional<std::vector<std::string>> SplitCsv(std::string_view line) {
 }
 
 std::optional<ExporterMetricType> ParseType(std::string_view s) {
-  if (s == "gauge") return ExporterMetricType::kGauge;
-  if (s == "counter") return ExporterMetricType::kCounter;
-  if (s == "label") return ExporterMetricType::kLabel;
-  if (s == "histogram") return ExporterMetricType::kHistogram;
-  if (s == "summary") return ExporterMetricType::kSummary;
-  return std::nullopt;
+  static constexpr NamedValue<ExporterMetricType> kTypes[] = {{ExporterMetricType::kGauge, "gauge"},
+                                                              {ExporterMetricType::kCounter, "counter"},
+                                                              {ExporterMetricType::kLabel, "label"},
+                                                              {ExporterMetricType::kHistogram, "histogram"},
+                                                              {ExporterMetricType::kSummary, "summary"}};
+  return ValueIn(kTypes, s);
 }
 
 bool IsFieldName(std::string_view s) {
@@ -99,17 +99,11 @@ Result<std::vector<ExporterCounter>> ParseExporterCountersCsv(std::string_view t
   }
   std::vector<ExporterCounter> out;
   std::unordered_set<std::string> names;
-  int64_t line_no = 0;
-  size_t b = 0;
-  while (b < text.size()) {
-    size_t e = text.find('\n', b);
-    if (e == std::string_view::npos) e = text.size();
-    std::string_view raw = text.substr(b, e - b);
-    b = e + 1;
-    ++line_no;
-    if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
-    const std::string_view line = Trim(raw);
-    if (line.empty() || line[0] == '#') continue;
+  TextLines lines(text);
+  std::string_view raw, line;
+  while (lines.NextNonBlank(&raw, &line)) {
+    const int64_t line_no = lines.line_number();
+    if (line[0] == '#') continue;
     ++counts.read;
     auto reject = [&](const std::string& reason) {
       ++counts.rejected;

@@ -612,17 +612,11 @@ Result<std::vector<DmonFieldListEntry>> ParseDmonFieldList(std::string_view text
   std::vector<DmonFieldListEntry> out;
   std::unordered_set<int> seen_ids;
   bool heading = false;
-  int64_t line_no = 0;
-  size_t b = 0;
-  while (b < text.size()) {
-    size_t e = text.find('\n', b);
-    if (e == std::string_view::npos) e = text.size();
-    std::string_view raw = text.substr(b, e - b);
-    b = e + 1;
-    ++line_no;
-    if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
-    const std::string_view line = Trim(raw);
-    if (line.empty() || IsRule(line)) continue;
+  TextLines lines(text);
+  std::string_view raw, line;
+  while (lines.NextNonBlank(&raw, &line)) {
+    const int64_t line_no = lines.line_number();
+    if (IsRule(line)) continue;
     if (IsHeading(line)) {
       heading = true;
       continue;

@@ -4,8 +4,8 @@
 #include <array>
 #include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <initializer_list>
@@ -19,19 +19,10 @@
 #include <vector>
 
 #include "toposcope/base/text.h"
+#include "toposcope/formats/dcgm/sample_reader_base.h"
 
 namespace toposcope::formats {
 namespace {
-
-// Concatenates pieces by appending (avoids the GCC 12 -Wrestrict false positive on "lit" + str).
-std::string Cat(std::initializer_list<std::string_view> parts) {
-  size_t size = 0;
-  for (std::string_view p : parts) size += p.size();
-  std::string out;
-  out.reserve(size);
-  for (std::string_view p : parts) out.append(p);
-  return out;
-}
 
 bool IsBlank(char c) { return c == ' ' || c == '\t'; }
 bool IsAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
@@ -49,23 +40,11 @@ bool IsMetricName(std::string_view s) {
   return true;
 }
 
-bool EqualsNoCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i];
-    char y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
-
 // NaN, +Inf, -Inf, Inf (any case, as Go's ParseFloat takes them); nullopt for anything else.
 bool IsNonFiniteToken(std::string_view s) {
-  if (EqualsNoCase(s, "nan")) return true;
+  if (EqualsIgnoreCase(s, "nan")) return true;
   if (!s.empty() && (s[0] == '+' || s[0] == '-')) s.remove_prefix(1);
-  return EqualsNoCase(s, "inf") || EqualsNoCase(s, "infinity");
+  return EqualsIgnoreCase(s, "inf") || EqualsIgnoreCase(s, "infinity");
 }
 
 // A strict decimal int64: optional '-', digits only.
@@ -124,24 +103,24 @@ std::string UnescapeHelp(std::string_view s) {
   return out;
 }
 
-std::optional<PromMetricType> ParseType(std::string_view s) {
-  if (s == "gauge") return PromMetricType::kGauge;
-  if (s == "counter") return PromMetricType::kCounter;
-  if (s == "histogram") return PromMetricType::kHistogram;
-  if (s == "summary") return PromMetricType::kSummary;
-  if (s == "untyped") return PromMetricType::kUntyped;
-  return std::nullopt;
-}
+// The `# TYPE` names.
+constexpr NamedValue<PromMetricType> kTypeNames[] = {{PromMetricType::kGauge, "gauge"},
+                                                     {PromMetricType::kCounter, "counter"},
+                                                     {PromMetricType::kHistogram, "histogram"},
+                                                     {PromMetricType::kSummary, "summary"},
+                                                     {PromMetricType::kUntyped, "untyped"}};
+
+std::optional<PromMetricType> ParseType(std::string_view s) { return ValueIn(kTypeNames, s); }
 
 constexpr uint8_t kHelpBit = 1;
 constexpr uint8_t kTypeBit = 2;
 
 // The line-at-a-time parser behind both ReadPromText overloads.
-class PromParser {
+class PromParser : SampleReaderBase {
  public:
-  PromParser(std::string_view source, const PromSampleSink& sink, Diagnostics& diag,
-             ReadCounts& counts, const PromReadOptions& options)
-      : source_(source), sink_(sink), diag_(diag), counts_(counts), options_(options) {}
+  PromParser(std::string_view source, const PromSampleSink& sink, Diagnostics& diag, ReadCounts& counts,
+             const PromReadOptions& options)
+      : SampleReaderBase(source, diag, counts), sink_(sink), options_(options) {}
 
   void Line(std::string_view line, int64_t line_no) {
     size_t i = 0;
@@ -157,7 +136,7 @@ class PromParser {
   Result<PromReadSummary> Finish(const Error* io_error) {
     if (io_error != nullptr) return *io_error;
     if (counts_.read > 0 && counts_.accepted == 0) {
-      return MakeError(std::string(source_), first_reject_line_, 0,
+      return MakeError(std::string(source_), first_reject_line(), 0,
                        "not Prometheus text exposition: no sample or HELP/TYPE line could be read",
                        "expected lines like `name{label=\"v\"} 1.5` and `# TYPE name gauge`");
     }
@@ -166,12 +145,6 @@ class PromParser {
   }
 
  private:
-  void Reject(int64_t line_no, std::string_view raw, std::string_view reason) {
-    ++counts_.rejected;
-    if (first_reject_line_ == 0) first_reject_line_ = line_no;
-    diag_.Reject(source_, line_no, ClipRaw(raw), reason);
-  }
-
   void Boundary() {
     if (samples_in_scrape_ > 0) {
       ++scrape_counter_;
@@ -396,10 +369,7 @@ class PromParser {
     if (sink_) sink_(sample_);
   }
 
-  std::string_view source_;
   const PromSampleSink& sink_;
-  Diagnostics& diag_;
-  ReadCounts& counts_;
   PromReadOptions options_;
   PromReadSummary summary_;
   PromSample sample_;
@@ -408,7 +378,6 @@ class PromParser {
   std::unordered_set<uint64_t> series_;                 // series seen in this scrape
   int64_t scrape_counter_ = 0;
   int64_t samples_in_scrape_ = 0;
-  int64_t first_reject_line_ = 0;
 };
 
 void AppendEscapedLabelValue(std::string* out, std::string_view v) {
@@ -437,13 +406,6 @@ void AppendEscapedHelp(std::string* out, std::string_view v) {
   }
 }
 
-void AppendInt(std::string* out, int64_t v) {
-  char buf[24];
-  auto [ptr, ec] = std::to_chars(buf, buf + sizeof(buf), v);
-  (void)ec;
-  out->append(buf, static_cast<size_t>(ptr - buf));
-}
-
 void AppendValue(std::string* out, double v, PromValueStyle style) {
   if (std::isnan(v)) {
     out->append("NaN");
@@ -454,7 +416,7 @@ void AppendValue(std::string* out, double v, PromValueStyle style) {
     return;
   }
   if (v == std::trunc(v) && std::fabs(v) < 9.0e18) {
-    AppendInt(out, static_cast<int64_t>(v));
+    AppendDecimal(out, static_cast<int64_t>(v));
     return;
   }
   char buf[400];
@@ -494,7 +456,7 @@ void ForEachInExporterOrder(const PromLabels& labels, F&& f) {
 
 std::optional<int> ParseSmallIndex(std::string_view s) {
   s = Trim(s);
-  if (s.size() > 3 && EqualsNoCase(s.substr(0, 3), "gpu")) s.remove_prefix(3);
+  if (s.size() > 3 && EqualsIgnoreCase(s.substr(0, 3), "gpu")) s.remove_prefix(3);
   if (s.empty() || s.size() > 9) return std::nullopt;
   for (char c : s) {
     if (!IsDigit(c)) return std::nullopt;
@@ -506,21 +468,7 @@ std::optional<int> ParseSmallIndex(std::string_view s) {
 
 }  // namespace
 
-std::string_view PromMetricTypeName(PromMetricType type) {
-  switch (type) {
-    case PromMetricType::kGauge:
-      return "gauge";
-    case PromMetricType::kCounter:
-      return "counter";
-    case PromMetricType::kHistogram:
-      return "histogram";
-    case PromMetricType::kSummary:
-      return "summary";
-    case PromMetricType::kUntyped:
-      break;
-  }
-  return "untyped";
-}
+std::string_view PromMetricTypeName(PromMetricType type) { return NameIn(kTypeNames, type, "untyped"); }
 
 const std::string* PromSample::Label(std::string_view key) const {
   for (const auto& [k, v] : labels) {
@@ -549,16 +497,9 @@ Result<PromReadSummary> ReadPromText(LineReader& lines, std::string_view source,
 Result<PromReadSummary> ReadPromText(std::string_view text, std::string_view source, const PromSampleSink& sink,
                                      Diagnostics& diag, ReadCounts& counts, const PromReadOptions& options) {
   PromParser parser(source, sink, diag, counts, options);
-  int64_t line_no = 0;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t nl = text.find('\n', pos);
-    if (nl == std::string_view::npos) nl = text.size();
-    size_t end = nl;
-    if (end > pos && text[end - 1] == '\r') --end;
-    parser.Line(text.substr(pos, end - pos), ++line_no);
-    pos = nl + 1;
-  }
+  TextLines lines(text);
+  std::string_view line;
+  while (lines.Next(&line)) parser.Line(line, lines.line_number());
   return parser.Finish(nullptr);
 }
 
@@ -598,7 +539,7 @@ void AppendPromSample(std::string* out, const PromSample& sample, PromValueStyle
   AppendValue(out, sample.value, style);
   if (sample.ts_ms != kNoTime) {
     *out += ' ';
-    AppendInt(out, sample.ts_ms);
+    AppendDecimal(out, sample.ts_ms);
   }
   *out += '\n';
 }

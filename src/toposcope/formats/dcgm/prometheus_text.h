@@ -87,7 +87,7 @@ using PromSampleSink = std::function<void(const PromSample&)>;
 Result<PromReadSummary> ReadPromText(LineReader& lines, std::string_view source,
                                      const PromSampleSink& sink, Diagnostics& diag,
                                      ReadCounts& counts, const PromReadOptions& options = {});
-// The same over an in-memory text.
+// The same over an in-memory text: returns the summary; fails as the streaming form (but for I/O).
 Result<PromReadSummary> ReadPromText(std::string_view text, std::string_view source,
                                      const PromSampleSink& sink, Diagnostics& diag,
                                      ReadCounts& counts, const PromReadOptions& options = {});
@@ -97,6 +97,7 @@ struct PromText {
   PromReadSummary summary;
   std::vector<PromSample> samples;
 };
+// Reads a whole text (as ReadPromText) into a PromText; fails as ReadPromText.
 Result<PromText> ParsePromText(std::string_view text, std::string_view source, Diagnostics& diag,
                                ReadCounts& counts, const PromReadOptions& options = {});
 

@@ -424,49 +424,52 @@ class Reader {
     Accept();
   }
 
-  static bool ParsePort(std::string_view t, IbPortLink* p, std::string* reason) {
-    Cursor c(t);
-    auto port = c.Bracketed(255);
-    if (!port || *port < 1) return (*reason = "bad local port '[N]' (want 1..255)", false);
-    p->port = *port;
+  // `[N]` and an optional `[ext N]` (both 1..255) into `port` and `ext`; `bad_port`/`bad_ext` are the
+  // reasons when one is out of range.
+  static bool PortNumbers(Cursor& c, const char* bad_port, const char* bad_ext, int* port, int* ext,
+                          std::string* reason) {
+    auto n = c.Bracketed(255);
+    if (!n || *n < 1) return (*reason = bad_port, false);
+    *port = *n;
     if (c.EatStr("[ext ")) {
       std::string_view num;
       if (!c.ReadUntil(']', &num)) return (*reason = "unterminated '[ext N]'", false);
       c.Eat(']');
       auto e = ParseBounded(num, 255);
-      if (!e || *e < 1) return (*reason = "bad '[ext N]'", false);
-      p->ext_port = *e;
+      if (!e || *e < 1) return (*reason = bad_ext, false);
+      *ext = *e;
     }
-    if (c.Eat('(')) {
-      std::string_view g;
-      if (!c.ReadUntil(')', &g) || !IsHex(g) || g.size() > 16) return (*reason = "bad local port GUID in parentheses", false);
-      c.Eat(')');
-      p->port_guid = std::string(g);
+    return true;
+  }
+
+  // An optional `(guid)` (up to 16 hex digits) into `guid`; `bad` is the reason when it is malformed.
+  static bool PortGuid(Cursor& c, const char* bad, std::string* guid, std::string* reason) {
+    if (!c.Eat('(')) return true;
+    std::string_view g;
+    if (!c.ReadUntil(')', &g) || !IsHex(g) || g.size() > 16) return (*reason = bad, false);
+    c.Eat(')');
+    *guid = std::string(g);
+    return true;
+  }
+
+  static bool ParsePort(std::string_view t, IbPortLink* p, std::string* reason) {
+    Cursor c(t);
+    if (!PortNumbers(c, "bad local port '[N]' (want 1..255)", "bad '[ext N]'", &p->port, &p->ext_port, reason)) {
+      return false;
     }
+    if (!PortGuid(c, "bad local port GUID in parentheses", &p->port_guid, reason)) return false;
     c.SkipBlanks();
     std::string_view id;
     if (!c.Eat('"') || !c.ReadUntil('"', &id)) return (*reason = "missing quoted peer id", false);
     c.Eat('"');
     if (IdKind(id) == '\0') return (*reason = "bad peer id " + QuoteRaw(id) + " (want S-/H-/R- and 16 hex digits)", false);
     p->peer_guid = std::string(id);
-    auto pp = c.Bracketed(255);
-    if (!pp || *pp < 1) return (*reason = "bad peer port '[N]' (want 1..255)", false);
-    p->peer_port = *pp;
-    if (c.EatStr("[ext ")) {
-      std::string_view num;
-      if (!c.ReadUntil(']', &num)) return (*reason = "unterminated '[ext N]'", false);
-      c.Eat(']');
-      auto e = ParseBounded(num, 255);
-      if (!e || *e < 1) return (*reason = "bad peer '[ext N]'", false);
-      p->peer_ext_port = *e;
+    if (!PortNumbers(c, "bad peer port '[N]' (want 1..255)", "bad peer '[ext N]'", &p->peer_port, &p->peer_ext_port,
+                     reason)) {
+      return false;
     }
     c.SkipBlanks();
-    if (c.Eat('(')) {
-      std::string_view g;
-      if (!c.ReadUntil(')', &g) || !IsHex(g) || g.size() > 16) return (*reason = "bad peer port GUID in parentheses", false);
-      c.Eat(')');
-      p->peer_port_guid = std::string(g);
-    }
+    if (!PortGuid(c, "bad peer port GUID in parentheses", &p->peer_port_guid, reason)) return false;
     c.SkipBlanks();
     if (!c.Eat('#')) return (*reason = "missing '#' comment with the peer's description, lid and speed", false);
     c.SkipBlanks();
@@ -732,17 +735,14 @@ std::string WriteIbnetdiscover(const IbFabric& fabric) {
 
 bool LooksLikeIbnetdiscover(std::string_view head) {
   if (head.find("# Topology file:") != std::string_view::npos) return true;
-  size_t start = 0;
-  while (start < head.size()) {
-    size_t end = head.find('\n', start);
-    if (end == std::string_view::npos) end = head.size();
-    const std::string_view l = head.substr(start, end - start);
+  TextLines lines(head);
+  std::string_view l;
+  while (lines.Next(&l)) {
     if ((StartsWith(l, "Switch\t") && l.find("\"S-") != std::string_view::npos) ||
         (StartsWith(l, "Ca\t") && l.find("\"H-") != std::string_view::npos) || StartsWith(l, "switchguid=0x") ||
         StartsWith(l, "caguid=0x")) {
       return true;
     }
-    start = end + 1;
   }
   return false;
 }

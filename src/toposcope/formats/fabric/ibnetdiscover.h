@@ -135,8 +135,9 @@ using IbNodeSink = std::function<void(IbNode&&)>;
 Status ReadIbnetdiscover(LineReader& lines, std::string_view source, const IbNodeSink& sink,
                          Diagnostics& diag, ReadCounts& counts, IbnetdiscoverHeader* header);
 
-// Parses a whole topology file (see ReadIbnetdiscover). After reading, links whose two ends
-// disagree (A[p] -> B[q] but B[q] -> not A[p]) are warned about, never dropped.
+// Parses a whole topology file (see ReadIbnetdiscover) into an IbFabric. After reading, links whose
+// two ends disagree (A[p] -> B[q] but B[q] -> not A[p]) are warned about, never dropped. Fails as
+// ReadIbnetdiscover.
 Result<IbFabric> ParseIbnetdiscover(std::string_view text, std::string_view source, Diagnostics& diag);
 
 // Writes the fabric exactly as ibnetdiscover (non-grouped) prints it: header comment (its

@@ -3,11 +3,13 @@
 // and flow collections) by a small cursor parser.
 #include "toposcope/formats/fabric/mini_yaml.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "toposcope/base/diagnostics.h"
 #include "toposcope/base/text.h"
 
 namespace toposcope::formats {
@@ -88,20 +90,14 @@ bool ReadQuoted(std::string_view s, size_t* pos, std::string* out, std::string* 
     if (i + 1 >= s.size()) break;
     const char e = s[i + 1];
     i += 2;
+    // The one-character escapes: the letter after '\\' and what it stands for.
+    static constexpr std::string_view kEscaped = "\\\"/ ntr0abefv";
+    static constexpr std::string_view kMeant("\\\"/ \n\t\r\0\a\b\x1b\f\v", 13);
+    if (const size_t k = kEscaped.find(e); k != std::string_view::npos) {
+      out->push_back(kMeant[k]);
+      continue;
+    }
     switch (e) {
-      case '\\': out->push_back('\\'); break;
-      case '"': out->push_back('"'); break;
-      case '/': out->push_back('/'); break;
-      case ' ': out->push_back(' '); break;
-      case 'n': out->push_back('\n'); break;
-      case 't': out->push_back('\t'); break;
-      case 'r': out->push_back('\r'); break;
-      case '0': out->push_back('\0'); break;
-      case 'a': out->push_back('\a'); break;
-      case 'b': out->push_back('\b'); break;
-      case 'e': out->push_back('\x1b'); break;
-      case 'f': out->push_back('\f'); break;
-      case 'v': out->push_back('\v'); break;
       case 'x':
       case 'u':
       case 'U': {
@@ -326,6 +322,34 @@ class Parser {
     return true;
   }
 
+  // The items of a flow collection whose opening bracket is at `pos`, up to `close`: `item()` reads
+  // one (false on an error); items are separated by ','. `what` names the collection in errors.
+  template <class ItemFn>
+  static bool FlowItems(std::string_view s, size_t* pos, char close, const char* what, std::string* err,
+                        ItemFn&& item) {
+    ++*pos;
+    for (;;) {
+      while (*pos < s.size() && IsBlank(s[*pos])) ++*pos;
+      if (*pos >= s.size()) {
+        *err = std::string("unterminated flow ") + what;
+        return false;
+      }
+      if (s[*pos] == close) {
+        ++*pos;
+        return true;
+      }
+      if (!item()) return false;
+      while (*pos < s.size() && IsBlank(s[*pos])) ++*pos;
+      if (*pos < s.size() && s[*pos] == ',') {
+        ++*pos;
+        continue;
+      }
+      if (*pos < s.size() && s[*pos] == close) continue;
+      *err = std::string("expected ',' or '") + close + "' in a flow " + what;
+      return false;
+    }
+  }
+
   static bool Flow(std::string_view s, size_t* pos, YamlNode* out, bool in_flow, int depth, std::string* err,
                    int64_t line_no) {
     if (depth > kMaxDepth) {
@@ -341,17 +365,7 @@ class Parser {
     const char c = s[*pos];
     if (c == '[') {
       out->kind = YamlNode::Kind::kSeq;
-      ++*pos;
-      for (;;) {
-        while (*pos < s.size() && IsBlank(s[*pos])) ++*pos;
-        if (*pos >= s.size()) {
-          *err = "unterminated flow sequence";
-          return false;
-        }
-        if (s[*pos] == ']') {
-          ++*pos;
-          return true;
-        }
+      return FlowItems(s, pos, ']', "sequence", err, [&] {
         YamlNode item;
         if (!Flow(s, pos, &item, true, depth + 1, err, line_no)) return false;
         if (item.IsNull()) {
@@ -359,29 +373,12 @@ class Parser {
           return false;
         }
         out->seq.push_back(std::move(item));
-        while (*pos < s.size() && IsBlank(s[*pos])) ++*pos;
-        if (*pos < s.size() && s[*pos] == ',') {
-          ++*pos;
-          continue;
-        }
-        if (*pos < s.size() && s[*pos] == ']') continue;
-        *err = "expected ',' or ']' in a flow sequence";
-        return false;
-      }
+        return true;
+      });
     }
     if (c == '{') {
       out->kind = YamlNode::Kind::kMap;
-      ++*pos;
-      for (;;) {
-        while (*pos < s.size() && IsBlank(s[*pos])) ++*pos;
-        if (*pos >= s.size()) {
-          *err = "unterminated flow mapping";
-          return false;
-        }
-        if (s[*pos] == '}') {
-          ++*pos;
-          return true;
-        }
+      return FlowItems(s, pos, '}', "mapping", err, [&] {
         YamlNode key;
         if (!FlowScalar(s, pos, &key, true, err, line_no)) return false;
         while (*pos < s.size() && IsBlank(s[*pos])) ++*pos;
@@ -400,15 +397,8 @@ class Parser {
         }
         out->map.push_back(YamlKeyValue{key.scalar, std::move(value)});
         out->key_lines.push_back(line_no);
-        while (*pos < s.size() && IsBlank(s[*pos])) ++*pos;
-        if (*pos < s.size() && s[*pos] == ',') {
-          ++*pos;
-          continue;
-        }
-        if (*pos < s.size() && s[*pos] == '}') continue;
-        *err = "expected ',' or '}' in a flow mapping";
-        return false;
-      }
+        return true;
+      });
     }
     return FlowScalar(s, pos, out, in_flow, err, line_no);
   }
@@ -543,6 +533,18 @@ Result<YamlNode> ParseYaml(std::string_view text, std::string_view source) {
   YamlNode root;
   if (!p.Parse(&root)) return MakeError(src, p.fail.line, p.fail.col, p.fail.msg);
   return root;
+}
+
+Result<YamlNode> ParseNonEmptyYaml(std::string_view text, std::string_view source, std::string_view expected) {
+  if (Trim(text).empty()) return MakeError(std::string(source), 0, 0, "empty input", std::string(expected));
+  return ParseYaml(text, source);
+}
+
+std::string CheckYamlKeys(const YamlNode& m, std::initializer_list<std::string_view> allowed) {
+  for (const auto& kv : m.map) {
+    if (std::find(allowed.begin(), allowed.end(), kv.first) == allowed.end()) return "unknown key " + QuoteRaw(kv.first);
+  }
+  return {};
 }
 
 std::string YamlQuote(std::string_view s) {

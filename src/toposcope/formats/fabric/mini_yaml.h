@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -48,6 +49,14 @@ struct YamlNode {
 // flow collections, tabs used for indentation, nesting deeper than 64 levels, or binary input.
 // An empty document (only comments) gives a kNull root.
 Result<YamlNode> ParseYaml(std::string_view text, std::string_view source);
+
+// Parses a document that must hold something: fails with "empty input" (and `expected` as the hint)
+// when the text is blank, else as ParseYaml.
+Result<YamlNode> ParseNonEmptyYaml(std::string_view text, std::string_view source, std::string_view expected);
+
+// Checks the keys of a mapping: "" when each is in `allowed` (or `m` is not a mapping), else
+// "unknown key '<k>'" for the first one that is not.
+std::string CheckYamlKeys(const YamlNode& m, std::initializer_list<std::string_view> allowed);
 
 // Quotes a scalar for output when plain style would not read back as the same string
 // (empty, leading/trailing blanks, indicator characters, ": ", " #", booleans/null look-alikes

@@ -10,9 +10,10 @@
 #include <utility>
 #include <vector>
 
+#include "toposcope/base/csv.h"
+#include "toposcope/base/file_io.h"
 #include "toposcope/base/text.h"
 #include "toposcope/base/time.h"
-#include "toposcope/base/file_io.h"
 
 namespace toposcope::formats {
 namespace {
@@ -142,12 +143,9 @@ class Reader {
 
   Result<PathProbeSummary> Run(LineReader& reader) {
     bool layout_known = false;
-    std::string_view raw;
-    while (reader.Next(&raw)) {
+    std::string_view raw, t;
+    while (NextCsvLine(reader, &raw, &t)) {
       const int64_t ln = reader.line_number();
-      std::string_view t = Trim(raw);
-      if (ln == 1 && StartsWith(t, "\xEF\xBB\xBF")) t = Trim(t.substr(3));  // UTF-8 BOM
-      if (t.empty() || t[0] == '#') continue;
       if (!layout_known) {
         if (LooksBinary(raw)) return MakeError(std::string(source_), ln, 0, "not path probes: binary data");
         layout_known = true;
@@ -164,20 +162,7 @@ class Reader {
         }
       }
       ++sum_.counts.read;
-      switch (sum_.layout) {
-        case PathProbeLayout::kCsv:
-          CsvLine(t, raw, ln);
-          break;
-        case PathProbeLayout::kJsonl:
-          JsonLine(t, raw, ln);
-          break;
-        case PathProbeLayout::kTraceroute:
-          TracerouteLine(t, raw, ln);
-          break;
-        case PathProbeLayout::kIbtracert:
-          IbtracertLine(t, raw, ln);
-          break;
-      }
+      (this->*LineReaderOf(sum_.layout))(t, raw, ln);
     }
     if (const Error* e = reader.error()) return *e;
     if (sum_.layout == PathProbeLayout::kTraceroute) CloseTraceroute();
@@ -205,28 +190,36 @@ class Reader {
     if (sink_) sink_(p);
   }
 
+  using LineFn = void (Reader::*)(std::string_view t, std::string_view raw, int64_t ln);
+
+  // The reader of a data line in `layout`.
+  static LineFn LineReaderOf(PathProbeLayout layout) {
+    switch (layout) {
+      case PathProbeLayout::kJsonl:
+        return &Reader::JsonLine;
+      case PathProbeLayout::kTraceroute:
+        return &Reader::TracerouteLine;
+      case PathProbeLayout::kIbtracert:
+        return &Reader::IbtracertLine;
+      case PathProbeLayout::kCsv:
+        break;
+    }
+    return &Reader::CsvLine;
+  }
+
   // ---- CSV ----
   Status CsvHeader(std::string_view t, int64_t ln) {
     if (!SplitCsvLine(t, cells_)) return MakeError(std::string(source_), ln, 0, "path probe CSV header has a broken quote");
-    for (size_t i = 0; i < cells_.size(); ++i) {
-      const std::string name = ToLowerAscii(cells_[i]);
-      int* slot = nullptr;
-      if (name == "ts" || name == "ts_ns" || name == "time" || name == "timestamp") {
-        slot = &c_ts_;
-        ts_is_ns_ = name == "ts_ns";
-      } else if (name == "src") {
-        slot = &c_src_;
-      } else if (name == "dst") {
-        slot = &c_dst_;
-      } else if (name == "hops") {
-        slot = &c_hops_;
-      } else if (name == "rtt_us") {
-        slot = &c_rtt_;
-      }
-      if (slot == nullptr) continue;
-      if (*slot >= 0) return MakeError(std::string(source_), ln, 0, "path probe CSV header names a column twice: " + QuoteRaw(cells_[i]));
-      *slot = static_cast<int>(i);
+    const int twice = FindCsvColumns(cells_, {{"ts|ts_ns|time|timestamp", &c_ts_},
+                                              {"src", &c_src_},
+                                              {"dst", &c_dst_},
+                                              {"hops", &c_hops_},
+                                              {"rtt_us", &c_rtt_}});
+    if (twice >= 0) {
+      return MakeError(std::string(source_), ln, 0,
+                       "path probe CSV header names a column twice: " + QuoteRaw(cells_[static_cast<size_t>(twice)]));
     }
+    if (c_ts_ >= 0) ts_is_ns_ = ToLowerAscii(cells_[static_cast<size_t>(c_ts_)]) == "ts_ns";
     if (c_src_ < 0 || c_dst_ < 0 || c_hops_ < 0) {
       return MakeError(std::string(source_), ln, 0,
                        "not path probes: the first line " + QuoteRaw(t) +

@@ -70,7 +70,7 @@ using PathProbeSink = std::function<void(const PathProbe&)>;
 Result<PathProbeSummary> ReadPathProbes(LineReader& reader, std::string_view source,
                                         Diagnostics& diag, const PathProbeSink& sink,
                                         std::string_view default_src = {});
-// Same over an in-memory text.
+// Same over an in-memory text: returns the summary; fails as ReadPathProbes.
 Result<PathProbeSummary> ParsePathProbes(std::string_view text, std::string_view source,
                                          Diagnostics& diag, const PathProbeSink& sink,
                                          std::string_view default_src = {});

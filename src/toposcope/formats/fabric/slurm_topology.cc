@@ -299,15 +299,7 @@ bool operator==(const SlurmTopology& a, const SlurmTopology& b) {
          a.toruses == b.toruses && a.flat_options == b.flat_options && a.line == b.line;
 }
 
-std::vector<std::string> SlurmTopology::RootSwitches() const {
-  std::unordered_set<std::string> children;
-  for (const SlurmSwitch& s : switches) children.insert(s.switches.begin(), s.switches.end());
-  std::vector<std::string> roots;
-  for (const SlurmSwitch& s : switches) {
-    if (children.count(s.name) == 0) roots.push_back(s.name);
-  }
-  return roots;
-}
+std::vector<std::string> SlurmTopology::RootSwitches() const { return RootSwitchNames(switches); }
 
 std::vector<std::string> SlurmTopology::LeafSwitches() const {
   std::vector<std::string> leaves;
@@ -332,6 +324,179 @@ std::vector<std::string> SlurmTopology::AllNodes() const {
   return out;
 }
 
+namespace {
+
+// Joins topology.conf lines into records: skips blank lines, gathers the comment lines right
+// before a record, cuts trailing comments and joins `\` continuation lines.
+class ConfRecordLines {
+ public:
+  explicit ConfRecordLines(std::string_view text) : lines_(text) {}
+
+  // The next record's text (blank when it held only comments after a continuation), the comment
+  // lines before it and its first line; false at the end of the text.
+  bool Next(std::string* rec_text, std::string* rec_comment, int64_t* rec_line) {
+    std::string_view raw;
+    while (lines_.Next(&raw)) {
+      const std::string_view t = Trim(raw);
+      if (joined_.empty()) {
+        if (t.empty()) {
+          comment_.clear();
+          continue;
+        }
+        if (t[0] == '#') {
+          if (!comment_.empty()) comment_ += "\n";
+          comment_ += CommentText(t);
+          continue;
+        }
+        joined_line_ = lines_.line_number();
+      }
+      std::string_view body = t;
+      const size_t hash = body.find('#');
+      if (hash != std::string_view::npos) body = Trim(body.substr(0, hash));
+      if (!body.empty() && body.back() == '\\') {
+        joined_ += std::string(body.substr(0, body.size() - 1)) + " ";
+        if (!lines_.at_end()) continue;
+        body = {};
+      }
+      joined_ += std::string(body);
+      *rec_text = std::move(joined_);
+      joined_.clear();
+      *rec_comment = std::move(comment_);
+      comment_.clear();
+      *rec_line = joined_line_;
+      return true;
+    }
+    return false;
+  }
+
+ private:
+  TextLines lines_;
+  std::string comment_;
+  std::string joined_;
+  int64_t joined_line_ = 0;
+};
+
+// The first key=value of a record, which says what it is: SwitchName=, BlockName= or BlockSizes=.
+void StartConfRecord(const std::string& key, std::string_view raw_key, std::string_view value,
+                     const std::string& comment, ConfRecord* rec, std::string* err) {
+  if (key == "switchname") {
+    rec->kind = ConfRecord::kSwitch;
+    rec->sw.name = std::string(value);
+    rec->sw.comment = comment;
+    rec->sw.line = rec->line;
+  } else if (key == "blockname") {
+    rec->kind = ConfRecord::kBlock;
+    rec->block.name = std::string(value);
+    rec->block.comment = comment;
+    rec->block.line = rec->line;
+  } else if (key == "blocksizes") {
+    rec->kind = ConfRecord::kSizes;
+    ParseSizes(value, &rec->sizes, err);
+  } else {
+    *err = "a record starts with SwitchName=, BlockName= or BlockSizes=, not " + QuoteRaw(raw_key);
+  }
+}
+
+// Expands a hostlist value into `nodes` and keeps it as written in `expr`.
+void ConfHostlist(std::string_view value, std::vector<std::string>* nodes, std::string* expr, std::string* err) {
+  std::string herr;
+  auto v = ExpandHostlist(value, &herr);
+  if (!herr.empty()) {
+    *err = "bad hostlist: " + herr;
+    return;
+  }
+  *nodes = std::move(v);
+  *expr = std::string(value);
+}
+
+// A later key=value of a switch (Switches=, Nodes=, LinkSpeed=) or block (Nodes=) record.
+void ConfRecordKey(const std::string& key, std::string_view raw_key, std::string_view value, ConfRecord* rec,
+                   std::string* err) {
+  if (rec->kind == ConfRecord::kSwitch && key == "switches") {
+    ConfHostlist(value, &rec->sw.switches, &rec->sw.switches_expr, err);
+  } else if (rec->kind == ConfRecord::kSwitch && key == "nodes") {
+    ConfHostlist(value, &rec->sw.nodes, &rec->sw.nodes_expr, err);
+  } else if (rec->kind == ConfRecord::kSwitch && key == "linkspeed") {
+    auto v = ParseInt(value);
+    if (!v || *v < 0 || *v > 2147483647) {
+      *err = "bad LinkSpeed " + QuoteRaw(value);
+    } else {
+      rec->sw.link_speed = static_cast<int>(*v);
+    }
+  } else if (rec->kind == ConfRecord::kBlock && key == "nodes") {
+    ConfHostlist(value, &rec->block.nodes, &rec->block.nodes_expr, err);
+  } else {
+    *err = "unknown key " + QuoteRaw(raw_key) + " for this record";
+  }
+}
+
+// Reads the key=value tokens of one record into `rec`; "" when it is well formed, else the reason.
+std::string ParseConfRecord(const std::vector<std::string_view>& toks, const std::string& comment, ConfRecord* rec) {
+  std::string err;
+  std::set<std::string> keys;
+  for (size_t k = 0; k < toks.size() && err.empty(); ++k) {
+    const size_t eq = toks[k].find('=');
+    if (eq == std::string_view::npos) return "expected key=value, got " + QuoteRaw(toks[k]);
+    const std::string_view raw_key = toks[k].substr(0, eq);
+    const std::string key = ToLowerAscii(raw_key);
+    const std::string_view value = toks[k].substr(eq + 1);
+    if (value.empty()) return "empty value for " + std::string(raw_key);
+    if (!keys.insert(key).second) return "key " + std::string(raw_key) + " repeated";
+    if (k == 0) {
+      StartConfRecord(key, raw_key, value, comment, rec, &err);
+    } else {
+      ConfRecordKey(key, raw_key, value, rec, &err);
+    }
+  }
+  if (err.empty() && rec->kind == ConfRecord::kBlock && rec->block.nodes.empty()) err = "BlockName without Nodes=";
+  return err;
+}
+
+// Keeps the records of the plugin most records belong to (tree on a tie), once per name, and
+// BlockSizes once; rejects the rest.
+void KeepConfRecords(std::vector<ConfRecord>& records, SlurmTopology* topo, std::string_view source,
+                     Diagnostics& diag) {
+  size_t n_tree = 0, n_block = 0;
+  for (const ConfRecord& r : records) (r.kind == ConfRecord::kSwitch ? n_tree : n_block)++;
+  topo->plugin = n_tree == 0 && n_block == 0 ? "" : (n_tree >= n_block ? "tree" : "block");
+  std::unordered_set<std::string> names;
+  bool sizes_seen = false;
+  for (ConfRecord& r : records) {
+    const bool is_tree = r.kind == ConfRecord::kSwitch;
+    if ((topo->plugin == "tree") != is_tree) {
+      ++topo->counts.rejected;
+      diag.Reject(source, r.line, r.raw,
+                  is_tree ? "SwitchName line in a topology/block file" : "block line in a topology/tree file");
+      continue;
+    }
+    if (r.kind == ConfRecord::kSizes) {
+      if (sizes_seen) {
+        ++topo->counts.rejected;
+        diag.Reject(source, r.line, r.raw, "BlockSizes given twice");
+        continue;
+      }
+      sizes_seen = true;
+      topo->block_sizes = r.sizes;
+      ++topo->counts.accepted;
+      continue;
+    }
+    const std::string& name = is_tree ? r.sw.name : r.block.name;
+    if (!names.insert(name).second) {
+      ++topo->counts.rejected;
+      diag.Reject(source, r.line, r.raw, std::string(is_tree ? "switch " : "block ") + name + " defined twice");
+      continue;
+    }
+    ++topo->counts.accepted;
+    if (is_tree) {
+      topo->switches.push_back(std::move(r.sw));
+    } else {
+      topo->blocks.push_back(std::move(r.block));
+    }
+  }
+}
+
+}  // namespace
+
 Result<std::vector<SlurmTopology>> ParseSlurmTopologyConf(std::string_view text, std::string_view source,
                                                           Diagnostics& diag) {
   const std::string src(source);
@@ -339,126 +504,21 @@ Result<std::vector<SlurmTopology>> ParseSlurmTopologyConf(std::string_view text,
   if (LooksBinary(text.substr(0, 4096))) return MakeError(src, 0, 0, "binary input, not a topology.conf");
   SlurmTopology topo;
   std::vector<ConfRecord> records;
-  std::vector<std::pair<int64_t, std::string>> rejected_early;  // (line, raw) counted below
-  std::string comment;
-  int64_t no = 0;
-  size_t start = 0;
-  bool any_known = false;
-  std::string joined;
-  int64_t joined_line = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view raw = text.substr(start, end - start);
-    start = end + 1;
-    ++no;
-    if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
-    const std::string_view t = Trim(raw);
-    if (joined.empty()) {
-      if (t.empty()) {
-        comment.clear();
-        continue;
-      }
-      if (t[0] == '#') {
-        if (!comment.empty()) comment += "\n";
-        comment += CommentText(t);
-        continue;
-      }
-      joined_line = no;
-    }
-    // Cut a trailing comment, then join continuation lines.
-    std::string_view body = t;
-    const size_t hash = body.find('#');
-    if (hash != std::string_view::npos) body = Trim(body.substr(0, hash));
-    if (!body.empty() && body.back() == '\\') {
-      joined += std::string(body.substr(0, body.size() - 1)) + " ";
-      if (start < text.size()) continue;
-      body = {};
-    }
-    joined += std::string(body);
-    const std::string rec_text = std::move(joined);
-    joined.clear();
-    const std::string rec_comment = std::move(comment);
-    comment.clear();
+  bool any_rejected = false;
+  ConfRecordLines record_lines(text);
+  std::string rec_text, rec_comment;
+  int64_t rec_line = 0;
+  while (record_lines.Next(&rec_text, &rec_comment, &rec_line)) {
     if (Trim(rec_text).empty()) continue;
     ++topo.counts.read;
     ConfRecord rec;
-    rec.line = joined_line;
+    rec.line = rec_line;
     rec.raw = rec_text;
-    std::string err;
-    std::set<std::string> keys;
     const auto toks = SplitWhitespace(rec_text);
-    for (size_t k = 0; k < toks.size() && err.empty(); ++k) {
-      const size_t eq = toks[k].find('=');
-      if (eq == std::string_view::npos) {
-        err = "expected key=value, got " + QuoteRaw(toks[k]);
-        break;
-      }
-      const std::string key = ToLowerAscii(toks[k].substr(0, eq));
-      const std::string_view value = toks[k].substr(eq + 1);
-      if (value.empty()) {
-        err = "empty value for " + std::string(toks[k].substr(0, eq));
-        break;
-      }
-      if (!keys.insert(key).second) {
-        err = "key " + std::string(toks[k].substr(0, eq)) + " repeated";
-        break;
-      }
-      if (k == 0) {
-        if (key == "switchname") {
-          rec.kind = ConfRecord::kSwitch;
-          rec.sw.name = std::string(value);
-          rec.sw.comment = rec_comment;
-          rec.sw.line = rec.line;
-        } else if (key == "blockname") {
-          rec.kind = ConfRecord::kBlock;
-          rec.block.name = std::string(value);
-          rec.block.comment = rec_comment;
-          rec.block.line = rec.line;
-        } else if (key == "blocksizes") {
-          rec.kind = ConfRecord::kSizes;
-          ParseSizes(value, &rec.sizes, &err);
-        } else {
-          err = "a record starts with SwitchName=, BlockName= or BlockSizes=, not " + QuoteRaw(toks[k].substr(0, eq));
-        }
-        continue;
-      }
-      if (rec.kind == ConfRecord::kSwitch && (key == "switches" || key == "nodes")) {
-        std::string herr;
-        auto v = ExpandHostlist(value, &herr);
-        if (!herr.empty()) {
-          err = "bad hostlist: " + herr;
-        } else if (key == "switches") {
-          rec.sw.switches = std::move(v);
-          rec.sw.switches_expr = std::string(value);
-        } else {
-          rec.sw.nodes = std::move(v);
-          rec.sw.nodes_expr = std::string(value);
-        }
-      } else if (rec.kind == ConfRecord::kSwitch && key == "linkspeed") {
-        auto v = ParseInt(value);
-        if (!v || *v < 0 || *v > 2147483647) {
-          err = "bad LinkSpeed " + QuoteRaw(value);
-        } else {
-          rec.sw.link_speed = static_cast<int>(*v);
-        }
-      } else if (rec.kind == ConfRecord::kBlock && key == "nodes") {
-        std::string herr;
-        auto v = ExpandHostlist(value, &herr);
-        if (!herr.empty()) {
-          err = "bad hostlist: " + herr;
-        } else {
-          rec.block.nodes = std::move(v);
-          rec.block.nodes_expr = std::string(value);
-        }
-      } else {
-        err = "unknown key " + QuoteRaw(toks[k].substr(0, eq)) + " for this record";
-      }
-    }
-    if (err.empty() && rec.kind == ConfRecord::kBlock && rec.block.nodes.empty()) err = "BlockName without Nodes=";
+    const std::string err = ParseConfRecord(toks, rec_comment, &rec);
     if (!err.empty()) {
       // Foreign input: the first record is not a topology record at all.
-      if (!any_known && records.empty() && rejected_early.empty() && toks.size() > 0) {
+      if (records.empty() && !any_rejected && toks.size() > 0) {
         const std::string k0 = ToLowerAscii(toks[0].substr(0, toks[0].find('=')));
         if (k0 != "switchname" && k0 != "blockname" && k0 != "blocksizes") {
           return MakeError(src, rec.line, 0, "not a Slurm topology.conf: " + ClipRaw(rec_text, 60),
@@ -467,52 +527,15 @@ Result<std::vector<SlurmTopology>> ParseSlurmTopologyConf(std::string_view text,
       }
       ++topo.counts.rejected;
       diag.Reject(source, rec.line, rec_text, err);
-      rejected_early.emplace_back(rec.line, rec_text);
+      any_rejected = true;
       continue;
     }
-    any_known = true;
     records.push_back(std::move(rec));
   }
-  if (!any_known && rejected_early.empty()) {
+  if (records.empty() && !any_rejected) {
     return MakeError(src, 0, 0, "no SwitchName=/BlockName= record", "expected a Slurm topology.conf");
   }
-  size_t n_tree = 0, n_block = 0;
-  for (const ConfRecord& r : records) (r.kind == ConfRecord::kSwitch ? n_tree : n_block)++;
-  topo.plugin = n_tree == 0 && n_block == 0 ? "" : (n_tree >= n_block ? "tree" : "block");
-  std::unordered_set<std::string> names;
-  bool sizes_seen = false;
-  for (ConfRecord& r : records) {
-    const bool is_tree = r.kind == ConfRecord::kSwitch;
-    if ((topo.plugin == "tree") != is_tree) {
-      ++topo.counts.rejected;
-      diag.Reject(source, r.line, r.raw,
-                  is_tree ? "SwitchName line in a topology/block file" : "block line in a topology/tree file");
-      continue;
-    }
-    if (r.kind == ConfRecord::kSizes) {
-      if (sizes_seen) {
-        ++topo.counts.rejected;
-        diag.Reject(source, r.line, r.raw, "BlockSizes given twice");
-        continue;
-      }
-      sizes_seen = true;
-      topo.block_sizes = r.sizes;
-      ++topo.counts.accepted;
-      continue;
-    }
-    const std::string& name = is_tree ? r.sw.name : r.block.name;
-    if (!names.insert(name).second) {
-      ++topo.counts.rejected;
-      diag.Reject(source, r.line, r.raw, std::string(is_tree ? "switch " : "block ") + name + " defined twice");
-      continue;
-    }
-    ++topo.counts.accepted;
-    if (is_tree) {
-      topo.switches.push_back(std::move(r.sw));
-    } else {
-      topo.blocks.push_back(std::move(r.block));
-    }
-  }
+  KeepConfRecords(records, &topo, source, diag);
   if (topo.plugin == "tree") TreeWarnings(topo, source, diag);
   if (topo.plugin == "block") BlockWarnings(topo, source, diag);
   std::vector<SlurmTopology> out;
@@ -596,13 +619,6 @@ void YamlEntries(const YamlNode* seq, std::string_view what, SlurmTopology* t, s
   }
 }
 
-std::string CheckKeys(const YamlNode& m, std::initializer_list<std::string_view> allowed) {
-  for (const auto& kv : m.map) {
-    if (std::find(allowed.begin(), allowed.end(), kv.first) == allowed.end()) return "unknown key " + QuoteRaw(kv.first);
-  }
-  return {};
-}
-
 std::string NameOf(const YamlNode& m, std::string_view key, std::string* name) {
   const YamlNode* n = m.Find(key);
   if (n == nullptr || !n->IsScalar() || n->scalar.empty()) return "missing '" + std::string(key) + ":' name";
@@ -610,13 +626,180 @@ std::string NameOf(const YamlNode& m, std::string_view key, std::string* name) {
   return {};
 }
 
+// The item-level checks of one `- topology:` item: known keys, a unique name, cluster_default, and
+// exactly one plugin key (t->plugin is set to the last one found). "" when it passes, else why not.
+std::string CheckTopologyItem(const YamlNode& item, std::set<std::string>* topo_names, SlurmTopology* t) {
+  if (!item.IsMap()) return "a topology item must be a mapping";
+  std::string err = CheckYamlKeys(item, {"topology", "cluster_default", "tree", "block", "flat", "ring", "torus3d"});
+  const YamlNode* name = item.Find("topology");
+  if (err.empty() && (name == nullptr || !name->IsScalar())) err = "missing 'topology:' name";
+  if (err.empty()) {
+    t->name = name->scalar;
+    if (!topo_names->insert(t->name).second) err = "topology " + t->name + " defined twice";
+  }
+  if (err.empty()) {
+    if (const YamlNode* cd = item.Find("cluster_default")) {
+      auto b = cd->AsBool();
+      if (!b)
+        err = "cluster_default must be true or false";
+      else
+        t->cluster_default = *b;
+    }
+  }
+  int plugins = 0;
+  for (const char* k : {"tree", "block", "flat", "ring", "torus3d"}) {
+    if (item.Find(k) != nullptr) {
+      ++plugins;
+      t->plugin = k;
+    }
+  }
+  if (err.empty() && plugins != 1) {
+    err = plugins == 0 ? "no tree/block/flat/ring/torus3d key" : "several plugin keys in one topology";
+  }
+  return err;
+}
+
+// `flat: true` or `flat: {option: value}` into t->flat_options; "" when it is one of them.
+std::string ReadFlatBody(const YamlNode& body, SlurmTopology* t) {
+  if (auto b = body.AsBool()) return *b ? "" : "flat: false is not a topology";
+  if (!body.IsMap()) return "flat must be true or a mapping of options";
+  for (const auto& kv : body.map) {
+    if (!kv.second.IsScalar()) return "flat option " + kv.first + " must be a scalar";
+    t->flat_options.emplace_back(kv.first, kv.second.scalar);
+  }
+  return {};
+}
+
+// `block_sizes:` into t->block_sizes; "" when absent or increasing positive integers.
+std::string ReadBlockSizes(const YamlNode* bs, SlurmTopology* t) {
+  if (bs == nullptr || bs->IsNull()) return {};
+  if (!bs->IsSeq()) return "block_sizes must be a sequence";
+  int prev = 0;
+  for (const YamlNode& s : bs->seq) {
+    auto v = s.AsInt();
+    if (!v || *v <= prev || *v > 1000000000) return "block_sizes must be increasing positive integers";
+    prev = static_cast<int>(*v);
+    t->block_sizes.push_back(prev);
+  }
+  return {};
+}
+
+// The plugin's body (`tree:`, `block:`, ...) before its entries are read: its kind and keys, flat
+// options, block sizes. "" when it passes, else why not.
+std::string CheckPluginBody(const YamlNode& body, SlurmTopology* t) {
+  if (t->plugin == "flat") return ReadFlatBody(body, t);
+  if (!body.IsMap() && !body.IsNull()) return t->plugin + " must be a mapping";
+  if (t->plugin == "tree") return CheckYamlKeys(body, {"switches"});
+  if (t->plugin == "block") {
+    const std::string err = CheckYamlKeys(body, {"block_sizes", "blocks"});
+    return err.empty() ? ReadBlockSizes(body.Find("block_sizes"), t) : err;
+  }
+  if (t->plugin == "ring") return CheckYamlKeys(body, {"rings"});
+  if (t->plugin == "torus3d") return CheckYamlKeys(body, {"toruses"});
+  return {};
+}
+
+// One `switches:` entry of a tree ({switch, children, nodes}); "" when accepted (and added).
+std::string ReadYamlSwitch(const YamlNode& e, std::unordered_set<std::string>& names, SlurmTopology* t) {
+  SlurmSwitch s;
+  s.line = e.line;
+  std::string er = CheckYamlKeys(e, {"switch", "children", "nodes"});
+  if (er.empty()) er = NameOf(e, "switch", &s.name);
+  if (er.empty() && e.Find("children") != nullptr) {
+    YamlHostlist(*e.Find("children"), &s.switches, &s.switches_expr, &er);
+  }
+  if (er.empty() && e.Find("nodes") != nullptr) YamlHostlist(*e.Find("nodes"), &s.nodes, &s.nodes_expr, &er);
+  if (er.empty() && !names.insert(s.name).second) er = "switch " + s.name + " defined twice";
+  if (er.empty()) t->switches.push_back(std::move(s));
+  return er;
+}
+
+// One block or ring entry ({<kind>: name, nodes: hostlist}) of a topology; `names` holds the
+// names taken so far in it. `check(group)` may warn about an accepted one before it is added to
+// `out`. Returns "" when accepted, else the reason.
+template <class Group, class CheckFn>
+std::string ReadNodeGroup(const YamlNode& e, const std::string& kind, std::unordered_set<std::string>& names,
+                          std::vector<Group>* out, CheckFn&& check) {
+  Group g;
+  g.line = e.line;
+  std::string er = CheckYamlKeys(e, {kind, "nodes"});
+  if (er.empty()) er = NameOf(e, kind, &g.name);
+  if (er.empty() && e.Find("nodes") == nullptr) er = kind + " without nodes";
+  if (er.empty()) YamlHostlist(*e.Find("nodes"), &g.nodes, &g.nodes_expr, &er);
+  if (er.empty() && !names.insert(g.name).second) er = kind + " " + g.name + " defined twice";
+  if (!er.empty()) return er;
+  check(g);
+  out->push_back(std::move(g));
+  return er;
+}
+
+// A torus's `placements:` ([{dims: {x, y, z}}]) into u->placements; "" when well formed.
+std::string ReadPlacements(const YamlNode* pl, SlurmTorus* u) {
+  std::string er;
+  if (pl == nullptr || pl->IsNull()) return er;
+  if (!pl->IsSeq()) er = "placements must be a sequence";
+  for (size_t k = 0; er.empty() && k < pl->seq.size(); ++k) {
+    const YamlNode& p = pl->seq[k];
+    const YamlNode* d = p.Find("dims");
+    if (!p.IsMap() || d == nullptr || p.map.size() != 1) {
+      er = "a placement must be {dims: {x, y, z}}";
+      break;
+    }
+    std::array<int, 3> dims{};
+    if (!YamlDims(*d, &dims, &er)) break;
+    u->placements.push_back(dims);
+  }
+  return er;
+}
+
+// One `toruses:` entry ({name, dims, nodes, regions, placements}); "" when accepted (and added).
+std::string ReadTorus(const YamlNode& e, std::unordered_set<std::string>& names, SlurmTopology* t,
+                      std::string_view source, Diagnostics& diag) {
+  SlurmTorus u;
+  u.line = e.line;
+  std::string er = CheckYamlKeys(e, {"name", "dims", "nodes", "regions", "placements"});
+  if (er.empty()) er = NameOf(e, "name", &u.name);
+  if (er.empty() && e.Find("dims") == nullptr) er = "torus without dims";
+  if (er.empty()) YamlDims(*e.Find("dims"), &u.dims, &er);
+  if (er.empty() && e.Find("nodes") != nullptr) YamlHostlist(*e.Find("nodes"), &u.nodes, &u.nodes_expr, &er);
+  if (er.empty() && e.Find("regions") != nullptr) diag.Warn(source, e.line, u.name, "torus regions are not read");
+  if (er.empty()) er = ReadPlacements(e.Find("placements"), &u);
+  if (er.empty() && !names.insert(u.name).second) er = "torus " + u.name + " defined twice";
+  if (er.empty()) t->toruses.push_back(std::move(u));
+  return er;
+}
+
+// Reads the entries of an accepted topology's plugin body (switches, blocks, rings or toruses),
+// each one record, and warns about the tree or block as a whole.
+void ReadPluginEntries(const YamlNode& body, SlurmTopology* t, std::string_view source, Diagnostics& diag) {
+  std::unordered_set<std::string> names;
+  if (t->plugin == "tree") {
+    YamlEntries(body.Find("switches"), "switches", t, source, diag,
+                [&](const YamlNode& e) { return ReadYamlSwitch(e, names, t); });
+    TreeWarnings(*t, source, diag);
+  } else if (t->plugin == "block") {
+    YamlEntries(body.Find("blocks"), "blocks", t, source, diag, [&](const YamlNode& e) {
+      return ReadNodeGroup(e, "block", names, &t->blocks, [](const SlurmBlock&) {});
+    });
+    BlockWarnings(*t, source, diag);
+  } else if (t->plugin == "ring") {
+    const auto check = [&](const SlurmRing& r) {
+      if (r.nodes.size() > 16) diag.Warn(source, r.line, r.name, "a ring holds 16 nodes at most");
+    };
+    YamlEntries(body.Find("rings"), "rings", t, source, diag,
+                [&](const YamlNode& e) { return ReadNodeGroup(e, "ring", names, &t->rings, check); });
+  } else if (t->plugin == "torus3d") {
+    YamlEntries(body.Find("toruses"), "toruses", t, source, diag,
+                [&](const YamlNode& e) { return ReadTorus(e, names, t, source, diag); });
+  }
+}
+
 }  // namespace
 
 Result<std::vector<SlurmTopology>> ParseSlurmTopologyYaml(std::string_view text, std::string_view source,
                                                           Diagnostics& diag) {
   const std::string src(source);
-  if (Trim(text).empty()) return MakeError(src, 0, 0, "empty input", "expected a Slurm topology.yaml");
-  auto doc = ParseYaml(text, source);
+  auto doc = ParseNonEmptyYaml(text, source, "expected a Slurm topology.yaml");
   if (!doc.ok()) return doc.error();
   const YamlNode& root = *doc;
   if (!root.IsSeq()) return MakeError(src, root.line, 1, "topology.yaml must be a list of topologies");
@@ -629,156 +812,15 @@ Result<std::vector<SlurmTopology>> ParseSlurmTopologyYaml(std::string_view text,
     SlurmTopology t;
     t.line = item.line;
     ++t.counts.read;
-    std::string err;
-    if (!item.IsMap()) {
-      err = "a topology item must be a mapping";
-    } else {
-      err = CheckKeys(item, {"topology", "cluster_default", "tree", "block", "flat", "ring", "torus3d"});
-      const YamlNode* name = item.Find("topology");
-      if (err.empty() && (name == nullptr || !name->IsScalar())) err = "missing 'topology:' name";
-      if (err.empty()) {
-        t.name = name->scalar;
-        if (!topo_names.insert(t.name).second) err = "topology " + t.name + " defined twice";
-      }
-      if (err.empty()) {
-        if (const YamlNode* cd = item.Find("cluster_default")) {
-          auto b = cd->AsBool();
-          if (!b) err = "cluster_default must be true or false";
-          else t.cluster_default = *b;
-        }
-      }
-      int plugins = 0;
-      for (const char* k : {"tree", "block", "flat", "ring", "torus3d"}) {
-        if (item.Find(k) != nullptr) {
-          ++plugins;
-          t.plugin = k;
-        }
-      }
-      if (err.empty() && plugins != 1) err = plugins == 0 ? "no tree/block/flat/ring/torus3d key" : "several plugin keys in one topology";
-    }
-    if (err.empty()) {
-      const YamlNode& body = *item.Find(t.plugin);
-      if (t.plugin == "flat") {
-        if (auto b = body.AsBool()) {
-          if (!*b) err = "flat: false is not a topology";
-        } else if (body.IsMap()) {
-          for (const auto& kv : body.map) {
-            if (!kv.second.IsScalar()) {
-              err = "flat option " + kv.first + " must be a scalar";
-              break;
-            }
-            t.flat_options.emplace_back(kv.first, kv.second.scalar);
-          }
-        } else {
-          err = "flat must be true or a mapping of options";
-        }
-      } else if (!body.IsMap() && !body.IsNull()) {
-        err = t.plugin + " must be a mapping";
-      } else if (t.plugin == "tree") {
-        err = CheckKeys(body, {"switches"});
-      } else if (t.plugin == "block") {
-        err = CheckKeys(body, {"block_sizes", "blocks"});
-        const YamlNode* bs = body.Find("block_sizes");
-        if (err.empty() && bs != nullptr && !bs->IsNull()) {
-          if (!bs->IsSeq()) {
-            err = "block_sizes must be a sequence";
-          } else {
-            int prev = 0;
-            for (const YamlNode& s : bs->seq) {
-              auto v = s.AsInt();
-              if (!v || *v <= prev || *v > 1000000000) {
-                err = "block_sizes must be increasing positive integers";
-                break;
-              }
-              prev = static_cast<int>(*v);
-              t.block_sizes.push_back(prev);
-            }
-          }
-        }
-      } else if (t.plugin == "ring") {
-        err = CheckKeys(body, {"rings"});
-      } else if (t.plugin == "torus3d") {
-        err = CheckKeys(body, {"toruses"});
-      }
-    }
+    std::string err = CheckTopologyItem(item, &topo_names, &t);
+    if (err.empty()) err = CheckPluginBody(*item.Find(t.plugin), &t);
     if (!err.empty()) {
       ++t.counts.rejected;
       diag.Reject(source, item.line, "", err);
       continue;
     }
     ++t.counts.accepted;
-    const YamlNode& body = *item.Find(t.plugin);
-    std::unordered_set<std::string> names;
-    if (t.plugin == "tree") {
-      YamlEntries(body.Find("switches"), "switches", &t, source, diag, [&](const YamlNode& e) -> std::string {
-        SlurmSwitch s;
-        s.line = e.line;
-        std::string er = CheckKeys(e, {"switch", "children", "nodes"});
-        if (er.empty()) er = NameOf(e, "switch", &s.name);
-        if (er.empty() && e.Find("children") != nullptr) YamlHostlist(*e.Find("children"), &s.switches, &s.switches_expr, &er);
-        if (er.empty() && e.Find("nodes") != nullptr) YamlHostlist(*e.Find("nodes"), &s.nodes, &s.nodes_expr, &er);
-        if (er.empty() && !names.insert(s.name).second) er = "switch " + s.name + " defined twice";
-        if (er.empty()) t.switches.push_back(std::move(s));
-        return er;
-      });
-      TreeWarnings(t, source, diag);
-    } else if (t.plugin == "block") {
-      YamlEntries(body.Find("blocks"), "blocks", &t, source, diag, [&](const YamlNode& e) -> std::string {
-        SlurmBlock b;
-        b.line = e.line;
-        std::string er = CheckKeys(e, {"block", "nodes"});
-        if (er.empty()) er = NameOf(e, "block", &b.name);
-        if (er.empty() && e.Find("nodes") == nullptr) er = "block without nodes";
-        if (er.empty()) YamlHostlist(*e.Find("nodes"), &b.nodes, &b.nodes_expr, &er);
-        if (er.empty() && !names.insert(b.name).second) er = "block " + b.name + " defined twice";
-        if (er.empty()) t.blocks.push_back(std::move(b));
-        return er;
-      });
-      BlockWarnings(t, source, diag);
-    } else if (t.plugin == "ring") {
-      YamlEntries(body.Find("rings"), "rings", &t, source, diag, [&](const YamlNode& e) -> std::string {
-        SlurmRing r;
-        r.line = e.line;
-        std::string er = CheckKeys(e, {"ring", "nodes"});
-        if (er.empty()) er = NameOf(e, "ring", &r.name);
-        if (er.empty() && e.Find("nodes") == nullptr) er = "ring without nodes";
-        if (er.empty()) YamlHostlist(*e.Find("nodes"), &r.nodes, &r.nodes_expr, &er);
-        if (er.empty() && !names.insert(r.name).second) er = "ring " + r.name + " defined twice";
-        if (er.empty() && r.nodes.size() > 16) diag.Warn(source, r.line, r.name, "a ring holds 16 nodes at most");
-        if (er.empty()) t.rings.push_back(std::move(r));
-        return er;
-      });
-    } else if (t.plugin == "torus3d") {
-      YamlEntries(body.Find("toruses"), "toruses", &t, source, diag, [&](const YamlNode& e) -> std::string {
-        SlurmTorus u;
-        u.line = e.line;
-        std::string er = CheckKeys(e, {"name", "dims", "nodes", "regions", "placements"});
-        if (er.empty()) er = NameOf(e, "name", &u.name);
-        if (er.empty() && e.Find("dims") == nullptr) er = "torus without dims";
-        if (er.empty()) YamlDims(*e.Find("dims"), &u.dims, &er);
-        if (er.empty() && e.Find("nodes") != nullptr) YamlHostlist(*e.Find("nodes"), &u.nodes, &u.nodes_expr, &er);
-        if (er.empty() && e.Find("regions") != nullptr) diag.Warn(source, e.line, u.name, "torus regions are not read");
-        if (er.empty()) {
-          if (const YamlNode* pl = e.Find("placements"); pl != nullptr && !pl->IsNull()) {
-            if (!pl->IsSeq()) er = "placements must be a sequence";
-            for (size_t k = 0; er.empty() && k < pl->seq.size(); ++k) {
-              const YamlNode& p = pl->seq[k];
-              const YamlNode* d = p.Find("dims");
-              if (!p.IsMap() || d == nullptr || p.map.size() != 1) {
-                er = "a placement must be {dims: {x, y, z}}";
-                break;
-              }
-              std::array<int, 3> dims{};
-              if (!YamlDims(*d, &dims, &er)) break;
-              u.placements.push_back(dims);
-            }
-          }
-        }
-        if (er.empty() && !names.insert(u.name).second) er = "torus " + u.name + " defined twice";
-        if (er.empty()) t.toruses.push_back(std::move(u));
-        return er;
-      });
-    }
+    ReadPluginEntries(*item.Find(t.plugin), &t, source, diag);
     out.push_back(std::move(t));
   }
   return out;
@@ -877,12 +919,10 @@ std::string WriteSlurmTopologyYaml(const std::vector<SlurmTopology>& topos) {
 }
 
 bool LooksLikeSlurmTopology(std::string_view head) {
-  size_t start = 0;
-  while (start < head.size()) {
-    size_t end = head.find('\n', start);
-    if (end == std::string_view::npos) end = head.size();
-    const std::string_view l = Trim(head.substr(start, end - start));
-    start = end + 1;
+  TextLines lines(head);
+  std::string_view raw;
+  while (lines.Next(&raw)) {
+    const std::string_view l = Trim(raw);
     if (l.empty() || l[0] == '#') continue;
     const std::string k = ToLowerAscii(l.substr(0, std::min<size_t>(l.size(), 11)));
     if (StartsWith(k, "switchname=") || StartsWith(k, "blockname=") || StartsWith(k, "blocksizes=")) return true;
@@ -892,12 +932,9 @@ bool LooksLikeSlurmTopology(std::string_view head) {
 }
 
 bool LooksLikeSlurmTopologyYaml(std::string_view head) {
-  size_t start = 0;
-  while (start < head.size()) {
-    size_t end = head.find('\n', start);
-    if (end == std::string_view::npos) end = head.size();
-    const std::string_view l = head.substr(start, end - start);
-    start = end + 1;
+  TextLines lines(head);
+  std::string_view l;
+  while (lines.Next(&l)) {
     if (StartsWith(l, "- topology:")) return true;
   }
   return false;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -58,6 +59,19 @@ struct SlurmTorus {
   int64_t line = 0;
   friend bool operator==(const SlurmTorus&, const SlurmTorus&) = default;
 };
+
+// The names of the switches that no switch in `switches` lists as a child, in order (several when
+// the tree is disconnected); for any switch record with `name` and child `switches`. Never fails.
+template <typename Switch>
+std::vector<std::string> RootSwitchNames(const std::vector<Switch>& switches) {
+  std::unordered_set<std::string> children;
+  for (const Switch& s : switches) children.insert(s.switches.begin(), s.switches.end());
+  std::vector<std::string> roots;
+  for (const Switch& s : switches) {
+    if (children.count(s.name) == 0) roots.push_back(s.name);
+  }
+  return roots;
+}
 
 struct SlurmTopology {
   std::string plugin;                  // "tree" | "block" | "flat" | "ring" | "torus3d" | ""

@@ -77,13 +77,6 @@ bool ReadNodes(const YamlNode* n, TopographCapacityBlock* b, std::string* err) {
   return true;
 }
 
-std::string CheckKeys(const YamlNode& m, std::initializer_list<std::string_view> allowed) {
-  for (const auto& kv : m.map) {
-    if (std::find(allowed.begin(), allowed.end(), kv.first) == allowed.end()) return "unknown key " + QuoteRaw(kv.first);
-  }
-  return {};
-}
-
 std::string Lookup(const KeyValues& kv, std::string_view key) {
   for (const auto& p : kv) {
     if (p.first == key) return p.second;
@@ -105,15 +98,7 @@ std::string TopographModel::ParentOf(std::string_view switch_name) const {
   return {};
 }
 
-std::vector<std::string> TopographModel::RootSwitches() const {
-  std::unordered_set<std::string> children;
-  for (const TopographSwitch& s : switches) children.insert(s.switches.begin(), s.switches.end());
-  std::vector<std::string> roots;
-  for (const TopographSwitch& s : switches) {
-    if (children.count(s.name) == 0) roots.push_back(s.name);
-  }
-  return roots;
-}
+std::vector<std::string> TopographModel::RootSwitches() const { return RootSwitchNames(switches); }
 
 std::vector<std::string> TopographModel::AllNodes() const {
   std::vector<std::string> out;
@@ -140,131 +125,109 @@ std::vector<std::string> TopographModel::NetLayers(std::string_view node) const 
   return layers;
 }
 
-Result<TopographModel> ParseTopographModel(std::string_view text, std::string_view source, Diagnostics& diag) {
-  const std::string src(source);
-  if (Trim(text).empty()) return MakeError(src, 0, 0, "empty input", "expected a topograph model");
-  auto doc = ParseYaml(text, source);
-  if (!doc.ok()) return doc.error();
-  const YamlNode& root = *doc;
-  if (!root.IsMap()) return MakeError(src, root.line, 1, "a topograph model must be a mapping");
-  const YamlNode* sw = root.Find("switches");
-  const YamlNode* blocks = root.Find("blocks");
-  const YamlNode* cbs = root.Find("capacity_blocks");
-  if (sw == nullptr && blocks == nullptr && cbs == nullptr) {
-    return MakeError(src, root.line, 1, "no 'switches:', 'blocks:' or 'capacity_blocks:'", "expected a topograph model");
-  }
+namespace {
+
+// The switches and blocks as read, each with its verdict so far, while the cross checks run.
+struct ModelDraft {
   TopographModel m;
-  std::vector<Cand> sw_cand, blk_cand;
-  for (const auto& kv : root.map) {
-    if (kv.first != "switches" && kv.first != "blocks" && kv.first != "capacity_blocks") {
-      diag.Warn(source, kv.second.line, kv.first, "unknown top-level key ignored");
+  std::vector<Cand> sw_cand, blk_cand;                    // one per entry of m.switches / m.capacity_blocks
+  bool original = false;                                  // original (2024) schema: `capacity_blocks:`
+  std::unordered_map<std::string, std::string> parent;    // child switch -> parent switch
+  std::unordered_map<std::string, std::string> cb_owner;  // capacity block -> its switch
+};
+
+// One `switches:` entry of the current schema (`switches:` a mapping): name -> {switches, labels,
+// annotations}; `v` is the value.
+Cand ReadCurrentSwitch(const YamlNode& v, TopographSwitch* s) {
+  if (!v.IsMap() && !v.IsNull()) return {false, "switch " + s->name + " must be a mapping"};
+  Cand c;
+  c.reason = CheckYamlKeys(v, {"switches", "labels", "annotations"});
+  if (c.reason.empty()) ReadNames(v.Find("switches"), "switches", &s->switches, &c.reason);
+  if (c.reason.empty()) ReadKeyValues(v.Find("labels"), "labels", &s->labels, &c.reason);
+  if (c.reason.empty()) ReadKeyValues(v.Find("annotations"), "annotations", &s->annotations, &c.reason);
+  c.ok = c.reason.empty();
+  return c;
+}
+
+// One `switches:` entry of the original schema (`switches:` a sequence): {name, metadata, switches,
+// capacity_blocks}.
+Cand ReadOriginalSwitch(const YamlNode& v, TopographSwitch* s) {
+  if (!v.IsMap()) return {false, "switch entries must be mappings"};
+  Cand c;
+  c.reason = CheckYamlKeys(v, {"name", "metadata", "switches", "capacity_blocks"});
+  const YamlNode* name = v.Find("name");
+  if (c.reason.empty() && (name == nullptr || !name->IsScalar() || name->scalar.empty())) {
+    c.reason = "switch without name";
+  }
+  if (c.reason.empty()) s->name = name->scalar;
+  if (c.reason.empty()) ReadNames(v.Find("switches"), "switches", &s->switches, &c.reason);
+  if (c.reason.empty()) ReadNames(v.Find("capacity_blocks"), "capacity_blocks", &s->capacity_blocks, &c.reason);
+  if (c.reason.empty()) ReadKeyValues(v.Find("metadata"), "metadata", &s->labels, &c.reason);
+  c.ok = c.reason.empty();
+  return c;
+}
+
+// One `capacity_blocks:` entry (original schema): {name, type, nvlink, nodes}.
+Cand ReadOriginalBlock(const YamlNode& v, TopographCapacityBlock* b) {
+  Cand c;
+  c.reason = CheckYamlKeys(v, {"name", "type", "nvlink", "nodes"});
+  const YamlNode* name = v.Find("name");
+  if (c.reason.empty() && (name == nullptr || !name->IsScalar() || name->scalar.empty())) {
+    c.reason = "capacity block without name";
+  }
+  if (c.reason.empty()) b->name = name->scalar;
+  for (const char* k : {"type", "nvlink"}) {
+    const YamlNode* x = v.Find(k);
+    if (c.reason.empty() && x != nullptr && !x->IsNull()) {
+      if (!x->IsScalar())
+        c.reason = std::string(k) + " must be a scalar";
+      else
+        (std::string_view(k) == "type" ? b->type : b->nvlink) = x->scalar;
     }
   }
-  // Switches.
-  if (sw != nullptr && !sw->IsNull()) {
-    if (sw->IsMap()) {  // current schema
-      for (size_t k = 0; k < sw->map.size(); ++k) {
-        const auto& kv = sw->map[k];
-        TopographSwitch s;
-        s.name = kv.first;
-        s.line = sw->key_lines[k];
-        Cand c;
-        const YamlNode& v = kv.second;
-        if (!v.IsMap() && !v.IsNull()) {
-          c = {false, "switch " + s.name + " must be a mapping"};
-        } else {
-          c.reason = CheckKeys(v, {"switches", "labels", "annotations"});
-          if (c.reason.empty()) ReadNames(v.Find("switches"), "switches", &s.switches, &c.reason);
-          if (c.reason.empty()) ReadKeyValues(v.Find("labels"), "labels", &s.labels, &c.reason);
-          if (c.reason.empty()) ReadKeyValues(v.Find("annotations"), "annotations", &s.annotations, &c.reason);
-          c.ok = c.reason.empty();
-        }
-        m.switches.push_back(std::move(s));
-        sw_cand.push_back(c);
-      }
-    } else if (sw->IsSeq()) {  // original schema
-      for (const YamlNode& v : sw->seq) {
-        TopographSwitch s;
-        s.line = v.line;
-        Cand c;
-        if (!v.IsMap()) {
-          c = {false, "switch entries must be mappings"};
-        } else {
-          c.reason = CheckKeys(v, {"name", "metadata", "switches", "capacity_blocks"});
-          const YamlNode* name = v.Find("name");
-          if (c.reason.empty() && (name == nullptr || !name->IsScalar() || name->scalar.empty())) c.reason = "switch without name";
-          if (c.reason.empty()) s.name = name->scalar;
-          if (c.reason.empty()) ReadNames(v.Find("switches"), "switches", &s.switches, &c.reason);
-          if (c.reason.empty()) ReadNames(v.Find("capacity_blocks"), "capacity_blocks", &s.capacity_blocks, &c.reason);
-          if (c.reason.empty()) ReadKeyValues(v.Find("metadata"), "metadata", &s.labels, &c.reason);
-          c.ok = c.reason.empty();
-        }
-        m.switches.push_back(std::move(s));
-        sw_cand.push_back(c);
-      }
-    } else {
-      return MakeError(src, sw->line, 1, "'switches:' must be a mapping or a sequence");
-    }
+  if (c.reason.empty()) ReadNodes(v.Find("nodes"), b, &c.reason);
+  c.ok = c.reason.empty();
+  return c;
+}
+
+// One `blocks:` entry (current schema): {switch, nodes, labels, annotations}.
+Cand ReadCurrentBlock(const YamlNode& v, TopographCapacityBlock* b) {
+  Cand c;
+  c.reason = CheckYamlKeys(v, {"switch", "nodes", "labels", "annotations"});
+  const YamlNode* s = v.Find("switch");
+  if (c.reason.empty() && s != nullptr && !s->IsNull()) {
+    if (!s->IsScalar())
+      c.reason = "switch must be a scalar";
+    else
+      b->switch_name = s->scalar;
   }
-  // Blocks.
-  const YamlNode* bl = blocks != nullptr ? blocks : cbs;
-  const bool original = blocks == nullptr;
-  if (blocks != nullptr && cbs != nullptr) diag.Warn(source, cbs->line, "capacity_blocks", "both blocks: and capacity_blocks:; capacity_blocks ignored");
-  if (bl != nullptr && !bl->IsNull()) {
-    if (!bl->IsSeq()) return MakeError(src, bl->line, 1, "'blocks:' must be a sequence");
-    for (const YamlNode& v : bl->seq) {
-      TopographCapacityBlock b;
-      b.line = v.line;
-      Cand c;
-      if (!v.IsMap()) {
-        c = {false, "block entries must be mappings"};
-      } else if (original) {
-        c.reason = CheckKeys(v, {"name", "type", "nvlink", "nodes"});
-        const YamlNode* name = v.Find("name");
-        if (c.reason.empty() && (name == nullptr || !name->IsScalar() || name->scalar.empty())) c.reason = "capacity block without name";
-        if (c.reason.empty()) b.name = name->scalar;
-        for (const char* k : {"type", "nvlink"}) {
-          const YamlNode* x = v.Find(k);
-          if (c.reason.empty() && x != nullptr && !x->IsNull()) {
-            if (!x->IsScalar()) c.reason = std::string(k) + " must be a scalar";
-            else (std::string_view(k) == "type" ? b.type : b.nvlink) = x->scalar;
-          }
-        }
-        if (c.reason.empty()) ReadNodes(v.Find("nodes"), &b, &c.reason);
-        c.ok = c.reason.empty();
-      } else {
-        c.reason = CheckKeys(v, {"switch", "nodes", "labels", "annotations"});
-        const YamlNode* s = v.Find("switch");
-        if (c.reason.empty() && s != nullptr && !s->IsNull()) {
-          if (!s->IsScalar()) c.reason = "switch must be a scalar";
-          else b.switch_name = s->scalar;
-        }
-        if (c.reason.empty()) ReadNodes(v.Find("nodes"), &b, &c.reason);
-        if (c.reason.empty()) ReadKeyValues(v.Find("labels"), "labels", &b.labels, &c.reason);
-        if (c.reason.empty()) ReadKeyValues(v.Find("annotations"), "annotations", &b.annotations, &c.reason);
-        b.nvlink = Lookup(b.annotations, kDomainKey);
-        b.sub_domain = Lookup(b.annotations, kSubDomainKey);
-        c.ok = c.reason.empty();
-      }
-      m.capacity_blocks.push_back(std::move(b));
-      blk_cand.push_back(c);
-    }
-  }
-  // Cross checks, as topograph's setNodeMap: one parent per child switch, one switch per block,
-  // one block per node, no cycles.
+  if (c.reason.empty()) ReadNodes(v.Find("nodes"), b, &c.reason);
+  if (c.reason.empty()) ReadKeyValues(v.Find("labels"), "labels", &b->labels, &c.reason);
+  if (c.reason.empty()) ReadKeyValues(v.Find("annotations"), "annotations", &b->annotations, &c.reason);
+  b->nvlink = Lookup(b->annotations, kDomainKey);
+  b->sub_domain = Lookup(b->annotations, kSubDomainKey);
+  c.ok = c.reason.empty();
+  return c;
+}
+
+// Switch cross checks, as topograph's setNodeMap: unique names, one parent per child switch, one
+// switch per capacity block; fills the parent and owner maps from the switches that pass.
+void CheckSwitchParents(ModelDraft* draft) {
+  TopographModel& m = draft->m;
+  std::vector<Cand>& sw_cand = draft->sw_cand;
   std::unordered_map<std::string, size_t> sw_index;
   for (size_t i = 0; i < m.switches.size(); ++i) {
     if (!sw_cand[i].ok) continue;
-    if (!sw_index.emplace(m.switches[i].name, i).second) sw_cand[i] = {false, "switch " + m.switches[i].name + " defined twice"};
+    if (!sw_index.emplace(m.switches[i].name, i).second) {
+      sw_cand[i] = {false, "switch " + m.switches[i].name + " defined twice"};
+    }
   }
-  std::unordered_map<std::string, std::string> parent;
-  std::unordered_map<std::string, std::string> cb_owner;
   for (size_t i = 0; i < m.switches.size(); ++i) {
     if (!sw_cand[i].ok) continue;
     const TopographSwitch& s = m.switches[i];
     for (const std::string& c : s.switches) {
-      auto it = parent.find(c);
-      if (it != parent.end()) {
+      auto it = draft->parent.find(c);
+      if (it != draft->parent.end()) {
         sw_cand[i] = {false, "switch " + c + " has two parent switches " + it->second + " and " + s.name};
         break;
       }
@@ -275,111 +238,181 @@ Result<TopographModel> ParseTopographModel(std::string_view text, std::string_vi
     }
     for (const std::string& cb : s.capacity_blocks) {
       if (!sw_cand[i].ok) break;
-      auto it = cb_owner.find(cb);
-      if (it != cb_owner.end()) sw_cand[i] = {false, "capacity block " + cb + " has two switches " + it->second + " and " + s.name};
+      auto it = draft->cb_owner.find(cb);
+      if (it != draft->cb_owner.end()) {
+        sw_cand[i] = {false, "capacity block " + cb + " has two switches " + it->second + " and " + s.name};
+      }
     }
     if (!sw_cand[i].ok) continue;
-    for (const std::string& c : s.switches) parent.emplace(c, s.name);
-    for (const std::string& cb : s.capacity_blocks) cb_owner.emplace(cb, s.name);
+    for (const std::string& c : s.switches) draft->parent.emplace(c, s.name);
+    for (const std::string& cb : s.capacity_blocks) draft->cb_owner.emplace(cb, s.name);
   }
-  // Cycles: walk up from every switch.
-  for (size_t i = 0; i < m.switches.size(); ++i) {
-    if (!sw_cand[i].ok) continue;
+}
+
+// Cycles: walks up from every switch still kept.
+void CheckSwitchCycles(ModelDraft* draft) {
+  for (size_t i = 0; i < draft->m.switches.size(); ++i) {
+    if (!draft->sw_cand[i].ok) continue;
     std::unordered_set<std::string> seen;
-    std::string cur = m.switches[i].name;
+    std::string cur = draft->m.switches[i].name;
     bool cycle = false;
     while (true) {
       if (!seen.insert(cur).second) {
         cycle = true;
         break;
       }
-      auto it = parent.find(cur);
-      if (it == parent.end()) break;
+      auto it = draft->parent.find(cur);
+      if (it == draft->parent.end()) break;
       cur = it->second;
     }
-    if (cycle) sw_cand[i] = {false, "circular switch topology through " + m.switches[i].name};
+    if (cycle) draft->sw_cand[i] = {false, "circular switch topology through " + draft->m.switches[i].name};
   }
-  // Blocks: names (current schema), owners and node uniqueness.
+}
+
+// Blocks: names (current schema: from the leaf switch), owners (original schema) and node
+// uniqueness.
+void CheckBlocks(ModelDraft* draft) {
   std::unordered_map<std::string, int> per_switch;
   std::unordered_set<std::string> block_names;
   std::unordered_map<std::string, std::string> node_block;
-  for (size_t i = 0; i < m.capacity_blocks.size(); ++i) {
-    TopographCapacityBlock& b = m.capacity_blocks[i];
-    if (!blk_cand[i].ok) continue;
-    if (!original) {
+  for (size_t i = 0; i < draft->m.capacity_blocks.size(); ++i) {
+    TopographCapacityBlock& b = draft->m.capacity_blocks[i];
+    Cand& cand = draft->blk_cand[i];
+    if (!cand.ok) continue;
+    if (!draft->original) {
       const std::string base = b.switch_name.empty() ? "block" : b.switch_name;
       const int k = ++per_switch[base];
       b.name = k == 1 ? base : base + "/" + std::to_string(k);
     } else {
-      auto it = cb_owner.find(b.name);
-      if (it != cb_owner.end()) b.switch_name = it->second;
+      auto it = draft->cb_owner.find(b.name);
+      if (it != draft->cb_owner.end()) b.switch_name = it->second;
     }
     if (!block_names.insert(b.name).second) {
-      blk_cand[i] = {false, "capacity block " + b.name + " defined twice"};
+      cand = {false, "capacity block " + b.name + " defined twice"};
       continue;
     }
     std::unordered_set<std::string> local;
     for (const std::string& n : b.nodes) {
       auto it = node_block.find(n);
       if (it != node_block.end() || !local.insert(n).second) {
-        blk_cand[i] = {false, "duplicated node name " + n + (it != node_block.end() ? " (also in " + it->second + ")" : "")};
+        cand = {false, "duplicated node name " + n + (it != node_block.end() ? " (also in " + it->second + ")" : "")};
         break;
       }
     }
-    if (!blk_cand[i].ok) continue;
+    if (!cand.ok) continue;
     for (const std::string& n : b.nodes) node_block.emplace(n, b.name);
   }
-  // Keep the accepted records, count every one.
-  TopographModel out;
-  for (size_t i = 0; i < m.switches.size(); ++i) {
-    ++out.counts.read;
-    if (sw_cand[i].ok) {
-      ++out.counts.accepted;
-      out.switches.push_back(std::move(m.switches[i]));
+}
+
+// Moves the accepted records of `all` to `kept` and reports the rejected ones; counts every one.
+template <typename Record>
+void KeepAccepted(std::vector<Record>& all, const std::vector<Cand>& cand, std::vector<Record>* kept,
+                  ReadCounts* counts, std::string_view source, Diagnostics& diag) {
+  for (size_t i = 0; i < all.size(); ++i) {
+    ++counts->read;
+    if (cand[i].ok) {
+      ++counts->accepted;
+      kept->push_back(std::move(all[i]));
     } else {
-      ++out.counts.rejected;
-      diag.Reject(source, m.switches[i].line, m.switches[i].name, sw_cand[i].reason);
+      ++counts->rejected;
+      diag.Reject(source, all[i].line, all[i].name, cand[i].reason);
     }
   }
-  for (size_t i = 0; i < m.capacity_blocks.size(); ++i) {
-    ++out.counts.read;
-    if (blk_cand[i].ok) {
-      ++out.counts.accepted;
-      out.capacity_blocks.push_back(std::move(m.capacity_blocks[i]));
-    } else {
-      ++out.counts.rejected;
-      diag.Reject(source, m.capacity_blocks[i].line, m.capacity_blocks[i].name, blk_cand[i].reason);
+}
+
+// Current schema: leaf switches appear only as children or as a block's `switch:`; adds them (not
+// counted as records) and lists their blocks.
+void AddLeafSwitches(TopographModel* out) {
+  std::unordered_map<std::string, size_t> idx;
+  for (size_t i = 0; i < out->switches.size(); ++i) idx.emplace(out->switches[i].name, i);
+  for (const TopographCapacityBlock& b : out->capacity_blocks) {
+    if (b.switch_name.empty()) continue;
+    auto it = idx.find(b.switch_name);
+    if (it == idx.end()) {
+      TopographSwitch s;
+      s.name = b.switch_name;
+      s.line = b.line;
+      out->switches.push_back(std::move(s));
+      it = idx.emplace(b.switch_name, out->switches.size() - 1).first;
+    }
+    out->switches[it->second].capacity_blocks.push_back(b.name);
+  }
+}
+
+}  // namespace
+
+Result<TopographModel> ParseTopographModel(std::string_view text, std::string_view source, Diagnostics& diag) {
+  const std::string src(source);
+  auto doc = ParseNonEmptyYaml(text, source, "expected a topograph model");
+  if (!doc.ok()) return doc.error();
+  const YamlNode& root = *doc;
+  if (!root.IsMap()) return MakeError(src, root.line, 1, "a topograph model must be a mapping");
+  const YamlNode* sw = root.Find("switches");
+  const YamlNode* blocks = root.Find("blocks");
+  const YamlNode* cbs = root.Find("capacity_blocks");
+  if (sw == nullptr && blocks == nullptr && cbs == nullptr) {
+    return MakeError(src, root.line, 1, "no 'switches:', 'blocks:' or 'capacity_blocks:'",
+                     "expected a topograph model");
+  }
+  ModelDraft draft;
+  for (const auto& kv : root.map) {
+    if (kv.first != "switches" && kv.first != "blocks" && kv.first != "capacity_blocks") {
+      diag.Warn(source, kv.second.line, kv.first, "unknown top-level key ignored");
     }
   }
-  // Current schema: leaf switches appear only as children or as a block's `switch:`; add them
-  // (not counted as records) and list their blocks.
-  if (!original) {
-    std::unordered_map<std::string, size_t> idx;
-    for (size_t i = 0; i < out.switches.size(); ++i) idx.emplace(out.switches[i].name, i);
-    for (const TopographCapacityBlock& b : out.capacity_blocks) {
-      if (b.switch_name.empty()) continue;
-      auto it = idx.find(b.switch_name);
-      if (it == idx.end()) {
+  if (sw != nullptr && !sw->IsNull()) {
+    if (sw->IsMap()) {  // current schema
+      for (size_t k = 0; k < sw->map.size(); ++k) {
         TopographSwitch s;
-        s.name = b.switch_name;
-        s.line = b.line;
-        out.switches.push_back(std::move(s));
-        it = idx.emplace(b.switch_name, out.switches.size() - 1).first;
+        s.name = sw->map[k].first;
+        s.line = sw->key_lines[k];
+        draft.sw_cand.push_back(ReadCurrentSwitch(sw->map[k].second, &s));
+        draft.m.switches.push_back(std::move(s));
       }
-      out.switches[it->second].capacity_blocks.push_back(b.name);
+    } else if (sw->IsSeq()) {  // original schema
+      for (const YamlNode& v : sw->seq) {
+        TopographSwitch s;
+        s.line = v.line;
+        draft.sw_cand.push_back(ReadOriginalSwitch(v, &s));
+        draft.m.switches.push_back(std::move(s));
+      }
+    } else {
+      return MakeError(src, sw->line, 1, "'switches:' must be a mapping or a sequence");
     }
   }
+  const YamlNode* bl = blocks != nullptr ? blocks : cbs;
+  draft.original = blocks == nullptr;
+  if (blocks != nullptr && cbs != nullptr) {
+    diag.Warn(source, cbs->line, "capacity_blocks", "both blocks: and capacity_blocks:; capacity_blocks ignored");
+  }
+  if (bl != nullptr && !bl->IsNull()) {
+    if (!bl->IsSeq()) return MakeError(src, bl->line, 1, "'blocks:' must be a sequence");
+    for (const YamlNode& v : bl->seq) {
+      TopographCapacityBlock b;
+      b.line = v.line;
+      if (!v.IsMap()) {
+        draft.blk_cand.push_back({false, "block entries must be mappings"});
+      } else {
+        draft.blk_cand.push_back(draft.original ? ReadOriginalBlock(v, &b) : ReadCurrentBlock(v, &b));
+      }
+      draft.m.capacity_blocks.push_back(std::move(b));
+    }
+  }
+  CheckSwitchParents(&draft);
+  CheckSwitchCycles(&draft);
+  CheckBlocks(&draft);
+  TopographModel out;
+  KeepAccepted(draft.m.switches, draft.sw_cand, &out.switches, &out.counts, source, diag);
+  KeepAccepted(draft.m.capacity_blocks, draft.blk_cand, &out.capacity_blocks, &out.counts, source, diag);
+  if (!draft.original) AddLeafSwitches(&out);
   return out;
 }
 
 bool LooksLikeTopographModel(std::string_view head) {
   bool switches = false, blocks = false;
-  size_t start = 0;
-  while (start < head.size()) {
-    size_t end = head.find('\n', start);
-    if (end == std::string_view::npos) end = head.size();
-    const std::string_view l = head.substr(start, end - start);
-    start = end + 1;
+  TextLines lines(head);
+  std::string_view l;
+  while (lines.Next(&l)) {
     if (StartsWith(l, "switches:")) switches = true;
     if (StartsWith(l, "blocks:") || StartsWith(l, "capacity_blocks:")) blocks = true;
   }

@@ -14,13 +14,13 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <utility>
 
-#include <nlohmann/json.hpp>
-
 #include "toposcope/base/text.h"
 #include "toposcope/formats/trace/chrome_trace.h"
+#include "toposcope/formats/trace/json_fields.h"
 
 namespace toposcope::formats {
 namespace {
@@ -34,32 +34,9 @@ struct FieldError {
   std::string reason;
 };
 
-bool GetInt(const json& o, const char* key, int64_t* out, std::string* err, bool required = false) {
-  auto it = o.find(key);
-  if (it == o.end()) {
-    if (required) *err = std::string("missing ") + key;
-    return !required;
-  }
-  if (it->is_number_unsigned()) {
-    const auto u = it->get<uint64_t>();
-    if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-      *err = std::string(key) + " out of range";
-      return false;
-    }
-    *out = static_cast<int64_t>(u);
-    return true;
-  }
-  if (it->is_number_integer()) {
-    *out = it->get<int64_t>();
-    return true;
-  }
-  *err = std::string(key) + " is not an integer";
-  return false;
-}
-
 bool GetInt32(const json& o, const char* key, int* out, std::string* err, bool required = false) {
   int64_t v = *out;
-  if (!GetInt(o, key, &v, err, required)) return false;
+  if (!JsonInt(o, key, &v, err, required)) return false;
   if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max()) {
     *err = std::string(key) + " out of range";
     return false;
@@ -86,27 +63,13 @@ bool GetDouble(const json& o, const char* key, double* out, std::string* err) {
   return false;
 }
 
-bool GetString(const json& o, const char* key, std::string* out, std::string* err, bool required = false) {
-  auto it = o.find(key);
-  if (it == o.end()) {
-    if (required) *err = std::string("missing ") + key;
-    return !required;
-  }
-  if (!it->is_string()) {
-    *err = std::string(key) + " is not a string";
-    return false;
-  }
-  *out = it->get<std::string>();
-  return true;
-}
-
 bool ReadHeader(const json& o, InspectorHeader* h, std::string* err) {
   if (!o.is_object()) {
     *err = "header is not an object";
     return false;
   }
   h->present = true;
-  return GetString(o, "id", &h->id, err) && GetString(o, "comm_name", &h->comm_name, err) &&
+  return JsonString(o, "id", &h->id, err) && JsonString(o, "comm_name", &h->comm_name, err) &&
          GetInt32(o, "rank", &h->rank, err) && GetInt32(o, "n_ranks", &h->n_ranks, err) &&
          GetInt32(o, "nnodes", &h->nnodes, err);
 }
@@ -117,10 +80,10 @@ bool ReadMetadata(const json& o, InspectorMetadata* m, std::string* err) {
     return false;
   }
   m->present = true;
-  return GetString(o, "inspector_output_format_version", &m->version, err) &&
-         GetString(o, "git_rev", &m->git_rev, err) && GetString(o, "rec_mechanism", &m->rec_mechanism, err) &&
-         GetInt(o, "dump_timestamp_us", &m->dump_timestamp_us, err) &&
-         GetString(o, "hostname", &m->hostname, err) && GetInt(o, "pid", &m->pid, err);
+  return JsonString(o, "inspector_output_format_version", &m->version, err) &&
+         JsonString(o, "git_rev", &m->git_rev, err) && JsonString(o, "rec_mechanism", &m->rec_mechanism, err) &&
+         JsonInt(o, "dump_timestamp_us", &m->dump_timestamp_us, err) && JsonString(o, "hostname", &m->hostname, err) &&
+         JsonInt(o, "pid", &m->pid, err);
 }
 
 std::string K(const std::string& prefix, const char* suffix) { return prefix + suffix; }
@@ -143,16 +106,37 @@ bool ReadKernels(const json& arr, bool ts, std::vector<InspectorKernelEvent>* ke
     auto& ke = (*kernels)[i++];
     ke.channel_id = channel;
     if (ts) {
-      if (!GetInt(k, "kernel_start_ts", &ke.start_ts_us, err) || !GetInt(k, "kernel_stop_ts", &ke.stop_ts_us, err) ||
-          !GetInt(k, "kernel_record_ts", &ke.record_ts_us, err)) {
+      if (!JsonInt(k, "kernel_start_ts", &ke.start_ts_us, err) || !JsonInt(k, "kernel_stop_ts", &ke.stop_ts_us, err) ||
+          !JsonInt(k, "kernel_record_ts", &ke.record_ts_us, err)) {
         return false;
       }
     } else {
-      if (!GetInt(k, "kernel_start_sn", &ke.start_sn, err) || !GetInt(k, "kernel_stop_sn", &ke.stop_sn, err) ||
-          !GetInt(k, "kernel_record_sn", &ke.record_sn, err)) {
+      if (!JsonInt(k, "kernel_start_sn", &ke.start_sn, err) || !JsonInt(k, "kernel_stop_sn", &ke.stop_sn, err) ||
+          !JsonInt(k, "kernel_record_sn", &ke.record_sn, err)) {
         return false;
       }
     }
+  }
+  return true;
+}
+
+// The optional `event_trace_<unit>` object of a perf record (unit "sn": sequence numbers, "ts":
+// timestamps): its `<prefix>_start_<unit>` / `<prefix>_stop_<unit>` and kernel events.
+bool ReadEventTrace(const json& o, const std::string& prefix, const std::string& unit, int64_t* start, int64_t* stop,
+                    InspectorPerf* p, std::string* err) {
+  auto it = o.find("event_trace_" + unit);
+  if (it == o.end()) return true;
+  if (!it->is_object()) {
+    *err = "event_trace_" + unit + " is not an object";
+    return false;
+  }
+  p->has_event_trace = true;
+  if (!JsonInt(*it, (prefix + "_start_" + unit).c_str(), start, err) ||
+      !JsonInt(*it, (prefix + "_stop_" + unit).c_str(), stop, err)) {
+    return false;
+  }
+  if (auto k = it->find("kernel_events"); k != it->end() && !ReadKernels(*k, unit == "ts", &p->kernels, err)) {
+    return false;
   }
   return true;
 }
@@ -162,20 +146,20 @@ bool ReadPerf(const json& o, const std::string& prefix, InspectorPerf* p, std::s
     *err = prefix + "perf is not an object";
     return false;
   }
-  if (!GetString(o, prefix.c_str(), &p->op, err, true)) return false;
+  if (!JsonString(o, prefix.c_str(), &p->op, err, true)) return false;
   if (p->op.empty()) {
     *err = prefix + " is empty";
     return false;
   }
-  if (!GetInt(o, K(prefix, "_sn").c_str(), &p->sn, err, true)) return false;
+  if (!JsonInt(o, K(prefix, "_sn").c_str(), &p->sn, err, true)) return false;
   if (p->sn < 0) {
     *err = prefix + "_sn is negative";
     return false;
   }
   if (prefix == "p2p" && !GetInt32(o, "p2p_peer", &p->peer, err)) return false;
-  if (!GetInt(o, K(prefix, "_msg_size_bytes").c_str(), &p->msg_size_bytes, err)) return false;
+  if (!JsonInt(o, K(prefix, "_msg_size_bytes").c_str(), &p->msg_size_bytes, err)) return false;
   if (!GetDouble(o, K(prefix, "_exec_time_us").c_str(), &p->exec_time_us, err)) return false;
-  if (!GetString(o, K(prefix, "_timing_source").c_str(), &p->timing_source, err)) return false;
+  if (!JsonString(o, K(prefix, "_timing_source").c_str(), &p->timing_source, err)) return false;
   if (!GetDouble(o, K(prefix, "_algobw_gbs").c_str(), &p->algobw_gbs, err)) return false;
   if (!GetDouble(o, K(prefix, "_busbw_gbs").c_str(), &p->busbw_gbs, err)) return false;
   if (o.contains(K(prefix, "_msg_size_bytes")) && p->msg_size_bytes < 0) {
@@ -190,31 +174,21 @@ bool ReadPerf(const json& o, const std::string& prefix, InspectorPerf* p, std::s
     *err = "negative bandwidth";
     return false;
   }
-  if (auto it = o.find("event_trace_sn"); it != o.end()) {
-    if (!it->is_object()) {
-      *err = "event_trace_sn is not an object";
-      return false;
-    }
-    p->has_event_trace = true;
-    if (!GetInt(*it, K(prefix, "_start_sn").c_str(), &p->start_sn, err) ||
-        !GetInt(*it, K(prefix, "_stop_sn").c_str(), &p->stop_sn, err)) {
-      return false;
-    }
-    if (auto k = it->find("kernel_events"); k != it->end() && !ReadKernels(*k, false, &p->kernels, err)) return false;
+  return ReadEventTrace(o, prefix, "sn", &p->start_sn, &p->stop_sn, p, err) &&
+         ReadEventTrace(o, prefix, "ts", &p->start_ts_us, &p->stop_ts_us, p, err);
+}
+
+// v4.1+ records without header/metadata belong to the last marker: a record's own `part` becomes
+// the `last` one; a record without it takes the last one (setting `part_inherited` and `inherited`).
+template <class Part>
+void CarryForward(bool has, Part& part, Part& last, bool& part_inherited, bool& inherited) {
+  if (has) {
+    last = part;
+  } else if (last.present) {
+    part = last;
+    inherited = true;
+    part_inherited = true;
   }
-  if (auto it = o.find("event_trace_ts"); it != o.end()) {
-    if (!it->is_object()) {
-      *err = "event_trace_ts is not an object";
-      return false;
-    }
-    p->has_event_trace = true;
-    if (!GetInt(*it, K(prefix, "_start_ts").c_str(), &p->start_ts_us, err) ||
-        !GetInt(*it, K(prefix, "_stop_ts").c_str(), &p->stop_ts_us, err)) {
-      return false;
-    }
-    if (auto k = it->find("kernel_events"); k != it->end() && !ReadKernels(*k, true, &p->kernels, err)) return false;
-  }
-  return true;
 }
 
 // The value-cutting state machine.
@@ -419,9 +393,9 @@ Status ReadNcclInspector(LineReader& reader, std::string_view source, const Insp
       ++kinds;
       r.kind = InspectorKind::kDumpStats;
       if (!it->is_object()) return reject("dump_stats is not an object");
-      if (!GetInt(*it, "coll_records", &r.stats.coll_records, &err) ||
-          !GetInt(*it, "p2p_records", &r.stats.p2p_records, &err) ||
-          !GetInt(*it, "proxy_records", &r.stats.proxy_records, &err)) {
+      if (!JsonInt(*it, "coll_records", &r.stats.coll_records, &err) ||
+          !JsonInt(*it, "p2p_records", &r.stats.p2p_records, &err) ||
+          !JsonInt(*it, "proxy_records", &r.stats.proxy_records, &err)) {
         return reject(err);
       }
     }
@@ -432,20 +406,8 @@ Status ReadNcclInspector(LineReader& reader, std::string_view source, const Insp
     }
     if (kinds == 0) return reject("no coll_perf, p2p_perf, dump_stats or proxy_trace in the record");
     if (kinds > 1) return reject("more than one of coll_perf, p2p_perf, dump_stats, proxy_trace in one record");
-    if (has_header) {
-      last_header = r.header;
-    } else if (last_header.present) {
-      r.header = last_header;
-      r.inherited = true;
-      r.header_inherited = true;
-    }
-    if (has_meta) {
-      last_meta = r.metadata;
-    } else if (last_meta.present) {
-      r.metadata = last_meta;
-      r.inherited = true;
-      r.metadata_inherited = true;
-    }
+    CarryForward(has_header, r.header, last_header, r.header_inherited, r.inherited);
+    CarryForward(has_meta, r.metadata, last_meta, r.metadata_inherited, r.inherited);
     if (!r.header.present && !r.metadata.present && r.kind != InspectorKind::kDumpStats) {
       diag.Warn(source, line, text, "record without header/metadata and none before it: no host, rank or time");
     }
@@ -596,12 +558,7 @@ std::string WriteNcclInspectorRecord(const InspectorRecord& r) {
 }
 
 std::string WriteNcclInspector(const std::vector<InspectorRecord>& records) {
-  std::string out;
-  for (const auto& r : records) {
-    out += WriteNcclInspectorRecord(r);
-    out += '\n';
-  }
-  return out;
+  return JoinLines(records, WriteNcclInspectorRecord);
 }
 
 }  // namespace toposcope::formats

@@ -109,9 +109,10 @@ bool InspectorRecordToEvent(const InspectorRecord& record, std::string_view sour
 // converted, to `events` (may be null). Fails only when nothing in the input is JSON at all.
 Status ReadNcclInspector(LineReader& reader, std::string_view source, const InspectorRecordSink& records,
                          const TraceEventSink& events, Diagnostics& diag, ReadCounts& counts);
+// The same over a file; fails also when it cannot be opened or read.
 Status ReadNcclInspectorFile(const std::string& path, const InspectorRecordSink& records,
                              const TraceEventSink& events, Diagnostics& diag, ReadCounts& counts);
-// Convenience over a text: all records (dump_stats included).
+// Convenience over a text: all records (dump_stats included); fails as ReadNcclInspector.
 Result<std::vector<InspectorRecord>> ParseNcclInspector(std::string_view text, std::string_view source,
                                                         Diagnostics& diag, ReadCounts& counts);
 

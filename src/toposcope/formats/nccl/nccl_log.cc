@@ -284,16 +284,35 @@ namespace {
 // ---------------------------------------------------------------------------------------------
 // Message parsers. Each returns an empty string on success or the reason for rejecting.
 
+// What the reasons call the parts of the `<channel> : <a> -> <b> ->` that starts Ring and old Tree
+// lines.
+struct ChainWords {
+  const char* line;     // "Ring"
+  const char* channel;  // "the ring channel"
+  const char* a;        // the first rank as a number: "the previous rank"
+  const char* after_a;  // ... and before its '->'
+  const char* b;
+  const char* after_b;
+};
+
+// Reads `<channel> : <a> -> <b> ->`; "" when it is there, else why not.
+std::string ParseChainStart(Scan& sc, const ChainWords& w, int* channel, int* a, int* b) {
+  if (!sc.Int(channel, 0)) return NumWhy(sc, w.channel);
+  if (!sc.Tok(":")) return std::string("expected ':' after ") + w.channel;
+  if (!sc.Int(a, -1)) return NumWhy(sc, w.a);
+  if (!sc.Tok("->")) return std::string(w.line) + " line missing '->' after " + w.after_a;
+  if (!sc.Int(b, 0)) return NumWhy(sc, w.b);
+  if (!sc.Tok("->")) return std::string(w.line) + " line missing '->' after " + w.after_b;
+  return {};
+}
+
 std::string ParseRingLine(std::string_view msg, NcclRingLine* r) {
   Scan sc(msg);
   sc.Lit("Ring");
   sc.Spaces();
-  if (!sc.Int(&r->channel, 0)) return NumWhy(sc, "the ring channel");
-  if (!sc.Tok(":")) return "expected ':' after the ring channel";
-  if (!sc.Int(&r->prev, -1)) return NumWhy(sc, "the previous rank");
-  if (!sc.Tok("->")) return "Ring line missing '->' after the previous rank";
-  if (!sc.Int(&r->me, 0)) return NumWhy(sc, "this rank");
-  if (!sc.Tok("->")) return "Ring line missing '->' after this rank";
+  static constexpr ChainWords kWords{"Ring",      "the ring channel", "the previous rank", "the previous rank",
+                                     "this rank", "this rank"};
+  if (std::string why = ParseChainStart(sc, kWords, &r->channel, &r->prev, &r->me); !why.empty()) return why;
   if (!sc.Int(&r->next, -1)) return NumWhy(sc, "the next rank");
   sc.Spaces();
   if (!sc.AtEnd()) return "unexpected text after the Ring line: " + QuoteRaw(sc.Rest());
@@ -331,12 +350,9 @@ std::string ParseOldTree(std::string_view msg, NcclTreeLine* t) {
   sc.Lit("Tree");
   sc.Spaces();
   t->old_format = true;
-  if (!sc.Int(&t->channel, 0)) return NumWhy(sc, "the tree channel");
-  if (!sc.Tok(":")) return "expected ':' after the tree channel";
-  if (!sc.Int(&t->up, -1)) return NumWhy(sc, "the tree parent");
-  if (!sc.Tok("->")) return "Tree line missing '->' after the parent";
-  if (!sc.Int(&t->me, 0)) return NumWhy(sc, "the tree rank");
-  if (!sc.Tok("->")) return "Tree line missing '->' after the rank";
+  static constexpr ChainWords kWords{"Tree",       "the tree channel", "the tree parent",
+                                     "the parent", "the tree rank",    "the rank"};
+  if (std::string why = ParseChainStart(sc, kWords, &t->channel, &t->up, &t->me); !why.empty()) return why;
   for (int i = 0; i < 3; ++i) {
     if (i > 0 && !sc.Lit("/")) return "expected 'd0/d1/d2' children in the Tree line";
     if (!sc.Int(&t->down[static_cast<size_t>(i)], -1)) return NumWhy(sc, "a tree child");
@@ -394,20 +410,27 @@ bool ParseRankDev(Scan& sc, int* rank, std::string* dev, std::string* why) {
   return true;
 }
 
+// A flag of a transport written as a suffix.
+struct SuffixFlag {
+  std::string_view suffix;
+  bool NcclConnection::*flag;
+};
+
+// Peels the `flags` off the end of `rest`, each at most once and in the order given, setting them in `c`.
+template <size_t N>
+void PeelSuffixFlags(const SuffixFlag (&flags)[N], std::string_view& rest, NcclConnection* c) {
+  for (const SuffixFlag& f : flags) {
+    if (!rest.ends_with(f.suffix)) continue;
+    c->*f.flag = true;
+    rest.remove_suffix(f.suffix.size());
+  }
+}
+
 // NET/<name>/<dev>[(proxy)][/GDRDMA[(PCI)]][/Shared] (and COLLNET/...).
 std::string ParseNetVia(std::string_view rest, NcclConnection* c) {
-  if (rest.ends_with("/Shared")) {
-    c->shared = true;
-    rest.remove_suffix(7);
-  }
-  if (rest.ends_with("(PCI)")) {
-    c->gdr_pci = true;
-    rest.remove_suffix(5);
-  }
-  if (rest.ends_with("/GDRDMA")) {
-    c->gdrdma = true;
-    rest.remove_suffix(7);
-  }
+  static constexpr SuffixFlag kFlags[] = {
+      {"/Shared", &NcclConnection::shared}, {"(PCI)", &NcclConnection::gdr_pci}, {"/GDRDMA", &NcclConnection::gdrdma}};
+  PeelSuffixFlags(kFlags, rest, c);
   const size_t slash = rest.rfind('/');
   if (slash == std::string_view::npos || slash == 0) {
     return "network transport without '<name>/<dev>': " + QuoteRaw(rest);
@@ -437,14 +460,8 @@ std::string ParseVia(std::string_view via, NcclConnection* c) {
   std::string_view rest = slash == std::string_view::npos ? std::string_view{} : via.substr(slash + 1);
   if (head == "P2P") {
     c->transport = NcclTransport::kP2p;
-    if (rest.ends_with("/CE")) {
-      c->ce = true;
-      rest.remove_suffix(3);
-    }
-    if (rest.ends_with("/read")) {
-      c->read = true;
-      rest.remove_suffix(5);
-    }
+    static constexpr SuffixFlag kFlags[] = {{"/CE", &NcclConnection::ce}, {"/read", &NcclConnection::read}};
+    PeelSuffixFlags(kFlags, rest, c);
     if (rest.starts_with("indirect/")) {
       c->p2p_kind = "indirect";
       Scan sc(rest.substr(9));
@@ -902,6 +919,19 @@ class Parser {
 
   using ThreadKey = std::tuple<std::string, int64_t, int64_t>;
 
+  // Parses `msg` with `parse` (it returns why it is not a `Record`, "" when it is one) and sends
+  // the record, stamped with its line and prefix; or rejects the line.
+  template <class Record, class ParseFn>
+  void ParseAndSend(ParseFn&& parse, std::string_view msg, NcclLogPrefix at, std::string_view raw, int64_t line_no) {
+    Record rec;
+    const std::string why = parse(msg, &rec);
+    if (!why.empty()) return Reject(line_no, raw, why);
+    Accept();
+    rec.line = line_no;
+    rec.at = std::move(at);
+    sink_(std::move(rec));
+  }
+
   void Dispatch(std::string_view msg, NcclLogPrefix at, std::string_view raw, int64_t line_no) {
     std::string why;
     if (msg.starts_with("NCCL version ")) {
@@ -931,25 +961,11 @@ class Parser {
       return;
     }
     if (msg.starts_with("CollNet ") && msg.find(" via ") != std::string_view::npos) {
-      NcclConnection conn;
-      why = ParseCollNet(msg, &conn);
-      if (!why.empty()) return Reject(line_no, raw, why);
-      Accept();
-      conn.line = line_no;
-      conn.at = std::move(at);
-      sink_(std::move(conn));
-      return;
+      return ParseAndSend<NcclConnection>(ParseCollNet, msg, std::move(at), raw, line_no);
     }
     if (msg.starts_with("Ring ") && msg.size() > 5 && IsDigit(msg[5])) {
       if (msg.find(" via ") != std::string_view::npos) return Ignore();  // TRACE-style P2P line
-      NcclRingLine r;
-      why = ParseRingLine(msg, &r);
-      if (!why.empty()) return Reject(line_no, raw, why);
-      Accept();
-      r.line = line_no;
-      r.at = std::move(at);
-      sink_(std::move(r));
-      return;
+      return ParseAndSend<NcclRingLine>(ParseRingLine, msg, std::move(at), raw, line_no);
     }
     if (msg.starts_with("Trees")) {
       NcclTreeLine base;
@@ -963,34 +979,13 @@ class Parser {
       return;
     }
     if (msg.starts_with("Tree ") && msg.size() > 5 && IsDigit(msg[5])) {
-      NcclTreeLine t;
-      why = ParseOldTree(msg, &t);
-      if (!why.empty()) return Reject(line_no, raw, why);
-      Accept();
-      t.line = line_no;
-      t.at = std::move(at);
-      sink_(std::move(t));
-      return;
+      return ParseAndSend<NcclTreeLine>(ParseOldTree, msg, std::move(at), raw, line_no);
     }
     if (msg.starts_with("NET/") && msg.find(" : Using [") != std::string_view::npos) {
-      NcclNetUsing u;
-      why = ParseNetUsing(msg, &u);
-      if (!why.empty()) return Reject(line_no, raw, why);
-      Accept();
-      u.line = line_no;
-      u.at = std::move(at);
-      sink_(std::move(u));
-      return;
+      return ParseAndSend<NcclNetUsing>(ParseNetUsing, msg, std::move(at), raw, line_no);
     }
     if (msg.starts_with("NET/IB: ") && msg.find(" qpn ") != std::string_view::npos) {
-      NcclQpn q;
-      why = ParseQpn(msg, &q);
-      if (!why.empty()) return Reject(line_no, raw, why);
-      Accept();
-      q.line = line_no;
-      q.at = std::move(at);
-      sink_(std::move(q));
-      return;
+      return ParseAndSend<NcclQpn>(ParseQpn, msg, std::move(at), raw, line_no);
     }
     if (msg.find("comm ") != std::string_view::npos &&
         (msg.starts_with("comm ") || msg.find(" comm 0x") != std::string_view::npos ||

@@ -197,18 +197,21 @@ Result<NcclLog> ReadNcclLogRecords(LineReader& lines, std::string_view source, D
 
 // Streams lines (LineReader from base/file_io.h) and collects the records: memory grows with the
 // number of topology records, not with log size (other lines are counted and dropped).
-// Malformed topology lines are rejected into `diag` with their line number and reason.
+// Malformed topology lines are rejected into `diag` with their line number and reason. Returns
+// the log; fails as ReadNcclLogRecords.
 Result<NcclLog> ReadNcclLog(LineReader& lines, std::string_view source, Diagnostics& diag);
-// The same over an in-memory text.
+// The same over an in-memory text; fails as ReadNcclLogRecords.
 Result<NcclLog> ParseNcclLog(std::string_view text, std::string_view source, Diagnostics& diag);
 // True when the head of a file looks like an NCCL_DEBUG=INFO log (for format sniffing).
 bool LooksLikeNcclLog(std::string_view head);
 
 // Parses one "host:pid:tid [dev] NCCL INFO " prefix (optionally with a timestamp prefix before
-// it). On success stores the prefix and the message text after "NCCL INFO "/"NCCL WARN ".
+// it). On success stores the prefix and the message text after "NCCL INFO "/"NCCL WARN " and
+// returns true; false when the line has no such prefix.
 bool ParseNcclLogPrefix(std::string_view line, NcclLogPrefix* prefix, std::string_view* message);
 
-const char* NcclTransportName(NcclTransport t);  // "P2P", "SHM", "NET", "CollNet", "NVLS", "unknown"
+// The transport's name: "P2P", "SHM", "NET", "CollNet", "NVLS", or "unknown".
+const char* NcclTransportName(NcclTransport t);
 
 // Writer for the simulator: renders records in the exact line format of a chosen NCCL version.
 enum class NcclLogEra {

@@ -568,15 +568,26 @@ std::string WriteXmlTree(const XmlElement& root) {
   return out;
 }
 
-Result<NcclTopo> ParseNcclTopoXml(std::string_view text, std::string_view source, Diagnostics& diag,
-                                  ReadCounts& counts) {
+namespace {
+
+// The XML tree of a dump whose root element must be <`root`>; fails (with `hint`) when it is not.
+Result<XmlElement> ParseDump(std::string_view text, std::string_view source, const std::string& root,
+                             const char* hint) {
   Result<XmlElement> tree = ParseXmlTree(text, source);
   if (!tree) return tree.error();
-  if (tree->name != "system") {
+  if (tree->name != root) {
     return MakeError(std::string(source), tree->line, 0,
-                     "root element is <" + tree->name + ">, expected <system>",
-                     "is this an NCCL topology dump (NCCL_TOPO_DUMP_FILE)?");
+                     "root element is <" + tree->name + ">, expected <" + root + ">", hint);
   }
+  return tree;
+}
+
+}  // namespace
+
+Result<NcclTopo> ParseNcclTopoXml(std::string_view text, std::string_view source, Diagnostics& diag,
+                                  ReadCounts& counts) {
+  Result<XmlElement> tree = ParseDump(text, source, "system", "is this an NCCL topology dump (NCCL_TOPO_DUMP_FILE)?");
+  if (!tree) return tree.error();
   NcclTopo topo;
   topo.root = std::move(tree).value();
   if (IntAttr(topo.root, "version", topo.version) == Parsed::kBad) {
@@ -588,13 +599,8 @@ Result<NcclTopo> ParseNcclTopoXml(std::string_view text, std::string_view source
 
 Result<NcclGraphs> ParseNcclGraphXml(std::string_view text, std::string_view source, Diagnostics& diag,
                                      ReadCounts& counts) {
-  Result<XmlElement> tree = ParseXmlTree(text, source);
+  Result<XmlElement> tree = ParseDump(text, source, "graphs", "is this an NCCL graph dump (NCCL_GRAPH_DUMP_FILE)?");
   if (!tree) return tree.error();
-  if (tree->name != "graphs") {
-    return MakeError(std::string(source), tree->line, 0,
-                     "root element is <" + tree->name + ">, expected <graphs>",
-                     "is this an NCCL graph dump (NCCL_GRAPH_DUMP_FILE)?");
-  }
   NcclGraphs graphs;
   GraphReader(source, diag, counts, graphs).Run(*tree);
   return graphs;

@@ -55,29 +55,15 @@ constexpr std::array<LegendEntry, 7> kP2pLegend = {{
 // The affinity columns that may follow the device columns.
 enum class ColumnKind { kCpuAffinity, kNumaAffinity, kGpuNumaId, kUnknown };
 
-// Concatenates pieces by appending (also avoids GCC 12's -Wrestrict false positive on "lit" + str).
-std::string Cat(std::initializer_list<std::string_view> parts) {
-  size_t size = 0;
-  for (std::string_view p : parts) size += p.size();
-  std::string out;
-  out.reserve(size);
-  for (std::string_view p : parts) out.append(p);
-  return out;
-}
-
 template <size_t N>
 bool OneOf(std::string_view s, const std::array<std::string_view, N>& values) {
   return std::find(values.begin(), values.end(), s) != values.end();
 }
 
-bool IsDigits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
 // "PREFIX" followed by 1-6 decimal digits.
 bool IsPrefixedIndex(std::string_view s, std::string_view prefix) {
   return StartsWith(s, prefix) && s.size() > prefix.size() && s.size() <= prefix.size() + 6 &&
-         IsDigits(s.substr(prefix.size()));
+         AllDigits(s.substr(prefix.size()));
 }
 
 bool IsGpuLabel(std::string_view s) { return IsPrefixedIndex(s, "GPU"); }
@@ -101,7 +87,7 @@ bool IsDeviceLabel(std::string_view s) {
 
 // "NV" followed by a lane count in plain decimal, as ParseNvsmiCell understands it.
 bool IsNvCell(std::string_view s) {
-  if (!StartsWith(s, "NV") || s.size() > 6 || !IsDigits(s.substr(2))) return false;
+  if (!StartsWith(s, "NV") || s.size() > 6 || !AllDigits(s.substr(2))) return false;
   const auto c = ParseNvsmiCell(s);
   return c.has_value() && c->type == LinkType::kNvlink;
 }
@@ -201,7 +187,7 @@ struct RowLine {
 // Parses a NUMA id column value: an id, or -1 for N/A. nullopt when it is neither.
 std::optional<int> ParseNumaValue(std::string_view s) {
   if (s == "N/A") return -1;
-  if (!IsDigits(s)) return std::nullopt;
+  if (!AllDigits(s)) return std::nullopt;
   const auto v = ParseInt(s);
   if (!v || *v > kMaxNumaId) return std::nullopt;
   return static_cast<int>(*v);
@@ -212,16 +198,11 @@ bool IsCpuList(std::string_view s) {
                                    [](char c) { return (c >= '0' && c <= '9') || c == ',' || c == '-'; });
 }
 
+// The cells a matrix of `kind` may hold, for a diagnostic.
 std::string ExpectedCells(NvsmiMatrixKind kind) {
-  switch (kind) {
-    case NvsmiMatrixKind::kP2p:
-      return "OK, NS, CNS, GNS, TNS or U";
-    case NvsmiMatrixKind::kPcieOnly:
-      return "PIX, PXB, PHB, NODE or SYS";
-    case NvsmiMatrixKind::kTopo:
-      break;
-  }
-  return "NV#, PIX, PXB, PHB, NODE or SYS";
+  static constexpr NamedValue<NvsmiMatrixKind> kCells[] = {{NvsmiMatrixKind::kP2p, "OK, NS, CNS, GNS, TNS or U"},
+                                                           {NvsmiMatrixKind::kPcieOnly, "PIX, PXB, PHB, NODE or SYS"}};
+  return std::string(NameIn(kCells, kind, "NV#, PIX, PXB, PHB, NODE or SYS"));
 }
 
 bool ValidCell(NvsmiMatrixKind kind, std::string_view cell) {
@@ -274,15 +255,10 @@ Result<NvsmiTopo> Parser::Run(std::string_view text) {
   }
   bool have_header = false;
   std::string near_miss;
-  int64_t line_no = 0;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(pos, end - pos);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    pos = end + 1;
-    ++line_no;
+  TextLines lines(text);
+  std::string_view line;
+  while (lines.Next(&line)) {
+    const int64_t line_no = lines.line_number();
     if (have_header) {
       Collect(line, line_no);
       continue;

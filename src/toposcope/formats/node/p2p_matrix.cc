@@ -53,20 +53,6 @@ constexpr size_t kBinaryProbe = 4096;
 // ---------------------------------------------------------------------------------------------
 // Shared helpers.
 
-std::vector<std::string_view> SplitLines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  size_t b = 0;
-  while (b < text.size()) {
-    size_t e = text.find('\n', b);
-    if (e == std::string_view::npos) e = text.size();
-    std::string_view l = text.substr(b, e - b);
-    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
-    lines.push_back(l);
-    b = e + 1;
-  }
-  return lines;
-}
-
 std::string Str(std::string_view s) { return std::string(s); }
 
 
@@ -266,6 +252,13 @@ struct TableReader {
 
 Error NoMatrix(std::string_view source, std::string hint) {
   return MakeError(Str(source), 0, 0, "no bandwidth matrix found", std::move(hint));
+}
+
+// The report, or the "no matrix" error when it holds none (`expected`: the hint for non-empty text).
+Result<P2pReport> ReportOrNoMatrix(P2pReport report, std::string_view text, std::string_view source,
+                                   const char* expected) {
+  if (report.matrices.empty()) return NoMatrix(source, text.empty() ? "the input is empty" : expected);
+  return report;
 }
 
 // Binary input: one rejected record, then the error.
@@ -472,6 +465,38 @@ std::string AfterColon(std::string_view t) {
   return c == std::string_view::npos ? std::string() : Str(Trim(t.substr(c + 1)));
 }
 
+// Steps through the lines of a text report: matrix rows go to `table`; a blank line closes the open
+// matrix (`close`), and every other line closes it too and goes to `other(i, raw, t, tokens,
+// first_is_int)` (`t` the trimmed line, `first_is_int` whether its first token is an integer).
+template <class CloseFn, class OtherFn>
+void ReadReportLines(const std::vector<std::string_view>& lines, TableReader& table, CloseFn&& close, OtherFn&& other) {
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const int64_t line_no = static_cast<int64_t>(i) + 1;
+    const std::string_view raw = lines[i];
+    const std::string_view t = Trim(raw);
+    if (t.empty()) {
+      close();
+      continue;
+    }
+    const auto tokens = SplitWhitespace(t);
+    const bool first_is_int = ParseInt(tokens[0]).has_value();
+    if (table.IsRow(tokens)) {
+      table.Row(tokens, raw, line_no);
+      continue;
+    }
+    close();
+    other(i, raw, t, tokens, first_is_int);
+  }
+}
+
+// A stray matrix row: one rejected record.
+void RejectRowWithoutHeader(std::string_view source, int64_t line_no, std::string_view raw, Diagnostics& diag,
+                            ReadCounts& counts) {
+  ++counts.read;
+  ++counts.rejected;
+  diag.Reject(source, line_no, raw, "matrix row without a column header");
+}
+
 }  // namespace
 
 // =============================================================================================
@@ -492,233 +517,214 @@ Result<P2pReport> ParseP2pBandwidthLatencyTest(std::string_view text, std::strin
     if (!title_used) diag.Warn(source, title_line, title, "table title with no matrix");
   };
 
-  for (size_t i = 0; i < lines.size(); ++i) {
-    const int64_t line_no = static_cast<int64_t>(i) + 1;
-    const std::string_view raw = lines[i];
-    const std::string_view t = Trim(raw);
-    if (t.empty()) {
-      table.Close();
-      continue;
-    }
-    const auto tokens = SplitWhitespace(t);
-    const bool first_is_int = ParseInt(tokens[0]).has_value();
-    if (table.IsRow(tokens)) {
-      table.Row(tokens, raw, line_no);
-      continue;
-    }
-    table.Close();
-    if (tokens.size() >= 2 && IsP2pHeaderWord(tokens[0])) {
-      std::string reason;
-      auto ids = ReadColumnIds(std::span(tokens).subspan(1), reason);
-      if (!ids) {
-        table.BeginBad(line_no, raw, reason);
-        title_used = true;
-        continue;
-      }
-      P2pMatrix m;
-      if (title.empty()) {
-        diag.Warn(source, line_no, raw, "matrix header with no title; read as bandwidth");
-      }
-      const P2pTitle c = ClassifyP2pTitle(title);
-      m.title = title;
-      m.quantity = c.quantity;
-      m.p2p_enabled = c.p2p_enabled;
-      m.gpu_to_gpu = tokens[0] != "CPU";
-      m.col_ids = std::move(*ids);
-      title_used = true;
-      table.Begin(std::move(m), 1.0, line_no, raw);
-      continue;
-    }
-    if (IsP2pTitle(t) && !first_is_int) {
-      end_title();
-      title = Str(t);
-      title_line = line_no;
-      title_used = false;
-      continue;
-    }
-    if (auto d = ParseP2pDeviceLine(t)) {
-      AddDevice(report, device_ids, std::move(*d), source, line_no, raw, diag);
-      continue;
-    }
-    if (first_is_int && tokens.size() >= 2) {
-      ++counts.read;
-      ++counts.rejected;
-      diag.Reject(source, line_no, raw, "matrix row without a column header");
-      continue;
-    }
-    // Anything else (banner, `Device=0 CAN Access Peer Device=1`, NOTE lines) is informational.
-  }
+  const auto close = [&] { table.Close(); };
+  ReadReportLines(lines, table, close,
+                  [&](size_t i, std::string_view raw, std::string_view t, const std::vector<std::string_view>& tokens,
+                      bool first_is_int) {
+                    const int64_t line_no = static_cast<int64_t>(i) + 1;
+                    if (tokens.size() >= 2 && IsP2pHeaderWord(tokens[0])) {
+                      std::string reason;
+                      auto ids = ReadColumnIds(std::span(tokens).subspan(1), reason);
+                      if (!ids) {
+                        table.BeginBad(line_no, raw, reason);
+                        title_used = true;
+                        return;
+                      }
+                      P2pMatrix m;
+                      if (title.empty()) {
+                        diag.Warn(source, line_no, raw, "matrix header with no title; read as bandwidth");
+                      }
+                      const P2pTitle c = ClassifyP2pTitle(title);
+                      m.title = title;
+                      m.quantity = c.quantity;
+                      m.p2p_enabled = c.p2p_enabled;
+                      m.gpu_to_gpu = tokens[0] != "CPU";
+                      m.col_ids = std::move(*ids);
+                      title_used = true;
+                      table.Begin(std::move(m), 1.0, line_no, raw);
+                    } else if (IsP2pTitle(t) && !first_is_int) {
+                      end_title();
+                      title = Str(t);
+                      title_line = line_no;
+                      title_used = false;
+                    } else if (auto d = ParseP2pDeviceLine(t)) {
+                      AddDevice(report, device_ids, std::move(*d), source, line_no, raw, diag);
+                    } else if (first_is_int && tokens.size() >= 2) {
+                      RejectRowWithoutHeader(source, line_no, raw, diag, counts);
+                    }
+                    // Anything else (banner, `Device=0 CAN Access Peer Device=1`, NOTE lines) is
+                    // informational.
+                  });
   table.Close();
   end_title();
-  if (report.matrices.empty()) {
-    return NoMatrix(source, text.empty() ? "the input is empty"
-                                         : "expected tables such as `P2P Connectivity Matrix` "
-                                           "followed by a `D\\D` header");
-  }
-  return report;
+  return ReportOrNoMatrix(std::move(report), text, source,
+                          "expected tables such as `P2P Connectivity Matrix` followed by a `D\\D` header");
 }
 
-Result<P2pReport> ParseNvbandwidth(std::string_view text, std::string_view source, Diagnostics& diag,
-                                   ReadCounts& counts) {
-  if (LooksBinary(text.substr(0, kBinaryProbe))) return RejectBinary(text, source, diag, counts);
-  P2pReport report;
-  report.tool = P2pTool::kNvbandwidth;
-  TableReader table{source, diag, counts, report.matrices};
-  const auto lines = SplitLines(text);
-  std::unordered_set<int> device_ids;
+namespace {
 
-  std::string testcase;  // from the last `Running X.`
-  int64_t testcase_line = 0;
-  bool testcase_has_matrix = true;
-  std::string description;  // the last description line
-  int last_matrix = -1;     // the matrix a SUM line may belong to
-  bool any_sum = false;
-  bool seen_matrix = false;
+// Reads nvbandwidth's text output: the version lines, `Running <testcase>.`, a description line,
+// a header of device ids and the rows of each matrix, `SUM <testcase> <value>` after it.
+class NvbandwidthReader {
+ public:
+  NvbandwidthReader(std::string_view text, std::string_view source, Diagnostics& diag, ReadCounts& counts)
+      : source_(source), diag_(diag), counts_(counts), lines_(SplitLines(text)) {
+    report_.tool = P2pTool::kNvbandwidth;
+  }
 
-  const auto close = [&] {
-    if (!table.open) return;
-    const bool bad = table.bad_header;
-    const int idx = table.Close();
+  // Reads every line; returns the report (matrices may be empty).
+  P2pReport Run() {
+    ReadReportLines(
+        lines_, table_, [&] { Close(); },
+        [&](size_t i, std::string_view raw, std::string_view t, const std::vector<std::string_view>& tokens,
+            bool first_is_int) { Line(i, raw, t, tokens, first_is_int); });
+    Close();
+    EndTestcase();
+    if (!any_sum_ && IsBeforeV02(report_.version)) BlankPreV02Diagonals();
+    return std::move(report_);
+  }
+
+ private:
+  // Closes the open matrix; a good one becomes the one a SUM line may belong to.
+  void Close() {
+    if (!table_.open) return;
+    const bool bad = table_.bad_header;
+    const int idx = table_.Close();
     if (!bad) {
-      last_matrix = idx;
-      description.clear();
+      last_matrix_ = idx;
+      description_.clear();
     }
-  };
-  const auto end_testcase = [&] {
-    if (!testcase_has_matrix) {
-      diag.Warn(source, testcase_line, testcase, "testcase `" + testcase + "` printed no matrix");
-    }
-    testcase_has_matrix = true;
-  };
+  }
 
-  for (size_t i = 0; i < lines.size(); ++i) {
+  void EndTestcase() {
+    if (!testcase_has_matrix_) {
+      diag_.Warn(source_, testcase_line_, testcase_, "testcase `" + testcase_ + "` printed no matrix");
+    }
+    testcase_has_matrix_ = true;
+  }
+
+  // One line that is not a matrix row.
+  void Line(size_t i, std::string_view raw, std::string_view t, const std::vector<std::string_view>& tokens,
+            bool first_is_int) {
     const int64_t line_no = static_cast<int64_t>(i) + 1;
-    const std::string_view raw = lines[i];
-    const std::string_view t = Trim(raw);
-    if (t.empty()) {
-      close();
-      continue;
-    }
-    const auto tokens = SplitWhitespace(t);
-    const bool first_is_int = ParseInt(tokens[0]).has_value();
-    if (table.IsRow(tokens)) {
-      table.Row(tokens, raw, line_no);
-      continue;
-    }
-    close();
-
     if (StartsWith(t, "nvbandwidth Version:")) {
-      report.version = AfterColon(t);
+      report_.version = AfterColon(t);
     } else if (StartsWith(t, "Built from Git version:")) {
-      report.git_version = AfterColon(t);
+      report_.git_version = AfterColon(t);
     } else if (StartsWith(t, "CUDA Runtime Version")) {
-      report.cuda_runtime_version = AfterColon(t);
+      report_.cuda_runtime_version = AfterColon(t);
     } else if (StartsWith(t, "CUDA Driver Version")) {
-      report.cuda_driver_version = AfterColon(t);
+      report_.cuda_driver_version = AfterColon(t);
     } else if (StartsWith(t, "Driver Version")) {
-      report.driver_version = AfterColon(t);
+      report_.driver_version = AfterColon(t);
     } else if (StartsWith(t, "Running ")) {
-      end_testcase();
-      std::string_view name = Trim(t.substr(8));
-      if (!name.empty() && name.back() == '.') name.remove_suffix(1);
-      testcase = Str(Trim(name));
-      testcase_line = line_no;
-      testcase_has_matrix = false;
-      description.clear();
-      last_matrix = -1;
+      StartTestcase(t, line_no);
     } else if (StartsWith(t, "Waiving ") || StartsWith(t, "Waived")) {
       // A skipped test: nothing to record.
     } else if (StartsWith(t, "SUM ")) {
-      any_sum = true;
-      const std::string_view rest = Trim(t.substr(4));
-      const size_t sp = rest.find_last_of(" \t");
-      const std::string_view name =
-          sp == std::string_view::npos ? std::string_view() : Trim(rest.substr(0, sp));
-      const std::string_view value = sp == std::string_view::npos ? rest : rest.substr(sp + 1);
-      const auto v = ParseDouble(value);
-      if (!v || *v < 0) {
-        diag.Warn(source, line_no, raw, "SUM value " + QuoteRaw(value) + " is not a number");
-        continue;
-      }
-      if (*v > kMaxSum) {
-        diag.Warn(source, line_no, raw, "implausible SUM value " + QuoteRaw(value));
-        continue;
-      }
-      if (last_matrix < 0 || !std::isnan(report.matrices[static_cast<size_t>(last_matrix)].sum)) {
-        diag.Warn(source, line_no, raw, "SUM line with no matrix before it");
-        continue;
-      }
-      P2pMatrix& m = report.matrices[static_cast<size_t>(last_matrix)];
-      if (!m.testcase.empty() && !name.empty() && name != m.testcase) {
-        diag.Warn(source, line_no, raw,
-                  "SUM names `" + Str(name) + "` but the matrix is `" + m.testcase + "`");
-        continue;
-      }
-      if (m.testcase.empty() && !name.empty()) {
-        m.testcase = Str(name);
-        m.title = m.testcase;
-      }
-      const double scale = ClassifyNvDescription(m.description).scale;
-      m.sum = *v * scale;
-      // nvbandwidth sums every cell (N/A as 0); a mismatch means rows went missing.
-      double total = 0;
-      size_t cells = 0;
-      for (const auto& row : m.values) {
-        for (const double x : row) {
-          if (!std::isnan(x)) total += x;
-          ++cells;
-        }
-      }
-      const double tol = (0.0051 * static_cast<double>(cells) + 0.011) * scale;
-      if (std::fabs(total - m.sum) > tol) {
-        diag.Warn(source, line_no, raw,
-                  "SUM " + Fixed2(m.sum) + " differs from the sum of the cells " + Fixed2(total) +
-                      " (rows missing?)");
-      }
+      SumLine(t, raw, line_no);
     } else if (auto d = ParseNvDeviceLine(t)) {
-      AddDevice(report, device_ids, std::move(*d), source, line_no, raw, diag);
+      AddDevice(report_, device_ids_, std::move(*d), source_, line_no, raw, diag_);
     } else if (IsNvDescription(t)) {
-      description = Str(t);
-    } else if (tokens.size() == 1 && report.devices.empty() && !seen_matrix && IsHostnameToken(t) &&
-               NextIsDeviceLine(lines, i)) {
-      report.hostname = Str(t);  // v0.8 prints the host name right before the devices
-    } else if (std::all_of(tokens.begin(), tokens.end(),
-                           [](std::string_view s) { return ParseInt(s).has_value(); })) {
-      // The column header of a matrix.
-      seen_matrix = true;
-      testcase_has_matrix = true;
-      std::string reason;
-      auto ids = ReadColumnIds(tokens, reason);
-      if (!ids) {
-        table.BeginBad(line_no, raw, reason);
-        continue;
-      }
-      if (description.empty()) {
-        diag.Warn(source, line_no, raw, "matrix with no description line; read as GPU->GPU bandwidth");
-      }
-      const NvDescription c = ClassifyNvDescription(description);
-      P2pMatrix m;
-      m.testcase = testcase;
-      m.description = description;
-      m.title = !testcase.empty() ? testcase : description;
-      m.quantity = c.quantity;
-      m.gpu_to_gpu = c.gpu_to_gpu;
-      m.col_ids = std::move(*ids);
-      table.Begin(std::move(m), c.scale, line_no, raw);
-      testcase.clear();
+      description_ = Str(t);
+    } else if (tokens.size() == 1 && report_.devices.empty() && !seen_matrix_ && IsHostnameToken(t) &&
+               NextIsDeviceLine(lines_, i)) {
+      report_.hostname = Str(t);  // v0.8 prints the host name right before the devices
+    } else if (std::all_of(tokens.begin(), tokens.end(), [](std::string_view s) { return ParseInt(s).has_value(); })) {
+      HeaderLine(raw, tokens, line_no);
     } else if (first_is_int && tokens.size() >= 2) {
-      ++counts.read;
-      ++counts.rejected;
-      diag.Reject(source, line_no, raw, "matrix row without a column header");
+      RejectRowWithoutHeader(source_, line_no, raw, diag_, counts_);
     }
     // Other lines (NOTE paragraphs, `...`, COEFFICIENT_OF_VARIATION, errors) carry no data.
   }
-  close();
-  end_testcase();
+
+  // `Running <testcase>.`
+  void StartTestcase(std::string_view t, int64_t line_no) {
+    EndTestcase();
+    std::string_view name = Trim(t.substr(8));
+    if (!name.empty() && name.back() == '.') name.remove_suffix(1);
+    testcase_ = Str(Trim(name));
+    testcase_line_ = line_no;
+    testcase_has_matrix_ = false;
+    description_.clear();
+    last_matrix_ = -1;
+  }
+
+  // The column header of a matrix: opens it, described by the last description line.
+  void HeaderLine(std::string_view raw, const std::vector<std::string_view>& tokens, int64_t line_no) {
+    seen_matrix_ = true;
+    testcase_has_matrix_ = true;
+    std::string reason;
+    auto ids = ReadColumnIds(tokens, reason);
+    if (!ids) {
+      table_.BeginBad(line_no, raw, reason);
+      return;
+    }
+    if (description_.empty()) {
+      diag_.Warn(source_, line_no, raw, "matrix with no description line; read as GPU->GPU bandwidth");
+    }
+    const NvDescription c = ClassifyNvDescription(description_);
+    P2pMatrix m;
+    m.testcase = testcase_;
+    m.description = description_;
+    m.title = !testcase_.empty() ? testcase_ : description_;
+    m.quantity = c.quantity;
+    m.gpu_to_gpu = c.gpu_to_gpu;
+    m.col_ids = std::move(*ids);
+    table_.Begin(std::move(m), c.scale, line_no, raw);
+    testcase_.clear();
+  }
+
+  // `SUM [testcase] value`: the sum of the matrix just read, checked against its cells.
+  void SumLine(std::string_view t, std::string_view raw, int64_t line_no) {
+    any_sum_ = true;
+    const std::string_view rest = Trim(t.substr(4));
+    const size_t sp = rest.find_last_of(" \t");
+    const std::string_view name = sp == std::string_view::npos ? std::string_view() : Trim(rest.substr(0, sp));
+    const std::string_view value = sp == std::string_view::npos ? rest : rest.substr(sp + 1);
+    const auto v = ParseDouble(value);
+    if (!v || *v < 0) {
+      diag_.Warn(source_, line_no, raw, "SUM value " + QuoteRaw(value) + " is not a number");
+      return;
+    }
+    if (*v > kMaxSum) {
+      diag_.Warn(source_, line_no, raw, "implausible SUM value " + QuoteRaw(value));
+      return;
+    }
+    if (last_matrix_ < 0 || !std::isnan(report_.matrices[static_cast<size_t>(last_matrix_)].sum)) {
+      diag_.Warn(source_, line_no, raw, "SUM line with no matrix before it");
+      return;
+    }
+    P2pMatrix& m = report_.matrices[static_cast<size_t>(last_matrix_)];
+    if (!m.testcase.empty() && !name.empty() && name != m.testcase) {
+      diag_.Warn(source_, line_no, raw, "SUM names `" + Str(name) + "` but the matrix is `" + m.testcase + "`");
+      return;
+    }
+    if (m.testcase.empty() && !name.empty()) {
+      m.testcase = Str(name);
+      m.title = m.testcase;
+    }
+    const double scale = ClassifyNvDescription(m.description).scale;
+    m.sum = *v * scale;
+    // nvbandwidth sums every cell (N/A as 0); a mismatch means rows went missing.
+    double total = 0;
+    size_t cells = 0;
+    for (const auto& row : m.values) {
+      for (const double x : row) {
+        if (!std::isnan(x)) total += x;
+        ++cells;
+      }
+    }
+    const double tol = (0.0051 * static_cast<double>(cells) + 0.011) * scale;
+    if (std::fabs(total - m.sum) > tol) {
+      diag_.Warn(source_, line_no, raw,
+                 "SUM " + Fixed2(m.sum) + " differs from the sum of the cells " + Fixed2(total) + " (rows missing?)");
+    }
+  }
 
   // Before v0.2 the diagonal of GPU<->GPU matrices printed 0.00 for "not measured".
-  if (!any_sum && IsBeforeV02(report.version)) {
-    for (auto& m : report.matrices) {
+  void BlankPreV02Diagonals() {
+    for (auto& m : report_.matrices) {
       if (!m.gpu_to_gpu) continue;
       for (size_t r = 0; r < m.row_ids.size(); ++r) {
         for (size_t c = 0; c < m.col_ids.size(); ++c) {
@@ -727,36 +733,44 @@ Result<P2pReport> ParseNvbandwidth(std::string_view text, std::string_view sourc
       }
     }
   }
-  if (report.matrices.empty()) {
-    return NoMatrix(source, text.empty() ? "the input is empty"
-                                         : "expected `Running <testcase>.`, a description line, "
-                                           "a header of device ids and rows");
-  }
-  return report;
+
+  std::string_view source_;
+  Diagnostics& diag_;
+  ReadCounts& counts_;
+  const std::vector<std::string_view> lines_;
+  P2pReport report_;
+  TableReader table_{source_, diag_, counts_, report_.matrices};
+  std::unordered_set<int> device_ids_;
+  std::string testcase_;  // from the last `Running X.`
+  int64_t testcase_line_ = 0;
+  bool testcase_has_matrix_ = true;
+  std::string description_;  // the last description line
+  int last_matrix_ = -1;     // the matrix a SUM line may belong to
+  bool any_sum_ = false;
+  bool seen_matrix_ = false;
+};
+
+}  // namespace
+
+Result<P2pReport> ParseNvbandwidth(std::string_view text, std::string_view source, Diagnostics& diag,
+                                   ReadCounts& counts) {
+  if (LooksBinary(text.substr(0, kBinaryProbe))) return RejectBinary(text, source, diag, counts);
+  return ReportOrNoMatrix(NvbandwidthReader(text, source, diag, counts).Run(), text, source,
+                          "expected `Running <testcase>.`, a description line, a header of device ids and rows");
 }
 
 namespace {
 
-const char* KindName(P2pQuantity q) {
-  switch (q) {
-    case P2pQuantity::kBandwidthBidirGbps:
-      return "bidir";
-    case P2pQuantity::kLatencyUs:
-      return "latency_us";
-    case P2pQuantity::kConnectivity:
-      return "connectivity";
-    default:
-      return "unidir";
-  }
-}
+// The CSV `kind` names; "latency" is read as latency_us too.
+constexpr NamedValue<P2pQuantity> kKindNames[] = {{P2pQuantity::kBandwidthUnidirGbps, "unidir"},
+                                                  {P2pQuantity::kBandwidthBidirGbps, "bidir"},
+                                                  {P2pQuantity::kLatencyUs, "latency_us"},
+                                                  {P2pQuantity::kConnectivity, "connectivity"},
+                                                  {P2pQuantity::kLatencyUs, "latency"}};
 
-std::optional<P2pQuantity> ParseKind(std::string_view k) {
-  if (k == "unidir") return P2pQuantity::kBandwidthUnidirGbps;
-  if (k == "bidir") return P2pQuantity::kBandwidthBidirGbps;
-  if (k == "latency_us" || k == "latency") return P2pQuantity::kLatencyUs;
-  if (k == "connectivity") return P2pQuantity::kConnectivity;
-  return std::nullopt;
-}
+const char* KindName(P2pQuantity q) { return NameIn(kKindNames, q, "unidir").data(); }
+
+std::optional<P2pQuantity> ParseKind(std::string_view k) { return ValueIn(kKindNames, k); }
 
 // One long-form group: cells keyed by (src, dst), rows/columns in order of first appearance.
 struct LongGroup {
@@ -768,70 +782,78 @@ struct LongGroup {
   std::unordered_map<int64_t, double> cells;
 };
 
-}  // namespace
+// Reads a P2P CSV, wide or long form, after its header line.
+class P2pCsvReader {
+ public:
+  P2pCsvReader(std::string_view text, std::string_view source, Diagnostics& diag, ReadCounts& counts)
+      : text_(text), source_(source), diag_(diag), counts_(counts), lines_(SplitLines(text)) {}
 
-Result<P2pReport> ParseP2pCsv(std::string_view text, std::string_view source, Diagnostics& diag,
-                              ReadCounts& counts) {
-  if (LooksBinary(text.substr(0, kBinaryProbe))) return RejectBinary(text, source, diag, counts);
-  P2pReport report;
-  report.tool = P2pTool::kCsv;
-  const auto lines = SplitLines(text);
-
-  size_t i = 0;
-  std::string_view header;
-  int64_t header_line = 0;
-  for (; i < lines.size(); ++i) {
-    const std::string_view t = Trim(lines[i]);
-    if (t.empty() || t[0] == '#') continue;
-    header = t;
-    header_line = static_cast<int64_t>(i) + 1;
-    ++i;
-    break;
+  Result<P2pReport> Run() {
+    report_.tool = P2pTool::kCsv;
+    if (!FindHeader()) {
+      return NoMatrix(source_, text_.empty() ? "the input is empty" : "the CSV has no header line");
+    }
+    const bool long_form = head_.size() >= 3 && head_.size() <= 5 && (head_[0] == "src" || head_[0] == "source") &&
+                           (head_[1] == "dst" || head_[1] == "destination" || head_[1] == "dest");
+    const bool wide_form = !long_form && head_.size() >= 2 && (head_[0].empty() || head_[0] == "src\\dst");
+    if (!long_form && !wide_form) return BadHeader("CSV header not recognised");
+    return wide_form ? ReadWide() : ReadLong();
   }
-  if (header.empty()) {
-    return NoMatrix(source, text.empty() ? "the input is empty" : "the CSV has no header line");
-  }
-  std::vector<std::string> head;
-  for (const auto c : Split(header, ',')) head.push_back(ToLowerAscii(Trim(c)));
 
-  const bool long_form = head.size() >= 3 && head.size() <= 5 && (head[0] == "src" || head[0] == "source") &&
-                         (head[1] == "dst" || head[1] == "destination" || head[1] == "dest");
-  const bool wide_form = !long_form && head.size() >= 2 && (head[0].empty() || head[0] == "src\\dst");
-  const auto bad_header = [&](const std::string& reason) -> Error {
-    ++counts.read;
-    ++counts.rejected;
-    diag.Reject(source, header_line, header, reason);
-    return NoMatrix(source,
+ private:
+  // The first line that is not blank or a comment; false when there is none.
+  bool FindHeader() {
+    for (; i_ < lines_.size(); ++i_) {
+      const std::string_view t = Trim(lines_[i_]);
+      if (t.empty() || t[0] == '#') continue;
+      header_ = t;
+      header_line_ = static_cast<int64_t>(i_) + 1;
+      ++i_;
+      break;
+    }
+    if (header_.empty()) return false;
+    for (const auto c : Split(header_, ',')) head_.push_back(ToLowerAscii(Trim(c)));
+    return true;
+  }
+
+  // The header as one rejected record, and the error.
+  Error BadHeader(const std::string& reason) {
+    ++counts_.read;
+    ++counts_.rejected;
+    diag_.Reject(source_, header_line_, header_, reason);
+    return NoMatrix(source_,
                     "CSV header must be `src,dst,bandwidth_gbps[,kind[,matrix]]` or "
                     "`,0,1,...` / `src\\dst,0,1,...`");
-  };
-  if (!long_form && !wide_form) return bad_header("CSV header not recognised");
+  }
 
-  const auto data_lines = [&](auto&& fn) {
-    for (; i < lines.size(); ++i) {
-      const std::string_view t = Trim(lines[i]);
+  // Each data line after the header is a record: `fn(t)` returns "" when it accepts it, else why not.
+  template <class Fn>
+  void DataLines(Fn&& fn) {
+    for (; i_ < lines_.size(); ++i_) {
+      const std::string_view t = Trim(lines_[i_]);
       if (t.empty() || t[0] == '#') continue;
-      ++counts.read;
-      std::string reason = fn(t, static_cast<int64_t>(i) + 1);
+      ++counts_.read;
+      std::string reason = fn(t);
       if (reason.empty()) {
-        ++counts.accepted;
+        ++counts_.accepted;
       } else {
-        ++counts.rejected;
-        diag.Reject(source, static_cast<int64_t>(i) + 1, lines[i], reason);
+        ++counts_.rejected;
+        diag_.Reject(source_, static_cast<int64_t>(i_) + 1, lines_[i_], reason);
       }
     }
-  };
+  }
 
-  if (wide_form) {
+  // Wide form: `,0,1,...` and one row per source device.
+  Result<P2pReport> ReadWide() {
     std::vector<std::string_view> id_cells;
-    for (size_t c = 1; c < head.size(); ++c) id_cells.push_back(head[c]);
+    for (size_t c = 1; c < head_.size(); ++c) id_cells.push_back(head_[c]);
     std::string reason;
     auto ids = ReadColumnIds(id_cells, reason);
-    if (!ids) return bad_header(reason);
+    if (!ids) return BadHeader(reason);
     P2pMatrix m;
     m.col_ids = std::move(*ids);
     std::unordered_set<int> seen;
-    data_lines([&](std::string_view t, int64_t) -> std::string {
+    DataLines([&](std::string_view t) -> std::string {
       const auto cells = Split(t, ',');
       const std::string_view label = Trim(cells[0]);
       const auto id = ParseDeviceId(label);
@@ -859,39 +881,43 @@ Result<P2pReport> ParseP2pCsv(std::string_view text, std::string_view source, Di
       return {};
     });
     if (m.values.empty()) {
-      diag.Warn(source, header_line, header, "CSV matrix has no readable rows");
-      return NoMatrix(source, "no data line of the CSV could be read");
+      diag_.Warn(source_, header_line_, header_, "CSV matrix has no readable rows");
+      return NoMatrix(source_, "no data line of the CSV could be read");
     }
-    report.matrices.push_back(std::move(m));
-    return report;
+    report_.matrices.push_back(std::move(m));
+    return std::move(report_);
   }
 
-  // Long form.
-  P2pQuantity default_kind = P2pQuantity::kBandwidthUnidirGbps;
-  if (Contains(head[2], "latency")) {
-    default_kind = P2pQuantity::kLatencyUs;
-  } else if (Contains(head[2], "bidir")) {
-    default_kind = P2pQuantity::kBandwidthBidirGbps;
-  } else if (Contains(head[2], "connect")) {
-    default_kind = P2pQuantity::kConnectivity;
+  // Long form: `src,dst,value[,kind[,matrix]]`, one matrix per (kind, matrix label).
+  Result<P2pReport> ReadLong() {
+    default_kind_ = P2pQuantity::kBandwidthUnidirGbps;
+    if (Contains(head_[2], "latency")) {
+      default_kind_ = P2pQuantity::kLatencyUs;
+    } else if (Contains(head_[2], "bidir")) {
+      default_kind_ = P2pQuantity::kBandwidthBidirGbps;
+    } else if (Contains(head_[2], "connect")) {
+      default_kind_ = P2pQuantity::kConnectivity;
+    }
+    if (head_.size() >= 4 && head_[3] != "kind") return BadHeader("4th CSV column must be `kind`");
+    if (head_.size() == 5 && head_[4] != "matrix") return BadHeader("5th CSV column must be `matrix`");
+    DataLines([&](std::string_view t) { return LongLine(t); });
+    for (auto& g : groups_) report_.matrices.push_back(GroupMatrix(g));
+    if (report_.matrices.empty()) return NoMatrix(source_, "no data line of the CSV could be read");
+    return std::move(report_);
   }
-  if (head.size() >= 4 && head[3] != "kind") return bad_header("4th CSV column must be `kind`");
-  if (head.size() == 5 && head[4] != "matrix") return bad_header("5th CSV column must be `matrix`");
 
-  std::vector<LongGroup> groups;
-  std::unordered_map<std::string, size_t> group_index;
-  size_t last_group = SIZE_MAX;
-  data_lines([&](std::string_view t, int64_t) -> std::string {
+  // One long-form line into its group; "" when accepted, else why not.
+  std::string LongLine(std::string_view t) {
     const auto cells = Split(t, ',');
-    if (cells.size() != head.size()) {
-      return StringPrintf("line has %zu fields, expected %zu", cells.size(), head.size());
+    if (cells.size() != head_.size()) {
+      return StringPrintf("line has %zu fields, expected %zu", cells.size(), head_.size());
     }
     const auto src = ParseDeviceId(Trim(cells[0]));
     if (!src) return "src " + QuoteRaw(Trim(cells[0])) + " is not a device index";
     const auto dst = ParseDeviceId(Trim(cells[1]));
     if (!dst) return "dst " + QuoteRaw(Trim(cells[1])) + " is not a device index";
-    P2pQuantity kind = default_kind;
-    if (head.size() >= 4) {
+    P2pQuantity kind = default_kind_;
+    if (head_.size() >= 4) {
       const std::string_view k = Trim(cells[3]);
       if (!k.empty()) {
         const auto pk = ParseKind(k);
@@ -899,7 +925,7 @@ Result<P2pReport> ParseP2pCsv(std::string_view text, std::string_view source, Di
         kind = *pk;
       }
     }
-    const std::string_view label = head.size() == 5 ? Trim(cells[4]) : std::string_view();
+    const std::string_view label = head_.size() == 5 ? Trim(cells[4]) : std::string_view();
     const std::string_view cell = Trim(cells[2]);
     double value = NAN;
     if (!cell.empty()) {
@@ -908,25 +934,29 @@ Result<P2pReport> ParseP2pCsv(std::string_view text, std::string_view source, Di
       if (!v) return StringPrintf("%d->%d: ", *src, *dst) + why;
       value = *v;
     }
-    // Lines of one matrix come together: try the last group before the index.
-    LongGroup* g = nullptr;
-    if (last_group < groups.size() && groups[last_group].quantity == kind &&
-        groups[last_group].label == label) {
-      g = &groups[last_group];
-    } else {
-      const std::string group_key = std::string(KindName(kind)) + '\x1f' + Str(label);
-      const auto [it, added] = group_index.emplace(group_key, groups.size());
-      if (added) groups.emplace_back(kind, Str(label));
-      last_group = it->second;
-      g = &groups[last_group];
-    }
+    LongGroup* g = GroupOf(kind, label);
     const int64_t key = (static_cast<int64_t>(*src) << 32) | *dst;
     if (!g->cells.emplace(key, value).second) return StringPrintf("duplicate entry %d->%d", *src, *dst);
     if (g->row_index.emplace(*src, g->rows.size()).second) g->rows.push_back(*src);
     if (g->col_index.emplace(*dst, g->cols.size()).second) g->cols.push_back(*dst);
     return {};
-  });
-  for (auto& g : groups) {
+  }
+
+  // The group of (kind, label), added when new. Lines of one matrix come together: the last group
+  // is tried before the index.
+  LongGroup* GroupOf(P2pQuantity kind, std::string_view label) {
+    if (last_group_ < groups_.size() && groups_[last_group_].quantity == kind && groups_[last_group_].label == label) {
+      return &groups_[last_group_];
+    }
+    const std::string group_key = std::string(KindName(kind)) + '\x1f' + Str(label);
+    const auto [it, added] = group_index_.emplace(group_key, groups_.size());
+    if (added) groups_.emplace_back(kind, Str(label));
+    last_group_ = it->second;
+    return &groups_[last_group_];
+  }
+
+  // A group's cells as a matrix; cells never given are NaN.
+  static P2pMatrix GroupMatrix(LongGroup& g) {
     P2pMatrix m;
     m.title = g.label;
     m.quantity = g.quantity;
@@ -938,10 +968,30 @@ Result<P2pReport> ParseP2pCsv(std::string_view text, std::string_view source, Di
       const int dst = static_cast<int>(key & 0xffffffff);
       m.values[g.row_index[src]][g.col_index[dst]] = v;
     }
-    report.matrices.push_back(std::move(m));
+    return m;
   }
-  if (report.matrices.empty()) return NoMatrix(source, "no data line of the CSV could be read");
-  return report;
+
+  std::string_view text_;
+  std::string_view source_;
+  Diagnostics& diag_;
+  ReadCounts& counts_;
+  const std::vector<std::string_view> lines_;
+  size_t i_ = 0;  // the next line to read
+  std::string_view header_;
+  int64_t header_line_ = 0;
+  std::vector<std::string> head_;  // the header's cells, trimmed and lowered
+  P2pReport report_;
+  P2pQuantity default_kind_ = P2pQuantity::kBandwidthUnidirGbps;
+  std::vector<LongGroup> groups_;
+  std::unordered_map<std::string, size_t> group_index_;
+  size_t last_group_ = SIZE_MAX;
+};
+
+}  // namespace
+
+Result<P2pReport> ParseP2pCsv(std::string_view text, std::string_view source, Diagnostics& diag, ReadCounts& counts) {
+  if (LooksBinary(text.substr(0, kBinaryProbe))) return RejectBinary(text, source, diag, counts);
+  return P2pCsvReader(text, source, diag, counts).Run();
 }
 
 // =============================================================================================

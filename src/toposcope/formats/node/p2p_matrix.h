@@ -58,8 +58,10 @@ struct P2pReport {
   std::vector<P2pMatrix> matrices;
 };
 
-// Each matrix row is a record (plus the CSV's data lines). Bad rows (wrong cell count, non-numbers,
-// negative or absurd values) are rejected and counted. Fail only when no matrix is found at all.
+// The readers of the P2P tools (p2pBandwidthLatencyTest, nvbandwidth) and of our CSV: each returns
+// the report. Each matrix row is a record (plus the CSV's data lines). Bad rows (wrong cell count,
+// non-numbers, negative or absurd values) are rejected and counted. Fail only when no matrix is
+// found at all (or the input is binary, or, for the CSV, its header is not one of the forms below).
 Result<P2pReport> ParseP2pBandwidthLatencyTest(std::string_view text, std::string_view source,
                                                Diagnostics& diag, ReadCounts& counts);
 Result<P2pReport> ParseNvbandwidth(std::string_view text, std::string_view source, Diagnostics& diag,
@@ -69,7 +71,7 @@ Result<P2pReport> ParseNvbandwidth(std::string_view text, std::string_view sourc
 // `matrix` = a label that splits one kind into several matrices and becomes the title) or wide
 // form: header `,0,1,...` (first cell empty or "src\\dst") and one row per source device. Cells
 // `N/A` or empty are NaN; long-form rows and columns keep their order of first appearance, and
-// cells never given are NaN. `#` comment lines and blank lines are skipped.
+// cells never given are NaN. `#` comment lines and blank lines are skipped. Fails as above.
 Result<P2pReport> ParseP2pCsv(std::string_view text, std::string_view source, Diagnostics& diag,
                               ReadCounts& counts);
 

@@ -17,32 +17,14 @@
 namespace toposcope::formats {
 namespace {
 
-// Concatenates pieces by appending (avoids GCC 12's -Wrestrict false positive on "lit" + str).
-std::string Cat(std::initializer_list<std::string_view> parts) {
-  size_t size = 0;
-  for (std::string_view p : parts) size += p.size();
-  std::string out;
-  out.reserve(size);
-  for (std::string_view p : parts) out.append(p);
-  return out;
-}
-
-std::string Num(int64_t v) { return std::to_string(v); }
-
 enum class Column { kHost, kIp, kNic, kPort, kGid, kRack, kLeaf, kUnknown };
 
+// The column a header cell names (any case).
 Column ColumnOf(std::string_view name) {
-  std::string lower(name);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (lower == "host") return Column::kHost;
-  if (lower == "ip") return Column::kIp;
-  if (lower == "nic") return Column::kNic;
-  if (lower == "port") return Column::kPort;
-  if (lower == "gid") return Column::kGid;
-  if (lower == "rack") return Column::kRack;
-  if (lower == "leaf") return Column::kLeaf;
-  return Column::kUnknown;
+  static constexpr NamedValue<Column> kColumns[] = {
+      {Column::kHost, "host"}, {Column::kIp, "ip"},     {Column::kNic, "nic"},  {Column::kPort, "port"},
+      {Column::kGid, "gid"},   {Column::kRack, "rack"}, {Column::kLeaf, "leaf"}};
+  return ValueIn(kColumns, ToLowerAscii(name)).value_or(Column::kUnknown);
 }
 
 bool IsComment(std::string_view t) { return !t.empty() && t[0] == '#'; }
@@ -83,6 +65,55 @@ std::optional<std::string> ParseHeader(const std::vector<std::string>& cells, He
   }
   if (h.host < 0 || h.ip < 0) return std::string("the header lacks a 'host' or 'ip' column");
   return std::nullopt;
+}
+
+// The cells of a data row into `row`, by the header's columns; "" when they are valid, else the
+// reason for the first cell that is not.
+std::string ReadCells(const std::vector<std::string>& cells, const Header& header, InventoryRow& row) {
+  for (size_t i = 0; i < cells.size(); ++i) {
+    const std::string& c = cells[i];
+    switch (header.columns[i]) {
+      case Column::kHost:
+        row.host = c;
+        break;
+      case Column::kIp: {
+        auto a = IpAddress::Parse(c);
+        if (!a) return Cat({"ip ", QuoteRaw(c), " is not an IPv4 or IPv6 address"});
+        row.addr = Unmap(*a);
+        row.ip = row.addr.ToString();
+        break;
+      }
+      case Column::kNic:
+        row.nic = c;
+        break;
+      case Column::kPort: {
+        if (c.empty()) break;
+        const bool digits = std::all_of(c.begin(), c.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+        auto n = digits && c.size() <= 6 ? ParseInt(c) : std::nullopt;
+        if (!n || *n > 65535) return Cat({"port ", QuoteRaw(c), " is not 0..65535"});
+        row.port = static_cast<int>(*n);
+        break;
+      }
+      case Column::kGid: {
+        if (!c.empty()) {
+          auto g = IpAddress::Parse(c);
+          if (!g || !g->is_v6())
+            return Cat({"gid ", QuoteRaw(c), " is not a GID (IPv6 form, e.g. fe80:0000:...:03da)"});
+        }
+        row.gid = c;
+        break;
+      }
+      case Column::kRack:
+        row.rack = c;
+        break;
+      case Column::kLeaf:
+        row.leaf = c;
+        break;
+      case Column::kUnknown:
+        break;
+    }
+  }
+  return {};
 }
 
 }  // namespace
@@ -134,58 +165,15 @@ Status ReadInventoryCsv(LineReader& lines, std::string_view source, const Invent
       continue;
     }
     if (cells.size() != header.columns.size()) {
-      reject(Cat({"expected ", Num(static_cast<int64_t>(header.columns.size())), " cells, got ",
-                  Num(static_cast<int64_t>(cells.size()))}));
+      reject(Cat({"expected ", std::to_string(static_cast<int64_t>(header.columns.size())), " cells, got ",
+                  std::to_string(static_cast<int64_t>(cells.size()))}));
       continue;
     }
     InventoryRow row;
-    bool bad = false;
-    for (size_t i = 0; i < cells.size() && !bad; ++i) {
-      const std::string& c = cells[i];
-      switch (header.columns[i]) {
-        case Column::kHost: row.host = c; break;
-        case Column::kIp: {
-          auto a = IpAddress::Parse(c);
-          if (!a) {
-            reject(Cat({"ip ", QuoteRaw(c), " is not an IPv4 or IPv6 address"}));
-            bad = true;
-            break;
-          }
-          row.addr = Unmap(*a);
-          row.ip = row.addr.ToString();
-          break;
-        }
-        case Column::kNic: row.nic = c; break;
-        case Column::kPort: {
-          if (c.empty()) break;
-          const bool digits = std::all_of(c.begin(), c.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
-          auto n = digits && c.size() <= 6 ? ParseInt(c) : std::nullopt;
-          if (!n || *n > 65535) {
-            reject(Cat({"port ", QuoteRaw(c), " is not 0..65535"}));
-            bad = true;
-            break;
-          }
-          row.port = static_cast<int>(*n);
-          break;
-        }
-        case Column::kGid: {
-          if (!c.empty()) {
-            auto g = IpAddress::Parse(c);
-            if (!g || !g->is_v6()) {
-              reject(Cat({"gid ", QuoteRaw(c), " is not a GID (IPv6 form, e.g. fe80:0000:...:03da)"}));
-              bad = true;
-              break;
-            }
-          }
-          row.gid = c;
-          break;
-        }
-        case Column::kRack: row.rack = c; break;
-        case Column::kLeaf: row.leaf = c; break;
-        case Column::kUnknown: break;
-      }
+    if (const std::string why = ReadCells(cells, header, row); !why.empty()) {
+      reject(why);
+      continue;
     }
-    if (bad) continue;
     if (row.host.empty()) {
       reject("empty host");
       continue;
@@ -194,10 +182,10 @@ Status ReadInventoryCsv(LineReader& lines, std::string_view source, const Invent
     if (!inserted) {
       if (it->second.first == row.host) {
         reject(Cat({"duplicate row for host ", QuoteRaw(row.host), " ip ", row.ip, " (first at line ",
-                    Num(it->second.second), ")"}));
+                    std::to_string(it->second.second), ")"}));
       } else {
         reject(Cat({"IP ", row.ip, " already belongs to host ", QuoteRaw(it->second.first), " (line ",
-                    Num(it->second.second), ")"}));
+                    std::to_string(it->second.second), ")"}));
       }
       continue;
     }
@@ -217,9 +205,8 @@ Status ReadInventoryCsv(LineReader& lines, std::string_view source, const Invent
 Result<Inventory> ParseInventoryCsv(std::string_view text, std::string_view source, Diagnostics& diag) {
   Inventory inv;
   LineReader lines = TextLineReader(text, std::string(source));
-  Status st = ReadInventoryCsv(
-      lines, source, [&](InventoryRow&& r) { inv.rows.push_back(std::move(r)); }, diag, inv.counts);
-  if (!st.ok()) return st.error();
+  const auto keep = [&](InventoryRow&& r) { inv.rows.push_back(std::move(r)); };
+  if (Status st = ReadInventoryCsv(lines, source, keep, diag, inv.counts); !st.ok()) return st.error();
   return inv;
 }
 
@@ -227,7 +214,7 @@ std::string WriteInventoryCsv(const Inventory& inventory) {
   std::string out = "host,ip,nic,port,gid,rack,leaf\n";
   for (const InventoryRow& r : inventory.rows) {
     out += Cat({CsvCell(r.host), ",", r.ip.empty() ? r.addr.ToString() : r.ip, ",", CsvCell(r.nic), ",",
-                r.port >= 0 ? Num(r.port) : std::string(), ",", CsvCell(r.gid), ",", CsvCell(r.rack), ",",
+                r.port >= 0 ? std::to_string(r.port) : std::string(), ",", CsvCell(r.gid), ",", CsvCell(r.rack), ",",
                 CsvCell(r.leaf), "\n"});
   }
   return out;

@@ -54,7 +54,8 @@ struct CaptureOptions {
 Result<CaptureSummary> ReadCapture(const std::string& path,
                                    const std::function<void(const RocePacket&)>& sink, Diagnostics& diag,
                                    const CaptureOptions& opts = {});
-// The same over bytes in memory (via fmemopen), for tests and fuzzing. `source` names it.
+// The same over bytes in memory (via fmemopen), for tests and fuzzing. `source` names it. Returns
+// the summary; fails as ReadCapture (when the bytes are not pcap/pcapng).
 Result<CaptureSummary> ReadCaptureBytes(std::span<const uint8_t> bytes, std::string_view source,
                                         const std::function<void(const RocePacket&)>& sink, Diagnostics& diag,
                                         const CaptureOptions& opts = {});

@@ -9,9 +9,10 @@
 #include <utility>
 #include <vector>
 
+#include "toposcope/base/csv.h"
+#include "toposcope/base/file_io.h"
 #include "toposcope/base/text.h"
 #include "toposcope/base/time.h"
-#include "toposcope/base/file_io.h"
 
 namespace toposcope::formats {
 namespace {
@@ -235,22 +236,80 @@ bool IsLegalQpTransition(QpState from, QpState to) {
   return false;
 }
 
+namespace {
+
+// The columns of a QP state CSV, from its header.
+struct QpColumns {
+  int ts = -1, host = -1, qp = -1, dev = -1, job = -1, from = -1, to = -1;
+  bool ts_is_ns = false;  // the ts column is `ts_ns`
+  size_t count = 0;
+};
+
+// The CSV header line `t`; fails when it has a broken quote, names a column twice or lacks one.
+Status ReadQpHeader(std::string_view t, int64_t ln, std::string_view source, std::vector<std::string>& cells,
+                    QpColumns& cols) {
+  if (!SplitCsvLine(t, cells)) return MakeError(std::string(source), ln, 0, "QP state CSV header has a broken quote");
+  const int twice = FindCsvColumns(cells, {{"ts|ts_ns|time|timestamp", &cols.ts},
+                                           {"host", &cols.host},
+                                           {"qp|qpn|lqpn", &cols.qp},
+                                           {"dev", &cols.dev},
+                                           {"job", &cols.job},
+                                           {"from_state|from", &cols.from},
+                                           {"to_state|to", &cols.to}});
+  if (twice >= 0) {
+    return MakeError(std::string(source), ln, 0,
+                     "QP state CSV header names a column twice: " + QuoteRaw(cells[static_cast<size_t>(twice)]));
+  }
+  if (cols.ts < 0 || cols.host < 0 || cols.qp < 0 || cols.from < 0 || cols.to < 0) {
+    return MakeError(std::string(source), ln, 0,
+                     "not a QP state log: the first line " + QuoteRaw(t) +
+                         " is neither a JSON object nor a CSV header with ts, host, qp, from_state, to_state",
+                     "see docs/qp_state_log.md");
+  }
+  cols.ts_is_ns = ToLowerAscii(cells[static_cast<size_t>(cols.ts)]) == "ts_ns";
+  cols.count = cells.size();
+  return {};
+}
+
+// One CSV data line `t` into `r`; "" when it is a record, else why not.
+std::string ReadQpCsvRow(std::string_view t, const QpColumns& cols, std::vector<std::string>& cells, QpStateRecord& r) {
+  if (!SplitCsvLine(t, cells)) return "broken quote";
+  if (cells.size() != cols.count) {
+    return "row has " + std::to_string(cells.size()) + " cells, the header " + std::to_string(cols.count);
+  }
+  auto cell = [&](int c) -> const std::string& { return cells[static_cast<size_t>(c)]; };
+  const auto ts = ParseTimestampNs(cell(cols.ts), cols.ts_is_ns);
+  if (!ts) return "ts " + QuoteRaw(cell(cols.ts)) + " is not a time (epoch number or ISO 8601)";
+  r.ts_ns = *ts;
+  r.host = cell(cols.host);
+  if (r.host.empty() || HasBadChars(r.host)) return "empty host or control characters / malformed UTF-8 in it";
+  const auto qp = ParseQpn(cell(cols.qp));
+  if (!qp) return "qp " + QuoteRaw(cell(cols.qp)) + " is not a QP number (0..2^24-1, decimal or 0x hex)";
+  r.qp = *qp;
+  if (cols.dev >= 0) r.dev = cell(cols.dev);
+  if (cols.job >= 0) r.job = cell(cols.job);
+  if (HasBadChars(r.dev) || HasBadChars(r.job)) return "control characters or malformed UTF-8 in dev or job";
+  const auto from = ParseQpState(cell(cols.from));
+  const auto to = ParseQpState(cell(cols.to));
+  if (!from) return "from_state " + QuoteRaw(cell(cols.from)) + " is not a QP state";
+  if (!to) return "to_state " + QuoteRaw(cell(cols.to)) + " is not a QP state";
+  r.from = *from;
+  r.to = *to;
+  return {};
+}
+
+}  // namespace
+
 Result<QpStateLogSummary> ReadQpStateLog(LineReader& reader, std::string_view source, Diagnostics& diag,
                                          const QpStateSink& sink) {
   QpStateLogSummary sum;
   Emitter emitter(source, diag, sum, sink);
   bool layout_known = false;
-  // CSV columns.
-  int c_ts = -1, c_host = -1, c_qp = -1, c_dev = -1, c_job = -1, c_from = -1, c_to = -1;
-  bool ts_is_ns = false;
-  size_t ncols = 0;
+  QpColumns cols;
   std::vector<std::string> cells;
-  std::string_view raw;
-  while (reader.Next(&raw)) {
+  std::string_view raw, t;
+  while (NextCsvLine(reader, &raw, &t)) {
     const int64_t ln = reader.line_number();
-    std::string_view t = Trim(raw);
-    if (ln == 1 && StartsWith(t, "\xEF\xBB\xBF")) t = Trim(t.substr(3));  // UTF-8 BOM
-    if (t.empty() || t[0] == '#') continue;
     if (!layout_known) {
       if (LooksBinary(raw)) {
         return MakeError(std::string(source), ln, 0, "not a QP state log: binary data");
@@ -260,105 +319,19 @@ Result<QpStateLogSummary> ReadQpStateLog(LineReader& reader, std::string_view so
         sum.layout = QpLogLayout::kJsonl;
       } else {
         sum.layout = QpLogLayout::kCsv;
-        if (!SplitCsvLine(t, cells)) {
-          return MakeError(std::string(source), ln, 0, "QP state CSV header has a broken quote");
-        }
-        for (size_t i = 0; i < cells.size(); ++i) {
-          const std::string name = ToLowerAscii(cells[i]);
-          int* slot = nullptr;
-          if (name == "ts" || name == "ts_ns" || name == "time" || name == "timestamp") {
-            slot = &c_ts;
-            ts_is_ns = name == "ts_ns";
-          } else if (name == "host") {
-            slot = &c_host;
-          } else if (name == "qp" || name == "qpn" || name == "lqpn") {
-            slot = &c_qp;
-          } else if (name == "dev") {
-            slot = &c_dev;
-          } else if (name == "job") {
-            slot = &c_job;
-          } else if (name == "from_state" || name == "from") {
-            slot = &c_from;
-          } else if (name == "to_state" || name == "to") {
-            slot = &c_to;
-          }
-          if (slot == nullptr) continue;  // extra columns are ignored
-          if (*slot >= 0) {
-            return MakeError(std::string(source), ln, 0, "QP state CSV header names a column twice: " + QuoteRaw(cells[i]));
-          }
-          *slot = static_cast<int>(i);
-        }
-        if (c_ts < 0 || c_host < 0 || c_qp < 0 || c_from < 0 || c_to < 0) {
-          return MakeError(std::string(source), ln, 0,
-                           "not a QP state log: the first line " + QuoteRaw(t) +
-                               " is neither a JSON object nor a CSV header with ts, host, qp, from_state, to_state",
-                           "see docs/qp_state_log.md");
-        }
-        ncols = cells.size();
+        if (Status st = ReadQpHeader(t, ln, source, cells, cols); !st.ok()) return st.error();
         continue;
       }
     }
     ++sum.counts.read;
-    auto reject = [&](const std::string& reason) {
-      ++sum.counts.rejected;
-      diag.Reject(source, ln, raw, reason);
-    };
     QpStateRecord r;
     r.line = ln;
-    if (sum.layout == QpLogLayout::kJsonl) {
-      const std::string why = ParseJsonRecord(t, r);
-      if (!why.empty()) {
-        reject(why);
-        continue;
-      }
-    } else {
-      if (!SplitCsvLine(t, cells)) {
-        reject("broken quote");
-        continue;
-      }
-      if (cells.size() != ncols) {
-        reject("row has " + std::to_string(cells.size()) + " cells, the header " + std::to_string(ncols));
-        continue;
-      }
-      auto cell = [&](int c) -> const std::string& { return cells[static_cast<size_t>(c)]; };
-      const auto ts = ParseTimestampNs(cell(c_ts), ts_is_ns);
-      if (!ts) {
-        reject("ts " + QuoteRaw(cell(c_ts)) + " is not a time (epoch number or ISO 8601)");
-        continue;
-      }
-      r.ts_ns = *ts;
-      r.host = cell(c_host);
-      if (r.host.empty() || HasBadChars(r.host)) {
-        reject("empty host or control characters / malformed UTF-8 in it");
-        continue;
-      }
-      const auto qp = ParseQpn(cell(c_qp));
-      if (!qp) {
-        reject("qp " + QuoteRaw(cell(c_qp)) + " is not a QP number (0..2^24-1, decimal or 0x hex)");
-        continue;
-      }
-      r.qp = *qp;
-      if (c_dev >= 0) r.dev = cell(c_dev);
-      if (c_job >= 0) r.job = cell(c_job);
-      if (HasBadChars(r.dev) || HasBadChars(r.job)) {
-        reject("control characters or malformed UTF-8 in dev or job");
-        continue;
-      }
-      const auto from = ParseQpState(cell(c_from));
-      const auto to = ParseQpState(cell(c_to));
-      if (!from) {
-        reject("from_state " + QuoteRaw(cell(c_from)) + " is not a QP state");
-        continue;
-      }
-      if (!to) {
-        reject("to_state " + QuoteRaw(cell(c_to)) + " is not a QP state");
-        continue;
-      }
-      r.from = *from;
-      r.to = *to;
+    std::string why = sum.layout == QpLogLayout::kJsonl ? ParseJsonRecord(t, r) : ReadQpCsvRow(t, cols, cells, r);
+    if (why.empty()) why = emitter.Emit(r, raw);
+    if (!why.empty()) {
+      ++sum.counts.rejected;
+      diag.Reject(source, ln, raw, why);
     }
-    const std::string why = emitter.Emit(r, raw);
-    if (!why.empty()) reject(why);
   }
   if (const Error* e = reader.error()) return *e;
   if (sum.counts.read > 0 && sum.counts.accepted == 0) {

@@ -89,7 +89,7 @@ using QpStateSink = std::function<void(const QpStateRecord&)>;
 // from_state and to_state, or data lines that were all rejected; or on an I/O error.
 Result<QpStateLogSummary> ReadQpStateLog(LineReader& reader, std::string_view source,
                                          Diagnostics& diag, const QpStateSink& sink);
-// Same over an in-memory text.
+// Same over an in-memory text: returns the summary; fails as ReadQpStateLog.
 Result<QpStateLogSummary> ParseQpStateLog(std::string_view text, std::string_view source,
                                           Diagnostics& diag, const QpStateSink& sink);
 

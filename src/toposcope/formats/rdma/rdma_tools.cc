@@ -37,25 +37,9 @@ constexpr int64_t kMaxLeadingNonQpLines = 256;
 // Largest rate accepted from ibstat (Gb/s); XDR x12 is 9600.
 constexpr double kMaxRateGbps = 100000.0;
 
-// Concatenates pieces by appending (avoids GCC 12's -Wrestrict false positive on "lit" + str).
-std::string Cat(std::initializer_list<std::string_view> parts) {
-  size_t size = 0;
-  for (std::string_view p : parts) size += p.size();
-  std::string out;
-  out.reserve(size);
-  for (std::string_view p : parts) out.append(p);
-  return out;
-}
-
-std::string Num(int64_t v) { return std::to_string(v); }
-
-bool IsDigits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
 // Decimal digits only, within [0, max].
 std::optional<uint64_t> ParseUnsigned(std::string_view s, uint64_t max) {
-  if (!IsDigits(s) || s.size() > 20) return std::nullopt;
+  if (!AllDigits(s) || s.size() > 20) return std::nullopt;
   uint64_t v = 0;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v, 10);
   if (ec != std::errc() || ptr != s.data() + s.size() || v > max) return std::nullopt;
@@ -366,8 +350,8 @@ class QpReader {
     auto [it, inserted] = keys_.emplace(qp.dev, k);
     if (!inserted) {
       RejectNow(line, raw,
-                Cat({"duplicate QP: ", qp.dev, "/", qp.port < 0 ? "-" : Num(qp.port), " lqpn ",
-                     Num(qp.lqpn), " already seen"}));
+                Cat({"duplicate QP: ", qp.dev, "/", qp.port < 0 ? "-" : std::to_string(qp.port), " lqpn ",
+                     std::to_string(qp.lqpn), " already seen"}));
       return;
     }
     ++counts_.accepted;
@@ -620,25 +604,24 @@ Status ReadRdmaResQp(LineReader& lines, std::string_view source, const RdmaQpSin
 Result<RdmaQpTable> ParseRdmaResQp(std::string_view text, std::string_view source, Diagnostics& diag) {
   RdmaQpTable table;
   LineReader lines = TextLineReader(text, std::string(source));
-  Status st = ReadRdmaResQp(
-      lines, source, [&](RdmaQp&& qp) { table.qps.push_back(std::move(qp)); }, diag, table.counts);
-  if (!st.ok()) return st.error();
+  const auto keep = [&](RdmaQp&& qp) { table.qps.push_back(std::move(qp)); };
+  if (Status st = ReadRdmaResQp(lines, source, keep, diag, table.counts); !st.ok()) return st.error();
   return table;
 }
 
 std::string WriteRdmaResQp(const std::vector<RdmaQp>& qps) {
   std::string out;
   for (const RdmaQp& q : qps) {
-    out += Cat({"link ", q.dev, "/", q.port < 0 ? "-" : Num(q.port), " lqpn ", Num(q.lqpn)});
-    if (q.rqpn) out += Cat({" rqpn ", Num(*q.rqpn)});
+    out += Cat({"link ", q.dev, "/", q.port < 0 ? "-" : std::to_string(q.port), " lqpn ", std::to_string(q.lqpn)});
+    if (q.rqpn) out += Cat({" rqpn ", std::to_string(*q.rqpn)});
     out += Cat({" type ", q.type.empty() ? "UNKNOWN" : q.type});
     if (!q.subtype.empty()) out += Cat({" subtype ", q.subtype});
     out += Cat({" state ", q.state.empty() ? "UNKNOWN" : q.state});
-    if (q.rq_psn) out += Cat({" rq-psn ", Num(*q.rq_psn)});
-    if (q.sq_psn) out += Cat({" sq-psn ", Num(*q.sq_psn)});
+    if (q.rq_psn) out += Cat({" rq-psn ", std::to_string(*q.rq_psn)});
+    if (q.sq_psn) out += Cat({" sq-psn ", std::to_string(*q.sq_psn)});
     if (!q.path_mig_state.empty()) out += Cat({" path-mig-state ", q.path_mig_state});
-    if (q.pdn) out += Cat({" pdn ", Num(*q.pdn)});
-    if (q.pid) out += Cat({" pid ", Num(*q.pid)});
+    if (q.pdn) out += Cat({" pdn ", std::to_string(*q.pdn)});
+    if (q.pid) out += Cat({" pid ", std::to_string(*q.pid)});
     if (q.kernel_owner) out += Cat({" comm [", q.comm, "]"});
     else if (!q.comm.empty()) out += Cat({" comm ", q.comm});
     out += '\n';
@@ -813,15 +796,189 @@ bool IbstatHeader(std::string_view t, std::string& name, bool& well_formed) {
 void FinishDevice(const IbDevice& d, std::string_view source, Diagnostics& diag) {
   if (d.num_ports >= 0 && static_cast<size_t>(d.num_ports) > d.ports.size()) {
     diag.Warn(source, d.line, d.name,
-              Cat({"device ", d.name, " announces ", Num(d.num_ports), " ports but ", Num(static_cast<int64_t>(d.ports.size())),
-                   " are printed (partial copy?)"}));
+              Cat({"device ", d.name, " announces ", std::to_string(d.num_ports), " ports but ",
+                   std::to_string(static_cast<int64_t>(d.ports.size())), " are printed (partial copy?)"}));
   }
 }
+
+// What the ibstat and ibv_devinfo readers share: the devices read so far, the current device and
+// port, and the line being read. Each line is a record.
+struct DeviceListReader {
+  DeviceListReader(std::string_view src, Diagnostics& d) : source(src), diag(d) {}
+
+  std::string_view source;
+  Diagnostics& diag;
+  IbDeviceList out;
+  IbDevice* dev = nullptr;
+  IbPort* port = nullptr;
+  std::set<std::string> names;
+  int64_t no = 0;      // the line's number
+  std::string_view t;  // the line: colour codes removed, trimmed
+
+  // Rejects the line; returns false (the line is not accepted).
+  bool Reject(std::string_view why) {
+    ++out.counts.rejected;
+    diag.Reject(source, no, t, why);
+    return false;
+  }
+
+  // A decimal field in 0..max into `slot`; rejects "<key> '<value>' is not 0..<max>" otherwise.
+  // Returns whether the line is accepted.
+  bool ReadBounded(std::string_view key, std::string_view value, uint64_t max, int& slot) {
+    auto n = ParseUnsigned(value, max);
+    if (!n) return Reject(Cat({key, " ", QuoteRaw(value), " is not 0..", std::to_string(max)}));
+    slot = static_cast<int>(*n);
+    return true;
+  }
+
+  // A device header: starts device `name` when the name is well formed (else rejects with
+  // `bad_name`) and new. Returns whether the line is accepted.
+  bool StartDevice(bool name_ok, const std::string& name, std::string_view bad_name) {
+    dev = nullptr;
+    port = nullptr;
+    if (!name_ok) return Reject(bad_name);
+    if (!names.insert(name).second) return Reject(Cat({"device ", QuoteRaw(name), " repeated"}));
+    out.devices.emplace_back();
+    dev = &out.devices.back();
+    dev->name = name;
+    dev->line = no;
+    return true;
+  }
+
+  // A port header: starts port `n` (nullopt when the text was not 0..255: rejected with `bad`)
+  // unless the device has it already. Returns whether the line is accepted.
+  bool StartPort(std::optional<uint64_t> n, std::string_view bad) {
+    if (!n) {
+      port = nullptr;
+      return Reject(bad);
+    }
+    const int p = static_cast<int>(*n);
+    if (std::any_of(dev->ports.begin(), dev->ports.end(), [&](const IbPort& x) { return x.port == p; })) {
+      port = nullptr;
+      return Reject(Cat({"port ", std::to_string(p), " of ", dev->name, " repeated"}));
+    }
+    dev->ports.emplace_back();
+    port = &dev->ports.back();
+    port->port = p;
+    return true;
+  }
+
+  // Calls `line()` for each non-blank line of `text` (set in `t`, its number in `no`) and counts
+  // it: read, and accepted when `line()` returns true (rejects are counted by Reject).
+  template <class LineFn>
+  void ReadLines(std::string_view text, LineFn&& line) {
+    std::string ansi_buf;
+    for (std::string_view raw_line : Split(text, '\n')) {
+      ++no;
+      if (!raw_line.empty() && raw_line.back() == '\r') raw_line.remove_suffix(1);
+      t = Trim(StripAnsi(raw_line, ansi_buf));
+      if (t.empty()) continue;
+      ++out.counts.read;
+      if (line()) ++out.counts.accepted;
+    }
+  }
+};
+
+// ibstat `Rate: 200 (HDR)`: the rate in Gb/s and the suffix; nullopt when it is not one.
+std::optional<std::pair<double, std::string>> ParseIbstatRate(std::string_view value) {
+  const std::vector<std::string_view> parts = SplitWhitespace(value);
+  // A plain double with a validity flag: std::optional<double> trips GCC 12's
+  // -Wmaybe-uninitialized at -O3.
+  double rate = -1;
+  if (!parts.empty()) {
+    if (auto parsed = ParseDouble(parts[0]); parsed.has_value()) rate = parsed.value();
+  }
+  std::string suffix;
+  if (parts.size() == 2 && parts[1].size() >= 2 && parts[1].front() == '(' && parts[1].back() == ')') {
+    suffix = std::string(parts[1].substr(1, parts[1].size() - 2));
+  } else if (parts.size() != 1) {
+    rate = -1;
+  }
+  if (!(rate >= 0) || rate > kMaxRateGbps) return std::nullopt;
+  return std::make_pair(rate, std::move(suffix));
+}
+
+// Reads `ibstat` output.
+struct IbstatReader : DeviceListReader {
+  using DeviceListReader::DeviceListReader;
+
+  // One line; false when rejected.
+  bool Line() {
+    std::string name;
+    bool wf = false;
+    if (IbstatHeader(t, name, wf)) {
+      if (dev != nullptr) FinishDevice(*dev, source, diag);
+      return StartDevice(wf && !name.empty(), name, "truncated or empty CA name (expected CA 'name')");
+    }
+    std::string_view key, value;
+    if (!SplitKeyValue(t, key, value)) {
+      return Reject(dev == nullptr ? "text before any CA '<name>' line" : "unrecognised line (no 'key: value')");
+    }
+    if (dev == nullptr) return Reject(Cat({"key ", QuoteRaw(key), " before any CA '<name>' line"}));
+    return Key(key, value);
+  }
+
+  // A `key: value` line of a device (or a port, after `Port N:`).
+  bool Key(std::string_view key, std::string_view value) {
+    if (EndsWith(key, " type") && key.find(' ') == key.rfind(' ')) {
+      dev->ca_type = std::string(value);
+    } else if (key == "Number of ports") {
+      return ReadBounded(key, value, 255, dev->num_ports);
+    } else if (key == "Firmware version") {
+      dev->firmware = std::string(value);
+    } else if (key == "Hardware version") {
+      dev->hardware_version = std::string(value);
+    } else if (key == "Node GUID" || key == "System image GUID") {
+      if (!ParseGuid(value)) return Reject(Cat({key, " ", QuoteRaw(value), " is not a 64-bit GUID"}));
+      (key == "Node GUID" ? dev->node_guid : dev->sys_image_guid) = std::string(value);
+    } else if (StartsWith(key, "Port ") && key != "Port GUID" && value.empty()) {
+      return StartPort(ParseUnsigned(Trim(key.substr(5)), 255),
+                       Cat({"port number ", QuoteRaw(key.substr(5)), " is not 0..255"}));
+    } else if (key == "State" || key == "Physical state" || key == "Rate" || key == "Base lid" || key == "LMC" ||
+               key == "SM lid" || key == "Capability mask" || key == "Port GUID" || key == "Link layer" ||
+               key == "Effective speed") {
+      if (port == nullptr) return Reject(Cat({"port key ", QuoteRaw(key), " before any 'Port N:' line"}));
+      return PortKey(key, value);
+    }
+    // Other keys (future ibstat versions) are kept quiet.
+    return true;
+  }
+
+  // A port key, inside a `Port N:` block.
+  bool PortKey(std::string_view key, std::string_view value) {
+    if (key == "State") {
+      port->state = std::string(value);
+    } else if (key == "Physical state") {
+      port->physical_state = std::string(value);
+    } else if (key == "Rate") {
+      auto rate = ParseIbstatRate(value);
+      if (!rate) return Reject(Cat({"Rate ", QuoteRaw(value), " is not a rate in Gb/s"}));
+      port->rate_gbps = rate->first;
+      port->rate_suffix = rate->second;
+    } else if (key == "Effective speed") {
+      // Informational; Rate already holds the link rate.
+    } else if (key == "Base lid" || key == "SM lid") {
+      return ReadBounded(key, value, 65535, key == "Base lid" ? port->lid : port->sm_lid);
+    } else if (key == "LMC") {
+      return ReadBounded(key, value, 7, port->lmc);
+    } else if (key == "Capability mask") {
+      if (!ParseUnsignedOrHex(value, UINT32_MAX)) {
+        return Reject(Cat({"Capability mask ", QuoteRaw(value), " is not a 32-bit number"}));
+      }
+      port->capability_mask = std::string(value);
+    } else if (key == "Port GUID") {
+      if (!ParseGuid(value)) return Reject(Cat({"Port GUID ", QuoteRaw(value), " is not a 64-bit GUID"}));
+      port->port_guid = std::string(value);
+    } else if (key == "Link layer") {
+      port->link_layer = std::string(value);
+    }
+    return true;
+  }
+};
 
 }  // namespace
 
 Result<IbDeviceList> ParseIbstat(std::string_view text, std::string_view source, Diagnostics& diag) {
-  IbDeviceList out;
   const std::vector<std::string_view> all = Split(text, '\n');
   bool any_header = false;
   for (std::string_view l : all) {
@@ -836,144 +993,10 @@ Result<IbDeviceList> ParseIbstat(std::string_view text, std::string_view source,
     if (Trim(text).empty()) return MakeError(std::string(source), 0, 0, "empty input", "expected `ibstat` output");
     return MakeError(std::string(source), 0, 0, "not `ibstat` output: no \"CA '<name>'\" line");
   }
-  IbDevice* dev = nullptr;
-  IbPort* port = nullptr;
-  std::set<std::string> names;
-  std::string ansi_buf;
-  int64_t no = 0;
-  for (std::string_view raw_line : all) {
-    ++no;
-    if (!raw_line.empty() && raw_line.back() == '\r') raw_line.remove_suffix(1);
-    std::string_view l = StripAnsi(raw_line, ansi_buf);
-    const std::string_view t = Trim(l);
-    if (t.empty()) continue;
-    ++out.counts.read;
-    std::string reason;
-    auto reject = [&](std::string_view why) {
-      ++out.counts.rejected;
-      diag.Reject(source, no, t, why);
-    };
-    std::string name;
-    bool wf = false;
-    if (IbstatHeader(t, name, wf)) {
-      if (dev != nullptr) FinishDevice(*dev, source, diag);
-      dev = nullptr;
-      port = nullptr;
-      if (!wf || name.empty()) {
-        reject("truncated or empty CA name (expected CA 'name')");
-        continue;
-      }
-      if (!names.insert(name).second) {
-        reject(Cat({"device ", QuoteRaw(name), " repeated"}));
-        continue;
-      }
-      out.devices.emplace_back();
-      dev = &out.devices.back();
-      dev->name = name;
-      dev->line = no;
-      ++out.counts.accepted;
-      continue;
-    }
-    std::string_view key, value;
-    if (!SplitKeyValue(t, key, value)) {
-      reject(dev == nullptr ? "text before any CA '<name>' line" : "unrecognised line (no 'key: value')");
-      continue;
-    }
-    if (dev == nullptr) {
-      reject(Cat({"key ", QuoteRaw(key), " before any CA '<name>' line"}));
-      continue;
-    }
-    // Device keys.
-    if (EndsWith(key, " type") && key.find(' ') == key.rfind(' ')) {
-      dev->ca_type = std::string(value);
-    } else if (key == "Number of ports") {
-      auto n = ParseUnsigned(value, 255);
-      if (!n) { reject(Cat({"Number of ports ", QuoteRaw(value), " is not 0..255"})); continue; }
-      dev->num_ports = static_cast<int>(*n);
-    } else if (key == "Firmware version") {
-      dev->firmware = std::string(value);
-    } else if (key == "Hardware version") {
-      dev->hardware_version = std::string(value);
-    } else if (key == "Node GUID" || key == "System image GUID") {
-      if (!ParseGuid(value)) { reject(Cat({key, " ", QuoteRaw(value), " is not a 64-bit GUID"})); continue; }
-      (key == "Node GUID" ? dev->node_guid : dev->sys_image_guid) = std::string(value);
-    } else if (StartsWith(key, "Port ") && key != "Port GUID" && value.empty()) {
-      auto pn = ParseUnsigned(Trim(key.substr(5)), 255);
-      if (!pn) {
-        reject(Cat({"port number ", QuoteRaw(key.substr(5)), " is not 0..255"}));
-        port = nullptr;
-        continue;
-      }
-      const int p = static_cast<int>(*pn);
-      const bool dup = std::any_of(dev->ports.begin(), dev->ports.end(), [&](const IbPort& x) { return x.port == p; });
-      if (dup) {
-        reject(Cat({"port ", Num(p), " of ", dev->name, " repeated"}));
-        port = nullptr;
-        continue;
-      }
-      dev->ports.emplace_back();
-      port = &dev->ports.back();
-      port->port = p;
-    } else if (key == "State" || key == "Physical state" || key == "Rate" || key == "Base lid" ||
-               key == "LMC" || key == "SM lid" || key == "Capability mask" || key == "Port GUID" ||
-               key == "Link layer" || key == "Effective speed") {
-      if (port == nullptr) {
-        reject(Cat({"port key ", QuoteRaw(key), " before any 'Port N:' line"}));
-        continue;
-      }
-      if (key == "State") {
-        port->state = std::string(value);
-      } else if (key == "Physical state") {
-        port->physical_state = std::string(value);
-      } else if (key == "Rate") {
-        const std::vector<std::string_view> parts = SplitWhitespace(value);
-        // A plain double with a validity flag: std::optional<double> trips GCC 12's
-        // -Wmaybe-uninitialized at -O3.
-        double rate = -1;
-        if (!parts.empty()) {
-          if (auto parsed = ParseDouble(parts[0]); parsed.has_value()) rate = parsed.value();
-        }
-        std::string suffix;
-        if (parts.size() == 2 && parts[1].size() >= 2 && parts[1].front() == '(' && parts[1].back() == ')') {
-          suffix = std::string(parts[1].substr(1, parts[1].size() - 2));
-        } else if (parts.size() != 1) {
-          rate = -1;
-        }
-        if (!(rate >= 0) || rate > kMaxRateGbps) {
-          reject(Cat({"Rate ", QuoteRaw(value), " is not a rate in Gb/s"}));
-          continue;
-        }
-        port->rate_gbps = rate;
-        port->rate_suffix = suffix;
-      } else if (key == "Effective speed") {
-        // Informational; Rate already holds the link rate.
-      } else if (key == "Base lid" || key == "SM lid") {
-        auto n = ParseUnsigned(value, 65535);
-        if (!n) { reject(Cat({key, " ", QuoteRaw(value), " is not 0..65535"})); continue; }
-        (key == "Base lid" ? port->lid : port->sm_lid) = static_cast<int>(*n);
-      } else if (key == "LMC") {
-        auto n = ParseUnsigned(value, 7);
-        if (!n) { reject(Cat({"LMC ", QuoteRaw(value), " is not 0..7"})); continue; }
-        port->lmc = static_cast<int>(*n);
-      } else if (key == "Capability mask") {
-        if (!ParseUnsignedOrHex(value, UINT32_MAX)) {
-          reject(Cat({"Capability mask ", QuoteRaw(value), " is not a 32-bit number"}));
-          continue;
-        }
-        port->capability_mask = std::string(value);
-      } else if (key == "Port GUID") {
-        if (!ParseGuid(value)) { reject(Cat({"Port GUID ", QuoteRaw(value), " is not a 64-bit GUID"})); continue; }
-        port->port_guid = std::string(value);
-      } else if (key == "Link layer") {
-        port->link_layer = std::string(value);
-      }
-    } else {
-      // Other keys (future ibstat versions) are kept quiet.
-    }
-    ++out.counts.accepted;
-  }
-  if (dev != nullptr) FinishDevice(*dev, source, diag);
-  return out;
+  IbstatReader r(source, diag);
+  r.ReadLines(text, [&] { return r.Line(); });
+  if (r.dev != nullptr) FinishDevice(*r.dev, source, diag);
+  return std::move(r.out);
 }
 
 std::string WriteIbstat(const std::vector<IbDevice>& devices) {
@@ -981,21 +1004,21 @@ std::string WriteIbstat(const std::vector<IbDevice>& devices) {
   for (const IbDevice& d : devices) {
     out += Cat({"CA '", d.name, "'\n"});
     if (!d.ca_type.empty()) out += Cat({"\tCA type: ", d.ca_type, "\n"});
-    if (d.num_ports >= 0) out += Cat({"\tNumber of ports: ", Num(d.num_ports), "\n"});
+    if (d.num_ports >= 0) out += Cat({"\tNumber of ports: ", std::to_string(d.num_ports), "\n"});
     if (!d.firmware.empty()) out += Cat({"\tFirmware version: ", d.firmware, "\n"});
     if (!d.hardware_version.empty()) out += Cat({"\tHardware version: ", d.hardware_version, "\n"});
     if (!d.node_guid.empty()) out += Cat({"\tNode GUID: ", d.node_guid, "\n"});
     if (!d.sys_image_guid.empty()) out += Cat({"\tSystem image GUID: ", d.sys_image_guid, "\n"});
     for (const IbPort& p : d.ports) {
-      out += Cat({"\tPort ", Num(p.port), ":\n"});
+      out += Cat({"\tPort ", std::to_string(p.port), ":\n"});
       if (!p.state.empty()) out += Cat({"\t\tState: ", p.state, "\n"});
       if (!p.physical_state.empty()) out += Cat({"\t\tPhysical state: ", p.physical_state, "\n"});
       out += Cat({"\t\tRate: ", FormatShortest(p.rate_gbps)});
       if (!p.rate_suffix.empty()) out += Cat({" (", p.rate_suffix, ")"});
       out += '\n';
-      if (p.lid >= 0) out += Cat({"\t\tBase lid: ", Num(p.lid), "\n"});
-      if (p.lmc >= 0) out += Cat({"\t\tLMC: ", Num(p.lmc), "\n"});
-      if (p.sm_lid >= 0) out += Cat({"\t\tSM lid: ", Num(p.sm_lid), "\n"});
+      if (p.lid >= 0) out += Cat({"\t\tBase lid: ", std::to_string(p.lid), "\n"});
+      if (p.lmc >= 0) out += Cat({"\t\tLMC: ", std::to_string(p.lmc), "\n"});
+      if (p.sm_lid >= 0) out += Cat({"\t\tSM lid: ", std::to_string(p.sm_lid), "\n"});
       if (!p.capability_mask.empty()) out += Cat({"\t\tCapability mask: ", p.capability_mask, "\n"});
       if (!p.port_guid.empty()) out += Cat({"\t\tPort GUID: ", p.port_guid, "\n"});
       if (!p.link_layer.empty()) out += Cat({"\t\tLink layer: ", p.link_layer, "\n"});
@@ -1025,163 +1048,100 @@ bool IsHcaHeader(std::string_view t) { return StartsWith(t, "hca_id:"); }
 constexpr std::array<std::string_view, 8> kCorePortKeys = {"state",   "max_mtu",  "active_mtu", "sm_lid",
                                                            "port_lid", "port_lmc", "link_layer", "phys_state"};
 
-}  // namespace
+// Reads `ibv_devinfo [-v]` output.
+struct DevinfoReader : DeviceListReader {
+  using DeviceListReader::DeviceListReader;
 
-Result<IbDeviceList> ParseIbvDevinfo(std::string_view text, std::string_view source, Diagnostics& diag) {
-  IbDeviceList out;
-  const std::vector<std::string_view> all = Split(text, '\n');
-  if (std::none_of(all.begin(), all.end(), [](std::string_view l) { return IsHcaHeader(Trim(l)); })) {
-    if (Trim(text).empty()) return MakeError(std::string(source), 0, 0, "empty input", "expected `ibv_devinfo` output");
-    return MakeError(std::string(source), 0, 0, "not `ibv_devinfo` output: no 'hca_id:' line");
-  }
-  IbDevice* dev = nullptr;
-  IbPort* port = nullptr;
-  std::set<std::string> names;
-  std::string ansi_buf;
-  int64_t no = 0;
   std::set<std::pair<size_t, int>> effective_seen;  // (device index, port) with effective_speed
   std::set<int> gid_seen;                            // GID indexes of the current port
-  auto finish = [&]() {
+
+  // Ends the current device: the rates of its ports from width x speed, the port count check.
+  void Finish() {
     if (dev == nullptr) return;
     const size_t di = static_cast<size_t>(dev - out.devices.data());
     for (IbPort& p : dev->ports) {
       if (effective_seen.count({di, p.port}) == 0) FinishDevinfoPort(p);
     }
     FinishDevice(*dev, source, diag);
-  };
-  for (std::string_view raw_line : all) {
-    ++no;
-    if (!raw_line.empty() && raw_line.back() == '\r') raw_line.remove_suffix(1);
-    std::string_view l = StripAnsi(raw_line, ansi_buf);
-    const std::string_view t = Trim(l);
-    if (t.empty()) continue;
-    ++out.counts.read;
-    auto reject = [&](std::string_view why) {
-      ++out.counts.rejected;
-      diag.Reject(source, no, t, why);
-    };
+  }
+
+  // One line; false when rejected.
+  bool Line() {
     if (IsHcaHeader(t)) {
-      finish();
-      dev = nullptr;
-      port = nullptr;
+      Finish();
       const std::string name(Trim(t.substr(7)));
-      if (name.empty() || name.find_first_of(" \t") != std::string::npos) {
-        reject("hca_id without a device name");
-        continue;
-      }
-      if (!names.insert(name).second) {
-        reject(Cat({"device ", QuoteRaw(name), " repeated"}));
-        continue;
-      }
-      out.devices.emplace_back();
-      dev = &out.devices.back();
-      dev->name = name;
-      dev->line = no;
-      ++out.counts.accepted;
-      continue;
+      return StartDevice(!name.empty() && name.find_first_of(" \t") == std::string::npos, name,
+                         "hca_id without a device name");
     }
-    if (dev == nullptr) {
-      reject("text before any 'hca_id:' line");
-      continue;
-    }
+    if (dev == nullptr) return Reject("text before any 'hca_id:' line");
+    if (StartsWith(t, "GID[")) return GidLine();
     std::string_view key, value;
-    if (StartsWith(t, "GID[")) {
-      const size_t close = t.find(']');
-      std::string_view rest = close == std::string_view::npos ? std::string_view{} : t.substr(close + 1);
-      auto idx = close == std::string_view::npos ? std::nullopt : ParseUnsigned(Trim(t.substr(4, close - 4)), 65535);
-      if (!idx || !StartsWith(rest, ":")) {
-        reject("GID line is not 'GID[ i]: <gid>'");
-        continue;
-      }
-      if (port == nullptr) {
-        reject("GID line before any 'port:' line");
-        continue;
-      }
-      rest = Trim(rest.substr(1));
-      std::string_view gid = rest, type;
-      const size_t comma = rest.find(',');
-      if (comma != std::string_view::npos) {
-        gid = Trim(rest.substr(0, comma));
-        type = Trim(rest.substr(comma + 1));
-      }
-      if (gid.empty() || !IpAddress::Parse(gid)) {
-        reject(Cat({"GID ", QuoteRaw(gid), " is not an IPv6-form GID"}));
-        continue;
-      }
-      if (comma != std::string_view::npos && type.empty()) {
-        reject("GID type after ',' is empty");
-        continue;
-      }
-      const int i = static_cast<int>(*idx);
-      if (!gid_seen.insert(i).second) {
-        reject(Cat({"GID index ", Num(i), " repeated"}));
-        continue;
-      }
-      port->gids.emplace_back(i, std::string(gid));
-      port->gid_types.emplace_back(type);
-      ++out.counts.accepted;
-      continue;
-    }
-    if (!SplitKeyValue(t, key, value)) {
-      ++out.counts.accepted;  // -v flag lines ("BAD_PKEY_CNTR", "NO SUPPORT", ...)
-      continue;
-    }
+    if (!SplitKeyValue(t, key, value)) return true;  // -v flag lines ("BAD_PKEY_CNTR", "NO SUPPORT", ...)
     if (key == "port") {
-      auto n = ParseUnsigned(value, 255);
-      if (!n) {
-        reject(Cat({"port ", QuoteRaw(value), " is not 0..255"}));
-        port = nullptr;
-        continue;
-      }
-      const int p = static_cast<int>(*n);
-      if (std::any_of(dev->ports.begin(), dev->ports.end(), [&](const IbPort& x) { return x.port == p; })) {
-        reject(Cat({"port ", Num(p), " of ", dev->name, " repeated"}));
-        port = nullptr;
-        continue;
-      }
-      dev->ports.emplace_back();
-      port = &dev->ports.back();
-      port->port = p;
-      gid_seen.clear();
-      ++out.counts.accepted;
-      continue;
+      const bool ok = StartPort(ParseUnsigned(value, 255), Cat({"port ", QuoteRaw(value), " is not 0..255"}));
+      if (ok) gid_seen.clear();
+      return ok;
     }
-    if (port == nullptr) {
-      if (OneOf(key, kCorePortKeys)) {
-        reject(Cat({"port key ", QuoteRaw(key), " before any 'port:' line"}));
-        continue;
-      }
-      if (key == "transport") {
-        std::string txt;
-        std::optional<int> code;
-        if (!SplitCode(value, txt, code)) { reject(Cat({"transport ", QuoteRaw(value), " is malformed"})); continue; }
-        dev->transport = txt;
-      } else if (key == "fw_ver") {
-        dev->firmware = std::string(value);
-      } else if (key == "node_guid" || key == "sys_image_guid") {
-        if (!ParseGuid(value)) { reject(Cat({key, " ", QuoteRaw(value), " is not a 64-bit GUID"})); continue; }
-        (key == "node_guid" ? dev->node_guid : dev->sys_image_guid) = std::string(value);
-      } else if (key == "vendor_id") {
-        dev->vendor_id = std::string(value);
-      } else if (key == "vendor_part_id") {
-        dev->vendor_part_id = std::string(value);
-      } else if (key == "hw_ver") {
-        dev->hardware_version = std::string(value);
-      } else if (key == "board_id") {
-        dev->board_id = std::string(value);
-      } else if (key == "phys_port_cnt") {
-        auto n = ParseUnsigned(value, 255);
-        if (!n) { reject(Cat({"phys_port_cnt ", QuoteRaw(value), " is not 0..255"})); continue; }
-        dev->num_ports = static_cast<int>(*n);
-      }
-      ++out.counts.accepted;  // other device keys (-v capabilities)
-      continue;
+    if (port == nullptr) return DeviceKey(key, value);
+    return PortKey(key, value);
+  }
+
+  // `GID[ i]: <gid>[, <type>]` of the current port.
+  bool GidLine() {
+    const size_t close = t.find(']');
+    std::string_view rest = close == std::string_view::npos ? std::string_view{} : t.substr(close + 1);
+    auto idx = close == std::string_view::npos ? std::nullopt : ParseUnsigned(Trim(t.substr(4, close - 4)), 65535);
+    if (!idx || !StartsWith(rest, ":")) return Reject("GID line is not 'GID[ i]: <gid>'");
+    if (port == nullptr) return Reject("GID line before any 'port:' line");
+    rest = Trim(rest.substr(1));
+    std::string_view gid = rest, type;
+    const size_t comma = rest.find(',');
+    if (comma != std::string_view::npos) {
+      gid = Trim(rest.substr(0, comma));
+      type = Trim(rest.substr(comma + 1));
     }
-    // Port keys.
+    if (gid.empty() || !IpAddress::Parse(gid)) return Reject(Cat({"GID ", QuoteRaw(gid), " is not an IPv6-form GID"}));
+    if (comma != std::string_view::npos && type.empty()) return Reject("GID type after ',' is empty");
+    const int i = static_cast<int>(*idx);
+    if (!gid_seen.insert(i).second) return Reject(Cat({"GID index ", std::to_string(i), " repeated"}));
+    port->gids.emplace_back(i, std::string(gid));
+    port->gid_types.emplace_back(type);
+    return true;
+  }
+
+  // A device key (before the first `port:` line); other device keys (-v capabilities) are accepted.
+  bool DeviceKey(std::string_view key, std::string_view value) {
+    if (OneOf(key, kCorePortKeys)) return Reject(Cat({"port key ", QuoteRaw(key), " before any 'port:' line"}));
+    if (key == "transport") {
+      std::string txt;
+      std::optional<int> code;
+      if (!SplitCode(value, txt, code)) return Reject(Cat({"transport ", QuoteRaw(value), " is malformed"}));
+      dev->transport = txt;
+    } else if (key == "fw_ver") {
+      dev->firmware = std::string(value);
+    } else if (key == "node_guid" || key == "sys_image_guid") {
+      if (!ParseGuid(value)) return Reject(Cat({key, " ", QuoteRaw(value), " is not a 64-bit GUID"}));
+      (key == "node_guid" ? dev->node_guid : dev->sys_image_guid) = std::string(value);
+    } else if (key == "vendor_id") {
+      dev->vendor_id = std::string(value);
+    } else if (key == "vendor_part_id") {
+      dev->vendor_part_id = std::string(value);
+    } else if (key == "hw_ver") {
+      dev->hardware_version = std::string(value);
+    } else if (key == "board_id") {
+      dev->board_id = std::string(value);
+    } else if (key == "phys_port_cnt") {
+      return ReadBounded(key, value, 255, dev->num_ports);
+    }
+    return true;
+  }
+
+  // A key of the current port; other port keys (-v) are accepted.
+  bool PortKey(std::string_view key, std::string_view value) {
     std::string txt;
     std::optional<int> code;
     if (key == "state" || key == "phys_state") {
-      if (!SplitCode(value, txt, code) || txt.empty()) { reject(Cat({key, " ", QuoteRaw(value), " is malformed"})); continue; }
+      if (!SplitCode(value, txt, code) || txt.empty()) return Reject(Cat({key, " ", QuoteRaw(value), " is malformed"}));
       if (key == "state") {
         port->state = txt;
         port->state_code = code.value_or(-1);
@@ -1191,40 +1151,53 @@ Result<IbDeviceList> ParseIbvDevinfo(std::string_view text, std::string_view sou
       }
     } else if (key == "max_mtu" || key == "active_mtu") {
       auto n = SplitCode(value, txt, code) ? ParseUnsigned(txt, 65536) : std::nullopt;
-      if (!n) { reject(Cat({key, " ", QuoteRaw(value), " is not an MTU in bytes"})); continue; }
+      if (!n) return Reject(Cat({key, " ", QuoteRaw(value), " is not an MTU in bytes"}));
       (key == "max_mtu" ? port->max_mtu : port->active_mtu) = static_cast<int>(*n);
     } else if (key == "sm_lid" || key == "port_lid") {
-      auto n = ParseUnsigned(value, 65535);
-      if (!n) { reject(Cat({key, " ", QuoteRaw(value), " is not 0..65535"})); continue; }
-      (key == "sm_lid" ? port->sm_lid : port->lid) = static_cast<int>(*n);
+      return ReadBounded(key, value, 65535, key == "sm_lid" ? port->sm_lid : port->lid);
     } else if (key == "port_lmc") {
       auto n = ParseUnsigned(value, 7);
       if (!n) n = ParseUnsignedOrHex(value, 7);
-      if (!n) { reject(Cat({"port_lmc ", QuoteRaw(value), " is not 0..7"})); continue; }
+      if (!n) return Reject(Cat({"port_lmc ", QuoteRaw(value), " is not 0..7"}));
       port->lmc = static_cast<int>(*n);
     } else if (key == "link_layer") {
       port->link_layer = std::string(value);
     } else if (key == "port_cap_flags") {
-      if (!ParseUnsignedOrHex(value, UINT32_MAX)) { reject(Cat({"port_cap_flags ", QuoteRaw(value), " is not a 32-bit number"})); continue; }
+      if (!ParseUnsignedOrHex(value, UINT32_MAX)) {
+        return Reject(Cat({"port_cap_flags ", QuoteRaw(value), " is not a 32-bit number"}));
+      }
       port->capability_mask = std::string(value);
     } else if (key == "gid_tbl_len") {
       auto n = ParseUnsigned(value, 1 << 20);
-      if (!n) { reject(Cat({"gid_tbl_len ", QuoteRaw(value), " is not a table length"})); continue; }
+      if (!n) return Reject(Cat({"gid_tbl_len ", QuoteRaw(value), " is not a table length"}));
       port->gid_tbl_len = static_cast<int>(*n);
     } else if (key == "active_width" || key == "active_speed") {
-      if (!SplitCode(value, txt, code)) { reject(Cat({key, " ", QuoteRaw(value), " is malformed"})); continue; }
+      if (!SplitCode(value, txt, code)) return Reject(Cat({key, " ", QuoteRaw(value), " is malformed"}));
       (key == "active_width" ? port->active_width : port->active_speed) = txt;
     } else if (key == "effective_speed") {
       const std::vector<std::string_view> parts = SplitWhitespace(value);
       auto r = parts.empty() ? std::nullopt : ParseDouble(parts[0]);
-      if (!r || *r < 0 || *r > kMaxRateGbps) { reject(Cat({"effective_speed ", QuoteRaw(value), " is not a rate"})); continue; }
+      if (!r || *r < 0 || *r > kMaxRateGbps)
+        return Reject(Cat({"effective_speed ", QuoteRaw(value), " is not a rate"}));
       port->rate_gbps = *r;
       effective_seen.insert({static_cast<size_t>(dev - out.devices.data()), port->port});
     }
-    ++out.counts.accepted;  // other port keys (-v)
+    return true;
   }
-  finish();
-  return out;
+};
+
+}  // namespace
+
+Result<IbDeviceList> ParseIbvDevinfo(std::string_view text, std::string_view source, Diagnostics& diag) {
+  const std::vector<std::string_view> all = Split(text, '\n');
+  if (std::none_of(all.begin(), all.end(), [](std::string_view l) { return IsHcaHeader(Trim(l)); })) {
+    if (Trim(text).empty()) return MakeError(std::string(source), 0, 0, "empty input", "expected `ibv_devinfo` output");
+    return MakeError(std::string(source), 0, 0, "not `ibv_devinfo` output: no 'hca_id:' line");
+  }
+  DevinfoReader r(source, diag);
+  r.ReadLines(text, [&] { return r.Line(); });
+  r.Finish();
+  return std::move(r.out);
 }
 
 std::string WriteIbvDevinfo(const std::vector<IbDevice>& devices) {
@@ -1239,10 +1212,10 @@ std::string WriteIbvDevinfo(const std::vector<IbDevice>& devices) {
   };
   auto mtu = [](int bytes) {
     const int c = MtuCode(bytes);
-    return c < 0 ? Num(bytes) : Cat({Num(bytes), " (", Num(c), ")"});
+    return c < 0 ? std::to_string(bytes) : Cat({std::to_string(bytes), " (", std::to_string(c), ")"});
   };
   auto with_code = [](const std::string& txt, int code) {
-    return code < 0 ? txt : Cat({txt, " (", Num(code), ")"});
+    return code < 0 ? txt : Cat({txt, " (", std::to_string(code), ")"});
   };
   bool first = true;
   for (const IbDevice& d : devices) {
@@ -1257,18 +1230,18 @@ std::string WriteIbvDevinfo(const std::vector<IbDevice>& devices) {
     if (!d.vendor_part_id.empty()) out += Cat({"\tvendor_part_id:\t\t\t", d.vendor_part_id, "\n"});
     if (!d.hardware_version.empty()) out += Cat({"\thw_ver:\t\t\t\t", d.hardware_version, "\n"});
     if (!d.board_id.empty()) out += Cat({"\tboard_id:\t\t\t", d.board_id, "\n"});
-    if (d.num_ports >= 0) out += Cat({"\tphys_port_cnt:\t\t\t", Num(d.num_ports), "\n"});
+    if (d.num_ports >= 0) out += Cat({"\tphys_port_cnt:\t\t\t", std::to_string(d.num_ports), "\n"});
     for (const IbPort& p : d.ports) {
-      out += Cat({"\t\tport:\t", Num(p.port), "\n"});
+      out += Cat({"\t\tport:\t", std::to_string(p.port), "\n"});
       if (!p.state.empty()) out += Cat({"\t\t\tstate:\t\t\t", with_code(p.state, p.state_code), "\n"});
       if (p.max_mtu >= 0) out += Cat({"\t\t\tmax_mtu:\t\t", mtu(p.max_mtu), "\n"});
       if (p.active_mtu >= 0) out += Cat({"\t\t\tactive_mtu:\t\t", mtu(p.active_mtu), "\n"});
-      if (p.sm_lid >= 0) out += Cat({"\t\t\tsm_lid:\t\t\t", Num(p.sm_lid), "\n"});
-      if (p.lid >= 0) out += Cat({"\t\t\tport_lid:\t\t", Num(p.lid), "\n"});
+      if (p.sm_lid >= 0) out += Cat({"\t\t\tsm_lid:\t\t\t", std::to_string(p.sm_lid), "\n"});
+      if (p.lid >= 0) out += Cat({"\t\t\tport_lid:\t\t", std::to_string(p.lid), "\n"});
       if (p.lmc >= 0) out += StringPrintf("\t\t\tport_lmc:\t\t0x%02x\n", p.lmc);
       if (!p.link_layer.empty()) out += Cat({"\t\t\tlink_layer:\t\t", p.link_layer, "\n"});
       if (!p.capability_mask.empty()) out += Cat({"\t\t\tport_cap_flags:\t\t", p.capability_mask, "\n"});
-      if (p.gid_tbl_len >= 0) out += Cat({"\t\t\tgid_tbl_len:\t\t", Num(p.gid_tbl_len), "\n"});
+      if (p.gid_tbl_len >= 0) out += Cat({"\t\t\tgid_tbl_len:\t\t", std::to_string(p.gid_tbl_len), "\n"});
       if (!p.active_width.empty()) out += Cat({"\t\t\tactive_width:\t\t", p.active_width, "\n"});
       if (!p.active_speed.empty()) out += Cat({"\t\t\tactive_speed:\t\t", p.active_speed, "\n"});
       // Rates not derivable from width x speed are kept as effective_speed.
@@ -1316,7 +1289,8 @@ bool ParseGidRow(std::string_view t, GidEntry& e, std::string& reason) {
     if (!c.empty()) cells.push_back(c);
   }
   if (cells.size() < 5 || cells.size() > 7) {
-    reason = Cat({"expected 5 to 7 cells (DEV PORT INDEX GID [IPv4] VER [DEV]), got ", Num(static_cast<int64_t>(cells.size()))});
+    reason = Cat({"expected 5 to 7 cells (DEV PORT INDEX GID [IPv4] VER [DEV]), got ",
+                  std::to_string(static_cast<int64_t>(cells.size()))});
     return false;
   }
   e.dev = std::string(cells[0]);
@@ -1403,8 +1377,9 @@ Result<GidTable> ParseShowGids(std::string_view text, std::string_view source, D
     }
     if (!keys.emplace(e.dev, e.port, e.index).second) {
       ++out.counts.rejected;
-      pending.push_back({no, std::string(t),
-                         Cat({"GID ", e.dev, " port ", Num(e.port), " index ", Num(e.index), " repeated"})});
+      pending.push_back(
+          {no, std::string(t),
+           Cat({"GID ", e.dev, " port ", std::to_string(e.port), " index ", std::to_string(e.index), " repeated"})});
       continue;
     }
     if (!e.ipv4.empty()) {
@@ -1426,9 +1401,9 @@ Result<GidTable> ParseShowGids(std::string_view text, std::string_view source, D
   }
   Flush(pending, source, diag);
   if (out.n_gids_found >= 0 && out.n_gids_found != static_cast<int>(out.gids.size())) {
-    diag.Warn(source, n_found_line, Cat({"n_gids_found=", Num(out.n_gids_found)}),
-              Cat({"n_gids_found says ", Num(out.n_gids_found), " but ", Num(static_cast<int64_t>(out.gids.size())),
-                   " GID rows were accepted"}));
+    diag.Warn(source, n_found_line, Cat({"n_gids_found=", std::to_string(out.n_gids_found)}),
+              Cat({"n_gids_found says ", std::to_string(out.n_gids_found), " but ",
+                   std::to_string(static_cast<int64_t>(out.gids.size())), " GID rows were accepted"}));
   }
   return out;
 }
@@ -1437,12 +1412,12 @@ std::string WriteShowGids(const std::vector<GidEntry>& gids) {
   std::string out = "DEV\tPORT\tINDEX\tGID\t\t\t\t\tIPv4  \t\tVER\tDEV\n";
   out += "---\t----\t-----\t---\t\t\t\t\t------------  \t---\t---\n";
   for (const GidEntry& g : gids) {
-    out += Cat({g.dev, "\t", Num(g.port), "\t", Num(g.index), "\t", g.gid, "\t"});
+    out += Cat({g.dev, "\t", std::to_string(g.port), "\t", std::to_string(g.index), "\t", g.gid, "\t"});
     if (g.ipv4.empty()) out += "\t\t";
     else out += Cat({g.ipv4, "  \t"});
     out += Cat({g.version, "\t", g.netdev, "\n"});
   }
-  out += Cat({"n_gids_found=", Num(static_cast<int64_t>(gids.size())), "\n"});
+  out += Cat({"n_gids_found=", std::to_string(static_cast<int64_t>(gids.size())), "\n"});
   return out;
 }
 

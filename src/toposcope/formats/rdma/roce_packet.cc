@@ -7,7 +7,10 @@
 #include <array>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
+
+#include "toposcope/base/text.h"
 
 namespace toposcope::formats {
 namespace {
@@ -204,21 +207,12 @@ RoceTransport TransportOf(uint8_t opcode) {
 }
 
 std::string_view TransportName(RoceTransport t) {
-  switch (t) {
-    case RoceTransport::kRc:
-      return "RC";
-    case RoceTransport::kUc:
-      return "UC";
-    case RoceTransport::kRd:
-      return "RD";
-    case RoceTransport::kUd:
-      return "UD";
-    case RoceTransport::kCnp:
-      return "CNP";
-    case RoceTransport::kUnknown:
-      break;
-  }
-  return "unknown";
+  static constexpr NamedValue<RoceTransport> kNames[] = {{RoceTransport::kRc, "RC"},
+                                                         {RoceTransport::kUc, "UC"},
+                                                         {RoceTransport::kRd, "RD"},
+                                                         {RoceTransport::kUd, "UD"},
+                                                         {RoceTransport::kCnp, "CNP"}};
+  return NameIn(kNames, t, "unknown");
 }
 
 std::string_view OpcodeName(uint8_t opcode) {
@@ -301,86 +295,103 @@ uint32_t ComputeIcrc(std::span<const uint8_t> ip, size_t udp_offset) {
   return static_cast<uint32_t>(crc);
 }
 
-FrameDecode DecodeRoceFrame(std::span<const uint8_t> frame, uint32_t wire_len, int dlt, bool check_icrc,
-                            RocePacket* out) {
-  ResetPacket(out);
-  const uint8_t* d = frame.data();
-  const size_t cap = frame.size();
-  const size_t wire = std::max<size_t>(wire_len, cap);
-  out->wire_len = static_cast<uint32_t>(wire);
-  out->cap_len = static_cast<uint32_t>(cap);
+namespace {
 
-  // Link layer: find the network-layer protocol and where it starts.
-  size_t off = 0;
+// A link-layer header of fixed length with the ethertype at a fixed offset.
+struct FixedLinkHeader {
+  int dlt;
+  size_t bytes;
+  size_t ethertype_at;
+  const char* name;  // for "shorter than <name> header"
+};
+constexpr FixedLinkHeader kFixedLinkHeaders[] = {
+    {kDltEn10Mb, 14, 12, "an Ethernet"},
+    {kDltLinuxSll, 16, 14, "a Linux SLL"},
+    {kDltLinuxSll2, 20, 0, "a Linux SLL2"},
+};
+
+// The state the steps of DecodeRoceFrame share: the frame, the packet being filled and where each
+// layer starts. Each step returns the verdict that ends the decoding (not RoCE, malformed), or
+// nullopt to go on.
+struct FrameDecoder {
+  const uint8_t* d;
+  size_t cap;   // captured bytes
+  size_t wire;  // bytes on the wire
+  RocePacket* out;
   uint16_t ethertype = 0;
-  int raw_version = 0;  // raw IP: taken from the first nibble
-  switch (dlt) {
-    case kDltEn10Mb:
-      if (cap < 14)
-        return Malformed("frame of " + std::to_string(cap) + " bytes is shorter than an Ethernet header");
-      ethertype = Be16(d + 12);
-      off = 14;
-      break;
-    case kDltLinuxSll:
-      if (cap < 16)
-        return Malformed("frame of " + std::to_string(cap) + " bytes is shorter than a Linux SLL header");
-      ethertype = Be16(d + 14);
-      off = 16;
-      break;
-    case kDltLinuxSll2:
-      if (cap < 20)
-        return Malformed("frame of " + std::to_string(cap) + " bytes is shorter than a Linux SLL2 header");
-      ethertype = Be16(d);
-      off = 20;
-      break;
-    case kDltNull: {
-      if (cap < 4) return Malformed("frame shorter than its 4-byte loopback header");
-      const uint32_t le = Le32(d), be = Be32(d);
-      if (le == 2 || be == 2) {
-        ethertype = 0x0800;
-      } else if (le == 10 || le == 24 || le == 28 || le == 30 || be == 10 || be == 24 || be == 28 ||
-                 be == 30) {
-        ethertype = 0x86dd;
-      } else {
-        return NotRoce("loopback address family " + std::to_string(le));
-      }
-      off = 4;
-      break;
-    }
-    case kDltRaw:
-    case kDltRawOpenBsd:
-    case kLinktypeRaw:
-    case kDltIpv4:
-    case kDltIpv6:
-      if (cap < 1) return Malformed("empty frame");
-      raw_version = d[0] >> 4;
-      if (raw_version == 4) {
-        ethertype = 0x0800;
-      } else if (raw_version == 6) {
-        ethertype = 0x86dd;
-      } else {
-        return NotRoce("raw IP version " + std::to_string(raw_version));
-      }
-      break;
-    default:
-      return NotRoce("unsupported link type " + std::to_string(dlt));
-  }
-  // 802.1Q / QinQ tags (also inside cooked captures that kept them).
-  for (int tags = 0; ethertype == 0x8100 || ethertype == 0x88a8 || ethertype == 0x9100; ++tags) {
-    if (tags >= 8) return NotRoce("more than 8 VLAN tags");
-    if (cap < off + 4) return Malformed("frame cut inside a VLAN tag");
-    out->vlan_ids.push_back(static_cast<uint16_t>(Be16(d + off) & 0x0fff));
-    ethertype = Be16(d + off + 2);
-    off += 4;
-  }
-  if (ethertype == 0x8915) return NotRoce("RoCEv1 (ethertype 0x8915)");
-  if (ethertype != 0x0800 && ethertype != 0x86dd) return NotRoce("ethertype " + Hex(ethertype, 4));
-
-  // Network layer.
-  const size_t ip_off = off;
-  size_t udp_off = 0;
+  size_t off = 0;              // where the next layer starts
+  size_t ip_off = 0;           // where the IP header starts
+  size_t udp_off = 0;          // where the UDP header starts
   size_t ip_payload_wire = 0;  // bytes after the IP headers, by the IP length fields
-  if (ethertype == 0x0800) {
+  size_t roce_wire = 0;        // the UDP payload: BTH to ICRC
+  size_t bth_off = 0;          // where the BTH starts
+  uint16_t hdrs = 0;           // the extension headers of the opcode
+
+  // Link layer: finds the network-layer protocol and where it starts.
+  std::optional<FrameDecode> LinkLayer(int dlt) {
+    for (const FixedLinkHeader& h : kFixedLinkHeaders) {
+      if (h.dlt != dlt) continue;
+      if (cap < h.bytes) {
+        return Malformed("frame of " + std::to_string(cap) + " bytes is shorter than " + h.name + " header");
+      }
+      ethertype = Be16(d + h.ethertype_at);
+      off = h.bytes;
+      return std::nullopt;
+    }
+    int raw_version = 0;  // raw IP: taken from the first nibble
+    switch (dlt) {
+      case kDltNull: {
+        if (cap < 4) return Malformed("frame shorter than its 4-byte loopback header");
+        const uint32_t le = Le32(d), be = Be32(d);
+        if (le == 2 || be == 2) {
+          ethertype = 0x0800;
+        } else if (le == 10 || le == 24 || le == 28 || le == 30 || be == 10 || be == 24 || be == 28 ||
+                   be == 30) {
+          ethertype = 0x86dd;
+        } else {
+          return NotRoce("loopback address family " + std::to_string(le));
+        }
+        off = 4;
+        break;
+      }
+      case kDltRaw:
+      case kDltRawOpenBsd:
+      case kLinktypeRaw:
+      case kDltIpv4:
+      case kDltIpv6:
+        if (cap < 1) return Malformed("empty frame");
+        raw_version = d[0] >> 4;
+        if (raw_version == 4) {
+          ethertype = 0x0800;
+        } else if (raw_version == 6) {
+          ethertype = 0x86dd;
+        } else {
+          return NotRoce("raw IP version " + std::to_string(raw_version));
+        }
+        break;
+      default:
+        return NotRoce("unsupported link type " + std::to_string(dlt));
+    }
+    return std::nullopt;
+  }
+
+  // 802.1Q / QinQ tags (also inside cooked captures that kept them); then only IPv4 or IPv6 go on.
+  std::optional<FrameDecode> VlanTags() {
+    for (int tags = 0; ethertype == 0x8100 || ethertype == 0x88a8 || ethertype == 0x9100; ++tags) {
+      if (tags >= 8) return NotRoce("more than 8 VLAN tags");
+      if (cap < off + 4) return Malformed("frame cut inside a VLAN tag");
+      out->vlan_ids.push_back(static_cast<uint16_t>(Be16(d + off) & 0x0fff));
+      ethertype = Be16(d + off + 2);
+      off += 4;
+    }
+    if (ethertype == 0x8915) return NotRoce("RoCEv1 (ethertype 0x8915)");
+    if (ethertype != 0x0800 && ethertype != 0x86dd) return NotRoce("ethertype " + Hex(ethertype, 4));
+    ip_off = off;
+    return std::nullopt;
+  }
+
+  // The IPv4 header: addresses, DSCP/ECN, and where UDP starts.
+  std::optional<FrameDecode> Ipv4() {
     if (cap < ip_off + 20) return Malformed("frame cut inside the IPv4 header");
     const uint8_t* ip = d + ip_off;
     if ((ip[0] >> 4) != 4) return Malformed("IPv4 packet with IP version " + std::to_string(ip[0] >> 4));
@@ -409,7 +420,12 @@ FrameDecode DecodeRoceFrame(std::span<const uint8_t> frame, uint32_t wire_len, i
         return NotRoce("UDP port " + std::to_string(Be16(d + udp_off + 2)));
       return Malformed("fragmented IPv4 packet (first fragment) to UDP 4791");
     }
-  } else {
+    return std::nullopt;
+  }
+
+  // The IPv6 header and its extension headers: addresses, traffic class, flow label, and where UDP
+  // starts.
+  std::optional<FrameDecode> Ipv6() {
     if (cap < ip_off + 40) return Malformed("frame cut inside the IPv6 header");
     const uint8_t* ip = d + ip_off;
     if ((ip[0] >> 4) != 6) return Malformed("IPv6 packet with IP version " + std::to_string(ip[0] >> 4));
@@ -441,134 +457,162 @@ FrameDecode DecodeRoceFrame(std::span<const uint8_t> frame, uint32_t wire_len, i
       }
       next = d[pos];
       pos += len;
-      if (pos > ip_off + 40 + payload_len)
-        return Malformed("IPv6 extension headers run past the payload length");
+      if (pos > ip_off + 40 + payload_len) return Malformed("IPv6 extension headers run past the payload length");
     }
     udp_off = pos;
     ip_payload_wire = ip_off + 40 + payload_len - pos;
+    return std::nullopt;
   }
 
-  // UDP.
-  if (cap < udp_off + 8) {
-    if (cap >= udp_off + 4 && Be16(d + udp_off + 2) != kRoceV2UdpPort)
-      return NotRoce("UDP port " + std::to_string(Be16(d + udp_off + 2)));
-    return Malformed("frame cut inside the UDP header");
+  // The UDP header: ports, and the length of the RoCE payload it carries.
+  std::optional<FrameDecode> Udp() {
+    if (cap < udp_off + 8) {
+      if (cap >= udp_off + 4 && Be16(d + udp_off + 2) != kRoceV2UdpPort)
+        return NotRoce("UDP port " + std::to_string(Be16(d + udp_off + 2)));
+      return Malformed("frame cut inside the UDP header");
+    }
+    out->udp_src_port = Be16(d + udp_off);
+    out->udp_dst_port = Be16(d + udp_off + 2);
+    if (out->udp_dst_port != kRoceV2UdpPort) return NotRoce("UDP port " + std::to_string(out->udp_dst_port));
+    const size_t udp_len = Be16(d + udp_off + 4);
+    if (udp_len < 8) return Malformed("UDP length " + std::to_string(udp_len) + " below 8");
+    if (udp_len > ip_payload_wire)
+      return Malformed("UDP length " + std::to_string(udp_len) + " exceeds the IP payload of " +
+                       std::to_string(ip_payload_wire) + " bytes");
+    roce_wire = udp_len - 8;
+    bth_off = udp_off + 8;
+    if (roce_wire < kBthBytes + kIcrcBytes)
+      return Malformed("UDP payload of " + std::to_string(roce_wire) + " bytes is too short for BTH + ICRC");
+    if (cap < bth_off + kBthBytes)
+      return Malformed("frame cut by the snaplen inside the BTH (" +
+                       std::to_string(cap > bth_off ? cap - bth_off : 0) + " of 12 bytes)");
+    return std::nullopt;
   }
-  out->udp_src_port = Be16(d + udp_off);
-  out->udp_dst_port = Be16(d + udp_off + 2);
-  if (out->udp_dst_port != kRoceV2UdpPort) return NotRoce("UDP port " + std::to_string(out->udp_dst_port));
-  const size_t udp_len = Be16(d + udp_off + 4);
-  if (udp_len < 8) return Malformed("UDP length " + std::to_string(udp_len) + " below 8");
-  if (udp_len > ip_payload_wire)
-    return Malformed("UDP length " + std::to_string(udp_len) + " exceeds the IP payload of " +
-                     std::to_string(ip_payload_wire) + " bytes");
-  const size_t roce_wire = udp_len - 8;
-  const size_t bth_off = udp_off + 8;
-  if (roce_wire < kBthBytes + kIcrcBytes)
-    return Malformed("UDP payload of " + std::to_string(roce_wire) + " bytes is too short for BTH + ICRC");
-  if (cap < bth_off + kBthBytes)
-    return Malformed("frame cut by the snaplen inside the BTH (" +
-                     std::to_string(cap > bth_off ? cap - bth_off : 0) + " of 12 bytes)");
 
-  // BTH.
-  const uint8_t* b = d + bth_off;
-  out->opcode = b[0];
-  out->solicited = (b[1] & 0x80) != 0;
-  out->mig_req = (b[1] & 0x40) != 0;
-  out->pad_count = (b[1] >> 4) & 3;
-  out->tver = b[1] & 0x0f;
-  out->pkey = Be16(b + 2);
-  out->fecn = (b[4] & 0x80) != 0;
-  out->becn = (b[4] & 0x40) != 0;
-  out->dest_qp = Be24(b + 5);
-  out->ack_req = (b[8] & 0x80) != 0;
-  out->psn = Be24(b + 9);
-  out->ip_ecn_ce = out->ip_ecn == 3;
-  const uint16_t hdrs = HeadersOf(out->opcode);
-  if (!(hdrs & kHdrKnown)) {
-    const RoceTransport t = TransportOf(out->opcode);
-    if (t == RoceTransport::kRd)
-      return Malformed("BTH opcode " + Hex(out->opcode, 2) + ": RD transport is not supported");
-    return Malformed("unknown or reserved BTH opcode " + Hex(out->opcode, 2));
+  // The BTH: opcode, QP, PSN and flags; the opcode must be known and its headers fit the payload.
+  std::optional<FrameDecode> Bth() {
+    const uint8_t* b = d + bth_off;
+    out->opcode = b[0];
+    out->solicited = (b[1] & 0x80) != 0;
+    out->mig_req = (b[1] & 0x40) != 0;
+    out->pad_count = (b[1] >> 4) & 3;
+    out->tver = b[1] & 0x0f;
+    out->pkey = Be16(b + 2);
+    out->fecn = (b[4] & 0x80) != 0;
+    out->becn = (b[4] & 0x40) != 0;
+    out->dest_qp = Be24(b + 5);
+    out->ack_req = (b[8] & 0x80) != 0;
+    out->psn = Be24(b + 9);
+    out->ip_ecn_ce = out->ip_ecn == 3;
+    hdrs = HeadersOf(out->opcode);
+    if (!(hdrs & kHdrKnown)) {
+      const RoceTransport t = TransportOf(out->opcode);
+      if (t == RoceTransport::kRd)
+        return Malformed("BTH opcode " + Hex(out->opcode, 2) + ": RD transport is not supported");
+      return Malformed("unknown or reserved BTH opcode " + Hex(out->opcode, 2));
+    }
+    if (out->tver != 0) return Malformed("BTH TVer " + std::to_string(out->tver) + " (only 0 is defined)");
+    const size_t ext = static_cast<size_t>(BytesOf(hdrs));
+    if (roce_wire < kBthBytes + ext + out->pad_count + kIcrcBytes) {
+      return Malformed("UDP payload of " + std::to_string(roce_wire) + " bytes is too short for BTH + " +
+                       std::string(OpcodeName(out->opcode)) + " headers (" + std::to_string(ext) + ") + pad " +
+                       std::to_string(out->pad_count) + " + ICRC");
+    }
+    out->payload_bytes = static_cast<uint32_t>(roce_wire - kBthBytes - ext - out->pad_count - kIcrcBytes);
+    return std::nullopt;
   }
-  if (out->tver != 0) return Malformed("BTH TVer " + std::to_string(out->tver) + " (only 0 is defined)");
-  const size_t ext = static_cast<size_t>(BytesOf(hdrs));
-  if (roce_wire < kBthBytes + ext + out->pad_count + kIcrcBytes) {
-    return Malformed("UDP payload of " + std::to_string(roce_wire) + " bytes is too short for BTH + " +
-                     std::string(OpcodeName(out->opcode)) + " headers (" + std::to_string(ext) + ") + pad " +
-                     std::to_string(out->pad_count) + " + ICRC");
-  }
-  out->payload_bytes = static_cast<uint32_t>(roce_wire - kBthBytes - ext - out->pad_count - kIcrcBytes);
 
   // Extension headers, in wire order; each is filled only when captured in full.
-  size_t pos = bth_off + kBthBytes;
-  auto take = [&](size_t n) -> const uint8_t* {
-    const uint8_t* p = cap >= pos + n ? d + pos : nullptr;
-    pos += n;
-    return p;
-  };
-  if (hdrs & kHdrDeth) {
-    if (const uint8_t* p = take(kDethBytes)) {
-      out->has_deth = true;
-      out->deth_qkey = Be32(p);
-      out->deth_src_qp = Be24(p + 5);
+  void ExtensionHeaders() {
+    size_t pos = bth_off + kBthBytes;
+    auto take = [&](size_t n) -> const uint8_t* {
+      const uint8_t* p = cap >= pos + n ? d + pos : nullptr;
+      pos += n;
+      return p;
+    };
+    if (hdrs & kHdrDeth) {
+      if (const uint8_t* p = take(kDethBytes)) {
+        out->has_deth = true;
+        out->deth_qkey = Be32(p);
+        out->deth_src_qp = Be24(p + 5);
+      }
     }
-  }
-  if (hdrs & kHdrReth) {
-    if (const uint8_t* p = take(kRethBytes)) {
-      out->has_reth = true;
-      out->reth_va = Be64(p);
-      out->reth_rkey = Be32(p + 8);
-      out->reth_dma_len = Be32(p + 12);
+    if (hdrs & kHdrReth) {
+      if (const uint8_t* p = take(kRethBytes)) {
+        out->has_reth = true;
+        out->reth_va = Be64(p);
+        out->reth_rkey = Be32(p + 8);
+        out->reth_dma_len = Be32(p + 12);
+      }
     }
-  }
-  if (hdrs & kHdrAtomic) {
-    if (const uint8_t* p = take(kAtomicBytes)) {
-      out->has_atomic_eth = true;
-      out->atomic_va = Be64(p);
-      out->atomic_rkey = Be32(p + 8);
-      out->atomic_swap_add = Be64(p + 12);
-      out->atomic_compare = Be64(p + 20);
+    if (hdrs & kHdrAtomic) {
+      if (const uint8_t* p = take(kAtomicBytes)) {
+        out->has_atomic_eth = true;
+        out->atomic_va = Be64(p);
+        out->atomic_rkey = Be32(p + 8);
+        out->atomic_swap_add = Be64(p + 12);
+        out->atomic_compare = Be64(p + 20);
+      }
     }
-  }
-  if (hdrs & kHdrAeth) {
-    if (const uint8_t* p = take(kAethBytes)) {
-      out->has_aeth = true;
-      out->aeth_syndrome = p[0];
-      out->aeth_msn = Be24(p + 1);
+    if (hdrs & kHdrAeth) {
+      if (const uint8_t* p = take(kAethBytes)) {
+        out->has_aeth = true;
+        out->aeth_syndrome = p[0];
+        out->aeth_msn = Be24(p + 1);
+      }
     }
-  }
-  if (hdrs & kHdrAtomicAck) {
-    if (const uint8_t* p = take(kAtomicAckBytes)) {
-      out->has_atomic_ack_eth = true;
-      out->atomic_ack_orig = Be64(p);
+    if (hdrs & kHdrAtomicAck) {
+      if (const uint8_t* p = take(kAtomicAckBytes)) {
+        out->has_atomic_ack_eth = true;
+        out->atomic_ack_orig = Be64(p);
+      }
     }
-  }
-  if (hdrs & kHdrImm) {
-    if (const uint8_t* p = take(kImmBytes)) {
-      out->has_imm = true;
-      out->imm_data = Be32(p);
+    if (hdrs & kHdrImm) {
+      if (const uint8_t* p = take(kImmBytes)) {
+        out->has_imm = true;
+        out->imm_data = Be32(p);
+      }
     }
-  }
-  if (hdrs & kHdrIeth) {
-    if (const uint8_t* p = take(kIethBytes)) {
-      out->has_ieth = true;
-      out->ieth_rkey = Be32(p);
+    if (hdrs & kHdrIeth) {
+      if (const uint8_t* p = take(kIethBytes)) {
+        out->has_ieth = true;
+        out->ieth_rkey = Be32(p);
+      }
     }
+    if (hdrs & kHdrCnp) take(kCnpBytes);
   }
-  if (hdrs & kHdrCnp) take(kCnpBytes);
 
-  const size_t icrc_off = bth_off + roce_wire - kIcrcBytes;
-  out->truncated = cap < icrc_off + kIcrcBytes;
-  if (!out->truncated) {
-    out->icrc_wire = Le32(d + icrc_off);
-    if (check_icrc) {
-      const uint32_t icrc = ComputeIcrc(frame.subspan(ip_off, icrc_off - ip_off), udp_off - ip_off);
-      out->icrc = icrc == out->icrc_wire ? RocePacket::Icrc::kOk : RocePacket::Icrc::kBad;
+  // The ICRC as captured, and (with `check_icrc`) whether it matches the one computed.
+  void Icrc(std::span<const uint8_t> frame, bool check_icrc) {
+    const size_t icrc_off = bth_off + roce_wire - kIcrcBytes;
+    out->truncated = cap < icrc_off + kIcrcBytes;
+    if (!out->truncated) {
+      out->icrc_wire = Le32(d + icrc_off);
+      if (check_icrc) {
+        const uint32_t icrc = ComputeIcrc(frame.subspan(ip_off, icrc_off - ip_off), udp_off - ip_off);
+        out->icrc = icrc == out->icrc_wire ? RocePacket::Icrc::kOk : RocePacket::Icrc::kBad;
+      }
+    } else if (check_icrc) {
+      out->icrc = RocePacket::Icrc::kMissing;
     }
-  } else if (check_icrc) {
-    out->icrc = RocePacket::Icrc::kMissing;
   }
+};
+
+}  // namespace
+
+FrameDecode DecodeRoceFrame(std::span<const uint8_t> frame, uint32_t wire_len, int dlt, bool check_icrc,
+                            RocePacket* out) {
+  ResetPacket(out);
+  FrameDecoder f{frame.data(), frame.size(), std::max<size_t>(wire_len, frame.size()), out};
+  out->wire_len = static_cast<uint32_t>(f.wire);
+  out->cap_len = static_cast<uint32_t>(f.cap);
+  if (auto stop = f.LinkLayer(dlt)) return *stop;
+  if (auto stop = f.VlanTags()) return *stop;
+  if (auto stop = f.ethertype == 0x0800 ? f.Ipv4() : f.Ipv6()) return *stop;
+  if (auto stop = f.Udp()) return *stop;
+  if (auto stop = f.Bth()) return *stop;
+  f.ExtensionHeaders();
+  f.Icrc(frame, check_icrc);
   return {FrameVerdict::kRoce, {}};
 }
 

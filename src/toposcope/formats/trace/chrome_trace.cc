@@ -364,6 +364,18 @@ struct Scalar {
   std::string text;  // string value, or the float's own text
 
   void Clear() { kind = kNone; text.clear(); }
+  // An unsigned JSON number: kInt when it fits int64, else kUint.
+  static Scalar Unsigned(uint64_t v) {
+    Scalar s;
+    if (v <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      s.kind = kInt;
+      s.i = static_cast<int64_t>(v);
+    } else {
+      s.kind = kUint;
+      s.u = v;
+    }
+    return s;
+  }
   [[nodiscard]] bool numeric() const { return kind == kInt || kind == kUint || kind == kFloat; }
   [[nodiscard]] std::optional<int64_t> AsInt() const {
     if (kind == kInt) return i;
@@ -523,14 +535,7 @@ class TraceSax {
   bool boolean(bool v) { Scalar s; s.kind = Scalar::kBool; s.i = v ? 1 : 0; return OnScalar(s); }
   bool number_integer(json::number_integer_t v) { Scalar s; s.kind = Scalar::kInt; s.i = v; return OnScalar(s); }
   bool number_unsigned(json::number_unsigned_t v) {
-    Scalar s;
-    if (v <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-      s.kind = Scalar::kInt;
-      s.i = static_cast<int64_t>(v);
-    } else {
-      s.kind = Scalar::kUint;
-      s.u = v;
-    }
+    Scalar s = Scalar::Unsigned(v);
     return OnScalar(s);
   }
   bool number_float(json::number_float_t v, const json::string_t& text) {
@@ -1464,6 +1469,75 @@ std::string MetaEvent(const char* name, int64_t pid, int64_t tid, const std::str
          ",\"tid\":" + std::to_string(tid) + ",\"args\":{" + args + "}}";
 }
 
+// A trace event's context decomposed into Kineto arg names: the args (JSON members) and the id, and
+// whether that decomposition reads back as the same context (else `args` and `id_text` are unused).
+struct KinetoContext {
+  std::string args;
+  std::string id_text;
+  bool canonical = false;
+};
+
+KinetoContext DecomposeContext(const std::string& context) {
+  KinetoContext out;
+  std::string& args = out.args;
+  std::string& id_text = out.id_text;
+  bool& canonical = out.canonical;
+  if (!context.empty()) {
+    Scalar id;
+    ArgList al;
+    std::string kargs;
+    bool ok = true;
+    for (auto part : Split(context, ';')) {
+      auto eq = part.find('=');
+      if (eq == std::string_view::npos) {
+        ok = false;
+        break;
+      }
+      auto k = part.substr(0, eq);
+      auto v = part.substr(eq + 1);
+      const ContextKey* ck = nullptr;
+      for (const auto& c : kContextKeys) {
+        if (c.key == k) ck = &c;
+      }
+      if (ck == nullptr) {
+        ok = false;
+        break;
+      }
+      Scalar sv;
+      const bool as_int = IsCanonicalInt(v, k == "comm" || k == "id");
+      if (as_int) {
+        if (v[0] == '-') {
+          sv.kind = Scalar::kInt;
+          std::from_chars(v.data(), v.data() + v.size(), sv.i);
+        } else {
+          uint64_t u = 0;
+          std::from_chars(v.data(), v.data() + v.size(), u);
+          sv = Scalar::Unsigned(u);
+        }
+      } else {
+        sv.kind = Scalar::kString;
+        sv.text = std::string(v);
+      }
+      std::string vtext = as_int ? std::string(v) : JsonString(v);
+      if (k == "id") {
+        id = sv;
+        id_text = vtext;
+      } else {
+        if (!kargs.empty()) kargs += ',';
+        kargs += JsonString(ck->args[0]) + ":" + vtext;
+        al.emplace_back(std::string(ck->args[0]), std::move(sv));
+      }
+    }
+    if (ok && ComposeContext(id, al) == context) {
+      canonical = true;
+      args = kargs;
+    } else {
+      id_text.clear();
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 void ChromeTraceWriter::WriteProcessName(int64_t pid, const std::string& name) {
@@ -1538,62 +1612,10 @@ void ChromeTraceWriter::Write(const TraceEvent& e) {
   }
 
   // Context: decompose into Kineto arg names when that reads back identically.
-  std::string args;
-  std::string id_text;
-  bool canonical = false;
-  if (!e.context.empty()) {
-    Scalar id;
-    ArgList al;
-    std::string kargs;
-    bool ok = true;
-    for (auto part : Split(e.context, ';')) {
-      auto eq = part.find('=');
-      if (eq == std::string_view::npos) { ok = false; break; }
-      auto k = part.substr(0, eq);
-      auto v = part.substr(eq + 1);
-      const ContextKey* ck = nullptr;
-      for (const auto& c : kContextKeys) {
-        if (c.key == k) ck = &c;
-      }
-      if (ck == nullptr) { ok = false; break; }
-      Scalar sv;
-      const bool as_int = IsCanonicalInt(v, k == "comm" || k == "id");
-      if (as_int) {
-        if (v[0] == '-') {
-          sv.kind = Scalar::kInt;
-          std::from_chars(v.data(), v.data() + v.size(), sv.i);
-        } else {
-          uint64_t u = 0;
-          std::from_chars(v.data(), v.data() + v.size(), u);
-          if (u <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-            sv.kind = Scalar::kInt;
-            sv.i = static_cast<int64_t>(u);
-          } else {
-            sv.kind = Scalar::kUint;
-            sv.u = u;
-          }
-        }
-      } else {
-        sv.kind = Scalar::kString;
-        sv.text = std::string(v);
-      }
-      std::string vtext = as_int ? std::string(v) : JsonString(v);
-      if (k == "id") {
-        id = sv;
-        id_text = vtext;
-      } else {
-        if (!kargs.empty()) kargs += ',';
-        kargs += JsonString(ck->args[0]) + ":" + vtext;
-        al.emplace_back(std::string(ck->args[0]), std::move(sv));
-      }
-    }
-    if (ok && ComposeContext(id, al) == e.context) {
-      canonical = true;
-      args = kargs;
-    } else {
-      id_text.clear();
-    }
-  }
+  const KinetoContext kc = DecomposeContext(e.context);
+  std::string args = kc.args;
+  const std::string& id_text = kc.id_text;
+  const bool canonical = kc.canonical;
   if (!id_text.empty()) s += ",\"id\":" + id_text;
   auto add_arg = [&](std::string_view k, const std::string& v_json) {
     if (!args.empty()) args += ',';

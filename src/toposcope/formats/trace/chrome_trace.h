@@ -105,22 +105,24 @@ Result<ChromeTraceInfo> ReadChromeTraceFile(const std::string& path, const Chrom
                                             const TraceEventSink& sink, Diagnostics& diag,
                                             ReadCounts& counts);
 // Same, over an opener that yields a fresh stream each time it is called (it is called once or
-// twice); `source` names the input in diagnostics.
+// twice); `source` names the input in diagnostics. Fails as ReadChromeTraceFile (or with the
+// opener's error).
 Result<ChromeTraceInfo> ReadChromeTrace(const std::function<Result<std::unique_ptr<InputStream>>()>& open,
                                         std::string_view source, const ChromeTraceOptions& options,
                                         const TraceEventSink& sink, Diagnostics& diag,
                                         ReadCounts& counts);
 // One pass over a non-rewindable stream: metadata after traceEvents is reported in the returned
-// info but not applied to events already emitted (a warning says so).
+// info but not applied to events already emitted (a warning says so). Fails when the stream is not
+// a Chrome trace (first value neither an object nor an array) or cannot be read.
 Result<ChromeTraceInfo> ReadChromeTraceOnePass(InputStream& in, std::string_view source,
                                                const ChromeTraceOptions& options,
                                                const TraceEventSink& sink, Diagnostics& diag,
                                                ReadCounts& counts);
-// Convenience over an in-memory text (tests); same semantics as the file reader.
+// Convenience over an in-memory text (tests); same semantics (and failures) as the file reader.
 Result<ChromeTraceInfo> ParseChromeTrace(std::string_view text, std::string_view source,
                                          const ChromeTraceOptions& options, const TraceEventSink& sink,
                                          Diagnostics& diag, ReadCounts& counts);
-// Convenience: collects the events into a vector.
+// Convenience: collects the events into a vector; fails as ParseChromeTrace.
 Result<std::vector<TraceEvent>> ParseChromeTraceEvents(std::string_view text, std::string_view source,
                                                        const ChromeTraceOptions& options,
                                                        Diagnostics& diag, ReadCounts& counts,

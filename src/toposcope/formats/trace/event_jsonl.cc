@@ -5,50 +5,45 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
-#include <utility>
-
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "toposcope/base/text.h"
 #include "toposcope/formats/trace/chrome_trace.h"
+#include "toposcope/formats/trace/json_fields.h"
 
 namespace toposcope::formats {
 namespace {
 
 using nlohmann::json;
 
-// Reads an integer member; returns false with `err` set on a bad value; absent leaves *out.
-bool IntMember(const json& o, const char* key, int64_t* out, bool* present, std::string* err) {
-  auto it = o.find(key);
-  *present = it != o.end();
-  if (!*present) return true;
-  if (it->is_number_unsigned()) {
-    const auto u = it->get<uint64_t>();
-    if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-      *err = std::string(key) + " out of range";
-      return false;
-    }
-    *out = static_cast<int64_t>(u);
-    return true;
+// One event line's object into `e`; "" when it is an event, else why not.
+std::string ReadEvent(const json& j, TraceEvent& e) {
+  std::string err;
+  if (!JsonInt(j, "ts_ns", &e.local_ts_ns, &err, true)) return err;
+  if (e.local_ts_ns == kNoTime) return "ts_ns out of range";
+  if (!JsonString(j, "host", &e.host, &err, true)) return err;
+  if (e.host.empty()) return "missing host";
+  if (!JsonString(j, "type", &e.type, &err, true)) return err;
+  if (e.type.empty()) return "missing type";
+  if (!JsonString(j, "device", &e.device, &err) || !JsonString(j, "context", &e.context, &err) ||
+      !JsonString(j, "category", &e.category, &err)) {
+    return err;
   }
-  if (it->is_number_integer()) {
-    *out = it->get<int64_t>();
-    return true;
+  int64_t rank = -1;
+  if (!JsonInt(j, "dur_ns", &e.dur_ns, &err) || !JsonInt(j, "rank", &rank, &err) || !JsonInt(j, "pid", &e.pid, &err) ||
+      !JsonInt(j, "tid", &e.tid, &err)) {
+    return err;
   }
-  *err = std::string(key) + " is not an integer";
-  return false;
-}
-
-bool StrMember(const json& o, const char* key, std::string* out, bool* present, std::string* err) {
-  auto it = o.find(key);
-  *present = it != o.end();
-  if (!*present) return true;
-  if (!it->is_string()) {
-    *err = std::string(key) + " is not a string";
-    return false;
+  if (e.dur_ns < 0) return "dur_ns is negative";
+  if (rank < -1 || rank > std::numeric_limits<int>::max()) return "rank out of range";
+  e.rank = static_cast<int>(rank);
+  if (auto it = j.find("value"); it != j.end()) {
+    if (!it->is_number()) return "value is not a number";
+    e.value = it->get<double>();
   }
-  *out = it->get<std::string>();
-  return true;
+  e.phase = e.dur_ns > 0 ? 'X' : 'i';
+  return {};
 }
 
 }  // namespace
@@ -75,64 +70,10 @@ Status ReadEventJsonl(LineReader& reader, std::string_view source, const TraceEv
       continue;
     }
     TraceEvent e;
-    std::string err;
-    bool has = false;
-    if (!IntMember(j, "ts_ns", &e.local_ts_ns, &has, &err)) {
-      reject(err);
+    if (const std::string reason = ReadEvent(j, e); !reason.empty()) {
+      reject(reason);
       continue;
     }
-    if (!has) {
-      reject("missing ts_ns");
-      continue;
-    }
-    if (e.local_ts_ns == kNoTime) {
-      reject("ts_ns out of range");
-      continue;
-    }
-    if (!StrMember(j, "host", &e.host, &has, &err)) {
-      reject(err);
-      continue;
-    }
-    if (!has || e.host.empty()) {
-      reject("missing host");
-      continue;
-    }
-    if (!StrMember(j, "type", &e.type, &has, &err)) {
-      reject(err);
-      continue;
-    }
-    if (!has || e.type.empty()) {
-      reject("missing type");
-      continue;
-    }
-    if (!StrMember(j, "device", &e.device, &has, &err) || !StrMember(j, "context", &e.context, &has, &err) ||
-        !StrMember(j, "category", &e.category, &has, &err)) {
-      reject(err);
-      continue;
-    }
-    int64_t rank = -1;
-    if (!IntMember(j, "dur_ns", &e.dur_ns, &has, &err) || !IntMember(j, "rank", &rank, &has, &err) ||
-        !IntMember(j, "pid", &e.pid, &has, &err) || !IntMember(j, "tid", &e.tid, &has, &err)) {
-      reject(err);
-      continue;
-    }
-    if (e.dur_ns < 0) {
-      reject("dur_ns is negative");
-      continue;
-    }
-    if (rank < -1 || rank > std::numeric_limits<int>::max()) {
-      reject("rank out of range");
-      continue;
-    }
-    e.rank = static_cast<int>(rank);
-    if (auto it = j.find("value"); it != j.end()) {
-      if (!it->is_number()) {
-        reject("value is not a number");
-        continue;
-      }
-      e.value = it->get<double>();
-    }
-    e.phase = e.dur_ns > 0 ? 'X' : 'i';
     e.source_file = std::string(source);
     e.line = line_no;
     e.byte_offset = reader.byte_offset();
@@ -186,13 +127,6 @@ std::string WriteEventJsonlLine(const TraceEvent& e) {
   return s;
 }
 
-std::string WriteEventJsonl(const std::vector<TraceEvent>& events) {
-  std::string out;
-  for (const auto& e : events) {
-    out += WriteEventJsonlLine(e);
-    out += '\n';
-  }
-  return out;
-}
+std::string WriteEventJsonl(const std::vector<TraceEvent>& events) { return JoinLines(events, WriteEventJsonlLine); }
 
 }  // namespace toposcope::formats

@@ -24,9 +24,10 @@ namespace toposcope::formats {
 // Never fails (returns an Error only for an I/O failure of the reader).
 Status ReadEventJsonl(LineReader& reader, std::string_view source, const TraceEventSink& sink,
                       Diagnostics& diag, ReadCounts& counts);
+// The same over a file; fails also when it cannot be opened.
 Status ReadEventJsonlFile(const std::string& path, const TraceEventSink& sink, Diagnostics& diag,
                           ReadCounts& counts);
-// Convenience over a text.
+// Convenience over a text: the events accepted (never fails).
 std::vector<TraceEvent> ParseEventJsonl(std::string_view text, std::string_view source, Diagnostics& diag,
                                         ReadCounts& counts);
 

@@ -1,0 +1,278 @@
+// model/readers: see readers.h.
+#include "toposcope/model/readers.h"
+
+#include <cmath>
+#include <optional>
+
+#include "toposcope/base/file_io.h"
+#include "toposcope/base/text.h"
+#include "toposcope/base/time.h"
+#include "toposcope/formats/clock/chrony.h"
+#include "toposcope/formats/clock/linuxptp.h"
+#include "toposcope/formats/clock/sync_csv.h"
+#include "toposcope/model/dcgm_read.h"
+
+namespace toposcope::model {
+namespace fs = std::filesystem;
+using formats::FileFormat;
+
+namespace {
+
+// Opens the file as a stream of lines; fails when it cannot be opened.
+Result<LineReader> OpenLines(const std::string& path) {
+  auto stream = OpenInput(path);
+  if (!stream.ok()) return stream.error();
+  return LineReader(std::move(*stream));
+}
+
+Status ReadNvsmiTopo(FileRead& f) {
+  auto r = formats::ParseNvsmiTopo(f.text, f.path, f.ds.diag, f.counts);
+  if (!r.ok()) return r.error();
+  AddNvsmiTopo(f.ds, f.host, f.path, *r);
+  return {};
+}
+
+Status ReadNcclTopo(FileRead& f) {
+  auto r = formats::ParseNcclTopoXml(f.text, f.path, f.ds.diag, f.counts);
+  if (!r.ok()) return r.error();
+  AddNcclTopo(f.ds, f.host, f.path, *r);
+  return {};
+}
+
+// The channels are used by the ring analyses; nothing to fold yet.
+Status ReadNcclGraph(FileRead& f) {
+  auto r = formats::ParseNcclGraphXml(f.text, f.path, f.ds.diag, f.counts);
+  if (!r.ok()) return r.error();
+  return {};
+}
+
+// p2pBandwidthLatencyTest, nvbandwidth (whose hostname line names the host unless overridden), CSV.
+Status ReadP2p(FileRead& f) {
+  auto r = f.format == FileFormat::kNvbandwidth ? formats::ParseNvbandwidth(f.text, f.path, f.ds.diag, f.counts)
+           : f.format == FileFormat::kP2pCsv
+               ? formats::ParseP2pCsv(f.text, f.path, f.ds.diag, f.counts)
+               : formats::ParseP2pBandwidthLatencyTest(f.text, f.path, f.ds.diag, f.counts);
+  if (!r.ok()) return r.error();
+  if (f.opt.host_override.empty() && !r->hostname.empty()) f.host = r->hostname;
+  AddP2pReport(f.ds, f.host, f.path, *r);
+  return {};
+}
+
+Status ReadChrony(FileRead& f) {
+  auto lines = OpenLines(f.path);
+  if (!lines.ok()) return lines.error();
+  formats::ChronyLogSinks sinks;
+  auto& points = f.ds.Host(f.host).sync_points;
+  sinks.sync = [&](const formats::SyncPoint& p) { points.push_back(p); };
+  auto r = formats::ReadChronyLog(*lines, f.path, f.host, formats::ChronyLogKind::kUnknown, sinks, f.ds.diag, f.counts);
+  if (!r.ok()) return r.error();
+  return {};
+}
+
+// linuxptp logs and sync CSVs: sync points of the file's host (a sync CSV names its hosts per row).
+Status ReadClockSamples(FileRead& f) {
+  auto lines = OpenLines(f.path);
+  if (!lines.ok()) return lines.error();
+  const bool csv = f.format == FileFormat::kSyncCsv;
+  auto sink = [&](const formats::SyncPoint& p) {
+    formats::SyncPoint q = p;
+    if (!csv || q.host.empty()) q.host = f.host;
+    f.ds.Host(q.host).sync_points.push_back(std::move(q));
+  };
+  if (csv) return formats::ReadSyncCsv(*lines, f.path, sink, f.ds.diag, f.counts);
+  // A journal prefix with an ISO time puts the sample on the host's realtime axis (the one its
+  // traces use); otherwise the point stays on the monotonic axis of the `[sec.ms]` stamp.
+  formats::PtpSinks sinks;
+  sinks.record = [&](const formats::PtpRecord& rec) {
+    std::optional<formats::SyncPoint> p = formats::ToSyncPoint(rec, f.host);
+    if (!p) return;
+    if (auto wall = ParseIsoTimeNs(rec.syslog_time)) {
+      p->local_ns = *wall;
+      p->ref_ns = *wall - static_cast<int64_t>(std::llround(p->offset_ns));
+    }
+    sink(*p);
+  };
+  return formats::ReadPtpLog(*lines, f.path, f.host, sinks, f.ds.diag, f.counts);
+}
+
+// DCGM samples: into the store, and an event input of the timeline too (counters).
+Status ReadDcgm(FileRead& f) {
+  const Status st = ReadDcgmFile(
+      f.path, f.host, f.format, [&](const DcgmPoint& p) { f.ds.dcgm.Add(p); }, f.ds.diag, f.counts);
+  f.ds.event_inputs.push_back({f.path, f.host, f.format});
+  return st;
+}
+
+// Traces, NCCL Inspector records and JSONL events: read later, streaming, by the timeline merge.
+Status NoteEvents(FileRead& f) {
+  f.ds.event_inputs.push_back({f.path, f.host, f.format});
+  return {};
+}
+
+// Captures: read later, streaming, by the traffic analyses (records are counted then).
+Status NoteCapture(FileRead& f) {
+  CaptureInput c;
+  c.path = f.path;
+  c.host = f.opt.host_override.empty() && f.host == StemOf(f.file) ? std::string() : f.host;
+  c.point = StemOf(f.file);
+  c.index = static_cast<int>(f.ds.captures.size());
+  f.ds.captures.push_back(std::move(c));
+  return {};
+}
+
+// A result kept whole (`t`): its counts are the file's and it goes to the dataset's `list`.
+template <class T>
+Status AppendToDataset(FileRead& f, Result<T> t, std::vector<T> Dataset::*list) {
+  if (!t.ok()) return t.error();
+  f.counts = t->counts;
+  (f.ds.*list).push_back(std::move(*t));
+  return {};
+}
+
+Status ReadNcclLog(FileRead& f) {
+  auto lines = OpenLines(f.path);
+  if (!lines.ok()) return lines.error();
+  return AppendToDataset(f, formats::ReadNcclLog(*lines, f.path, f.ds.diag), &Dataset::nccl_logs);
+}
+
+// A table read whole (`t`): its counts are the file's and its records (`items`) go to the host's
+// `list`.
+template <class Table, class Item>
+Status AppendToHost(FileRead& f, Result<Table> t, std::vector<Item> Table::*items,
+                    std::vector<Item> HostEvidence::*list) {
+  if (!t.ok()) return t.error();
+  f.counts = t->counts;
+  std::vector<Item>& to = f.ds.Host(f.host).*list;
+  for (auto& x : (*t).*items) to.push_back(std::move(x));
+  return {};
+}
+
+Status ReadRdmaQps(FileRead& f) {
+  return AppendToHost(f, formats::ParseRdmaResQp(f.text, f.path, f.ds.diag), &formats::RdmaQpTable::qps,
+                      &HostEvidence::rdma_qps);
+}
+
+// ibstat or ibv_devinfo.
+Status ReadIbDevices(FileRead& f) {
+  return AppendToHost(f,
+                      f.format == FileFormat::kIbstat ? formats::ParseIbstat(f.text, f.path, f.ds.diag)
+                                                      : formats::ParseIbvDevinfo(f.text, f.path, f.ds.diag),
+                      &formats::IbDeviceList::devices, &HostEvidence::ib_devices);
+}
+
+Status ReadGids(FileRead& f) {
+  return AppendToHost(f, formats::ParseShowGids(f.text, f.path, f.ds.diag), &formats::GidTable::gids,
+                      &HostEvidence::gids);
+}
+
+Status ReadFabric(FileRead& f) {
+  return AppendToDataset(f, formats::ParseIbnetdiscover(f.text, f.path, f.ds.diag), &Dataset::fabrics);
+}
+
+// topology.conf or topology.yaml: the counts of all its topologies.
+Status ReadSlurm(FileRead& f) {
+  auto t = f.format == FileFormat::kSlurmTopologyConf ? formats::ParseSlurmTopologyConf(f.text, f.path, f.ds.diag)
+                                                      : formats::ParseSlurmTopologyYaml(f.text, f.path, f.ds.diag);
+  if (!t.ok()) return t.error();
+  for (auto& topo : *t) {
+    f.counts.read += topo.counts.read;
+    f.counts.accepted += topo.counts.accepted;
+    f.counts.rejected += topo.counts.rejected;
+    f.ds.slurm_topologies.push_back(std::move(topo));
+  }
+  return {};
+}
+
+Status ReadTopograph(FileRead& f) {
+  return AppendToDataset(f, formats::ParseTopographModel(f.text, f.path, f.ds.diag), &Dataset::topograph_models);
+}
+
+// QP state logs: read later, streaming, by the QP pattern pass (records are counted then).
+Status NoteQpStates(FileRead& f) {
+  f.ds.qp_state_inputs.push_back({f.path, f.host, f.format});
+  return {};
+}
+
+// traceroute / ibtracert do not print their source: the file's host is it.
+Status ReadProbes(FileRead& f) {
+  auto lines = OpenLines(f.path);
+  if (!lines.ok()) return lines.error();
+  auto t = formats::ReadPathProbes(
+      *lines, f.path, f.ds.diag, [&](const formats::PathProbe& p) { f.ds.path_probes.push_back(p); }, f.host);
+  if (!t.ok()) return t.error();
+  f.counts = t->counts;
+  return {};
+}
+
+Status ReadInventory(FileRead& f) {
+  auto t = formats::ParseInventoryCsv(f.text, f.path, f.ds.diag);
+  if (!t.ok()) return t.error();
+  f.counts = t->counts;
+  for (auto& r : t->rows) f.ds.inventory.rows.push_back(std::move(r));
+  f.ds.inventory.counts.read += t->counts.read;
+  f.ds.inventory.counts.accepted += t->counts.accepted;
+  f.ds.inventory.counts.rejected += t->counts.rejected;
+  return {};
+}
+
+constexpr ReadMode kWhole = ReadMode::kWhole;
+constexpr ReadMode kStreamed = ReadMode::kStreamed;
+
+// clang-format off
+constexpr FormatReader kReaders[] = {
+    {FileFormat::kNvsmiTopo,               kWhole,    ReadNvsmiTopo},
+    {FileFormat::kNcclTopoXml,             kWhole,    ReadNcclTopo},
+    {FileFormat::kNcclGraphXml,            kWhole,    ReadNcclGraph},
+    {FileFormat::kP2pBandwidthLatencyTest, kWhole,    ReadP2p},
+    {FileFormat::kNvbandwidth,             kWhole,    ReadP2p},
+    {FileFormat::kP2pCsv,                  kWhole,    ReadP2p},
+    {FileFormat::kChronyLog,               kStreamed, ReadChrony},
+    {FileFormat::kPtpLog,                  kStreamed, ReadClockSamples},
+    {FileFormat::kSyncCsv,                 kStreamed, ReadClockSamples},
+    {FileFormat::kDcgmDmon,                kStreamed, ReadDcgm},
+    {FileFormat::kPrometheusText,          kStreamed, ReadDcgm},
+    {FileFormat::kDcgmCsv,                 kStreamed, ReadDcgm},
+    {FileFormat::kChromeTrace,             kStreamed, NoteEvents},
+    {FileFormat::kNcclInspector,           kStreamed, NoteEvents},
+    {FileFormat::kEventJsonl,              kStreamed, NoteEvents},
+    {FileFormat::kPcap,                    kStreamed, NoteCapture},
+    {FileFormat::kPcapng,                  kStreamed, NoteCapture},
+    {FileFormat::kNcclLog,                 kStreamed, ReadNcclLog},
+    {FileFormat::kRdmaResQp,               kWhole,    ReadRdmaQps},
+    {FileFormat::kIbstat,                  kWhole,    ReadIbDevices},
+    {FileFormat::kIbvDevinfo,              kWhole,    ReadIbDevices},
+    {FileFormat::kShowGids,                kWhole,    ReadGids},
+    {FileFormat::kIbnetdiscover,           kWhole,    ReadFabric},
+    {FileFormat::kSlurmTopologyConf,       kWhole,    ReadSlurm},
+    {FileFormat::kSlurmTopologyYaml,       kWhole,    ReadSlurm},
+    {FileFormat::kTopographModel,          kWhole,    ReadTopograph},
+    {FileFormat::kQpStateLog,              kStreamed, NoteQpStates},
+    {FileFormat::kPathProbe,               kStreamed, ReadProbes},
+    {FileFormat::kInventoryCsv,            kWhole,    ReadInventory},
+};
+// clang-format on
+
+}  // namespace
+
+const FormatReader* FindReader(FileFormat format) {
+  for (const FormatReader& r : kReaders) {
+    if (r.format == format) return &r;
+  }
+  return nullptr;
+}
+
+std::string StemOf(const fs::path& p) {
+  std::string name = p.filename().string();
+  for (const char* ext : {".gz", ".zst"}) {
+    if (EndsWith(name, ext)) name.resize(name.size() - std::string_view(ext).size());
+  }
+  for (const char* ext : {".txt", ".log", ".xml", ".csv", ".json", ".out", ".topofile", ".prom", ".pcap", ".pcapng"}) {
+    if (EndsWith(name, ext) && name.size() > std::string_view(ext).size()) {
+      name.resize(name.size() - std::string_view(ext).size());
+      break;
+    }
+  }
+  return name;
+}
+
+}  // namespace toposcope::model
