@@ -53,6 +53,8 @@ case "$mode" in
     /usr/bin/python3 scripts/check_layers.py
     # Every dump field list names every member of its struct (nothing silently left out of a dump).
     /usr/bin/python3 scripts/check_dump_fields.py
+    # No function over 150 lines.
+    /usr/bin/python3 scripts/check_function_size.py
     (cd "$build_dir" && ctest --output-on-failure -j "$jobs")
     bash scripts/fuzz_smoke.sh
     ;;
