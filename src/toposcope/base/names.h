@@ -9,7 +9,9 @@
 
 namespace toposcope {
 
+// The canonical id of a GPU, "HOST/gpuN" (N = the CUDA index as the tool reports it).
 std::string GpuName(std::string_view host, int index);
+// The canonical id of a NIC, "HOST/DEVICE" ("node1/mlx5_0").
 std::string NicName(std::string_view host, std::string_view device);
 
 struct GpuRef {

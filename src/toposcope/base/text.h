@@ -11,7 +11,9 @@
 
 namespace toposcope {
 
+// The text without leading and trailing spaces, tabs and line breaks.
 std::string_view Trim(std::string_view s);
+// True when `s` begins with `prefix` / ends with `suffix` / holds `needle` anywhere.
 bool StartsWith(std::string_view s, std::string_view prefix);
 bool EndsWith(std::string_view s, std::string_view suffix);
 bool Contains(std::string_view s, std::string_view needle);

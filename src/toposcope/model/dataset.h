@@ -47,6 +47,7 @@ struct NicInfo {
 
 // An unordered GPU pair, first < second.
 using GpuPair = std::pair<int, int>;
+// The pair of two GPU indices, smaller first.
 inline GpuPair MakePair(int a, int b) { return a < b ? GpuPair{a, b} : GpuPair{b, a}; }
 
 // What one source declares about a pair.
@@ -121,7 +122,8 @@ struct Dataset {
   HostEvidence& Host(const std::string& name);
 };
 
-// Folds one parsed input into the dataset, attributed to `host`.
+// Fold one parsed input into the dataset, attributed to `host` (`source` names the file): GPUs, NICs
+// and declared links for the topology files, measured bandwidths for the P2P reports. Cannot fail.
 void AddNvsmiTopo(Dataset& ds, const std::string& host, const std::string& source,
                   const formats::NvsmiTopo& topo);
 void AddNcclTopo(Dataset& ds, const std::string& host, const std::string& source,

@@ -15,6 +15,7 @@
 namespace toposcope::model {
 
 enum class VertexKind { kHost, kCpu, kGpu, kNic, kNvswitch, kPcieSwitch, kSwitch };
+// "host", "cpu", "gpu", "nic", "nvswitch", "pcie_switch", "switch".
 std::string_view VertexKindName(VertexKind k);
 
 struct Vertex {
@@ -49,8 +50,9 @@ struct Topology {
 // The inventory and every declared or measured GPU-GPU and GPU-NIC edge of a dataset.
 Topology BuildTopology(const Dataset& ds);
 
+// The topology as a toposcope.topology/1 document (vertices, then edges, in their order). Cannot fail.
 nlohmann::json TopologyToJson(const Topology& t);
-// Fails with a message naming the first bad element.
+// The topology of a TopologyToJson document. Fails with a message naming the first bad element.
 Result<Topology> TopologyFromJson(const nlohmann::json& j);
 
 }  // namespace toposcope::model

@@ -1,0 +1,166 @@
+// Tests of the helpers the readers and passes share from base: in-memory line stepping, CSV data
+// lines and header columns, name tables, Cat / EqualsIgnoreCase / FormatPercent, error kinds, the
+// diagnostics a dump carries, and json_io's lossless round trip.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "toposcope/base/csv.h"
+#include "toposcope/base/diagnostics.h"
+#include "toposcope/base/file_io.h"
+#include "toposcope/base/json_io.h"
+#include "toposcope/base/result.h"
+#include "toposcope/base/text.h"
+
+namespace toposcope {
+
+// A struct made dumpable the way the pass outputs are.
+struct DumpSample {
+  enum class Kind { kA, kB };
+  std::string name;
+  double x = 0;
+  std::vector<double> xs;
+  std::map<std::pair<int, std::string>, int64_t> by_pair;
+  std::map<std::string, std::set<int>> by_name;
+  std::optional<int> maybe;
+  Kind kind = Kind::kA;
+  uint64_t big = 0;
+  IpAddress ip;
+};
+TOPOSCOPE_JSON_FIELDS(DumpSample, name, x, xs, by_pair, by_name, maybe, kind, big, ip)
+
+namespace {
+
+TEST(TextLines, StepsThroughMemory) {
+  TextLines lines("a\r\n\n  b  \nc");
+  std::string_view l;
+  std::vector<std::string> got;
+  while (lines.Next(&l)) got.emplace_back(l);
+  EXPECT_EQ(got, (std::vector<std::string>{"a", "", "  b  ", "c"}));
+  TextLines again("\n  b  \n\n");
+  std::string_view raw, t;
+  ASSERT_TRUE(again.NextNonBlank(&raw, &t));
+  EXPECT_EQ(raw, "  b  ");
+  EXPECT_EQ(t, "b");
+  EXPECT_FALSE(again.NextNonBlank(&raw, &t));
+  EXPECT_TRUE(SplitLines("").empty());
+  EXPECT_EQ(SplitLines("x\n").size(), 1U);
+}
+
+TEST(Csv, DataLinesAndHeaderColumns) {
+  LineReader lines = TextLineReader("\xEF\xBB\xBFts,host\n\n# note\n 1,a \n");
+  std::string_view raw, t;
+  ASSERT_TRUE(NextCsvLine(lines, &raw, &t));
+  EXPECT_EQ(t, "ts,host");
+  ASSERT_TRUE(NextCsvLine(lines, &raw, &t));
+  EXPECT_EQ(t, "1,a");
+  EXPECT_FALSE(NextCsvLine(lines, &raw, &t));
+
+  int ts = -1, host = -1, gpu = -1;
+  std::vector<size_t> unknown;
+  EXPECT_EQ(FindCsvColumns({"TS_NS", "Host", "extra"}, {{"ts|ts_ns", &ts}, {"host", &host}, {"gpu", &gpu}}, &unknown),
+            -1);
+  EXPECT_EQ(ts, 0);
+  EXPECT_EQ(host, 1);
+  EXPECT_EQ(gpu, -1);
+  EXPECT_EQ(unknown, (std::vector<size_t>{2}));
+  int a = -1;
+  EXPECT_EQ(FindCsvColumns({"ts", "time"}, {{"ts|time", &a}}), 1);  // two cells name one column
+}
+
+TEST(Text, SharedHelpers) {
+  EXPECT_EQ(Cat({"a", "", "bc"}), "abc");
+  EXPECT_TRUE(EqualsIgnoreCase("NVLink", "nvLINK"));
+  EXPECT_FALSE(EqualsIgnoreCase("nvlink", "nvlinks"));
+  EXPECT_EQ(FormatPercent(0.256), "26%");
+  EXPECT_EQ(FormatPercent(0), "0%");
+  std::string out = "n=";
+  AppendDecimal(&out, -42);
+  EXPECT_EQ(out, "n=-42");
+  enum class Color { kRed, kBlue };
+  static constexpr NamedValue<Color> kColors[] = {{Color::kRed, "red"}, {Color::kBlue, "blue"}};
+  EXPECT_EQ(NameIn(kColors, Color::kBlue, "?"), "blue");
+  EXPECT_EQ(ValueIn(kColors, "red"), Color::kRed);
+  EXPECT_FALSE(ValueIn(kColors, "green").has_value());
+}
+
+TEST(ErrorKind, DefaultsToInputAndCarries) {
+  EXPECT_EQ(MakeError("x").kind, ErrorKind::kInput);
+  EXPECT_EQ(MakeKindError(ErrorKind::kUsage, "bad flag").kind, ErrorKind::kUsage);
+  EXPECT_EQ(WithKind(MakeError("f", 1, 0, "m"), ErrorKind::kOutput).kind, ErrorKind::kOutput);
+  EXPECT_EQ(ErrorKindName(ErrorKind::kInternal), "internal");
+  // A file that cannot be written is an output error.
+  const Status st = WriteFileText("/dev/null/cannot/be/here.txt", "x");
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().kind, ErrorKind::kOutput);
+}
+
+TEST(Diagnostics, AbsorbKeepsTotalsAndCuts) {
+  Diagnostics a(1);
+  a.Reject("f", 1, "x", "bad");
+  a.Reject("f", 2, "y", "bad");
+  a.Warn("g", 3, "z", "odd");
+  Diagnostics b(1);
+  b.Absorb(a.items(), a.rejected_total(), a.warnings_total(), a.rejected_per_source());
+  EXPECT_EQ(b.rejected_total(), 2);
+  EXPECT_EQ(b.warnings_total(), 1);
+  EXPECT_EQ(b.RejectedFor("f"), 2);
+  EXPECT_EQ(b.items().size(), a.items().size());
+  const auto back = json_io::FromJsonText<Diagnostics>(json_io::ToJsonText(a), "d");
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->rejected_total(), 2);
+  EXPECT_EQ(back->items().size(), 2U);
+  EXPECT_EQ(back->items()[0].ToString(), a.items()[0].ToString());
+}
+
+TEST(JsonIo, RoundTripIsLossless) {
+  DumpSample s;
+  s.name = "n";
+  s.x = 0.1 + 0.2;  // not representable in few digits
+  s.xs = {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
+          -std::numeric_limits<double>::infinity(), -0.0, 1e-310};
+  s.by_pair = {{{1, "a"}, 7}, {{0, "b"}, -9000000000000000000LL}};
+  s.by_name = {{"k", {3, 1}}};
+  s.maybe = 5;
+  s.kind = DumpSample::Kind::kB;
+  s.big = 18446744073709551615ULL;
+  s.ip = *IpAddress::Parse("fd02::1");
+  const std::string text = json_io::ToJsonText(s);
+  auto back = json_io::FromJsonText<DumpSample>(text, "sample");
+  ASSERT_TRUE(back.ok()) << back.error().ToString();
+  EXPECT_EQ(json_io::ToJsonText(*back), text);
+  EXPECT_EQ(back->x, s.x);
+  EXPECT_TRUE(std::isnan(back->xs[0]));
+  EXPECT_TRUE(std::isinf(back->xs[1]) && back->xs[1] > 0);
+  EXPECT_TRUE(std::signbit(back->xs[3]));
+  EXPECT_EQ(back->xs[4], 1e-310);
+  EXPECT_EQ(back->by_pair, s.by_pair);
+  EXPECT_EQ(back->by_name, s.by_name);
+  EXPECT_EQ(back->maybe, 5);
+  EXPECT_EQ(back->kind, DumpSample::Kind::kB);
+  EXPECT_EQ(back->big, s.big);
+  EXPECT_EQ(back->ip, s.ip);
+}
+
+TEST(JsonIo, BadTextIsAnErrorNamingTheSource) {
+  auto a = json_io::FromJsonText<DumpSample>("{\"name\": 3}", "dump.json");
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.error().ToString().find("dump.json"), std::string::npos);
+  EXPECT_NE(a.error().ToString().find("name"), std::string::npos);
+  EXPECT_FALSE((json_io::FromJsonText<DumpSample>("[", "x").ok()));
+  EXPECT_FALSE((json_io::FromJsonText<DumpSample>("{\"ip\": \"not an ip\"}", "x").ok()));
+  EXPECT_FALSE((json_io::FromJsonText<DumpSample>("{\"big\": -1}", "x").ok()));
+  // Missing fields keep their defaults.
+  auto d = json_io::FromJsonText<DumpSample>("{}", "x");
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->name, "");
+}
+
+}  // namespace
+}  // namespace toposcope
