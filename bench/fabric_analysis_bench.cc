@@ -97,7 +97,7 @@ void BM_IdentifySuperPod(benchmark::State& state) {
     analysis::ArchitectureInputs ai;
     ai.fabric = &fabric;
     const analysis::ArchitectureReport r = analysis::IdentifyArchitecture(ai);
-    cls = r.arch_class;
+    cls = analysis::ArchClassName(r.arch_class);
     benchmark::DoNotOptimize(r.evidence.data());
   }
   state.SetLabel(cls);

@@ -519,7 +519,7 @@ TEST(FabricImport, SimulateWritesTheImportedDataset) {
   o.with_telemetry = true;  // ignored for imports
   Result<SimSummary> s = Simulate(o, dir.string());
   ASSERT_TRUE(s.ok()) << s.error().message;
-  EXPECT_EQ(s->arch, "imported");
+  EXPECT_EQ(ArchName(s->arch), "imported");
   EXPECT_EQ(s->hosts.size(), 89U);
   EXPECT_EQ(s->files_written, 89 * 2 + 2);
   EXPECT_TRUE(fs::exists(dir / "fabric.ibnet"));

@@ -32,7 +32,7 @@ using nlohmann::json;
 
 SimOptions FabricOptions(const std::string& arch, uint64_t seed, int hosts = 16) {
   SimOptions o;
-  o.arch = arch;
+  o.arch = ParseArch(arch).value();
   o.seed = seed;
   o.hosts = hosts;
   o.with_fabric = true;

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "toposcope/base/rng.h"
+#include "toposcope/base/text.h"
 
 namespace toposcope::sim {
 namespace {
@@ -16,6 +17,11 @@ constexpr int kSpineMin = 2;
 constexpr int kHostsPerRouter = 2;   // dragonfly p
 constexpr int kRoutersPerGroup = 4;  // dragonfly a
 constexpr int kRacksPerRing = 4;     // HHRE LORR ring size
+
+constexpr NamedValue<Arch> kArchNames[] = {{Arch::kFatTree, "fat-tree"},
+                                           {Arch::kDragonfly, "dragonfly"},
+                                           {Arch::kHhre, "hhre"},
+                                           {Arch::kImported, "imported"}};
 
 constexpr const char* kNvlinkLanesDown = "nvlink_lanes_down";
 constexpr const char* kPcieDowntrain = "pcie_downtrain";
@@ -35,19 +41,19 @@ uint64_t Fnv1a(std::string_view s) {
   return h;
 }
 
-Fabric BuildFabric(const std::string& arch, std::vector<HostModel>& hosts) {
+Fabric BuildFabric(Arch arch, std::vector<HostModel>& hosts) {
   Fabric f;
   auto add_to_leaf = [&](const std::string& leaf, HostModel& h) {
     if (f.leaves.empty() || f.leaves.back().name != leaf) f.leaves.push_back({leaf, {}});
     f.leaves.back().members.push_back(h.name);
     h.leaf = leaf;
   };
-  if (arch == "fat-tree") {
+  if (arch == Arch::kFatTree) {
     for (auto& h : hosts) add_to_leaf(Numbered("leaf", h.index / kHostsPerLeaf, 2), h);
     const int leaves = static_cast<int>(f.leaves.size());
     const int spines = std::max(kSpineMin, (leaves + 1) / 2);
     for (int s = 0; s < spines; ++s) f.spines.push_back(Numbered("spine", s, 2));
-  } else if (arch == "dragonfly") {
+  } else if (arch == Arch::kDragonfly) {
     for (auto& h : hosts) {
       const int router = h.index / kHostsPerRouter;
       const int group = router / kRoutersPerGroup;
@@ -137,31 +143,36 @@ FaultTruth InjectPcieDowntrain(HostModel& h, Rng& rng) {
 }
 
 Status ValidateOptions(const SimOptions& o) {
-  if (o.arch != "fat-tree" && o.arch != "dragonfly" && o.arch != "hhre") {
-    return MakeError("unknown architecture '" + o.arch + "'", "use fat-tree, dragonfly or hhre");
+  if (o.arch != Arch::kFatTree && o.arch != Arch::kDragonfly && o.arch != Arch::kHhre) {
+    return MakeKindError(ErrorKind::kUsage, "unknown architecture '" + std::string(ArchName(o.arch)) + "'",
+                         "use fat-tree, dragonfly or hhre");
   }
   if (o.hosts < 1 || o.hosts > kMaxHosts) {
-    return MakeError("host count " + std::to_string(o.hosts) + " out of range",
-                     "use 1.." + std::to_string(kMaxHosts));
+    return MakeKindError(ErrorKind::kUsage, "host count " + std::to_string(o.hosts) + " out of range",
+                         "use 1.." + std::to_string(kMaxHosts));
   }
-  if (o.faults < 0) return MakeError("fault count must not be negative");
+  if (o.faults < 0) return MakeKindError(ErrorKind::kUsage, "fault count must not be negative");
   for (const auto& name : o.node_types) {
     if (FindNodeType(name) == nullptr) {
       std::string known;
       for (const auto& t : NodeTypes()) known += (known.empty() ? "" : ", ") + t.name;
-      return MakeError("unknown node type '" + name + "'", "known types: " + known);
+      return MakeKindError(ErrorKind::kUsage, "unknown node type '" + name + "'", "known types: " + known);
     }
   }
   const auto& n = o.noise;
   if (!(n.alpha > 0.0 && n.alpha <= 2.0) || !(n.beta >= -1.0 && n.beta <= 1.0) || !(n.scale >= 0.0) ||
       !std::isfinite(n.scale) || std::isnan(n.truncation)) {
-    return MakeError("noise model out of its domain",
-                     "need 0 < alpha <= 2, -1 <= beta <= 1, a finite scale >= 0");
+    return MakeKindError(ErrorKind::kUsage, "noise model out of its domain",
+                         "need 0 < alpha <= 2, -1 <= beta <= 1, a finite scale >= 0");
   }
   return {};
 }
 
 }  // namespace
+
+std::string_view ArchName(Arch a) { return NameIn(kArchNames, a, "unknown"); }
+
+std::optional<Arch> ParseArch(std::string_view name) { return ValueIn(kArchNames, name); }
 
 double LatencyModelUs(LinkType type) {
   constexpr std::pair<LinkType, double> kLatenciesUs[] = {
@@ -234,7 +245,8 @@ Result<Cluster> BuildCluster(const SimOptions& options) {
 
 Status CheckHostLimit(const SimOptions& options, int max_hosts, const std::string& part, const std::string& hint) {
   if (options.hosts <= max_hosts) return {};
-  return MakeError(part + " simulation supports at most " + std::to_string(max_hosts) + " hosts", hint);
+  return MakeKindError(ErrorKind::kUsage,
+                       part + " simulation supports at most " + std::to_string(max_hosts) + " hosts", hint);
 }
 
 std::vector<LinkTruth> HostLinks(const HostModel& host) {

@@ -94,7 +94,7 @@ Cluster MakeCluster(const SimOptions& options, const std::vector<ImportedEndpoin
                     const std::vector<int>& endpoint_switch, const std::vector<FabricSwitch>& switches) {
   Cluster c;
   c.options = options;
-  c.options.arch = "imported";
+  c.options.arch = Arch::kImported;
   c.options.hosts = static_cast<int>(endpoints.size());
   c.options.with_fabric = true;
   c.options.with_telemetry = false;
@@ -686,7 +686,10 @@ Result<ImportedFabric> ImportTopographModel(const formats::TopographModel& model
 Result<ImportedFabric> ImportFabricFromOptions(const SimOptions& options, const ImportOptions& import) {
   const bool ibnet = !options.fabric_ibnet_path.empty();
   const std::string& path = ibnet ? options.fabric_ibnet_path : options.fabric_topograph_path;
-  if (path.empty()) return MakeError("no fabric to import", "set fabric_ibnet_path or fabric_topograph_path");
+  if (path.empty()) {
+    return MakeKindError(ErrorKind::kUsage, "no fabric to import",
+                         "set fabric_ibnet_path or fabric_topograph_path");
+  }
   Result<std::string> text = ReadFileText(path);
   if (!text.ok()) return text.error();
   Diagnostics diag;

@@ -142,16 +142,16 @@ class PlanBuilder {
 void BuildGraph(const Cluster& c, FabricPlan& p, Rng& rng) {
   PlanBuilder b(c, p, rng);
   const Fabric& f = c.fabric;
-  const std::string& arch = c.options.arch;
+  const Arch arch = c.options.arch;
   // Switches.
   for (const FabricGroup& leaf : f.leaves) {
     std::string role = "leaf", group;
-    if (arch == "dragonfly") {
+    if (arch == Arch::kDragonfly) {
       role = "router";
       for (const FabricGroup& g : f.groups) {
         if (std::find(g.members.begin(), g.members.end(), leaf.name) != g.members.end()) group = g.name;
       }
-    } else if (arch == "hhre") {
+    } else if (arch == Arch::kHhre) {
       role = "rack";
       for (const FabricGroup& r : f.rings) {
         if (std::find(r.members.begin(), r.members.end(), leaf.name) != r.members.end()) group = r.name;
@@ -160,7 +160,7 @@ void BuildGraph(const Cluster& c, FabricPlan& p, Rng& rng) {
     b.AddSwitch(leaf.name, role, group);
   }
   for (size_t s = 0; s < f.spines.size(); ++s) {
-    if (arch == "hhre") {
+    if (arch == Arch::kHhre) {
       b.AddSwitch(f.spines[s], "core", s < f.rings.size() ? f.rings[s].name : "");
     } else {
       b.AddSwitch(f.spines[s], "spine", "");
@@ -179,13 +179,13 @@ void BuildGraph(const Cluster& c, FabricPlan& p, Rng& rng) {
     std::swap(l.a, l.b);
     std::swap(l.a_port, l.b_port);
   }
-  if (arch == "fat-tree") {
+  if (arch == Arch::kFatTree) {
     for (const FabricGroup& leaf : f.leaves) {
       for (const std::string& spine : f.spines) {
         b.AddLink(b.SwitchIndex(leaf.name), b.SwitchIndex(spine), "leaf-spine", 10.0, 50.0);
       }
     }
-  } else if (arch == "dragonfly") {
+  } else if (arch == Arch::kDragonfly) {
     for (const FabricGroup& g : f.groups) {
       for (size_t i = 0; i < g.members.size(); ++i) {
         for (size_t j = i + 1; j < g.members.size(); ++j) {
@@ -648,7 +648,9 @@ Status ValidateFabricOptions(const SimOptions& o) {
   if (Status st = CheckHostLimit(o, kMaxFabricHosts, "fabric", "turn the fabric off or simulate fewer hosts"); !st) {
     return st;
   }
-  auto bad = [](const std::string& what, const std::string& hint) { return Status(MakeError(what, hint)); };
+  auto bad = [](const std::string& what, const std::string& hint) {
+    return Status(MakeKindError(ErrorKind::kUsage, what, hint));
+  };
   if (o.probes_per_pair < 1 || o.probes_per_pair > 1000) return bad("probes_per_pair outside 1..1000", "");
   if (!(o.probe_window_s >= 0.01 && o.probe_window_s <= 3600)) return bad("probe_window_s outside 0.01..3600", "");
   if (o.max_probe_peers < 1 || o.max_probe_peers > 100000) return bad("max_probe_peers outside 1..100000", "");
@@ -662,7 +664,7 @@ Status ValidateFabricOptions(const SimOptions& o) {
 namespace {
 
 void SetWindows(const SimOptions& o, FabricPlan& p) {
-  p.hhre = o.arch == "hhre";
+  p.hhre = o.arch == Arch::kHhre;
   p.extra_rtt_us = o.probe_extra_rtt_us;
   const int64_t mid_ns = o.start_unix_s * 1000000000LL + Ns(o.duration_s * 1e9 / 2.0);
   p.probe_start_ns = mid_ns - Ns(o.probe_window_s * 1e9 / 2.0);
@@ -1117,15 +1119,15 @@ json CasJson(const Cluster& c, const FabricPlan& p) {
 // "pods": fat-tree one 2-tier pod; dragonfly its groups; HHRE its rings with their core.
 json PodsJson(const Cluster& c) {
   json pods = json::array();
-  if (c.options.arch == "fat-tree") {
+  if (c.options.arch == Arch::kFatTree) {
     json leaves = json::array();
     for (const FabricGroup& g : c.fabric.leaves) leaves.push_back(g.name);
     pods.push_back({{"pod", "pod0"}, {"leaves", leaves}, {"spines", c.fabric.spines}});
   } else {
-    const auto& groups = c.options.arch == "dragonfly" ? c.fabric.groups : c.fabric.rings;
+    const auto& groups = c.options.arch == Arch::kDragonfly ? c.fabric.groups : c.fabric.rings;
     for (size_t g = 0; g < groups.size(); ++g) {
       json spines = json::array();
-      if (c.options.arch == "hhre" && g < c.fabric.spines.size()) spines.push_back(c.fabric.spines[g]);
+      if (c.options.arch == Arch::kHhre && g < c.fabric.spines.size()) spines.push_back(c.fabric.spines[g]);
       pods.push_back({{"pod", groups[g].name}, {"leaves", groups[g].members}, {"spines", spines}});
     }
   }

@@ -228,7 +228,9 @@ uint16_t RoceUdpSourcePort(uint32_t lqpn, uint32_t rqpn) {
 Status ValidateRdmaOptions(const SimOptions& o) {
   if (!o.with_rdma) return {};
   if (Status st = CheckHostLimit(o, kMaxRdmaHosts, "RDMA", "turn RDMA off or simulate fewer hosts"); !st) return st;
-  auto bad = [](const std::string& what, const std::string& hint) { return Status(MakeError(what, hint)); };
+  auto bad = [](const std::string& what, const std::string& hint) {
+    return Status(MakeKindError(ErrorKind::kUsage, what, hint));
+  };
   if (!(o.rdma_window_ms >= 1 && o.rdma_window_ms <= 1000)) return bad("rdma window out of range", "use 1..1000 ms");
   if (o.nccl_channels < 1 || o.nccl_channels > 16) return bad("NCCL channels out of range", "use 1..16");
   if (o.qps_per_connection < 1 || o.qps_per_connection > 8) return bad("QPs per connection out of range", "use 1..8");
@@ -295,14 +297,14 @@ PathInfo PathOf(const Cluster& c, const RdmaPlan& plan, const RdmaQpPair& p) {
     path.switches = {ha.leaf};
     return path;
   }
-  const std::string& arch = c.options.arch;
-  if (arch == "fat-tree") {
+  const Arch arch = c.options.arch;
+  if (arch == Arch::kFatTree) {
     const IpAddress& ia = plan.nics[static_cast<size_t>(p.a.host)][static_cast<size_t>(p.a.nic)].ip;
     const IpAddress& ib = plan.nics[static_cast<size_t>(p.b.host)][static_cast<size_t>(p.b.nic)].ip;
     path.spine_ab = EcmpSpine(c, LeafIndexOf(c, ha.leaf), ia, ib, p.udp_sport);
     path.spine_ba = EcmpSpine(c, LeafIndexOf(c, hb.leaf), ib, ia, p.udp_sport);
     path.switches = {ha.leaf, c.fabric.spines[static_cast<size_t>(path.spine_ab)], hb.leaf};
-  } else if (arch == "hhre") {
+  } else if (arch == Arch::kHhre) {
     const int ra = LeafIndexOf(c, ha.leaf) / 4;
     const int rb = LeafIndexOf(c, hb.leaf) / 4;
     path.switches = {ha.leaf, c.fabric.spines[static_cast<size_t>(ra)]};
@@ -618,7 +620,7 @@ void PlanCaptures(const Cluster& cluster, int n_captured, RdmaPlan& plan) {
     plan.captures[full].snaplen = 262144;
     plan.full_length_capture = static_cast<int>(full);
   }
-  if (o.spine_capture && o.arch == "fat-tree" && cluster.fabric.leaves.size() > 1 && n_captured > 0 &&
+  if (o.spine_capture && o.arch == Arch::kFatTree && cluster.fabric.leaves.size() > 1 && n_captured > 0 &&
       !cluster.fabric.spines.empty()) {
     // Uplinks follow the downlinks of 4 host slots.
     RdmaCapture cap = NewCapture(cluster.fabric.leaves[0].name, 4 * kLeafPortsPerHost + 1, "uplink",
@@ -1670,7 +1672,7 @@ std::string RenderInventory(const Cluster& cluster, const RdmaPlan& plan) {
       row.nic = n.device;
       row.port = 1;
       row.gid = "::ffff:" + n.ip.ToString();
-      row.rack = cluster.options.arch == "hhre" ? h.leaf : std::string();
+      row.rack = cluster.options.arch == Arch::kHhre ? h.leaf : std::string();
       row.leaf = h.leaf;
       inv.rows.push_back(std::move(row));
     }

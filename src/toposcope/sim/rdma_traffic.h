@@ -181,8 +181,8 @@ struct RdmaPlan {
 };
 
 // Checks the RDMA options (ranges above, at most kMaxRdmaHosts hosts, a known nccl_version).
-// Returns ok, or fails with the first option out of its range (the Error says which and the
-// range). Always ok when with_rdma is false.
+// Returns ok, or fails (kUsage) with the first option out of its range (the Error says which and
+// the range). Always ok when with_rdma is false.
 Status ValidateRdmaOptions(const SimOptions& options);
 
 // Plans addressing, communicator, QP pairs, captures and links and returns the plan (no packets

@@ -647,33 +647,35 @@ HostTelemetryPlan PlanHostTelemetry(const SimOptions& o, int i) {
 Status ValidateTelemetryOptions(const SimOptions& o) {
   if (!o.with_telemetry) return {};
   if (o.hosts > kMaxTelemetryHosts) {
-    return MakeError("telemetry is limited to " + std::to_string(kMaxTelemetryHosts) + " hosts",
-                     "simulate fewer hosts, or turn telemetry off");
+    return MakeKindError(ErrorKind::kUsage,
+                         "telemetry is limited to " + std::to_string(kMaxTelemetryHosts) + " hosts",
+                         "simulate fewer hosts, or turn telemetry off");
   }
   if (!(o.duration_s >= 10 && o.duration_s <= 3600)) {
-    return MakeError("duration out of range", "use 10..3600 s");
+    return MakeKindError(ErrorKind::kUsage, "duration out of range", "use 10..3600 s");
   }
   if (!(o.telemetry_s >= 2 && o.telemetry_s <= o.duration_s)) {
-    return MakeError("telemetry window out of range", "use 2 s .. the duration");
+    return MakeKindError(ErrorKind::kUsage, "telemetry window out of range", "use 2 s .. the duration");
   }
   if (o.dcgm_period_ms < 10 || o.dcgm_period_ms > 10000) {
-    return MakeError("DCGM period out of range", "use 10..10000 ms");
+    return MakeKindError(ErrorKind::kUsage, "DCGM period out of range", "use 10..10000 ms");
   }
   if (o.slow_dcgm_period_ms < o.dcgm_period_ms || o.slow_dcgm_period_ms % o.dcgm_period_ms != 0 ||
       o.slow_dcgm_period_ms > 60000) {
-    return MakeError("slow DCGM period must be a multiple of the DCGM period", "e.g. 1000 ms with 100 ms");
+    return MakeKindError(ErrorKind::kUsage, "slow DCGM period must be a multiple of the DCGM period",
+                         "e.g. 1000 ms with 100 ms");
   }
   if (o.telemetry_s * 1000.0 < o.slow_dcgm_period_ms) {
-    return MakeError("telemetry window shorter than one slow DCGM period");
+    return MakeKindError(ErrorKind::kUsage, "telemetry window shorter than one slow DCGM period");
   }
   if (o.trace_iterations < 0 || o.trace_iterations > 1000) {
-    return MakeError("trace iterations out of range", "use 0..1000");
+    return MakeKindError(ErrorKind::kUsage, "trace iterations out of range", "use 0..1000");
   }
   if (o.clock_checks_per_host < 0 || o.clock_checks_per_host > 100000) {
-    return MakeError("clock checks per host out of range", "use 0..100000");
+    return MakeKindError(ErrorKind::kUsage, "clock checks per host out of range", "use 0..100000");
   }
   if (o.start_unix_s < 0 || o.start_unix_s > 4102444800LL) {
-    return MakeError("start time out of range", "use seconds since 1970 before 2100");
+    return MakeKindError(ErrorKind::kUsage, "start time out of range", "use seconds since 1970 before 2100");
   }
   return {};
 }

@@ -106,8 +106,8 @@ struct Telemetry {
 };
 
 // Checks the telemetry options (ranges, slow period a multiple of the fast one, at most 512 hosts
-// when telemetry is on). Returns ok, or fails with the first option out of its range (the Error
-// says which and the range). Always ok when with_telemetry is false.
+// when telemetry is on). Returns ok, or fails (kUsage) with the first option out of its range (the
+// Error says which and the range). Always ok when with_telemetry is false.
 Status ValidateTelemetryOptions(const SimOptions& options);
 
 // Simulates clocks, job, DCGM physics, faults and check instants and returns them. Never fails; the

@@ -363,7 +363,7 @@ std::string TruthJson(const Cluster& cluster, const Telemetry* telemetry, const 
   using nlohmann::json;
   json root;
   root["seed"] = cluster.options.seed;
-  root["arch"] = cluster.options.arch;
+  root["arch"] = std::string(ArchName(cluster.options.arch));
 
   json hosts = json::array();
   json gpus = json::array();

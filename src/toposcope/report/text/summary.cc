@@ -36,7 +36,7 @@ void NodesSummary(const analysis::AnalysisResult& r, std::ostringstream& os) {
   std::map<std::string, int> hosts;
   for (const auto& g : r.gpus) ++hosts[g.host];
   std::map<std::string, int> kinds;
-  for (const auto& i : r.islands) ++kinds[i.kind];
+  for (const auto& i : r.islands) ++kinds[std::string(analysis::IslandKindName(i.kind))];
   int degraded = 0;
   for (const auto& l : r.links) degraded += l.degraded ? 1 : 0;
   os << "hosts: " << hosts.size() << ", GPUs: " << r.gpus.size() << ", islands: " << r.islands.size();
@@ -180,8 +180,9 @@ void FabricSummary(const analysis::AnalysisResult& r, std::ostringstream& os) {
        << r.inferred_leaves.confidence << ")\n";
   }
   if (r.architecture_present) {
-    os << "architecture: " << r.architecture.arch_class << " (confidence " << r.architecture.confidence
-       << ", from the " << r.architecture.graph_source << ")\n";
+    os << "architecture: " << analysis::ArchClassName(r.architecture.arch_class) << " (confidence "
+       << r.architecture.confidence << ", from the " << analysis::GraphSourceName(r.architecture.graph_source)
+       << ")\n";
   }
   if (r.fabric.present) {
     os << "fabric: " << r.fabric.switches.size() << " switches (" << r.fabric.leaves.size() << " leaves, "
