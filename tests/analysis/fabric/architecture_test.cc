@@ -403,12 +403,12 @@ TEST(ArchitectureMetrics, EntropyStabilityIsTheCvOverWindows) {
 TEST(ArchitectureMetrics, RingHostOrdersTakesDistinctLogCycles) {
   RingReport rr;
   RingView a;
-  a.source = "nccl_log";
+  a.source = RingSource::kNcclLog;
   a.hosts = {"n1", "n2", "n3"};
   RingView b = a;
   b.hosts = {"n2", "n3", "n1"};  // the same cycle rotated
   RingView c = a;
-  c.source = "flows";
+  c.source = RingSource::kFlows;
   c.hosts = {"n3", "n2", "n1"};
   RingView d = a;
   d.hosts = {"n1"};
