@@ -269,12 +269,12 @@ TEST(Cluster, FaultsDeterministicAndEligible) {
     for (const auto& f : c->faults) {
       const HostModel& h = c->hosts[static_cast<size_t>(f.host)];
       EXPECT_TRUE(hosts.insert(f.host).second) << "one fault per host";
-      if (f.kind == "nvlink_lanes_down") {
+      if (f.kind == NodeFaultKind::kNvlinkLanesDown) {
         ++lanes;
         EXPECT_TRUE(h.type->HasNvlink());
         EXPECT_EQ(f.gpus.size(), h.type->nvswitch_lanes.empty() ? 2u : 1u);
       } else {
-        ASSERT_EQ(f.kind, "pcie_downtrain");
+        ASSERT_EQ(NodeFaultKindName(f.kind), "pcie_downtrain");
         ++pcie;
         EXPECT_TRUE(h.type->name == "pcie-bridge" || h.type->name == "pcie-only");
         const GpuState& g = h.gpus[static_cast<size_t>(f.gpus[0])];
@@ -305,7 +305,7 @@ TEST(Cluster, FaultsDeterministicAndEligible) {
   c = BuildCluster(o);
   ASSERT_TRUE(c.ok());
   ASSERT_EQ(c->faults.size(), 4u);
-  for (const auto& f : c->faults) EXPECT_EQ(f.kind, "nvlink_lanes_down");
+  for (const auto& f : c->faults) EXPECT_EQ(NodeFaultKindName(f.kind), "nvlink_lanes_down");
 }
 
 TEST(Cluster, FabricGrouping) {
@@ -394,7 +394,7 @@ TEST(Simulate, SummaryText) {
   s.hosts = {{"node001", "h100-nvswitch", "leaf00", {}},
              {"node002", "a100-nvswitch", "leaf00", {}},
              {"node003", "h100-nvswitch", "leaf00", {}}};
-  s.faults = {{"nvlink_lanes_down", "node003", {"node003/gpu5"}, "9 of 18 lanes down"}};
+  s.faults = {{NodeFaultKind::kNvlinkLanesDown, "node003", {"node003/gpu5"}, "9 of 18 lanes down"}};
   s.faults_requested = 2;
   s.truth_path = "/tmp/out/truth.json";
   s.files_written = 10;

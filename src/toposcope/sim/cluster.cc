@@ -23,8 +23,9 @@ constexpr NamedValue<Arch> kArchNames[] = {{Arch::kFatTree, "fat-tree"},
                                            {Arch::kHhre, "hhre"},
                                            {Arch::kImported, "imported"}};
 
-constexpr const char* kNvlinkLanesDown = "nvlink_lanes_down";
-constexpr const char* kPcieDowntrain = "pcie_downtrain";
+constexpr NamedValue<NodeFaultKind> kNodeFaultNames[] = {{NodeFaultKind::kNone, ""},
+                                                         {NodeFaultKind::kNvlinkLanesDown, "nvlink_lanes_down"},
+                                                         {NodeFaultKind::kPcieDowntrain, "pcie_downtrain"}};
 
 std::string Numbered(const char* prefix, int n, int width) {
   std::string digits = std::to_string(n);
@@ -83,14 +84,14 @@ Fabric BuildFabric(Arch arch, std::vector<HostModel>& hosts) {
   return f;
 }
 
-bool EligibleFor(const std::string& kind, const HostModel& h) {
-  if (kind == kNvlinkLanesDown) return h.type->HasNvlink();
+bool EligibleFor(NodeFaultKind kind, const HostModel& h) {
+  if (kind == NodeFaultKind::kNvlinkLanesDown) return h.type->HasNvlink();
   return h.type->HasPcieGpuPairs();
 }
 
 FaultTruth InjectNvlinkLanesDown(HostModel& h, Rng& rng) {
   FaultTruth f;
-  f.kind = kNvlinkLanesDown;
+  f.kind = NodeFaultKind::kNvlinkLanesDown;
   f.host = h.index;
   const NodeType& t = *h.type;
   if (!t.nvswitch_lanes.empty()) {
@@ -125,7 +126,7 @@ FaultTruth InjectNvlinkLanesDown(HostModel& h, Rng& rng) {
 
 FaultTruth InjectPcieDowntrain(HostModel& h, Rng& rng) {
   FaultTruth f;
-  f.kind = kPcieDowntrain;
+  f.kind = NodeFaultKind::kPcieDowntrain;
   f.host = h.index;
   const NodeType& t = *h.type;
   const int gpu = static_cast<int>(rng.Below(static_cast<uint64_t>(t.GpuCount())));
@@ -174,6 +175,8 @@ std::string_view ArchName(Arch a) { return NameIn(kArchNames, a, "unknown"); }
 
 std::optional<Arch> ParseArch(std::string_view name) { return ValueIn(kArchNames, name); }
 
+std::string_view NodeFaultKindName(NodeFaultKind k) { return NameIn(kNodeFaultNames, k, ""); }
+
 double LatencyModelUs(LinkType type) {
   constexpr std::pair<LinkType, double> kLatenciesUs[] = {
       {LinkType::kNvlink, 1.9}, {LinkType::kNvswitch, 2.1}, {LinkType::kPix, 10.5}, {LinkType::kPxb, 11.0},
@@ -219,10 +222,10 @@ Result<Cluster> BuildCluster(const SimOptions& options) {
 
   Rng rng(Rng::Mix(options.seed, kFaultStreamLabel));
   for (int k = 0; k < options.faults; ++k) {
-    const std::string first = k % 2 == 0 ? kNvlinkLanesDown : kPcieDowntrain;
-    const std::string second = k % 2 == 0 ? kPcieDowntrain : kNvlinkLanesDown;
+    const NodeFaultKind first = k % 2 == 0 ? NodeFaultKind::kNvlinkLanesDown : NodeFaultKind::kPcieDowntrain;
+    const NodeFaultKind second = k % 2 == 0 ? NodeFaultKind::kPcieDowntrain : NodeFaultKind::kNvlinkLanesDown;
     bool placed = false;
-    for (const std::string& kind : {first, second}) {
+    for (const NodeFaultKind kind : {first, second}) {
       std::vector<size_t> candidates;
       for (size_t i = 0; i < c.hosts.size(); ++i) {
         if (!c.hosts[i].faulty && EligibleFor(kind, c.hosts[i])) candidates.push_back(i);
@@ -230,8 +233,8 @@ Result<Cluster> BuildCluster(const SimOptions& options) {
       if (candidates.empty()) continue;
       HostModel& h = c.hosts[candidates[rng.Below(candidates.size())]];
       h.faulty = true;
-      c.faults.push_back(kind == kNvlinkLanesDown ? InjectNvlinkLanesDown(h, rng)
-                                                  : InjectPcieDowntrain(h, rng));
+      c.faults.push_back(kind == NodeFaultKind::kNvlinkLanesDown ? InjectNvlinkLanesDown(h, rng)
+                                                                 : InjectPcieDowntrain(h, rng));
       placed = true;
       break;
     }
@@ -287,9 +290,9 @@ std::vector<LinkTruth> HostLinks(const HostModel& host) {
       l.latency_us = LatencyModelUs(l.type);
       l.degraded = l.lanes < l.design_lanes || l.bandwidth_gbps < 0.8 * l.healthy_gbps;
       if (l.lanes < l.design_lanes) {
-        l.fault = kNvlinkLanesDown;
+        l.fault = NodeFaultKind::kNvlinkLanesDown;
       } else if (IsPcie(l.type) && l.bandwidth_gbps < l.healthy_gbps) {
-        l.fault = kPcieDowntrain;
+        l.fault = NodeFaultKind::kPcieDowntrain;
       }
       out.push_back(std::move(l));
     }

@@ -29,6 +29,15 @@ std::string_view ArchName(Arch a);
 // The architecture named `name`; nullopt for any other name.
 std::optional<Arch> ParseArch(std::string_view name);
 
+// A fault injected into a node's GPU links (in the order of the names, as faults sort by kind).
+enum class NodeFaultKind {
+  kNone,             // "": no fault
+  kNvlinkLanesDown,  // "nvlink_lanes_down"
+  kPcieDowntrain,    // "pcie_downtrain"
+};
+// The names above ("" for kNone).
+std::string_view NodeFaultKindName(NodeFaultKind k);
+
 struct SimOptions {
   Arch arch = Arch::kFatTree;
   uint64_t seed = 1;
@@ -128,13 +137,13 @@ struct LinkTruth {
   double healthy_gbps = 0;             // the same without faults
   double latency_us = 0;               // true small-message P2P write latency
   bool degraded = false;               // lanes < design_lanes or bandwidth < 0.8 x healthy
-  std::string fault;                   // kind of the fault that affects this pair, or "" (read off
+  NodeFaultKind fault = NodeFaultKind::kNone;  // the fault that affects this pair, or kNone (read off
                                        // the state: lost lanes -> nvlink_lanes_down, slower PCIe
                                        // -> pcie_downtrain; faults are the only state changes)
 };
 
 struct FaultTruth {
-  std::string kind;       // "nvlink_lanes_down" | "pcie_downtrain"
+  NodeFaultKind kind = NodeFaultKind::kNvlinkLanesDown;
   int host = 0;           // host index
   std::vector<int> gpus;  // GPU indices on that host
   std::string detail;     // "9 of 18 lanes down", "PCIe link trained x4 (designed Gen4 x16)"

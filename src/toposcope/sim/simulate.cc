@@ -112,7 +112,7 @@ std::string SimSummaryText(const SimSummary& s) {
   out += "injected faults: " + std::to_string(s.faults.size()) + " of " + std::to_string(s.faults_requested) +
          " requested\n";
   for (const auto& f : s.faults) {
-    out += "  " + f.kind + " on " + f.host + ":";
+    out += "  " + std::string(NodeFaultKindName(f.kind)) + " on " + f.host + ":";
     for (const auto& g : f.gpus) out += " " + g;
     out += " (" + f.detail + ")\n";
   }

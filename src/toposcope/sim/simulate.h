@@ -29,7 +29,7 @@ struct SimHostSummary {
 };
 
 struct SimFaultSummary {
-  std::string kind;  // "nvlink_lanes_down" | "pcie_downtrain"
+  NodeFaultKind kind = NodeFaultKind::kNvlinkLanesDown;
   std::string host;
   std::vector<std::string> gpus;  // "node003/gpu5"
   std::string detail;             // "9 of 18 lanes down"
