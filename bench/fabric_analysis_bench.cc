@@ -23,7 +23,7 @@ constexpr int kGpus = 8;
 analysis::RingView Ring(int channel, const std::string& host, const std::string& next,
                         const std::vector<int>& order) {
   analysis::RingView v;
-  v.source = "nccl_log";
+  v.source = analysis::RingSource::kNcclLog;
   v.channel = channel;
   v.comm = "0xbench";
   for (int g : order) {
@@ -97,7 +97,7 @@ void BM_IdentifySuperPod(benchmark::State& state) {
     analysis::ArchitectureInputs ai;
     ai.fabric = &fabric;
     const analysis::ArchitectureReport r = analysis::IdentifyArchitecture(ai);
-    cls = r.arch_class;
+    cls = analysis::ArchClassName(r.arch_class);
     benchmark::DoNotOptimize(r.evidence.data());
   }
   state.SetLabel(cls);

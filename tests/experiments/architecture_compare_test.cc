@@ -16,7 +16,8 @@ namespace toposcope {
 namespace {
 
 std::string Dump(const analysis::ArchitectureReport& r) {
-  std::string s = r.arch_class + " (" + r.graph_source + ")\n";
+  std::string s = std::string(analysis::ArchClassName(r.arch_class)) + " (" +
+                  std::string(analysis::GraphSourceName(r.graph_source)) + ")\n";
   for (const auto& e : r.evidence) s += "  " + e + "\n";
   return s;
 }
@@ -33,7 +34,7 @@ TEST(ArchitectureSim, IdentifiesAllThreeFromFabricAndFromProbes) {
                        Case{"hhre", 128}}) {
     for (uint64_t seed = 1; seed <= 4; ++seed) {
       sim::SimOptions o;
-      o.arch = c.arch;
+      o.arch = sim::ParseArch(c.arch).value();
       o.hosts = c.hosts;
       o.seed = seed;
       o.fabric_faults = true;
@@ -45,17 +46,20 @@ TEST(ArchitectureSim, IdentifiesAllThreeFromFabricAndFromProbes) {
       analysis::ArchitectureInputs from_fabric;
       from_fabric.fabric = &fabric;
       analysis::ArchitectureOptions fo;
-      fo.graph_source = "fabric";
+      fo.graph_source = analysis::GraphSource::kFabric;
       const auto rf = analysis::IdentifyArchitecture(from_fabric, fo);
-      EXPECT_EQ(rf.arch_class, c.arch) << c.hosts << " hosts seed " << seed << "\n" << Dump(rf);
-      EXPECT_EQ(rf.graph_source, "fabric");
+      EXPECT_EQ(analysis::ArchClassName(rf.arch_class), c.arch) << c.hosts << " hosts seed " << seed << "\n"
+                                                                << Dump(rf);
+      EXPECT_EQ(analysis::GraphSourceName(rf.graph_source), "fabric");
       EXPECT_GT(rf.confidence, 0.7) << Dump(rf);
 
       analysis::ArchitectureInputs from_probes;
       from_probes.probes = &ds->path_probes;
       const auto rp = analysis::IdentifyArchitecture(from_probes);
-      EXPECT_EQ(rp.arch_class, c.arch) << c.hosts << " hosts seed " << seed << " (probes)\n" << Dump(rp);
-      EXPECT_EQ(rp.graph_source, "probes");
+      EXPECT_EQ(analysis::ArchClassName(rp.arch_class), c.arch)
+          << c.hosts << " hosts seed " << seed << " (probes)\n"
+          << Dump(rp);
+      EXPECT_EQ(analysis::GraphSourceName(rp.graph_source), "probes");
       EXPECT_GT(rp.confidence, 0.4) << Dump(rp);
       EXPECT_EQ(rp.endpoints, c.hosts);
       ++checked;
@@ -68,7 +72,7 @@ TEST(ArchitectureSim, StructureMatchesTheSimulatorsTruth) {
   // Fat-tree 64 hosts: 16 leaves of 4, 8 spines, a full leaf/spine mesh, 2 tiers.
   {
     sim::SimOptions o;
-    o.arch = "fat-tree";
+    o.arch = sim::Arch::kFatTree;
     o.hosts = 64;
     auto ds = experiments::SimulateFabricDataset(o);
     ASSERT_TRUE(ds.ok());
@@ -86,7 +90,7 @@ TEST(ArchitectureSim, StructureMatchesTheSimulatorsTruth) {
   // Dragonfly 64 hosts: 32 routers of 2 hosts, 8 groups of 4.
   {
     sim::SimOptions o;
-    o.arch = "dragonfly";
+    o.arch = sim::Arch::kDragonfly;
     o.hosts = 64;
     auto ds = experiments::SimulateFabricDataset(o);
     ASSERT_TRUE(ds.ok());
@@ -101,7 +105,7 @@ TEST(ArchitectureSim, StructureMatchesTheSimulatorsTruth) {
   // HHRE 64 hosts: 16 racks in 4 rings of 4, 4 cores, complete.
   {
     sim::SimOptions o;
-    o.arch = "hhre";
+    o.arch = sim::Arch::kHhre;
     o.hosts = 64;
     auto ds = experiments::SimulateFabricDataset(o);
     ASSERT_TRUE(ds.ok());
@@ -123,15 +127,16 @@ TEST(ArchitectureSim, ComparisonTableIsSaneAndDeterministic) {
   const char* archs[] = {"fat-tree", "dragonfly", "hhre"};
   for (size_t i = 0; i < 3; ++i) {
     const auto& r = a->rows[i];
-    EXPECT_EQ(r.arch, archs[i]);
-    EXPECT_EQ(r.identified, r.arch) << r.report.evidence.size();
-    EXPECT_EQ(r.identified_from_probes, r.arch);
+    EXPECT_EQ(sim::ArchName(r.arch), archs[i]);
+    EXPECT_EQ(analysis::ArchClassName(r.identified), sim::ArchName(r.arch)) << r.report.evidence.size();
+    EXPECT_EQ(analysis::ArchClassName(r.identified_from_probes), sim::ArchName(r.arch));
+    EXPECT_EQ(r.identified, experiments::ExpectedArchClass(r.arch));
     // Hops: ring-consecutive hosts are at least 2 links apart (host - switch - host) and, on
     // these small fabrics, at most 6.
     ASSERT_TRUE(std::isfinite(r.avg_allreduce_hops));
     EXPECT_GE(r.avg_allreduce_hops, 2.0);
     EXPECT_LE(r.avg_allreduce_hops, 6.0);
-    EXPECT_EQ(r.report.ring_order, "default_name_order");
+    EXPECT_EQ(analysis::RingOrderName(r.report.ring_order), "default_name_order");
     EXPECT_EQ(r.report.ring_pairs, 64);
     EXPECT_EQ(r.report.ring_pairs_unreachable, 0);
     EXPECT_EQ(r.report.ring_pairs_probed + r.report.ring_pairs_graph, 64);
@@ -162,7 +167,7 @@ TEST(ArchitectureSim, JitterIgnoresDescheduledResponderOutliers) {
   // jitter must stay at the queueing scale (well under a microsecond), not the outliers'.
   for (const char* arch : {"fat-tree", "dragonfly", "hhre"}) {
     sim::SimOptions o;
-    o.arch = arch;
+    o.arch = sim::ParseArch(arch).value();
     o.hosts = 64;
     o.seed = 3;
     o.fabric_faults = false;
@@ -192,7 +197,8 @@ TEST(ArchitectureSim, DISABLED_PrintTables) {
         std::printf("faults %s\n%s\n", faults ? "on" : "off", c->table.c_str());
         for (const auto& r : c->rows) {
           for (const auto& e : r.evidence) {
-            if (e.rfind("jitter_us", 0) == 0) std::printf("  %s: %s\n", r.arch.c_str(), e.c_str());
+            if (e.rfind("jitter_us", 0) == 0)
+              std::printf("  %s: %s\n", sim::ArchName(r.arch).data(), e.c_str());
           }
         }
       }

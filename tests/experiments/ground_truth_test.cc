@@ -96,7 +96,7 @@ class EachArch : public ::testing::TestWithParam<std::string> {};
 TEST_P(EachArch, MixedClusterWithFaults) {
   for (uint64_t seed : {1, 2, 3}) {
     sim::SimOptions opt;
-    opt.arch = GetParam();
+    opt.arch = sim::ParseArch(GetParam()).value();
     opt.seed = seed;
     opt.hosts = 16;
     opt.faults = 5;

@@ -36,7 +36,7 @@ struct Dataset {
 
 Dataset Make(const std::string& arch, uint64_t seed, int hosts, double extra_rtt_us = 0) {
   sim::SimOptions o;
-  o.arch = arch;
+  o.arch = sim::ParseArch(arch).value();
   o.seed = seed;
   o.hosts = hosts;
   o.with_fabric = true;

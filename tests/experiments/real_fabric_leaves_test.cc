@@ -85,7 +85,7 @@ TEST(FabricImport, LeafRecoveryOnTheSuperPod) {
                   "(31 true), %zu unplaced, %.2f s\n",
                   faults ? "on" : "off", static_cast<unsigned long long>(seed), acc, hosts.size(),
                   inf.leaves.size(), inf.unplaced.size(), secs);
-      for (const FabricFault& ft : im->plan.faults) std::printf("    fault %s %s\n", ft.kind.c_str(), ft.element.c_str());
+      for (const FabricFault& ft : im->plan.faults) std::printf("    fault %s %s\n", FabricFaultKindName(ft.kind).data(), ft.element.c_str());
       RecordProperty("leaf_accuracy_" + std::string(faults ? "faults_" : "idle_") + std::to_string(seed),
                      std::to_string(acc));
       // Issue 5 "done" asks >= 0.99; the fault-free fabric reaches it. With faults (congested spine,

@@ -36,7 +36,7 @@ using nlohmann::json;
 SimOptions Options(uint64_t seed, const std::string& arch) {
   SimOptions o;
   o.seed = seed;
-  o.arch = arch;
+  o.arch = sim::ParseArch(arch).value();
   o.hosts = 16;
   o.with_telemetry = true;
   o.with_rdma = true;     // the NCCL logs with the ring orders

@@ -221,7 +221,7 @@ TEST(FabricImport, SuperPodCountsLinksAndNames) {
               "%lld switch links, %lld host links\n",
               sw, leaves, spines, im->endpoints.size(), unnamed, im->skipped.size(),
               static_cast<long long>(switch_links), static_cast<long long>(host_links));
-  for (const FabricFault& ft : p.faults) std::printf("  fault %s %s: %s\n", ft.kind.c_str(), ft.element.c_str(), ft.detail.c_str());
+  for (const FabricFault& ft : p.faults) std::printf("  fault %s %s: %s\n", FabricFaultKindName(ft.kind).data(), ft.element.c_str(), ft.detail.c_str());
   for (const std::string& n : im->notes) std::printf("  note: %s\n", n.c_str());
 }
 
@@ -425,7 +425,7 @@ TEST(FabricImport, FaultsOnTheRealFabricAndRewrittenDump) {
   ASSERT_TRUE(im.ok());
   const FabricPlan& p = im->plan;
   std::set<std::string> kinds;
-  for (const FabricFault& ft : p.faults) kinds.insert(ft.kind);
+  for (const FabricFault& ft : p.faults) kinds.insert(std::string(FabricFaultKindName(ft.kind)));
   EXPECT_EQ(kinds.count("congested_switch"), 1U);
   EXPECT_EQ(kinds.count("degraded_link"), 1U);
   EXPECT_EQ(kinds.count("flapping_link"), 1U);
@@ -519,7 +519,7 @@ TEST(FabricImport, SimulateWritesTheImportedDataset) {
   o.with_telemetry = true;  // ignored for imports
   Result<SimSummary> s = Simulate(o, dir.string());
   ASSERT_TRUE(s.ok()) << s.error().message;
-  EXPECT_EQ(s->arch, "imported");
+  EXPECT_EQ(ArchName(s->arch), "imported");
   EXPECT_EQ(s->hosts.size(), 89U);
   EXPECT_EQ(s->files_written, 89 * 2 + 2);
   EXPECT_TRUE(fs::exists(dir / "fabric.ibnet"));

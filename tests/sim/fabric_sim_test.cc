@@ -32,7 +32,7 @@ using nlohmann::json;
 
 SimOptions FabricOptions(const std::string& arch, uint64_t seed, int hosts = 16) {
   SimOptions o;
-  o.arch = arch;
+  o.arch = ParseArch(arch).value();
   o.seed = seed;
   o.hosts = hosts;
   o.with_fabric = true;
@@ -261,12 +261,12 @@ TEST(FabricSim, QpLogsParseBackLegalWithTheJobKinds) {
     EXPECT_EQ(s->discontinuities, 0) << path;
     EXPECT_EQ(s->out_of_order, 0);
     total += s->counts.accepted;
-    const std::string kind = r.plan.jobs[static_cast<size_t>(r.plan.host_job[static_cast<size_t>(h.index)])].kind;
+    const QpJobKind kind = r.plan.jobs[static_cast<size_t>(r.plan.host_job[static_cast<size_t>(h.index)])].kind;
     const auto& qp = counts;
     const int64_t recreations = qp[6][0];  // ERR -> RESET
     EXPECT_GT(recreations, 0) << h.name;
     const int64_t side = qp[3][4] + qp[3][5];  // RTS -> SQD / SQE
-    if (kind == "allreduce") { EXPECT_EQ(side, 0) << h.name; }
+    if (kind == QpJobKind::kAllreduce) { EXPECT_EQ(side, 0) << h.name; }
   }
   EXPECT_EQ(total, r.stats.qp_records);
 }
@@ -275,7 +275,7 @@ TEST(FabricSim, AllReduceBatchesPipelineStaggers) {
   const Rendered r = Render(FabricOptions("fat-tree", 4));
   // Per job: the largest number of ERR->RESET in any 10 ms window, against the job's QPs.
   std::map<std::string, std::map<int64_t, int>> windows;
-  std::map<std::string, std::string> job_kind;
+  std::map<std::string, QpJobKind> job_kind;
   for (const QpJob& j : r.plan.jobs) job_kind[j.id] = j.kind;
   for (const HostModel& h : r.cluster.hosts) {
     Diagnostics diag;
@@ -290,8 +290,8 @@ TEST(FabricSim, AllReduceBatchesPipelineStaggers) {
     int peak = 0;
     for (const auto& [w, n] : windows[j.id]) peak = std::max(peak, n);
     const int qps = static_cast<int>(j.hosts.size()) * r.cluster.options.qps_per_host;
-    if (j.kind == "allreduce") { EXPECT_GE(peak, qps / 2) << j.id; }
-    if (j.kind == "pipeline") { EXPECT_LT(peak, std::max(4, qps / 4)) << j.id; }
+    if (QpJobKindName(j.kind) == "allreduce") { EXPECT_GE(peak, qps / 2) << j.id; }
+    if (QpJobKindName(j.kind) == "pipeline") { EXPECT_LT(peak, std::max(4, qps / 4)) << j.id; }
   }
 }
 

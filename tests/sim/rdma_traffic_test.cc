@@ -155,7 +155,7 @@ TEST(RdmaPlanTest, RingsTreesAndAddresses) {
   // Ring QP pairs: one per channel and cross-host hop.
   int ring_pairs = 0;
   for (const RdmaQpPair& p : plan.qp_pairs) {
-    if (p.kind != "ring") continue;
+    if (p.kind != RdmaPairKind::kRing) continue;
     ++ring_pairs;
     EXPECT_NE(p.a.host, p.b.host);
     EXPECT_EQ(p.udp_sport, RoceUdpSourcePort(p.b.qpn, p.a.qpn));

@@ -154,25 +154,76 @@ TEST(Cluster, HealthyPairBandwidths) {
   EXPECT_NEAR(range["pcie-only"][LinkType::kPix].first, PcieLinkGbps(4, 16) * 0.92, 1e-9);
 }
 
+// The kind of BuildCluster's error on `o` (kInternal when it does not fail).
+ErrorKind BuildErrorKind(const SimOptions& o) {
+  Result<Cluster> c = BuildCluster(o);
+  return c.ok() ? ErrorKind::kInternal : c.error().kind;
+}
+
 TEST(Cluster, RejectsBadOptions) {
   SimOptions o;
-  o.arch = "torus";
-  EXPECT_FALSE(BuildCluster(o).ok());
+  EXPECT_FALSE(ParseArch("torus").has_value());
+  o.arch = Arch::kImported;  // not one BuildCluster builds
+  EXPECT_EQ(BuildErrorKind(o), ErrorKind::kUsage);
+  o.arch = static_cast<Arch>(99);  // no architecture at all
+  EXPECT_EQ(BuildErrorKind(o), ErrorKind::kUsage);
   o = SimOptions{};
   o.hosts = 0;
-  EXPECT_FALSE(BuildCluster(o).ok());
+  EXPECT_EQ(BuildErrorKind(o), ErrorKind::kUsage);
   o = SimOptions{};
   o.faults = -1;
-  EXPECT_FALSE(BuildCluster(o).ok());
+  EXPECT_EQ(BuildErrorKind(o), ErrorKind::kUsage);
   o = SimOptions{};
   o.node_types = {"h100-nvswitch", "nope"};
   Result<Cluster> c = BuildCluster(o);
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.error().message.find("nope"), std::string::npos);
+  EXPECT_EQ(c.error().kind, ErrorKind::kUsage);
   o = SimOptions{};
   o.noise.alpha = 3.0;
-  EXPECT_FALSE(BuildCluster(o).ok());
-  EXPECT_FALSE(Simulate(SimOptions{}, "").ok());
+  EXPECT_EQ(BuildErrorKind(o), ErrorKind::kUsage);
+  Result<SimSummary> no_dir = Simulate(SimOptions{}, "");
+  ASSERT_FALSE(no_dir.ok());
+  EXPECT_EQ(no_dir.error().kind, ErrorKind::kUsage);
+}
+
+TEST(Cluster, ArchNamesParseBack) {
+  for (Arch a : {Arch::kFatTree, Arch::kDragonfly, Arch::kHhre, Arch::kImported})
+    EXPECT_EQ(ParseArch(ArchName(a)), a);
+  EXPECT_EQ(ArchName(SimOptions{}.arch), "fat-tree");
+  EXPECT_FALSE(ParseArch("Fat-Tree").has_value());
+}
+
+TEST(Simulate, OptionErrorsAreUsageAndWriteErrorsOutput) {
+  SimOptions o;
+  o.hosts = 2;
+  o.with_telemetry = true;
+  o.duration_s = 5;  // below 10 s
+  TempDir dir("kinds");
+  Result<SimSummary> bad = Simulate(o, dir.str());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().kind, ErrorKind::kUsage);
+  o = SimOptions{};
+  o.hosts = 2;
+  o.with_rdma = true;
+  o.nccl_channels = 0;
+  bad = Simulate(o, dir.str());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().kind, ErrorKind::kUsage);
+  o = SimOptions{};
+  o.hosts = 2;
+  o.with_fabric = true;
+  o.probes_per_pair = 0;
+  bad = Simulate(o, dir.str());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().kind, ErrorKind::kUsage);
+  const std::string file = dir.str() + "/a-file";
+  ASSERT_TRUE(WriteFileText(file, "").ok());
+  o = SimOptions{};
+  o.hosts = 2;
+  bad = Simulate(o, file + "/sim");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().kind, ErrorKind::kOutput);
 }
 
 TEST(Cluster, NodeTypeMixAndToolsAlternate) {
@@ -218,12 +269,12 @@ TEST(Cluster, FaultsDeterministicAndEligible) {
     for (const auto& f : c->faults) {
       const HostModel& h = c->hosts[static_cast<size_t>(f.host)];
       EXPECT_TRUE(hosts.insert(f.host).second) << "one fault per host";
-      if (f.kind == "nvlink_lanes_down") {
+      if (f.kind == NodeFaultKind::kNvlinkLanesDown) {
         ++lanes;
         EXPECT_TRUE(h.type->HasNvlink());
         EXPECT_EQ(f.gpus.size(), h.type->nvswitch_lanes.empty() ? 2u : 1u);
       } else {
-        ASSERT_EQ(f.kind, "pcie_downtrain");
+        ASSERT_EQ(NodeFaultKindName(f.kind), "pcie_downtrain");
         ++pcie;
         EXPECT_TRUE(h.type->name == "pcie-bridge" || h.type->name == "pcie-only");
         const GpuState& g = h.gpus[static_cast<size_t>(f.gpus[0])];
@@ -254,7 +305,7 @@ TEST(Cluster, FaultsDeterministicAndEligible) {
   c = BuildCluster(o);
   ASSERT_TRUE(c.ok());
   ASSERT_EQ(c->faults.size(), 4u);
-  for (const auto& f : c->faults) EXPECT_EQ(f.kind, "nvlink_lanes_down");
+  for (const auto& f : c->faults) EXPECT_EQ(NodeFaultKindName(f.kind), "nvlink_lanes_down");
 }
 
 TEST(Cluster, FabricGrouping) {
@@ -268,7 +319,7 @@ TEST(Cluster, FabricGrouping) {
   EXPECT_EQ(c->fabric.spines.size(), 2u);
   EXPECT_EQ(c->hosts[5].leaf, "leaf01");
 
-  o.arch = "dragonfly";
+  o.arch = Arch::kDragonfly;
   c = BuildCluster(o);
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->fabric.leaves.size(), 8u);  // routers of 2 hosts
@@ -277,7 +328,7 @@ TEST(Cluster, FabricGrouping) {
   EXPECT_TRUE(c->fabric.spines.empty());
   EXPECT_EQ(c->hosts[3].leaf, "g00r1");
 
-  o.arch = "hhre";
+  o.arch = Arch::kHhre;
   o.hosts = 20;
   c = BuildCluster(o);
   ASSERT_TRUE(c.ok());
@@ -319,7 +370,7 @@ TEST(Simulate, SummaryListsHostsFilesFaults) {
   TempDir dir("summary");
   SimOptions o;
   o.hosts = 5;
-  o.arch = "hhre";
+  o.arch = Arch::kHhre;
   Result<SimSummary> s = Simulate(o, dir.str());
   ASSERT_TRUE(s.ok());
   ASSERT_EQ(s->hosts.size(), 5u);
@@ -338,12 +389,12 @@ TEST(Simulate, SummaryListsHostsFilesFaults) {
 TEST(Simulate, SummaryText) {
   SimSummary s;
   s.out_dir = "/tmp/out";
-  s.arch = "fat-tree";
+  s.arch = Arch::kFatTree;
   s.seed = 3;
   s.hosts = {{"node001", "h100-nvswitch", "leaf00", {}},
              {"node002", "a100-nvswitch", "leaf00", {}},
              {"node003", "h100-nvswitch", "leaf00", {}}};
-  s.faults = {{"nvlink_lanes_down", "node003", {"node003/gpu5"}, "9 of 18 lanes down"}};
+  s.faults = {{NodeFaultKind::kNvlinkLanesDown, "node003", {"node003/gpu5"}, "9 of 18 lanes down"}};
   s.faults_requested = 2;
   s.truth_path = "/tmp/out/truth.json";
   s.files_written = 10;

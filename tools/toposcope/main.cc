@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <functional>
 #include <iostream>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -50,6 +51,12 @@ int ExitCodeOf(ErrorKind kind) {
 int Fail(const Error& e) {
   std::fprintf(stderr, "toposcope: %s\n", e.ToString().c_str());
   return ExitCodeOf(e.kind);
+}
+
+// The usage error of an option whose value names none of the library's values.
+Error UnknownValue(const std::string& option, const std::string& value) {
+  return toposcope::MakeKindError(ErrorKind::kUsage, option + ": unknown value '" + value + "'",
+                                  "--help lists the values");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -104,7 +111,9 @@ toposcope::Result<app::AnalyzeRequest> RequestOf(const AnalyzeFlags& f) {
   req.from_dump = f.from_dump;
   req.dump_passes = f.dump_passes;
   analysis::AnalyzeOptions& opt = req.options;
-  opt.thresholds = f.thresholds == "seed" ? analysis::SeedThresholds() : analysis::ModernThresholds();
+  const std::optional<analysis::ThresholdPreset> preset = analysis::ParseThresholdPreset(f.thresholds);
+  if (!preset) return UnknownValue("--thresholds", f.thresholds);
+  opt.thresholds = analysis::PresetThresholds(*preset);
   if (f.nvlink_min_gbps > 0) opt.thresholds.nvlink_min_gbps = f.nvlink_min_gbps;
   if (f.pcie_cpu_max_gbps > 0) opt.thresholds.pcie_cpu_max_gbps = f.pcie_cpu_max_gbps;
   if (f.degraded_ratio > 0) opt.thresholds.degraded_ratio = f.degraded_ratio;
@@ -112,7 +121,9 @@ toposcope::Result<app::AnalyzeRequest> RequestOf(const AnalyzeFlags& f) {
   opt.anchors.enabled = f.anchors;
   opt.rdma.entropy.window_ns = static_cast<int64_t>(f.entropy_window_ms * 1e6);
   opt.rdma.flows.check_icrc = f.check_icrc;
-  opt.link_weights.rtt_statistic = f.tomography_rtt;
+  const std::optional<analysis::RttStatistic> rtt = analysis::ParseRttStatistic(f.tomography_rtt);
+  if (!rtt) return UnknownValue("--tomography-rtt", f.tomography_rtt);
+  opt.link_weights.rtt_statistic = *rtt;
   for (const std::string& name : f.only) {
     const auto id = analysis::PassFromName(name);
     if (!id) {
@@ -198,13 +209,14 @@ struct Flags {
   uint64_t compare_seed = 1;
   bool compare_faults = true;
   toposcope::sim::SimOptions sim = app::SimulateDefaults();
+  std::string sim_arch{toposcope::sim::ArchName(sim.arch)};  // --arch, parsed into sim.arch
   std::string sim_out;
   std::string truth, result;
   app::DemoRequest demo;
 };
 
-void AddSimulateFlags(CLI::App* c, toposcope::sim::SimOptions& o, std::string& out) {
-  c->add_option("--arch", o.arch, "fat-tree, dragonfly or hhre")->check(CLI::IsMember({"fat-tree", "dragonfly", "hhre"}));
+void AddSimulateFlags(CLI::App* c, toposcope::sim::SimOptions& o, std::string& arch, std::string& out) {
+  c->add_option("--arch", arch, "fat-tree, dragonfly or hhre")->check(CLI::IsMember({"fat-tree", "dragonfly", "hhre"}));
   c->add_option("--seed", o.seed, "random seed (same seed, same bytes)");
   c->add_option("--hosts", o.hosts, "number of hosts")->check(CLI::Range(1, 100000));
   c->add_option("--faults", o.faults, "number of injected faults")->check(CLI::Range(0, 100000));
@@ -278,8 +290,11 @@ std::vector<Command> Commands(Flags& f) {
          return int{kOk};
        }},
       {"simulate", "generate a cluster with known topology in real formats",
-       [&f](CLI::App* c) { AddSimulateFlags(c, f.sim, f.sim_out); },
+       [&f](CLI::App* c) { AddSimulateFlags(c, f.sim, f.sim_arch, f.sim_out); },
        [&f] {
+         const std::optional<toposcope::sim::Arch> arch = toposcope::sim::ParseArch(f.sim_arch);
+         if (!arch) return Fail(UnknownValue("--arch", f.sim_arch));
+         f.sim.arch = *arch;
          auto s = app::RunSimulate(f.sim, f.sim_out);
          if (!s.ok()) return Fail(s.error());
          std::fputs(toposcope::sim::SimSummaryText(*s).c_str(), stdout);

@@ -63,11 +63,13 @@ void CompareStep(const DemoRequest& req, const std::string& table_path, nlohmann
   nlohmann::json rows = nlohmann::json::object();
   int correct = 0;
   for (const auto& row : c->rows) {
-    const bool ok = row.identified == row.arch && row.identified_from_probes == row.arch;
+    const analysis::ArchClass expected = experiments::ExpectedArchClass(row.arch);
+    const bool ok = row.identified == expected && row.identified_from_probes == expected;
     correct += ok ? 1 : 0;
-    rows[row.arch] = {{"identified_from_fabric", row.identified},
-                      {"identified_from_probes", row.identified_from_probes},
-                      {"correct", ok}};
+    rows[std::string(sim::ArchName(row.arch))] = {
+        {"identified_from_fabric", analysis::ArchClassName(row.identified)},
+        {"identified_from_probes", analysis::ArchClassName(row.identified_from_probes)},
+        {"correct", ok}};
   }
   (*score)["architecture_comparison"] = {
       {"hosts", c->hosts}, {"architectures", rows}, {"correct", correct}, {"total", c->rows.size()}};

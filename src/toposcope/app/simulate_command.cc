@@ -4,7 +4,7 @@ namespace toposcope::app {
 
 sim::SimOptions SimulateDefaults() {
   sim::SimOptions o;
-  o.arch = "fat-tree";
+  o.arch = sim::Arch::kFatTree;
   o.seed = 1;
   o.hosts = 16;
   o.faults = 4;

@@ -63,8 +63,23 @@ Result<model::Dataset> SimulateFabricDataset(const SimOptions& options) {
   return ds;
 }
 
+analysis::ArchClass ExpectedArchClass(Arch arch) {
+  switch (arch) {
+    case Arch::kFatTree:
+      return analysis::ArchClass::kFatTree;
+    case Arch::kDragonfly:
+      return analysis::ArchClass::kDragonfly;
+    case Arch::kHhre:
+      return analysis::ArchClass::kHhre;
+    case Arch::kImported:
+      break;
+  }
+  return analysis::ArchClass::kUnknown;
+}
+
 std::vector<SeedArchitectureClaim> SeedArchitectureClaims() {
-  return {{"fat-tree", 5.8, 18.3, 0.42}, {"dragonfly", 3.2, 9.7, 0.29}, {"hhre", 2.1, 3.1, 0.08}};
+  return {
+      {Arch::kFatTree, 5.8, 18.3, 0.42}, {Arch::kDragonfly, 3.2, 9.7, 0.29}, {Arch::kHhre, 2.1, 3.1, 0.08}};
 }
 
 Result<ArchitectureComparison> CompareArchitectures(int hosts, uint64_t seed, const ArchitectureCompareOptions& opt) {
@@ -72,7 +87,7 @@ Result<ArchitectureComparison> CompareArchitectures(int hosts, uint64_t seed, co
   cmp.hosts = hosts;
   cmp.seed = seed;
   if (hosts < 2) return MakeError("architecture comparison needs at least 2 hosts", "use --hosts 16 or more");
-  for (const char* arch : {"fat-tree", "dragonfly", "hhre"}) {
+  for (const Arch arch : {Arch::kFatTree, Arch::kDragonfly, Arch::kHhre}) {
     SimOptions o;
     o.arch = arch;
     o.seed = seed;
@@ -91,9 +106,9 @@ Result<ArchitectureComparison> CompareArchitectures(int hosts, uint64_t seed, co
     in.fabric = &fabric;
     in.probes = &ds.path_probes;
     analysis::ArchitectureOptions ao = opt.analysis;
-    ao.graph_source = "fabric";
+    ao.graph_source = analysis::GraphSource::kFabric;
     analysis::ArchitectureReport rep = analysis::IdentifyArchitecture(in, ao);
-    ao.graph_source = "probes";
+    ao.graph_source = analysis::GraphSource::kProbes;
     const analysis::ArchitectureReport from_probes = analysis::IdentifyArchitecture(in, ao);
 
     ArchitectureCompareRow row;
@@ -120,7 +135,7 @@ Result<ArchitectureComparison> CompareArchitectures(int hosts, uint64_t seed, co
 
 std::string FormatArchitectureComparison(const ArchitectureComparison& cmp) {
   const std::vector<SeedArchitectureClaim> claims = SeedArchitectureClaims();
-  auto claim_of = [&](const std::string& arch) {
+  auto claim_of = [&](Arch arch) {
     for (const auto& c : claims) {
       if (c.arch == arch) return c;
     }
@@ -134,7 +149,7 @@ std::string FormatArchitectureComparison(const ArchitectureComparison& cmp) {
   std::string head = Pad("metric", w0);
   std::string sub = Pad("", w0);
   for (const auto& r : cmp.rows) {
-    head += Pad(r.arch, 2 * w);
+    head += Pad(std::string(ArchName(r.arch)), 2 * w);
     sub += Pad("measured", w) + Pad("seed claim", w);
   }
   out += head + "\n" + sub + "\n";
@@ -153,11 +168,14 @@ std::string FormatArchitectureComparison(const ArchitectureComparison& cmp) {
        [](const SeedArchitectureClaim&) { return std::string("-"); });
   out += "\n";
   for (const auto& r : cmp.rows) {
-    out += Pad(r.arch, 10) + " identified from fabric dump: " + r.identified + " (confidence " +
-           FormatFixed(r.confidence, 2) + "), from probes alone: " + r.identified_from_probes + " (confidence " +
-           FormatFixed(r.confidence_from_probes, 2) + "); " + std::to_string(r.switches) + " switches, " +
-           std::to_string(r.probes) + " probes, jitter class " + std::to_string(r.jitter_links) + " links, " +
-           std::to_string(r.entropy_windows) + " entropy windows\n";
+    out += Pad(std::string(ArchName(r.arch)), 10) +
+           " identified from fabric dump: " + std::string(analysis::ArchClassName(r.identified)) +
+           " (confidence " + FormatFixed(r.confidence, 2) +
+           "), from probes alone: " + std::string(analysis::ArchClassName(r.identified_from_probes)) +
+           " (confidence " + FormatFixed(r.confidence_from_probes, 2) + "); " + std::to_string(r.switches) +
+           " switches, " + std::to_string(r.probes) + " probes, jitter class " +
+           std::to_string(r.jitter_links) + " links, " + std::to_string(r.entropy_windows) +
+           " entropy windows\n";
   }
   out +=
       "\nHops = links crossed between ring-consecutive hosts (host links included), ring = hosts in name order; "

@@ -31,9 +31,13 @@ struct ArchitectureCompareOptions {
 // (path_probes, fabrics). Fails on invalid options or a text the readers refuse.
 Result<model::Dataset> SimulateFabricDataset(const sim::SimOptions& options);
 
+// The class IdentifyArchitecture names when it recognises a simulated architecture (kUnknown for
+// an imported fabric, which has none of its own). Never fails.
+analysis::ArchClass ExpectedArchClass(sim::Arch arch);
+
 // The seed's claimed figures (MISSION §1), for one architecture.
 struct SeedArchitectureClaim {
-  std::string arch;
+  sim::Arch arch = sim::Arch::kFatTree;
   double avg_allreduce_hops = 0;
   double jitter_us = 0;            // "±x µs"
   double entropy_stability = 0;
@@ -44,10 +48,10 @@ struct SeedArchitectureClaim {
 std::vector<SeedArchitectureClaim> SeedArchitectureClaims();
 
 struct ArchitectureCompareRow {
-  std::string arch;                  // simulated: "fat-tree" | "dragonfly" | "hhre"
-  std::string identified;            // class named from the fabric dump
+  sim::Arch arch = sim::Arch::kFatTree;                            // simulated: kFatTree, kDragonfly or kHhre
+  analysis::ArchClass identified = analysis::ArchClass::kUnknown;  // class named from the fabric dump
   double confidence = 0;
-  std::string identified_from_probes;  // class named from the probes alone
+  analysis::ArchClass identified_from_probes = analysis::ArchClass::kUnknown;  // ... from the probes alone
   double confidence_from_probes = 0;
   int switches = 0;
   double avg_allreduce_hops = NAN;

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "toposcope/base/rng.h"
+#include "toposcope/base/text.h"
 
 namespace toposcope::sim {
 namespace {
@@ -17,8 +18,14 @@ constexpr int kHostsPerRouter = 2;   // dragonfly p
 constexpr int kRoutersPerGroup = 4;  // dragonfly a
 constexpr int kRacksPerRing = 4;     // HHRE LORR ring size
 
-constexpr const char* kNvlinkLanesDown = "nvlink_lanes_down";
-constexpr const char* kPcieDowntrain = "pcie_downtrain";
+constexpr NamedValue<Arch> kArchNames[] = {{Arch::kFatTree, "fat-tree"},
+                                           {Arch::kDragonfly, "dragonfly"},
+                                           {Arch::kHhre, "hhre"},
+                                           {Arch::kImported, "imported"}};
+
+constexpr NamedValue<NodeFaultKind> kNodeFaultNames[] = {{NodeFaultKind::kNone, ""},
+                                                         {NodeFaultKind::kNvlinkLanesDown, "nvlink_lanes_down"},
+                                                         {NodeFaultKind::kPcieDowntrain, "pcie_downtrain"}};
 
 std::string Numbered(const char* prefix, int n, int width) {
   std::string digits = std::to_string(n);
@@ -35,19 +42,19 @@ uint64_t Fnv1a(std::string_view s) {
   return h;
 }
 
-Fabric BuildFabric(const std::string& arch, std::vector<HostModel>& hosts) {
+Fabric BuildFabric(Arch arch, std::vector<HostModel>& hosts) {
   Fabric f;
   auto add_to_leaf = [&](const std::string& leaf, HostModel& h) {
     if (f.leaves.empty() || f.leaves.back().name != leaf) f.leaves.push_back({leaf, {}});
     f.leaves.back().members.push_back(h.name);
     h.leaf = leaf;
   };
-  if (arch == "fat-tree") {
+  if (arch == Arch::kFatTree) {
     for (auto& h : hosts) add_to_leaf(Numbered("leaf", h.index / kHostsPerLeaf, 2), h);
     const int leaves = static_cast<int>(f.leaves.size());
     const int spines = std::max(kSpineMin, (leaves + 1) / 2);
     for (int s = 0; s < spines; ++s) f.spines.push_back(Numbered("spine", s, 2));
-  } else if (arch == "dragonfly") {
+  } else if (arch == Arch::kDragonfly) {
     for (auto& h : hosts) {
       const int router = h.index / kHostsPerRouter;
       const int group = router / kRoutersPerGroup;
@@ -77,14 +84,14 @@ Fabric BuildFabric(const std::string& arch, std::vector<HostModel>& hosts) {
   return f;
 }
 
-bool EligibleFor(const std::string& kind, const HostModel& h) {
-  if (kind == kNvlinkLanesDown) return h.type->HasNvlink();
+bool EligibleFor(NodeFaultKind kind, const HostModel& h) {
+  if (kind == NodeFaultKind::kNvlinkLanesDown) return h.type->HasNvlink();
   return h.type->HasPcieGpuPairs();
 }
 
 FaultTruth InjectNvlinkLanesDown(HostModel& h, Rng& rng) {
   FaultTruth f;
-  f.kind = kNvlinkLanesDown;
+  f.kind = NodeFaultKind::kNvlinkLanesDown;
   f.host = h.index;
   const NodeType& t = *h.type;
   if (!t.nvswitch_lanes.empty()) {
@@ -119,7 +126,7 @@ FaultTruth InjectNvlinkLanesDown(HostModel& h, Rng& rng) {
 
 FaultTruth InjectPcieDowntrain(HostModel& h, Rng& rng) {
   FaultTruth f;
-  f.kind = kPcieDowntrain;
+  f.kind = NodeFaultKind::kPcieDowntrain;
   f.host = h.index;
   const NodeType& t = *h.type;
   const int gpu = static_cast<int>(rng.Below(static_cast<uint64_t>(t.GpuCount())));
@@ -137,31 +144,38 @@ FaultTruth InjectPcieDowntrain(HostModel& h, Rng& rng) {
 }
 
 Status ValidateOptions(const SimOptions& o) {
-  if (o.arch != "fat-tree" && o.arch != "dragonfly" && o.arch != "hhre") {
-    return MakeError("unknown architecture '" + o.arch + "'", "use fat-tree, dragonfly or hhre");
+  if (o.arch != Arch::kFatTree && o.arch != Arch::kDragonfly && o.arch != Arch::kHhre) {
+    return MakeKindError(ErrorKind::kUsage, "unknown architecture '" + std::string(ArchName(o.arch)) + "'",
+                         "use fat-tree, dragonfly or hhre");
   }
   if (o.hosts < 1 || o.hosts > kMaxHosts) {
-    return MakeError("host count " + std::to_string(o.hosts) + " out of range",
-                     "use 1.." + std::to_string(kMaxHosts));
+    return MakeKindError(ErrorKind::kUsage, "host count " + std::to_string(o.hosts) + " out of range",
+                         "use 1.." + std::to_string(kMaxHosts));
   }
-  if (o.faults < 0) return MakeError("fault count must not be negative");
+  if (o.faults < 0) return MakeKindError(ErrorKind::kUsage, "fault count must not be negative");
   for (const auto& name : o.node_types) {
     if (FindNodeType(name) == nullptr) {
       std::string known;
       for (const auto& t : NodeTypes()) known += (known.empty() ? "" : ", ") + t.name;
-      return MakeError("unknown node type '" + name + "'", "known types: " + known);
+      return MakeKindError(ErrorKind::kUsage, "unknown node type '" + name + "'", "known types: " + known);
     }
   }
   const auto& n = o.noise;
   if (!(n.alpha > 0.0 && n.alpha <= 2.0) || !(n.beta >= -1.0 && n.beta <= 1.0) || !(n.scale >= 0.0) ||
       !std::isfinite(n.scale) || std::isnan(n.truncation)) {
-    return MakeError("noise model out of its domain",
-                     "need 0 < alpha <= 2, -1 <= beta <= 1, a finite scale >= 0");
+    return MakeKindError(ErrorKind::kUsage, "noise model out of its domain",
+                         "need 0 < alpha <= 2, -1 <= beta <= 1, a finite scale >= 0");
   }
   return {};
 }
 
 }  // namespace
+
+std::string_view ArchName(Arch a) { return NameIn(kArchNames, a, "unknown"); }
+
+std::optional<Arch> ParseArch(std::string_view name) { return ValueIn(kArchNames, name); }
+
+std::string_view NodeFaultKindName(NodeFaultKind k) { return NameIn(kNodeFaultNames, k, ""); }
 
 double LatencyModelUs(LinkType type) {
   constexpr std::pair<LinkType, double> kLatenciesUs[] = {
@@ -208,10 +222,10 @@ Result<Cluster> BuildCluster(const SimOptions& options) {
 
   Rng rng(Rng::Mix(options.seed, kFaultStreamLabel));
   for (int k = 0; k < options.faults; ++k) {
-    const std::string first = k % 2 == 0 ? kNvlinkLanesDown : kPcieDowntrain;
-    const std::string second = k % 2 == 0 ? kPcieDowntrain : kNvlinkLanesDown;
+    const NodeFaultKind first = k % 2 == 0 ? NodeFaultKind::kNvlinkLanesDown : NodeFaultKind::kPcieDowntrain;
+    const NodeFaultKind second = k % 2 == 0 ? NodeFaultKind::kPcieDowntrain : NodeFaultKind::kNvlinkLanesDown;
     bool placed = false;
-    for (const std::string& kind : {first, second}) {
+    for (const NodeFaultKind kind : {first, second}) {
       std::vector<size_t> candidates;
       for (size_t i = 0; i < c.hosts.size(); ++i) {
         if (!c.hosts[i].faulty && EligibleFor(kind, c.hosts[i])) candidates.push_back(i);
@@ -219,8 +233,8 @@ Result<Cluster> BuildCluster(const SimOptions& options) {
       if (candidates.empty()) continue;
       HostModel& h = c.hosts[candidates[rng.Below(candidates.size())]];
       h.faulty = true;
-      c.faults.push_back(kind == kNvlinkLanesDown ? InjectNvlinkLanesDown(h, rng)
-                                                  : InjectPcieDowntrain(h, rng));
+      c.faults.push_back(kind == NodeFaultKind::kNvlinkLanesDown ? InjectNvlinkLanesDown(h, rng)
+                                                                 : InjectPcieDowntrain(h, rng));
       placed = true;
       break;
     }
@@ -234,7 +248,8 @@ Result<Cluster> BuildCluster(const SimOptions& options) {
 
 Status CheckHostLimit(const SimOptions& options, int max_hosts, const std::string& part, const std::string& hint) {
   if (options.hosts <= max_hosts) return {};
-  return MakeError(part + " simulation supports at most " + std::to_string(max_hosts) + " hosts", hint);
+  return MakeKindError(ErrorKind::kUsage,
+                       part + " simulation supports at most " + std::to_string(max_hosts) + " hosts", hint);
 }
 
 std::vector<LinkTruth> HostLinks(const HostModel& host) {
@@ -275,9 +290,9 @@ std::vector<LinkTruth> HostLinks(const HostModel& host) {
       l.latency_us = LatencyModelUs(l.type);
       l.degraded = l.lanes < l.design_lanes || l.bandwidth_gbps < 0.8 * l.healthy_gbps;
       if (l.lanes < l.design_lanes) {
-        l.fault = kNvlinkLanesDown;
+        l.fault = NodeFaultKind::kNvlinkLanesDown;
       } else if (IsPcie(l.type) && l.bandwidth_gbps < l.healthy_gbps) {
-        l.fault = kPcieDowntrain;
+        l.fault = NodeFaultKind::kPcieDowntrain;
       }
       out.push_back(std::move(l));
     }

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "toposcope/base/link_type.h"
@@ -15,8 +17,29 @@
 
 namespace toposcope::sim {
 
+// The architecture of a simulated cluster (see Fabric).
+enum class Arch {
+  kFatTree,    // "fat-tree"
+  kDragonfly,  // "dragonfly"
+  kHhre,       // "hhre"
+  kImported,   // "imported": a real fabric (sim/fabric_import.h); BuildCluster builds only the others
+};
+// The names above.
+std::string_view ArchName(Arch a);
+// The architecture named `name`; nullopt for any other name.
+std::optional<Arch> ParseArch(std::string_view name);
+
+// A fault injected into a node's GPU links (in the order of the names, as faults sort by kind).
+enum class NodeFaultKind {
+  kNone,             // "": no fault
+  kNvlinkLanesDown,  // "nvlink_lanes_down"
+  kPcieDowntrain,    // "pcie_downtrain"
+};
+// The names above ("" for kNone).
+std::string_view NodeFaultKindName(NodeFaultKind k);
+
 struct SimOptions {
-  std::string arch = "fat-tree";  // fat-tree | dragonfly | hhre (see Fabric)
+  Arch arch = Arch::kFatTree;
   uint64_t seed = 1;
   int hosts = 16;                       // 1 .. 100000
   std::vector<std::string> node_types;  // host i gets node_types[i % size]; empty: all registered
@@ -114,13 +137,13 @@ struct LinkTruth {
   double healthy_gbps = 0;             // the same without faults
   double latency_us = 0;               // true small-message P2P write latency
   bool degraded = false;               // lanes < design_lanes or bandwidth < 0.8 x healthy
-  std::string fault;                   // kind of the fault that affects this pair, or "" (read off
+  NodeFaultKind fault = NodeFaultKind::kNone;  // the fault that affects this pair, or kNone (read off
                                        // the state: lost lanes -> nvlink_lanes_down, slower PCIe
                                        // -> pcie_downtrain; faults are the only state changes)
 };
 
 struct FaultTruth {
-  std::string kind;       // "nvlink_lanes_down" | "pcie_downtrain"
+  NodeFaultKind kind = NodeFaultKind::kNvlinkLanesDown;
   int host = 0;           // host index
   std::vector<int> gpus;  // GPU indices on that host
   std::string detail;     // "9 of 18 lanes down", "PCIe link trained x4 (designed Gen4 x16)"
@@ -157,13 +180,14 @@ struct Cluster {
 
 // Builds the cluster: hosts and node types, fabric, faults (placed and sized from the seed: kinds
 // alternate nvlink_lanes_down / pcie_downtrain, at most one fault per host, on eligible hosts only).
-// Returns the cluster (with fewer faults than requested when too few hosts are eligible). Fails on
-// an unknown arch or node type, hosts outside 1..100000, negative faults, or a noise model outside
-// its domain.
+// Returns the cluster (with fewer faults than requested when too few hosts are eligible). Fails
+// (ErrorKind::kUsage) on an arch other than fat-tree, dragonfly or hhre, an unknown node type,
+// hosts outside 1..100000, negative faults, or a noise model outside its domain.
 Result<Cluster> BuildCluster(const SimOptions& options);
 
 // A part's host limit (the RDMA and fabric simulations have one): ok when options.hosts is at most
-// `max_hosts`, else fails with "<part> simulation supports at most <max_hosts> hosts" and `hint`.
+// `max_hosts`, else fails (kUsage) with "<part> simulation supports at most <max_hosts> hosts" and
+// `hint`.
 Status CheckHostLimit(const SimOptions& options, int max_hosts, const std::string& part, const std::string& hint);
 
 // Every GPU pair of a host (a < b), in order (0,1), (0,2), ..., with the physics of node_types.h:

@@ -22,6 +22,9 @@ constexpr uint64_t kImportStreamLabel = 0x1A9027FAB1ULL;
 constexpr double kIbSwitchLoUs = 0.10, kIbSwitchHiUs = 0.15;  // DOMAIN §2.2, IB cut-through
 constexpr double kEthSwitchLoUs = 0.30, kEthSwitchHiUs = 0.50;  // as the built-in architectures
 constexpr double kUnknownRateGbps = 100;
+
+constexpr NamedValue<ImportSource> kImportSourceNames[] = {{ImportSource::kIbnetdiscover, "ibnetdiscover"},
+                                                           {ImportSource::kTopograph, "topograph"}};
 constexpr const char* kDefaultDevice = "mlx5_0";
 
 bool NameChar(char ch) {
@@ -94,7 +97,7 @@ Cluster MakeCluster(const SimOptions& options, const std::vector<ImportedEndpoin
                     const std::vector<int>& endpoint_switch, const std::vector<FabricSwitch>& switches) {
   Cluster c;
   c.options = options;
-  c.options.arch = "imported";
+  c.options.arch = Arch::kImported;
   c.options.hosts = static_cast<int>(endpoints.size());
   c.options.with_fabric = true;
   c.options.with_telemetry = false;
@@ -221,7 +224,7 @@ std::vector<int> SwitchComponents(int sw, const std::vector<FabricLink>& links) 
 }
 
 // A new import of `kind` from `source`.
-ImportedFabric NewImport(const char* kind, std::string_view source, const ImportOptions& import) {
+ImportedFabric NewImport(ImportSource kind, std::string_view source, const ImportOptions& import) {
   ImportedFabric im;
   im.source_kind = kind;
   im.source = std::string(source);
@@ -451,6 +454,8 @@ Attachment AttachIbEndpoints(const std::vector<std::pair<const IbAdapter*, std::
 
 }  // namespace
 
+std::string_view ImportSourceName(ImportSource s) { return NameIn(kImportSourceNames, s, "ibnetdiscover"); }
+
 std::string ImportedEndpointName(std::string_view host, std::string_view device, int adapters_of_host) {
   if (adapters_of_host <= 1) return Sanitize(host);
   return Sanitize(std::string(host) + "-" + std::string(device));
@@ -471,7 +476,7 @@ std::string ImportedSwitchName(std::string_view desc) {
 
 Result<ImportedFabric> ImportIbFabric(const formats::IbFabric& fabric, const SimOptions& options,
                                       const ImportOptions& import, std::string_view source) {
-  ImportedFabric im = NewImport("ibnetdiscover", source, import);
+  ImportedFabric im = NewImport(ImportSource::kIbnetdiscover, source, import);
   im.source_switches = fabric.SwitchCount();
   im.source_cas = fabric.CaCount();
   const std::vector<formats::IbLink> ib_links = formats::IbLinks(fabric);
@@ -649,7 +654,7 @@ Attachment TopographLinks(const formats::TopographModel& model, const std::map<s
 
 Result<ImportedFabric> ImportTopographModel(const formats::TopographModel& model, const SimOptions& options,
                                             const ImportOptions& import, std::string_view source) {
-  ImportedFabric im = NewImport("topograph", source, import);
+  ImportedFabric im = NewImport(ImportSource::kTopograph, source, import);
   if (model.switches.empty()) return MakeError("the topograph model has no switch: nothing to simulate");
   std::map<std::string, int> index;
   std::vector<FabricSwitch> switches = TopographSwitches(model, index);
@@ -686,7 +691,10 @@ Result<ImportedFabric> ImportTopographModel(const formats::TopographModel& model
 Result<ImportedFabric> ImportFabricFromOptions(const SimOptions& options, const ImportOptions& import) {
   const bool ibnet = !options.fabric_ibnet_path.empty();
   const std::string& path = ibnet ? options.fabric_ibnet_path : options.fabric_topograph_path;
-  if (path.empty()) return MakeError("no fabric to import", "set fabric_ibnet_path or fabric_topograph_path");
+  if (path.empty()) {
+    return MakeKindError(ErrorKind::kUsage, "no fabric to import",
+                         "set fabric_ibnet_path or fabric_topograph_path");
+  }
   Result<std::string> text = ReadFileText(path);
   if (!text.ok()) return text.error();
   Diagnostics diag;
@@ -765,7 +773,7 @@ std::string ImportedTruthJson(const ImportedFabric& im, const FabricStats& stats
   json root;
   root["seed"] = c.options.seed;
   root["arch"] = "imported";
-  root["source"] = {{"kind", im.source_kind},
+  root["source"] = {{"kind", std::string(ImportSourceName(im.source_kind))},
                     {"file", im.source},
                     {"switches", im.source_switches},
                     {"cas", im.source_cas},
@@ -812,7 +820,7 @@ std::string ImportedTruthJson(const ImportedFabric& im, const FabricStats& stats
   // Pods: ibnetdiscover one pod of every leaf and non-leaf switch; topograph one pod per parent of
   // leaves (its leaves and itself).
   json pods = json::array();
-  if (im.source_kind == "ibnetdiscover") {
+  if (im.source_kind == ImportSource::kIbnetdiscover) {
     json lv = json::array();
     for (const FabricGroup& g : c.fabric.leaves) lv.push_back(g.name);
     pods.push_back({{"pod", "pod0"}, {"leaves", lv}, {"spines", c.fabric.spines}});
@@ -835,7 +843,7 @@ std::string ImportedTruthJson(const ImportedFabric& im, const FabricStats& stats
   json skipped = json::array();
   for (const SkippedCa& s : im.skipped) skipped.push_back({{"id", s.id}, {"desc", s.desc}, {"reason", s.reason}});
   f["skipped_cas"] = std::move(skipped);
-  f["import"] = {{"kind", im.source_kind},
+  f["import"] = {{"kind", std::string(ImportSourceName(im.source_kind))},
                  {"file", im.source},
                  {"endpoints", im.endpoints.size()},
                  {"skipped", im.skipped.size()},

@@ -116,8 +116,16 @@ struct SkippedCa {
   std::string reason;  // "SHARP aggregation node", "no link to a switch", ...
 };
 
+// Which kind of file an import read.
+enum class ImportSource {
+  kIbnetdiscover,  // "ibnetdiscover"
+  kTopograph,      // "topograph": a topograph model
+};
+// The names above.
+std::string_view ImportSourceName(ImportSource s);
+
 struct ImportedFabric {
-  std::string source_kind;  // "ibnetdiscover" | "topograph"
+  ImportSource source_kind = ImportSource::kIbnetdiscover;
   std::string source;       // file path or label as given
   Cluster cluster;          // hosts = endpoints (HostModel::type is null: no GPU model), leaf set;
                             // options = the SimOptions given (arch "imported", hosts = endpoints)

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "toposcope/base/rng.h"
+#include "toposcope/base/text.h"
 #include "toposcope/formats/fabric/path_probe.h"
 #include "toposcope/formats/rdma/qp_state_log.h"
 #include "toposcope/sim/rdma_traffic.h"
@@ -28,6 +29,15 @@ constexpr double kQueueScaleUs = 0.012;      // mean scale / (alpha - 1) = 0.02 
 constexpr double kCongestedScaleUs = 3.0;    // mean 5 µs per traversal
 constexpr double kOutlierRate = 0.006;
 constexpr double kSlowHostExtraUs = 1.2;
+
+constexpr NamedValue<FabricFaultKind> kFabricFaultNames[] = {{FabricFaultKind::kCongestedSwitch, "congested_switch"},
+                                                             {FabricFaultKind::kDegradedLink, "degraded_link"},
+                                                             {FabricFaultKind::kFlappingLink, "flapping_link"},
+                                                             {FabricFaultKind::kDetour, "detour"},
+                                                             {FabricFaultKind::kSlowHost, "slow_host"}};
+
+constexpr NamedValue<QpJobKind> kQpJobNames[] = {
+    {QpJobKind::kAllreduce, "allreduce"}, {QpJobKind::kPipeline, "pipeline"}, {QpJobKind::kMixed, "mixed"}};
 constexpr double kDetourFraction = 0.9;
 constexpr double kFlapDownShare = 0.25;
 constexpr uint32_t kDetourSeed = 0xDE70u;
@@ -142,16 +152,16 @@ class PlanBuilder {
 void BuildGraph(const Cluster& c, FabricPlan& p, Rng& rng) {
   PlanBuilder b(c, p, rng);
   const Fabric& f = c.fabric;
-  const std::string& arch = c.options.arch;
+  const Arch arch = c.options.arch;
   // Switches.
   for (const FabricGroup& leaf : f.leaves) {
     std::string role = "leaf", group;
-    if (arch == "dragonfly") {
+    if (arch == Arch::kDragonfly) {
       role = "router";
       for (const FabricGroup& g : f.groups) {
         if (std::find(g.members.begin(), g.members.end(), leaf.name) != g.members.end()) group = g.name;
       }
-    } else if (arch == "hhre") {
+    } else if (arch == Arch::kHhre) {
       role = "rack";
       for (const FabricGroup& r : f.rings) {
         if (std::find(r.members.begin(), r.members.end(), leaf.name) != r.members.end()) group = r.name;
@@ -160,7 +170,7 @@ void BuildGraph(const Cluster& c, FabricPlan& p, Rng& rng) {
     b.AddSwitch(leaf.name, role, group);
   }
   for (size_t s = 0; s < f.spines.size(); ++s) {
-    if (arch == "hhre") {
+    if (arch == Arch::kHhre) {
       b.AddSwitch(f.spines[s], "core", s < f.rings.size() ? f.rings[s].name : "");
     } else {
       b.AddSwitch(f.spines[s], "spine", "");
@@ -179,13 +189,13 @@ void BuildGraph(const Cluster& c, FabricPlan& p, Rng& rng) {
     std::swap(l.a, l.b);
     std::swap(l.a_port, l.b_port);
   }
-  if (arch == "fat-tree") {
+  if (arch == Arch::kFatTree) {
     for (const FabricGroup& leaf : f.leaves) {
       for (const std::string& spine : f.spines) {
         b.AddLink(b.SwitchIndex(leaf.name), b.SwitchIndex(spine), "leaf-spine", 10.0, 50.0);
       }
     }
-  } else if (arch == "dragonfly") {
+  } else if (arch == Arch::kDragonfly) {
     for (const FabricGroup& g : f.groups) {
       for (size_t i = 0; i < g.members.size(); ++i) {
         for (size_t j = i + 1; j < g.members.size(); ++j) {
@@ -582,7 +592,9 @@ std::vector<QpEvent> HostQpEvents(const Cluster& c, const FabricPlan& p, int hos
   const double stagger = job.stagger_ms * 1e6;
   const uint32_t base = 0x100 + static_cast<uint32_t>(rng.Below(0xF00000));
   std::vector<QpEvent> ev;
-  const int batched = job.kind == "allreduce" ? nq : job.kind == "pipeline" ? 0 : std::max(1, nq / 2);
+  const int batched = job.kind == QpJobKind::kAllreduce  ? nq
+                      : job.kind == QpJobKind::kPipeline ? 0
+                                                         : std::max(1, nq / 2);
   const int staggered_per_host = nq - batched;
   const int job_staggered = static_cast<int>(job.hosts.size()) * staggered_per_host;
   // Step boundaries (shared by the job).
@@ -599,7 +611,7 @@ std::vector<QpEvent> HostQpEvents(const Cluster& c, const FabricPlan& p, int hos
     }
     const int gs = pos * staggered_per_host + (q - batched);  // index among the job's staggered QPs
     std::vector<double> times;
-    if (job.kind == "pipeline") {
+    if (job.kind == QpJobKind::kPipeline) {
       const double phase = (gs + 0.5) / std::max(1, job_qps) * stagger;
       for (double t = start + job_offset + phase; t < end - 5e6; t += stagger) times.push_back(t + rng.Uniform(-0.5e6, 0.5e6));
     } else {  // mixed: the staggered half re-creates between step boundaries
@@ -627,6 +639,10 @@ std::vector<QpEvent> HostQpEvents(const Cluster& c, const FabricPlan& p, int hos
 
 }  // namespace
 
+std::string_view FabricFaultKindName(FabricFaultKind k) { return NameIn(kFabricFaultNames, k, "congested_switch"); }
+
+std::string_view QpJobKindName(QpJobKind k) { return NameIn(kQpJobNames, k, "allreduce"); }
+
 uint32_t EcmpHash(uint32_t ip_a, uint32_t ip_b, uint16_t udp_sport, uint32_t seed) {
   const uint32_t lo = std::min(ip_a, ip_b), hi = std::max(ip_a, ip_b);
   const uint8_t bytes[13] = {static_cast<uint8_t>(lo >> 24), static_cast<uint8_t>(lo >> 16),
@@ -648,7 +664,9 @@ Status ValidateFabricOptions(const SimOptions& o) {
   if (Status st = CheckHostLimit(o, kMaxFabricHosts, "fabric", "turn the fabric off or simulate fewer hosts"); !st) {
     return st;
   }
-  auto bad = [](const std::string& what, const std::string& hint) { return Status(MakeError(what, hint)); };
+  auto bad = [](const std::string& what, const std::string& hint) {
+    return Status(MakeKindError(ErrorKind::kUsage, what, hint));
+  };
   if (o.probes_per_pair < 1 || o.probes_per_pair > 1000) return bad("probes_per_pair outside 1..1000", "");
   if (!(o.probe_window_s >= 0.01 && o.probe_window_s <= 3600)) return bad("probe_window_s outside 0.01..3600", "");
   if (o.max_probe_peers < 1 || o.max_probe_peers > 100000) return bad("max_probe_peers outside 1..100000", "");
@@ -662,7 +680,7 @@ Status ValidateFabricOptions(const SimOptions& o) {
 namespace {
 
 void SetWindows(const SimOptions& o, FabricPlan& p) {
-  p.hhre = o.arch == "hhre";
+  p.hhre = o.arch == Arch::kHhre;
   p.extra_rtt_us = o.probe_extra_rtt_us;
   const int64_t mid_ns = o.start_unix_s * 1000000000LL + Ns(o.duration_s * 1e9 / 2.0);
   p.probe_start_ns = mid_ns - Ns(o.probe_window_s * 1e9 / 2.0);
@@ -721,7 +739,7 @@ void CompletePlan(const Cluster& c, FabricPlan& p, Rng& rng) {
 
   const auto name = [&](int node) { return FabricNodeName(c, p, node); };
   if (p.congested_switch >= 0) {
-    p.faults.push_back({"congested_switch", name(p.congested_switch),
+    p.faults.push_back({FabricFaultKind::kCongestedSwitch, name(p.congested_switch),
                         "ECMP groups over-weight it (share 0.95 where it is a candidate); queueing "
                         "Lomax(alpha 1.6, scale 3 us) per traversal"});
   }
@@ -732,28 +750,28 @@ void CompletePlan(const Cluster& c, FabricPlan& p, Rng& rng) {
                   l.design_width.c_str(), l.extra_us,
                   l.ecmp_excluded_at_a ? (name(l.a) + " drops it from its ECMP groups").c_str()
                                        : "no ECMP group can drop it (always a sole next hop)");
-    p.faults.push_back({"degraded_link", FabricLinkId(c, p, p.degraded_link), buf});
+    p.faults.push_back({FabricFaultKind::kDegradedLink, FabricLinkId(c, p, p.degraded_link), buf});
   }
   if (p.flapping_link >= 0) {
-    p.faults.push_back({"flapping_link", FabricLinkId(c, p, p.flapping_link),
+    p.faults.push_back({FabricFaultKind::kFlappingLink, FabricLinkId(c, p, p.flapping_link),
                         "down " + std::to_string(p.flaps.size()) + " times, 25 % of each period"});
   }
   if (p.detour_via >= 0) {
     const int extra = FullDist(p, p.detour_src, p.detour_via) + FullDist(p, p.detour_via, p.detour_dst) -
                       FullDist(p, p.detour_src, p.detour_dst);
-    p.faults.push_back({"detour", name(p.detour_src) + "->" + name(p.detour_dst),
+    p.faults.push_back({FabricFaultKind::kDetour, name(p.detour_src) + "->" + name(p.detour_dst),
                         "static route of 90 % of the flows via " + name(p.detour_via) + " (+" +
                             std::to_string(extra) + " hops)"});
   }
   if (p.slow_host >= 0) {
-    p.faults.push_back({"slow_host", c.hosts[static_cast<size_t>(p.slow_host)].name,
+    p.faults.push_back({FabricFaultKind::kSlowHost, c.hosts[static_cast<size_t>(p.slow_host)].name,
                         "NIC side +1.2 us each way (poorly tuned host)"});
   }
 
   // QP jobs.
   const int hosts = static_cast<int>(c.hosts.size());
   const int njobs = std::min(o.qp_jobs, hosts);
-  static const char* kKinds[3] = {"allreduce", "pipeline", "mixed"};
+  static constexpr QpJobKind kKinds[3] = {QpJobKind::kAllreduce, QpJobKind::kPipeline, QpJobKind::kMixed};
   const uint64_t kind0 = o.seed % 3;
   p.host_job.assign(c.hosts.size(), 0);
   for (int j = 0; j < njobs; ++j) {
@@ -765,9 +783,13 @@ void CompletePlan(const Cluster& c, FabricPlan& p, Rng& rng) {
       job.hosts.push_back(h);
       p.host_job[static_cast<size_t>(h)] = j;
     }
-    if (job.kind != "pipeline") job.step_ms = Round3(job.kind == "mixed" ? rng.Uniform(100, 160) : rng.Uniform(80, 160));
-    if (job.kind != "allreduce") job.stagger_ms = job.kind == "pipeline" ? Round3(rng.Uniform(250, 400)) : 0;
-    if (job.kind == "mixed") job.stagger_ms = Round3(std::max(2.0, std::ceil(250.0 / job.step_ms)) * job.step_ms);
+    if (job.kind != QpJobKind::kPipeline) {
+      job.step_ms = Round3(job.kind == QpJobKind::kMixed ? rng.Uniform(100, 160) : rng.Uniform(80, 160));
+    }
+    if (job.kind != QpJobKind::kAllreduce) {
+      job.stagger_ms = job.kind == QpJobKind::kPipeline ? Round3(rng.Uniform(250, 400)) : 0;
+    }
+    if (job.kind == QpJobKind::kMixed) job.stagger_ms = Round3(std::max(2.0, std::ceil(250.0 / job.step_ms)) * job.step_ms);
     p.jobs.push_back(std::move(job));
   }
 }
@@ -1109,7 +1131,7 @@ json CasJson(const Cluster& c, const FabricPlan& p) {
                    {"desc", h.name + " mlx5_0"},
                    {"nic_us", Round3(p.host_nic_us[i])},
                    {"job", job.id},
-                   {"qp_pattern", job.kind}});
+                   {"qp_pattern", std::string(QpJobKindName(job.kind))}});
   }
   return cas;
 }
@@ -1117,15 +1139,15 @@ json CasJson(const Cluster& c, const FabricPlan& p) {
 // "pods": fat-tree one 2-tier pod; dragonfly its groups; HHRE its rings with their core.
 json PodsJson(const Cluster& c) {
   json pods = json::array();
-  if (c.options.arch == "fat-tree") {
+  if (c.options.arch == Arch::kFatTree) {
     json leaves = json::array();
     for (const FabricGroup& g : c.fabric.leaves) leaves.push_back(g.name);
     pods.push_back({{"pod", "pod0"}, {"leaves", leaves}, {"spines", c.fabric.spines}});
   } else {
-    const auto& groups = c.options.arch == "dragonfly" ? c.fabric.groups : c.fabric.rings;
+    const auto& groups = c.options.arch == Arch::kDragonfly ? c.fabric.groups : c.fabric.rings;
     for (size_t g = 0; g < groups.size(); ++g) {
       json spines = json::array();
-      if (c.options.arch == "hhre" && g < c.fabric.spines.size()) spines.push_back(c.fabric.spines[g]);
+      if (c.options.arch == Arch::kHhre && g < c.fabric.spines.size()) spines.push_back(c.fabric.spines[g]);
       pods.push_back({{"pod", groups[g].name}, {"leaves", groups[g].members}, {"spines", spines}});
     }
   }
@@ -1139,7 +1161,7 @@ json QpJobsJson(const Cluster& c, const FabricPlan& p) {
     json hs = json::array();
     for (int h : j.hosts) hs.push_back(c.hosts[static_cast<size_t>(h)].name);
     jobs.push_back({{"job", j.id},
-                    {"kind", j.kind},
+                    {"kind", std::string(QpJobKindName(j.kind))},
                     {"hosts", hs},
                     {"qps_per_host", c.options.qps_per_host},
                     {"step_ms", j.step_ms},
@@ -1170,8 +1192,8 @@ json RedundantHopsJson(const FabricPlan& p, const FabricStats& stats) {
 json FaultsJson(const FabricPlan& p) {
   json faults = json::array();
   for (const FabricFault& ft : p.faults) {
-    json j = {{"kind", ft.kind}, {"element", ft.element}, {"detail", ft.detail}};
-    if (ft.kind == "flapping_link") {
+    json j = {{"kind", std::string(FabricFaultKindName(ft.kind))}, {"element", ft.element}, {"detail", ft.detail}};
+    if (ft.kind == FabricFaultKind::kFlappingLink) {
       json iv = json::array();
       for (const FlapInterval& fi : p.flaps) iv.push_back({{"start_ns", fi.start_ns}, {"end_ns", fi.end_ns}});
       j["down"] = std::move(iv);

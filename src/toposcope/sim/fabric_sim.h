@@ -68,6 +68,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "toposcope/base/result.h"
@@ -115,9 +116,19 @@ struct FabricLink {
   std::string design_width;  // degraded: the width as built ("4x"); empty otherwise
 };
 
+// An injected fabric fault.
+enum class FabricFaultKind {
+  kCongestedSwitch,  // "congested_switch"
+  kDegradedLink,     // "degraded_link"
+  kFlappingLink,     // "flapping_link"
+  kDetour,           // "detour"
+  kSlowHost,         // "slow_host"
+};
+// The names above.
+std::string_view FabricFaultKindName(FabricFaultKind k);
+
 struct FabricFault {
-  std::string kind;     // "congested_switch" | "degraded_link" | "flapping_link" | "detour" |
-                        // "slow_host"
+  FabricFaultKind kind = FabricFaultKind::kCongestedSwitch;
   std::string element;  // switch name, link id ("a--b"), host name, or "leafA->leafB" (detour)
   std::string detail;
 };
@@ -126,9 +137,18 @@ struct FlapInterval {
   int64_t start_ns = 0, end_ns = 0;  // link down in [start, end)
 };
 
+// How a QP job re-creates its QPs.
+enum class QpJobKind {
+  kAllreduce,  // "allreduce": in job-wide batches at step boundaries
+  kPipeline,   // "pipeline": staggered
+  kMixed,      // "mixed": half batched, half staggered
+};
+// The names above.
+std::string_view QpJobKindName(QpJobKind k);
+
 struct QpJob {
   std::string id;          // "job0"
-  std::string kind;        // "allreduce" | "pipeline" | "mixed"
+  QpJobKind kind = QpJobKind::kAllreduce;
   std::vector<int> hosts;  // host indices
   double step_ms = 0;      // allreduce / mixed: step period
   double stagger_ms = 0;   // pipeline / mixed: a staggered QP's re-creation period
@@ -189,8 +209,8 @@ struct FabricRoute {
 
 // Checks the fabric options (probes_per_pair 1..1000, probe_window_s 0.01..3600, qp_jobs 1..64,
 // qps_per_host 1..256, qp_window_s 0.05..600, max_probe_peers 1..100000, probe_extra_rtt_us
-// 0..1e6, at most kMaxFabricHosts hosts). Returns ok, or fails with the first option out of its
-// range (the Error says which and the range). Always ok when with_fabric is false.
+// 0..1e6, at most kMaxFabricHosts hosts). Returns ok, or fails (kUsage) with the first option out
+// of its range (the Error says which and the range). Always ok when with_fabric is false.
 Status ValidateFabricOptions(const SimOptions& options);
 
 // Builds the fabric graph, faults and QP jobs (no probes yet) and returns the plan. Never fails;

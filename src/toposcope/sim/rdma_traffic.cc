@@ -38,6 +38,19 @@ constexpr int64_t kCnpGapNs = 50000;        // at most one CNP per QP per 50 us
 constexpr double kCongestionDuty = 0.35;
 constexpr double kCongestionCapGbps = 25.0;
 constexpr double kCeMarkProbability = 0.25;
+
+constexpr NamedValue<RdmaPairKind> kPairKindNames[] = {{RdmaPairKind::kRing, "ring"},
+                                                       {RdmaPairKind::kBackground, "background"}};
+
+constexpr NamedValue<RdmaOp> kOpNames[] = {{RdmaOp::kWrite, "write"}, {RdmaOp::kSend, "send"}, {RdmaOp::kRead, "read"}};
+
+constexpr NamedValue<RdmaCaptureKind> kCaptureKindNames[] = {{RdmaCaptureKind::kDownlink, "downlink"},
+                                                             {RdmaCaptureKind::kUplink, "uplink"}};
+
+constexpr NamedValue<RdmaLinkMode> kLinkModeNames[] = {
+    {RdmaLinkMode::kSteady, "steady"},
+    {RdmaLinkMode::kPeriodicCongestion, "periodic_congestion"},
+    {RdmaLinkMode::kMultiTenantContention, "multi_tenant_contention"}};
 constexpr uint8_t kDscpRoce = 26, kDscpCnp = 48;
 constexpr uint8_t kEcnEct0 = 2;
 constexpr uint8_t kAethAck = 0x1f, kAethNakPsn = 0x60;
@@ -208,6 +221,14 @@ struct Shaper {
 // Public helpers
 // ---------------------------------------------------------------------------------------------
 
+std::string_view RdmaPairKindName(RdmaPairKind k) { return NameIn(kPairKindNames, k, "ring"); }
+
+std::string_view RdmaOpName(RdmaOp op) { return NameIn(kOpNames, op, "write"); }
+
+std::string_view RdmaCaptureKindName(RdmaCaptureKind k) { return NameIn(kCaptureKindNames, k, "downlink"); }
+
+std::string_view RdmaLinkModeName(RdmaLinkMode m) { return NameIn(kLinkModeNames, m, "steady"); }
+
 uint32_t RdmaCalcFlowLabel(uint32_t lqpn, uint32_t rqpn) {
   uint64_t v = static_cast<uint64_t>(lqpn) * rqpn;
   v ^= v >> 20;
@@ -228,7 +249,9 @@ uint16_t RoceUdpSourcePort(uint32_t lqpn, uint32_t rqpn) {
 Status ValidateRdmaOptions(const SimOptions& o) {
   if (!o.with_rdma) return {};
   if (Status st = CheckHostLimit(o, kMaxRdmaHosts, "RDMA", "turn RDMA off or simulate fewer hosts"); !st) return st;
-  auto bad = [](const std::string& what, const std::string& hint) { return Status(MakeError(what, hint)); };
+  auto bad = [](const std::string& what, const std::string& hint) {
+    return Status(MakeKindError(ErrorKind::kUsage, what, hint));
+  };
   if (!(o.rdma_window_ms >= 1 && o.rdma_window_ms <= 1000)) return bad("rdma window out of range", "use 1..1000 ms");
   if (o.nccl_channels < 1 || o.nccl_channels > 16) return bad("NCCL channels out of range", "use 1..16");
   if (o.qps_per_connection < 1 || o.qps_per_connection > 8) return bad("QPs per connection out of range", "use 1..8");
@@ -295,14 +318,14 @@ PathInfo PathOf(const Cluster& c, const RdmaPlan& plan, const RdmaQpPair& p) {
     path.switches = {ha.leaf};
     return path;
   }
-  const std::string& arch = c.options.arch;
-  if (arch == "fat-tree") {
+  const Arch arch = c.options.arch;
+  if (arch == Arch::kFatTree) {
     const IpAddress& ia = plan.nics[static_cast<size_t>(p.a.host)][static_cast<size_t>(p.a.nic)].ip;
     const IpAddress& ib = plan.nics[static_cast<size_t>(p.b.host)][static_cast<size_t>(p.b.nic)].ip;
     path.spine_ab = EcmpSpine(c, LeafIndexOf(c, ha.leaf), ia, ib, p.udp_sport);
     path.spine_ba = EcmpSpine(c, LeafIndexOf(c, hb.leaf), ib, ia, p.udp_sport);
     path.switches = {ha.leaf, c.fabric.spines[static_cast<size_t>(path.spine_ab)], hb.leaf};
-  } else if (arch == "hhre") {
+  } else if (arch == Arch::kHhre) {
     const int ra = LeafIndexOf(c, ha.leaf) / 4;
     const int rb = LeafIndexOf(c, hb.leaf) / 4;
     path.switches = {ha.leaf, c.fabric.spines[static_cast<size_t>(ra)]};
@@ -534,8 +557,8 @@ void PlanRingPairs(const Cluster& cluster, RdmaPlan& plan, QpAllocator& qps) {
       const int to = plan.host_first_rank[static_cast<size_t>(hb)] + ring.host_entry_gpu[static_cast<size_t>(hb)];
       for (int q = 0; q < plan.qps_per_connection; ++q) {
         RdmaQpPair p;
-        p.kind = "ring";
-        p.op = "write";
+        p.kind = RdmaPairKind::kRing;
+        p.op = RdmaOp::kWrite;
         p.channel = ring.channel;
         p.from_rank = from;
         p.to_rank = to;
@@ -573,8 +596,8 @@ void PlanBackgroundPairs(const Cluster& cluster, int n_captured, Rng& rng, RdmaP
       const int nic = plan.rings[static_cast<size_t>(c)].host_nic[static_cast<size_t>(hi)];
       const int peer_nic = static_cast<int>(rng.Below(hp.type->nics.size()));
       RdmaQpPair p;
-      p.kind = "background";
-      p.op = read_tenant ? "read" : "send";
+      p.kind = RdmaPairKind::kBackground;
+      p.op = read_tenant ? RdmaOp::kRead : RdmaOp::kSend;
       p.a = qps.MakeEnd(hi, nic, pid, read_tenant ? "ib_read_bw" : "ib_send_bw");
       p.b = qps.MakeEnd(peer, peer_nic, 2000 + static_cast<int64_t>(rng.Below(4000000)),
                         read_tenant ? "ib_read_bw" : "ib_send_bw");
@@ -584,7 +607,7 @@ void PlanBackgroundPairs(const Cluster& cluster, int n_captured, Rng& rng, RdmaP
 }
 
 // A capture of `leaf`'s port `port` (file name from both).
-RdmaCapture NewCapture(const std::string& leaf, int port, const char* kind, uint32_t snaplen) {
+RdmaCapture NewCapture(const std::string& leaf, int port, RdmaCaptureKind kind, uint32_t snaplen) {
   RdmaCapture cap;
   cap.leaf = leaf;
   cap.port = port;
@@ -605,7 +628,7 @@ void PlanCaptures(const Cluster& cluster, int n_captured, RdmaPlan& plan) {
     for (int nic : used) {
       if (nic >= static_cast<int>(plan.nics[static_cast<size_t>(i)].size())) continue;
       RdmaCapture cap = NewCapture(h.leaf, plan.nics[static_cast<size_t>(i)][static_cast<size_t>(nic)].leaf_port,
-                                   "downlink", static_cast<uint32_t>(o.rdma_snaplen));
+                                   RdmaCaptureKind::kDownlink, static_cast<uint32_t>(o.rdma_snaplen));
       cap.host = i;
       cap.nic = nic;
       plan.captures.push_back(std::move(cap));
@@ -618,17 +641,17 @@ void PlanCaptures(const Cluster& cluster, int n_captured, RdmaPlan& plan) {
     plan.captures[full].snaplen = 262144;
     plan.full_length_capture = static_cast<int>(full);
   }
-  if (o.spine_capture && o.arch == "fat-tree" && cluster.fabric.leaves.size() > 1 && n_captured > 0 &&
+  if (o.spine_capture && o.arch == Arch::kFatTree && cluster.fabric.leaves.size() > 1 && n_captured > 0 &&
       !cluster.fabric.spines.empty()) {
     // Uplinks follow the downlinks of 4 host slots.
-    RdmaCapture cap = NewCapture(cluster.fabric.leaves[0].name, 4 * kLeafPortsPerHost + 1, "uplink",
+    RdmaCapture cap = NewCapture(cluster.fabric.leaves[0].name, 4 * kLeafPortsPerHost + 1, RdmaCaptureKind::kUplink,
                                  static_cast<uint32_t>(o.rdma_snaplen));
     cap.spine = cluster.fabric.spines[0];
     plan.captures.push_back(std::move(cap));
   }
   for (RdmaQpPair& p : plan.qp_pairs) {
     for (const RdmaCapture& cap : plan.captures) {
-      if (cap.kind != "downlink") continue;
+      if (cap.kind != RdmaCaptureKind::kDownlink) continue;
       if ((cap.host == p.a.host && cap.nic == p.a.nic) || (cap.host == p.b.host && cap.nic == p.b.nic)) {
         p.captured = true;
       }
@@ -650,15 +673,15 @@ void PlanLinks(RdmaPlan& plan) {
     RdmaLink l;
     l.host_a = key.first;
     l.host_b = key.second;
-    l.mode = "steady";
+    l.mode = RdmaLinkMode::kSteady;
     plan.links.push_back(l);
   }
   for (RdmaQpPair& p : plan.qp_pairs) {
     const auto key = std::minmax(p.a.host, p.b.host);
     p.link = link_of[{key.first, key.second}];
     RdmaLink& l = plan.links[static_cast<size_t>(p.link)];
-    if (p.kind == "ring") l.backbone = true;
-    if (p.kind == "background") l.mode = "multi_tenant_contention";
+    if (p.kind == RdmaPairKind::kRing) l.backbone = true;
+    if (p.kind == RdmaPairKind::kBackground) l.mode = RdmaLinkMode::kMultiTenantContention;
   }
 }
 
@@ -668,7 +691,7 @@ void PlanCongestion(const Cluster& cluster, Rng& rng, RdmaPlan& plan) {
   std::vector<int> cross, same;
   for (size_t i = 0; i < plan.links.size(); ++i) {
     const RdmaLink& l = plan.links[i];
-    if (!l.backbone || l.mode != "steady") continue;
+    if (!l.backbone || l.mode != RdmaLinkMode::kSteady) continue;
     if (!plan.captured_host[static_cast<size_t>(l.host_a)] && !plan.captured_host[static_cast<size_t>(l.host_b)]) {
       continue;
     }
@@ -681,12 +704,13 @@ void PlanCongestion(const Cluster& cluster, Rng& rng, RdmaPlan& plan) {
     if (pool.empty()) break;
     const size_t pick = rng.Below(pool.size());
     RdmaLink& l = plan.links[static_cast<size_t>(pool[pick])];
-    l.mode = "periodic_congestion";
+    l.mode = RdmaLinkMode::kPeriodicCongestion;
     l.period_us = o.congestion_period_us;
     pool.erase(pool.begin() + static_cast<std::ptrdiff_t>(pick));
   }
   for (RdmaQpPair& p : plan.qp_pairs) {
-    p.congested = p.kind == "ring" && plan.links[static_cast<size_t>(p.link)].mode == "periodic_congestion";
+    p.congested =
+        p.kind == RdmaPairKind::kRing && plan.links[static_cast<size_t>(p.link)].mode == RdmaLinkMode::kPeriodicCongestion;
   }
 }
 
@@ -729,7 +753,7 @@ std::vector<std::string> RdmaHostFiles(const RdmaPlan& plan, const HostModel& ho
   }
   if (plan.rdma_res_host[hi]) out.push_back(dir + kRdmaResQpFile);
   for (const RdmaCapture& cap : plan.captures) {
-    if (cap.kind == "downlink" && cap.host == host.index) out.push_back(cap.file);
+    if (cap.kind == RdmaCaptureKind::kDownlink && cap.host == host.index) out.push_back(cap.file);
   }
   return out;
 }
@@ -737,7 +761,7 @@ std::vector<std::string> RdmaHostFiles(const RdmaPlan& plan, const HostModel& ho
 std::vector<std::string> RdmaSharedFiles(const RdmaPlan& plan) {
   std::vector<std::string> out = {kInventoryFile};
   for (const RdmaCapture& cap : plan.captures) {
-    if (cap.kind != "downlink") out.push_back(cap.file);
+    if (cap.kind != RdmaCaptureKind::kDownlink) out.push_back(cap.file);
   }
   return out;
 }
@@ -758,7 +782,7 @@ PairSchedule ScheduleOf(const Cluster& cluster, const RdmaPlan& plan, const Rdma
   const uint64_t va_b = 0x7f0000000000ULL + (rng.NextU64() & 0xfffff000000ULL);
   const uint32_t rkey_a = static_cast<uint32_t>(rng.NextU64() & 0xffffff);
   const uint32_t rkey_b = static_cast<uint32_t>(rng.NextU64() & 0xffffff);
-  if (p.kind == "ring") {
+  if (p.kind == RdmaPairKind::kRing) {
     const double interval_ns = o.rdma_message_interval_us * 1e3;
     const int q = plan.qps_per_connection;
     uint32_t share = static_cast<uint32_t>(o.rdma_message_bytes / q);
@@ -792,7 +816,7 @@ PairSchedule ScheduleOf(const Cluster& cluster, const RdmaPlan& plan, const Rdma
     s.ba.from_b = true;
   } else {
     const double mean_ns = rng.Uniform(300.0, 900.0) * 1e3;
-    const bool read = p.op == "read";
+    const bool read = p.op == RdmaOp::kRead;
     int64_t t = start + Ns(rng.Exponential() * mean_ns);
     s.ab.loss = read ? 0.0 : o.loss_rate;
     while (t < end) {
@@ -1436,7 +1460,7 @@ Shaper CongestionShaper(const SimOptions& o, const RdmaPlan& plan, const RdmaQpP
   const int dir = p.a.host < p.b.host ? 0 : 1;
   int sharing = 0;
   for (const RdmaQpPair& q : plan.qp_pairs) {
-    if (q.link == p.link && q.kind == "ring" && (q.a.host < q.b.host ? 0 : 1) == dir) ++sharing;
+    if (q.link == p.link && q.kind == RdmaPairKind::kRing && (q.a.host < q.b.host ? 0 : 1) == dir) ++sharing;
   }
   shaper.per_packet_ns = SerializationNs(FrameBytes(formats::roce_op::kWriteMiddle, kRoceMtu),
                                          kCongestionCapGbps / std::max(1, sharing));
@@ -1486,8 +1510,8 @@ std::vector<std::vector<CapRecord>> DistributeEvents(const RdmaPlan& plan, const
   int uplink = -1;
   for (size_t c = 0; c < plan.captures.size(); ++c) {
     const RdmaCapture& cap = plan.captures[c];
-    if (cap.kind == "downlink") downlink[{cap.host, cap.nic}] = c;
-    if (cap.kind == "uplink") uplink = static_cast<int>(c);
+    if (cap.kind == RdmaCaptureKind::kDownlink) downlink[{cap.host, cap.nic}] = c;
+    if (cap.kind == RdmaCaptureKind::kUplink) uplink = static_cast<int>(c);
   }
   std::vector<std::vector<CapRecord>> records(plan.captures.size());
   const int64_t w0 = plan.window_start_ns, w1 = plan.window_end_ns;
@@ -1582,7 +1606,7 @@ PairsByRank RingPairsByRank(const RdmaPlan& plan) {
   by.send.resize(static_cast<size_t>(plan.world));
   by.recv.resize(static_cast<size_t>(plan.world));
   for (const RdmaQpPair& p : plan.qp_pairs) {
-    if (p.kind != "ring") continue;
+    if (p.kind != RdmaPairKind::kRing) continue;
     by.send[static_cast<size_t>(p.from_rank)].push_back(&p);
     by.recv[static_cast<size_t>(p.to_rank)].push_back(&p);
   }
@@ -1670,7 +1694,7 @@ std::string RenderInventory(const Cluster& cluster, const RdmaPlan& plan) {
       row.nic = n.device;
       row.port = 1;
       row.gid = "::ffff:" + n.ip.ToString();
-      row.rack = cluster.options.arch == "hhre" ? h.leaf : std::string();
+      row.rack = cluster.options.arch == Arch::kHhre ? h.leaf : std::string();
       row.leaf = h.leaf;
       inv.rows.push_back(std::move(row));
     }
@@ -1691,14 +1715,14 @@ std::vector<RenderedFile> RenderRdma(const Cluster& cluster, RdmaPlan& plan) {
       out.push_back({cluster.hosts[static_cast<size_t>(hi)].name + "/" + kRdmaResQpFile, RenderRdmaResQp(plan, hi)});
     }
     for (size_t c = 0; c < plan.captures.size(); ++c) {
-      if (plan.captures[c].kind == "downlink" && plan.captures[c].host == hi) {
+      if (plan.captures[c].kind == RdmaCaptureKind::kDownlink && plan.captures[c].host == hi) {
         out.push_back(RenderCapture(o, plan, wire, c));
       }
     }
   }
   out.push_back({kInventoryFile, RenderInventory(cluster, plan)});
   for (size_t c = 0; c < plan.captures.size(); ++c) {
-    if (plan.captures[c].kind != "downlink") out.push_back(RenderCapture(o, plan, wire, c));
+    if (plan.captures[c].kind != RdmaCaptureKind::kDownlink) out.push_back(RenderCapture(o, plan, wire, c));
   }
   return out;
 }
@@ -1746,7 +1770,7 @@ json CapturesJson(const TruthNames& names) {
     captures.push_back({{"file", c.file},
                         {"port", c.port},
                         {"leaf", c.leaf},
-                        {"kind", c.kind},
+                        {"kind", std::string(RdmaCaptureKindName(c.kind))},
                         {"host", c.host >= 0 ? names.Host(c.host) : std::string()},
                         {"nic", c.host >= 0 ? plan.nics[static_cast<size_t>(c.host)][static_cast<size_t>(c.nic)].device
                                             : std::string()},
@@ -1794,8 +1818,8 @@ void AddPairsAndFlows(const TruthNames& names, json& r) {
   json pairs = json::array();
   json flows = json::array();
   for (const RdmaQpPair& p : names.plan.qp_pairs) {
-    pairs.push_back({{"kind", p.kind},
-                     {"op", p.op},
+    pairs.push_back({{"kind", std::string(RdmaPairKindName(p.kind))},
+                     {"op", std::string(RdmaOpName(p.op))},
                      {"channel", p.channel},
                      {"from_rank", p.from_rank},
                      {"to_rank", p.to_rank},
@@ -1807,8 +1831,8 @@ void AddPairsAndFlows(const TruthNames& names, json& r) {
                      {"congested", p.congested},
                      {"naks", p.naks},
                      {"cnps", p.cnps}});
-    flows.push_back(FlowJson(names, p, p.a, p.b, p.kind, p.lost_a));
-    flows.push_back(FlowJson(names, p, p.b, p.a, p.kind == "ring" ? "ack" : "background", p.lost_b));
+    flows.push_back(FlowJson(names, p, p.a, p.b, std::string(RdmaPairKindName(p.kind)), p.lost_a));
+    flows.push_back(FlowJson(names, p, p.b, p.a, p.kind == RdmaPairKind::kRing ? "ack" : "background", p.lost_b));
   }
   r["qp_pairs"] = std::move(pairs);
   r["flows"] = std::move(flows);
@@ -1852,7 +1876,7 @@ void AddRdmaTruth(const Cluster& cluster, const RdmaPlan& plan, nlohmann::json* 
   for (const RdmaLink& l : plan.links) {
     json j = {{"link", names.Host(l.host_a) + "~" + names.Host(l.host_b)},
               {"backbone", l.backbone},
-              {"mode", l.mode},
+              {"mode", std::string(RdmaLinkModeName(l.mode))},
               {"period_us", l.period_us}};
     links.push_back(std::move(j));
   }

@@ -52,6 +52,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "toposcope/base/ip_address.h"
@@ -116,12 +117,46 @@ struct RdmaQpEnd {
   std::string comm;      // its command name
 };
 
+// Whose traffic a QP pair carries.
+enum class RdmaPairKind {
+  kRing,        // "ring": the job's ring hop
+  kBackground,  // "background": another tenant's
+};
+// The names above.
+std::string_view RdmaPairKindName(RdmaPairKind k);
+
+// The RDMA operation of a QP pair.
+enum class RdmaOp {
+  kWrite,  // "write": ring hops
+  kSend,   // "send": background
+  kRead,   // "read": background
+};
+// The names above.
+std::string_view RdmaOpName(RdmaOp op);
+
+// Which port a capture mirrors.
+enum class RdmaCaptureKind {
+  kDownlink,  // "downlink": a leaf's port to a host
+  kUplink,    // "uplink": a leaf's port to a spine
+};
+// The names above.
+std::string_view RdmaCaptureKindName(RdmaCaptureKind k);
+
+// What the simulator makes a host-pair link carry.
+enum class RdmaLinkMode {
+  kSteady,                 // "steady"
+  kPeriodicCongestion,     // "periodic_congestion"
+  kMultiTenantContention,  // "multi_tenant_contention"
+};
+// The names above.
+std::string_view RdmaLinkModeName(RdmaLinkMode m);
+
 struct RdmaQpPair {
-  std::string kind;  // "ring" | "background"
+  RdmaPairKind kind = RdmaPairKind::kRing;
   int channel = -1;  // ring: the channel
   int from_rank = -1, to_rank = -1;  // ring: sender -> receiver
   int qp_index = 0;                  // ring: which of the connection's QPs
-  std::string op;                    // background: "send" | "read"; ring: "write"
+  RdmaOp op = RdmaOp::kWrite;        // background: kSend or kRead; ring: kWrite
   RdmaQpEnd a;                       // requester (sends the data / issues the reads)
   RdmaQpEnd b;                       // responder
   uint16_t udp_sport = 0;
@@ -138,7 +173,7 @@ struct RdmaCapture {
   std::string file;   // "captures/leaf00-p1.pcap"
   std::string leaf;
   int port = 0;
-  std::string kind;   // "downlink" | "uplink"
+  RdmaCaptureKind kind = RdmaCaptureKind::kDownlink;
   int host = -1;      // downlink: the host; -1 for an uplink
   int nic = -1;       // downlink: the host's NIC
   std::string spine;  // uplink: the spine it goes to
@@ -151,7 +186,7 @@ struct RdmaCapture {
 struct RdmaLink {
   int host_a = 0, host_b = 0;  // host indices, host_a's name sorts first
   bool backbone = false;       // carries the job's ring hops
-  std::string mode;            // "periodic_congestion" | "multi_tenant_contention" | "steady"
+  RdmaLinkMode mode = RdmaLinkMode::kSteady;
   double period_us = 0;        // periodic_congestion: the burst period
 };
 
@@ -181,8 +216,8 @@ struct RdmaPlan {
 };
 
 // Checks the RDMA options (ranges above, at most kMaxRdmaHosts hosts, a known nccl_version).
-// Returns ok, or fails with the first option out of its range (the Error says which and the
-// range). Always ok when with_rdma is false.
+// Returns ok, or fails (kUsage) with the first option out of its range (the Error says which and
+// the range). Always ok when with_rdma is false.
 Status ValidateRdmaOptions(const SimOptions& options);
 
 // Plans addressing, communicator, QP pairs, captures and links and returns the plan (no packets

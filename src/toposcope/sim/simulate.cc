@@ -21,7 +21,7 @@ Result<SimSummary> SimulateImported(const SimOptions& options, const std::string
   const std::string base = out_dir.back() == '/' ? out_dir : out_dir + "/";
   SimSummary summary;
   summary.out_dir = out_dir;
-  summary.arch = "imported";
+  summary.arch = Arch::kImported;
   summary.seed = options.seed;
   for (const RenderedFile& f : RenderImportedFabric(*imported)) {
     if (Status st = WriteFileText(base + f.path, f.text); !st) return st.error();
@@ -47,7 +47,9 @@ Result<SimSummary> SimulateImported(const SimOptions& options, const std::string
 }  // namespace
 
 Result<SimSummary> Simulate(const SimOptions& options, const std::string& out_dir) {
-  if (out_dir.empty()) return MakeError("no output directory given", "pass a directory to write into");
+  if (out_dir.empty()) {
+    return MakeKindError(ErrorKind::kUsage, "no output directory given", "pass a directory to write into");
+  }
   if (!options.fabric_ibnet_path.empty() || !options.fabric_topograph_path.empty()) {
     return SimulateImported(options, out_dir);
   }
@@ -101,15 +103,16 @@ SimOptions WithScaleLimits(SimOptions options) {
 }
 
 std::string SimSummaryText(const SimSummary& s) {
-  std::string out = "simulated " + std::to_string(s.hosts.size()) + " hosts (" + s.arch + ", seed " +
-                    std::to_string(s.seed) + "), " + std::to_string(s.files_written) + " files in " + s.out_dir + "\n";
+  std::string out = "simulated " + std::to_string(s.hosts.size()) + " hosts (" +
+                    std::string(ArchName(s.arch)) + ", seed " + std::to_string(s.seed) + "), " +
+                    std::to_string(s.files_written) + " files in " + s.out_dir + "\n";
   std::map<std::string, int> types;
   for (const auto& h : s.hosts) ++types[h.node_type];
   for (const auto& [t, n] : types) out += "  " + std::to_string(n) + " x " + t + "\n";
   out += "injected faults: " + std::to_string(s.faults.size()) + " of " + std::to_string(s.faults_requested) +
          " requested\n";
   for (const auto& f : s.faults) {
-    out += "  " + f.kind + " on " + f.host + ":";
+    out += "  " + std::string(NodeFaultKindName(f.kind)) + " on " + f.host + ":";
     for (const auto& g : f.gpus) out += " " + g;
     out += " (" + f.detail + ")\n";
   }

@@ -29,7 +29,7 @@ struct SimHostSummary {
 };
 
 struct SimFaultSummary {
-  std::string kind;  // "nvlink_lanes_down" | "pcie_downtrain"
+  NodeFaultKind kind = NodeFaultKind::kNvlinkLanesDown;
   std::string host;
   std::vector<std::string> gpus;  // "node003/gpu5"
   std::string detail;             // "9 of 18 lanes down"
@@ -37,7 +37,7 @@ struct SimFaultSummary {
 
 struct SimSummary {
   std::string out_dir;
-  std::string arch;
+  Arch arch = Arch::kFatTree;
   uint64_t seed = 0;
   std::vector<SimHostSummary> hosts;
   std::vector<SimFaultSummary> faults;  // as injected (may be fewer than requested)
@@ -47,12 +47,13 @@ struct SimSummary {
 };
 
 // Simulates and writes the dataset into `out_dir` (created if missing; existing files of the same
-// names are overwritten, others left alone). Returns what was written. Fails on an empty `out_dir`,
-// on invalid options (see BuildCluster, ValidateTelemetryOptions, ValidateRdmaOptions and
-// ValidateFabricOptions: RDMA on more than kMaxRdmaHosts hosts or the fabric on more than
-// kMaxFabricHosts is an error, see WithScaleLimits), on an import that fails (sim/fabric_import.h)
-// or when a file cannot be written (the Error names it). Each host's `files` lists its topology
-// files first, then its telemetry, RDMA and fabric files.
+// names are overwritten, others left alone). Returns what was written. Fails with
+// ErrorKind::kUsage on an empty `out_dir` or invalid options (see BuildCluster,
+// ValidateTelemetryOptions, ValidateRdmaOptions and ValidateFabricOptions: RDMA on more than
+// kMaxRdmaHosts hosts or the fabric on more than kMaxFabricHosts is an error, see
+// WithScaleLimits), on an import that fails (sim/fabric_import.h; an unreadable or unusable fabric
+// file is kInput), and with kOutput when a file cannot be written (the Error names it). Each host's `files`
+// lists its topology files first, then its telemetry, RDMA and fabric files.
 Result<SimSummary> Simulate(const SimOptions& options, const std::string& out_dir);
 
 // The simulator's scale limits, applied in one place: returns `options` with with_rdma cleared

@@ -10,6 +10,7 @@
 
 #include "toposcope/base/names.h"
 #include "toposcope/base/rng.h"
+#include "toposcope/base/text.h"
 #include "toposcope/base/time.h"
 #include "toposcope/formats/trace/chrome_trace.h"
 #include "toposcope/formats/clock/chrony.h"
@@ -32,6 +33,11 @@ constexpr uint64_t kDcgmStreamLabel = 0xDC6A5EEDULL;
 constexpr uint64_t kNoiseStreamLabel = 0x4015E5EEDULL;
 constexpr uint64_t kTelemetryFaultLabel = 0x7E1EFA17ULL;
 constexpr uint64_t kTraceStreamLabel = 0x7ACE5EEDULL;
+
+constexpr NamedValue<TelemetryFaultKind> kFaultKindNames[] = {
+    {TelemetryFaultKind::kClockStep, "clock_step"},
+    {TelemetryFaultKind::kStraggler, "straggler"},
+    {TelemetryFaultKind::kThermalLinkDownspeed, "thermal_link_downspeed"}};
 
 constexpr int kMaxTelemetryHosts = 512;
 constexpr double kThermalRFactor = 1.8;
@@ -619,6 +625,8 @@ std::string RenderEvents(const Telemetry& t, const HostModel& h) {
 
 }  // namespace
 
+std::string_view TelemetryFaultKindName(TelemetryFaultKind k) { return NameIn(kFaultKindNames, k, "clock_step"); }
+
 HostTelemetryPlan PlanHostTelemetry(const SimOptions& o, int i) {
   HostTelemetryPlan p;
   p.discipline = (i + i / 4) % 2 == 0 ? ClockDiscipline::kPtp : ClockDiscipline::kNtp;
@@ -647,33 +655,35 @@ HostTelemetryPlan PlanHostTelemetry(const SimOptions& o, int i) {
 Status ValidateTelemetryOptions(const SimOptions& o) {
   if (!o.with_telemetry) return {};
   if (o.hosts > kMaxTelemetryHosts) {
-    return MakeError("telemetry is limited to " + std::to_string(kMaxTelemetryHosts) + " hosts",
-                     "simulate fewer hosts, or turn telemetry off");
+    return MakeKindError(ErrorKind::kUsage,
+                         "telemetry is limited to " + std::to_string(kMaxTelemetryHosts) + " hosts",
+                         "simulate fewer hosts, or turn telemetry off");
   }
   if (!(o.duration_s >= 10 && o.duration_s <= 3600)) {
-    return MakeError("duration out of range", "use 10..3600 s");
+    return MakeKindError(ErrorKind::kUsage, "duration out of range", "use 10..3600 s");
   }
   if (!(o.telemetry_s >= 2 && o.telemetry_s <= o.duration_s)) {
-    return MakeError("telemetry window out of range", "use 2 s .. the duration");
+    return MakeKindError(ErrorKind::kUsage, "telemetry window out of range", "use 2 s .. the duration");
   }
   if (o.dcgm_period_ms < 10 || o.dcgm_period_ms > 10000) {
-    return MakeError("DCGM period out of range", "use 10..10000 ms");
+    return MakeKindError(ErrorKind::kUsage, "DCGM period out of range", "use 10..10000 ms");
   }
   if (o.slow_dcgm_period_ms < o.dcgm_period_ms || o.slow_dcgm_period_ms % o.dcgm_period_ms != 0 ||
       o.slow_dcgm_period_ms > 60000) {
-    return MakeError("slow DCGM period must be a multiple of the DCGM period", "e.g. 1000 ms with 100 ms");
+    return MakeKindError(ErrorKind::kUsage, "slow DCGM period must be a multiple of the DCGM period",
+                         "e.g. 1000 ms with 100 ms");
   }
   if (o.telemetry_s * 1000.0 < o.slow_dcgm_period_ms) {
-    return MakeError("telemetry window shorter than one slow DCGM period");
+    return MakeKindError(ErrorKind::kUsage, "telemetry window shorter than one slow DCGM period");
   }
   if (o.trace_iterations < 0 || o.trace_iterations > 1000) {
-    return MakeError("trace iterations out of range", "use 0..1000");
+    return MakeKindError(ErrorKind::kUsage, "trace iterations out of range", "use 0..1000");
   }
   if (o.clock_checks_per_host < 0 || o.clock_checks_per_host > 100000) {
-    return MakeError("clock checks per host out of range", "use 0..100000");
+    return MakeKindError(ErrorKind::kUsage, "clock checks per host out of range", "use 0..100000");
   }
   if (o.start_unix_s < 0 || o.start_unix_s > 4102444800LL) {
-    return MakeError("start time out of range", "use seconds since 1970 before 2100");
+    return MakeKindError(ErrorKind::kUsage, "start time out of range", "use seconds since 1970 before 2100");
   }
   return {};
 }
@@ -767,7 +777,7 @@ void SimulateClocks(const Cluster& cluster, const FaultPlacement& fp, Telemetry&
       clock = HostClock(p, Rng::Mix(hs, 1));
       char buf[64];
       std::snprintf(buf, sizeof(buf), "clock jumped by %+.3f ms", fp.step_ms);
-      t.faults.push_back({"clock_step", h.index, -1, -1, st.true_ns, st.true_ns, buf});
+      t.faults.push_back({TelemetryFaultKind::kClockStep, h.index, -1, -1, st.true_ns, st.true_ns, buf});
     }
     t.clocks.push_back(std::move(clock));
   }
@@ -808,7 +818,7 @@ void RecordJobFaults(double straggler_factor, Telemetry& t) {
                     "cooling degraded (R x%.2f); peak %.1f C; link %d rx share x%.2f while >= 85 C",
                     t.thermal.r_factor, peak, t.thermal.link, kDownLinkShare);
       t.faults.push_back(
-          {"thermal_link_downspeed", t.thermal.host, t.thermal.gpu, t.thermal.link, a, b, buf});
+          {TelemetryFaultKind::kThermalLinkDownspeed, t.thermal.host, t.thermal.gpu, t.thermal.link, a, b, buf});
     }
   }
   if (t.straggler_rank >= 0 && t.job.straggler_from_iteration >= 0 &&
@@ -819,7 +829,7 @@ void RecordJobFaults(double straggler_factor, Telemetry& t) {
     char buf[96];
     std::snprintf(buf, sizeof(buf), "compute x%.2f from iteration %d", straggler_factor,
                   t.job.straggler_from_iteration);
-    t.faults.push_back({"straggler", t.job.rank_host[static_cast<size_t>(t.straggler_rank)],
+    t.faults.push_back({TelemetryFaultKind::kStraggler, t.job.rank_host[static_cast<size_t>(t.straggler_rank)],
                         t.job.rank_gpu[static_cast<size_t>(t.straggler_rank)], -1,
                         t.job.iteration_start_ns[static_cast<size_t>(t.job.straggler_from_iteration)], end,
                         buf});
@@ -1047,7 +1057,7 @@ void AddTelemetryTruth(const Cluster& cluster, const Telemetry& t, nlohmann::jso
   json faults = json::array();
   for (const TelemetryFault& f : t.faults) {
     const std::string& host = cluster.hosts[static_cast<size_t>(f.host)].name;
-    json j = {{"kind", f.kind},
+    json j = {{"kind", std::string(TelemetryFaultKindName(f.kind))},
               {"host", host},
               {"gpu", f.gpu >= 0 ? GpuName(host, f.gpu) : std::string()},
               {"start_ns", f.start_ns},

@@ -35,6 +35,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "toposcope/base/result.h"
@@ -69,8 +70,17 @@ struct HostTelemetryPlan {
 // Never fails.
 HostTelemetryPlan PlanHostTelemetry(const SimOptions& options, int host_index);
 
+// An injected telemetry fault (in the order of the names, as faults sort by host, then kind).
+enum class TelemetryFaultKind {
+  kClockStep,             // "clock_step"
+  kStraggler,             // "straggler"
+  kThermalLinkDownspeed,  // "thermal_link_downspeed"
+};
+// The names above.
+std::string_view TelemetryFaultKindName(TelemetryFaultKind k);
+
 struct TelemetryFault {
-  std::string kind;  // "thermal_link_downspeed" | "straggler" | "clock_step"
+  TelemetryFaultKind kind = TelemetryFaultKind::kClockStep;
   int host = -1;
   int gpu = -1;          // -1 for clock_step
   int link = -1;         // thermal_link_downspeed only
@@ -106,8 +116,8 @@ struct Telemetry {
 };
 
 // Checks the telemetry options (ranges, slow period a multiple of the fast one, at most 512 hosts
-// when telemetry is on). Returns ok, or fails with the first option out of its range (the Error
-// says which and the range). Always ok when with_telemetry is false.
+// when telemetry is on). Returns ok, or fails (kUsage) with the first option out of its range (the
+// Error says which and the range). Always ok when with_telemetry is false.
 Status ValidateTelemetryOptions(const SimOptions& options);
 
 // Simulates clocks, job, DCGM physics, faults and check instants and returns them. Never fails; the

@@ -363,7 +363,7 @@ std::string TruthJson(const Cluster& cluster, const Telemetry* telemetry, const 
   using nlohmann::json;
   json root;
   root["seed"] = cluster.options.seed;
-  root["arch"] = cluster.options.arch;
+  root["arch"] = std::string(ArchName(cluster.options.arch));
 
   json hosts = json::array();
   json gpus = json::array();
@@ -426,7 +426,7 @@ std::string TruthJson(const Cluster& cluster, const Telemetry* telemetry, const 
                        {"healthy_gbps", Round3(l.healthy_gbps)},
                        {"latency_us", Round3(l.latency_us)},
                        {"degraded", l.degraded},
-                       {"fault", l.fault}});
+                       {"fault", std::string(NodeFaultKindName(l.fault))}});
     }
   }
   root["hosts"] = std::move(hosts);
@@ -439,7 +439,8 @@ std::string TruthJson(const Cluster& cluster, const Telemetry* telemetry, const 
     const HostModel& h = cluster.hosts[static_cast<size_t>(f.host)];
     json fg = json::array();
     for (int g : f.gpus) fg.push_back(GpuName(h.name, g));
-    faults.push_back({{"kind", f.kind}, {"host", h.name}, {"gpus", fg}, {"detail", f.detail}});
+    faults.push_back({{"kind", std::string(NodeFaultKindName(f.kind))}, {"host", h.name}, {"gpus", fg},
+                      {"detail", f.detail}});
   }
   root["faults"] = std::move(faults);
 

@@ -35,7 +35,9 @@ FabricReport LoadFabric(const std::string& file) {
 }
 
 std::string Dump(const ArchitectureReport& r) {
-  std::string s = r.arch_class + " (" + r.graph_source + ", confidence " + std::to_string(r.confidence) + ")\n";
+  std::string s = std::string(ArchClassName(r.arch_class)) + " (" +
+                  std::string(GraphSourceName(r.graph_source)) + ", confidence " +
+                  std::to_string(r.confidence) + ")\n";
   for (const auto& e : r.evidence) s += "  " + e + "\n";
   return s;
 }
@@ -67,8 +69,8 @@ TEST(ArchitectureReal, NdrSuperPodIsATwoTierFatTree) {
   in.fabric = &f;
   const ArchitectureReport r = IdentifyArchitecture(in);
   std::printf("%s", Dump(r).c_str());
-  EXPECT_EQ(r.arch_class, "fat-tree") << Dump(r);
-  EXPECT_EQ(r.graph_source, "fabric");
+  EXPECT_EQ(ArchClassName(r.arch_class), "fat-tree") << Dump(r);
+  EXPECT_EQ(GraphSourceName(r.graph_source), "fabric");
   // 31 leaves (IBLEAF-*) and 9 spines (IBSPINE-*); SHARP aggregation nodes are not endpoints.
   EXPECT_EQ(r.switches, 40);
   EXPECT_EQ(r.host_switches, 31);
@@ -83,7 +85,7 @@ TEST(ArchitectureReal, NdrSuperPodIsATwoTierFatTree) {
   EXPECT_TRUE(HasEvidence(r, "layered Clos, 2 tiers")) << Dump(r);
   // The hosts named by their adapters ("a08-p1-dgx-04-c17 mlx5_5") give a default ring whose hops
   // come from the switch graph (no probes).
-  EXPECT_EQ(r.ring_order, "default_name_order");
+  EXPECT_EQ(RingOrderName(r.ring_order), "default_name_order");
   EXPECT_GT(r.ring_pairs_graph, 0);
   EXPECT_EQ(r.ring_pairs_probed, 0);
   EXPECT_TRUE(std::isnan(r.jitter_us));
@@ -105,7 +107,7 @@ TEST(ArchitectureReal, QdrFabric) {
   // dump was taken (its 2 uplinks mirror leaf 0B50's 2), which the structure alone cannot tell
   // from a partial third tier.
   EXPECT_EQ(r.switches, 11);
-  EXPECT_EQ(r.arch_class, "fat-tree") << Dump(r);
+  EXPECT_EQ(ArchClassName(r.arch_class), "fat-tree") << Dump(r);
   EXPECT_EQ(r.host_switches, 6);
   EXPECT_EQ(r.core_switches, 5);
   EXPECT_EQ(r.endpoints, 89);
@@ -116,7 +118,7 @@ TEST(ArchitectureReal, QdrFabric) {
   EXPECT_EQ(r.tiers, 3);
   EXPECT_TRUE(HasEvidence(r, "switches per level 6/4/1")) << Dump(r);
   EXPECT_TRUE(HasEvidence(r, "22 of 24 possible")) << Dump(r);
-  EXPECT_EQ(r.ring_order, "none");
+  EXPECT_EQ(RingOrderName(r.ring_order), "none");
   EXPECT_TRUE(std::isnan(r.avg_allreduce_hops));
 }
 
@@ -125,7 +127,7 @@ TEST(ArchitectureReal, IsolatedHcaIsUnknown) {
   ArchitectureInputs in;
   in.fabric = &f;
   const ArchitectureReport r = IdentifyArchitecture(in);
-  EXPECT_EQ(r.arch_class, "unknown");
+  EXPECT_EQ(ArchClassName(r.arch_class), "unknown");
   EXPECT_EQ(r.confidence, 0);
   EXPECT_FALSE(r.evidence.empty());
   EXPECT_TRUE(std::isnan(r.avg_allreduce_hops));
@@ -133,8 +135,8 @@ TEST(ArchitectureReal, IsolatedHcaIsUnknown) {
 
 TEST(Architecture, NothingGivenIsUnknownWithEvidence) {
   const ArchitectureReport r = IdentifyArchitecture({});
-  EXPECT_EQ(r.arch_class, "unknown");
-  EXPECT_EQ(r.graph_source, "none");
+  EXPECT_EQ(ArchClassName(r.arch_class), "unknown");
+  EXPECT_EQ(GraphSourceName(r.graph_source), "none");
   EXPECT_TRUE(HasEvidence(r, "no switch graph"));
   EXPECT_TRUE(std::isnan(r.avg_allreduce_hops));
   EXPECT_TRUE(std::isnan(r.jitter_us));
@@ -168,13 +170,13 @@ TEST(Architecture, ProbesFatTree) {
   ArchitectureInputs in;
   in.probes = &probes;
   const auto r = IdentifyArchitecture(in);
-  EXPECT_EQ(r.arch_class, "fat-tree") << Dump(r);
+  EXPECT_EQ(ArchClassName(r.arch_class), "fat-tree") << Dump(r);
   EXPECT_EQ(r.host_switches, 4);
   EXPECT_EQ(r.core_switches, 2);
   EXPECT_EQ(r.tiers, 2);
   EXPECT_NEAR(r.confidence, 0.9, 1e-9);  // all checks, probe source factor
   // Default ring h0..h7: 4 in-leaf pairs (2 links) and 4 cross-leaf pairs (4 links).
-  EXPECT_EQ(r.ring_order, "default_name_order");
+  EXPECT_EQ(RingOrderName(r.ring_order), "default_name_order");
   EXPECT_EQ(r.ring_pairs, 8);
   EXPECT_EQ(r.ring_pairs_probed, 8);
   EXPECT_DOUBLE_EQ(r.avg_allreduce_hops, 3.0);
@@ -201,7 +203,7 @@ TEST(Architecture, ProbesRingsWithCoresAreHhre) {
   ArchitectureInputs in;
   in.probes = &probes;
   const auto r = IdentifyArchitecture(in);
-  EXPECT_EQ(r.arch_class, "hhre") << Dump(r);
+  EXPECT_EQ(ArchClassName(r.arch_class), "hhre") << Dump(r);
   EXPECT_EQ(r.ring_lengths, (std::vector<int>{4, 4}));
   EXPECT_TRUE(r.cores_complete);
   EXPECT_EQ(r.core_switches, 2);
@@ -222,7 +224,7 @@ TEST(Architecture, SingleRingWithoutCoreSeenIsHhreAtLowerConfidence) {
   ArchitectureInputs in;
   in.probes = &probes;
   const auto r = IdentifyArchitecture(in);
-  EXPECT_EQ(r.arch_class, "hhre") << Dump(r);
+  EXPECT_EQ(ArchClassName(r.arch_class), "hhre") << Dump(r);
   EXPECT_LT(r.confidence, 0.6);
   EXPECT_TRUE(HasEvidence(r, "no core switch seen"));
 }
@@ -258,7 +260,7 @@ TEST(Architecture, ProbesCliquesWithGlobalLinksAreDragonfly) {
   ArchitectureInputs in;
   in.probes = &probes;
   const auto r = IdentifyArchitecture(in);
-  EXPECT_EQ(r.arch_class, "dragonfly") << Dump(r);
+  EXPECT_EQ(ArchClassName(r.arch_class), "dragonfly") << Dump(r);
   EXPECT_EQ(r.group_sizes, (std::vector<int>{3, 3, 3}));
   EXPECT_EQ(r.core_switches, 0);
 }
@@ -286,7 +288,7 @@ TEST(Architecture, MeshIsUnknown) {
   ArchitectureInputs in;
   in.probes = &probes;
   const auto r = IdentifyArchitecture(in);
-  EXPECT_EQ(r.arch_class, "unknown") << Dump(r);
+  EXPECT_EQ(ArchClassName(r.arch_class), "unknown") << Dump(r);
   EXPECT_EQ(r.confidence, 0);
 }
 
@@ -299,15 +301,24 @@ TEST(ArchitectureMetrics, GivenRingUsesProbesThenTheGraph) {
   ArchitectureInputs in;
   in.probes = &probes;
   in.rings = {{"a", "c", "b"}};
-  in.ring_source = "nccl_log";
+  in.ring_source = RingOrder::kNcclLog;
   const auto r = IdentifyArchitecture(in);
-  EXPECT_EQ(r.ring_order, "nccl_log");
+  EXPECT_EQ(RingOrderName(r.ring_order), "nccl_log");
   EXPECT_EQ(r.ring_pairs, 3);
   EXPECT_EQ(r.ring_pairs_probed, 2);
   EXPECT_EQ(r.ring_pairs_graph, 1);
   EXPECT_EQ(r.ring_pairs_unreachable, 0);
   EXPECT_DOUBLE_EQ(r.avg_allreduce_hops, (3 + 3 + 2) / 3.0);
   EXPECT_DOUBLE_EQ(r.mean_pair_hops, (2 + 3) / 2.0);
+}
+
+TEST(ArchitectureMetrics, RingsOfNoNamedSourceAreGiven) {
+  std::vector<formats::PathProbe> probes{P("a", "b", {"s1"})};
+  ArchitectureInputs in;
+  in.probes = &probes;
+  in.rings = {{"a", "b"}};
+  in.ring_source = RingOrder::kNone;
+  EXPECT_EQ(RingOrderName(IdentifyArchitecture(in).ring_order), "given");
 }
 
 TEST(ArchitectureMetrics, UnknownRingHostIsUnreachable) {
@@ -392,12 +403,12 @@ TEST(ArchitectureMetrics, EntropyStabilityIsTheCvOverWindows) {
 TEST(ArchitectureMetrics, RingHostOrdersTakesDistinctLogCycles) {
   RingReport rr;
   RingView a;
-  a.source = "nccl_log";
+  a.source = RingSource::kNcclLog;
   a.hosts = {"n1", "n2", "n3"};
   RingView b = a;
   b.hosts = {"n2", "n3", "n1"};  // the same cycle rotated
   RingView c = a;
-  c.source = "flows";
+  c.source = RingSource::kFlows;
   c.hosts = {"n3", "n2", "n1"};
   RingView d = a;
   d.hosts = {"n1"};

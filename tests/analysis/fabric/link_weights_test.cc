@@ -89,10 +89,10 @@ TEST(LinkWeights, RecoversEveryCableFromTheMinimumOfEachRoute) {
 TEST(LinkWeights, MedianIsBiasedByQueueingWhereTheMinimumIsNot) {
   const SmallFabric f;
   LinkWeightOptions median;
-  median.rtt_statistic = "median";
+  median.rtt_statistic = RttStatistic::kMedian;
   const LinkWeightReport rmin = AnalyzeLinkWeights(f.Probes(5, 3.0), FabricReport{});
   const LinkWeightReport rmed = AnalyzeLinkWeights(f.Probes(5, 3.0), FabricReport{}, median);
-  EXPECT_EQ(rmed.rtt_statistic, "median");
+  EXPECT_EQ(RttStatisticName(rmed.rtt_statistic), "median");
   double err_min = 0, err_med = 0;
   for (size_t i = 0; i < rmin.tomography.links.size(); ++i) {
     const double truth = f.latency.at(rmin.tomography.links[i].link);
@@ -101,6 +101,15 @@ TEST(LinkWeights, MedianIsBiasedByQueueingWhereTheMinimumIsNot) {
   }
   EXPECT_LT(err_min, 1e-5);
   EXPECT_GT(err_med, 0.5);
+}
+
+TEST(LinkWeights, RttStatisticNamesParseBack) {
+  for (RttStatistic st : {RttStatistic::kMin, RttStatistic::kEndpoint, RttStatistic::kMedian}) {
+    EXPECT_EQ(ParseRttStatistic(RttStatisticName(st)), st);
+  }
+  EXPECT_EQ(RttStatisticName(LinkWeightOptions{}.rtt_statistic), "min");
+  EXPECT_FALSE(ParseRttStatistic("max").has_value());
+  EXPECT_FALSE(ParseRttStatistic("").has_value());
 }
 
 TEST(LinkWeights, QueueSpreadFlagsCablesBehindQueueing) {
@@ -222,7 +231,7 @@ TEST(LinkWeights, ProbesWithoutHopsAreRoutedByLeafLevels) {
   const LinkWeightReport none = AnalyzeLinkWeights(probes, FabricReport{});
   EXPECT_EQ(none.probes_unusable, none.probes);  // nothing places the endpoints
   const LinkWeightReport r = AnalyzeLinkWeights(probes, FabricReport{}, {}, &inferred);
-  EXPECT_EQ(r.level_source, "inferred");
+  EXPECT_EQ(LevelSourceName(r.level_source), "inferred");
   EXPECT_EQ(r.probes_by_level, r.probes);
   EXPECT_EQ(r.probes_unusable, 0);
   ASSERT_EQ(r.tomography.links.size(), 9u + 3u);  // host cables + one uplink level per leaf

@@ -109,7 +109,7 @@ TEST(PathEntropy, CongestedSpineIsABottleneck) {
   ASSERT_EQ(r.bottlenecks.size(), 1u);
   const PathFinding& b = r.bottlenecks[0];
   EXPECT_EQ(b.node, "spine2");
-  EXPECT_EQ(b.kind, "bottleneck");
+  EXPECT_EQ(PathFindingKindName(b.kind), "bottleneck");
   EXPECT_LT(b.entropy, 0.8);
   EXPECT_GT(b.reuse_rate, 0.9);
   EXPECT_EQ(b.paths, 2 * 7 * 4 * 4 * 2);  // both leaves x 7 other leaves x 16 host pairs x 2 flows
@@ -127,7 +127,7 @@ TEST(PathEntropy, DetourIsARedundantHop) {
   ASSERT_EQ(r.redundant_hops.size(), 1u);
   const PathFinding& f = r.redundant_hops[0];
   EXPECT_EQ(f.node, "leaf6");
-  EXPECT_EQ(f.kind, "redundant_hop");
+  EXPECT_EQ(PathFindingKindName(f.kind), "redundant_hop");
   EXPECT_EQ(f.extra_hops, 2);
   EXPECT_DOUBLE_EQ(f.reuse_rate, 1.0);
   EXPECT_EQ(f.paths, 4 * 4 * 2);

@@ -33,14 +33,25 @@ const LinkReport* Find(const std::vector<LinkReport>& links, const std::string& 
 
 TEST(Classify, SeedAndModernThresholds) {
   const Thresholds seed = SeedThresholds();
-  EXPECT_EQ(ClassifyBandwidth(24.8, seed), "nvlink");     // the seed's example row 0<->1
-  EXPECT_EQ(ClassifyBandwidth(1.9, seed), "pcie_cpu");    // the seed's example row 0<->4
-  EXPECT_EQ(ClassifyBandwidth(6.0, seed), "pcie_switch");
+  EXPECT_EQ(BandwidthClassName(ClassifyBandwidth(24.8, seed)), "nvlink");   // the seed's example row 0<->1
+  EXPECT_EQ(BandwidthClassName(ClassifyBandwidth(1.9, seed)), "pcie_cpu");  // the seed's example row 0<->4
+  EXPECT_EQ(BandwidthClassName(ClassifyBandwidth(6.0, seed)), "pcie_switch");
   const Thresholds modern = ModernThresholds();
-  EXPECT_EQ(ClassifyBandwidth(375, modern), "nvlink");    // NV18 through NVSwitch
-  EXPECT_EQ(ClassifyBandwidth(54, modern), "pcie_switch"); // PCIe Gen5 P2P is not NVLink
-  EXPECT_EQ(ClassifyBandwidth(14.6, modern), "pcie_cpu");
-  EXPECT_EQ(ClassifyBandwidth(NAN, modern), "");
+  EXPECT_EQ(BandwidthClassName(ClassifyBandwidth(375, modern)), "nvlink");      // NV18 through NVSwitch
+  EXPECT_EQ(BandwidthClassName(ClassifyBandwidth(54, modern)), "pcie_switch");  // PCIe Gen5 P2P is not NVLink
+  EXPECT_EQ(BandwidthClassName(ClassifyBandwidth(14.6, modern)), "pcie_cpu");
+  EXPECT_EQ(BandwidthClassName(ClassifyBandwidth(NAN, modern)), "");
+}
+
+TEST(Classify, PresetNamesParseBack) {
+  for (ThresholdPreset p : {ThresholdPreset::kModern, ThresholdPreset::kSeed}) {
+    EXPECT_EQ(ParseThresholdPreset(ThresholdPresetName(p)), p);
+    EXPECT_EQ(PresetThresholds(p).preset, p);
+  }
+  EXPECT_EQ(ThresholdPresetName(SeedThresholds().preset), "seed");
+  EXPECT_EQ(PresetThresholds(ThresholdPreset::kSeed).nvlink_min_gbps, 12.0);
+  EXPECT_FALSE(ParseThresholdPreset("bogus").has_value());
+  EXPECT_FALSE(ParseThresholdPreset("Seed").has_value());
 }
 
 model::Dataset NvswitchHost(int degraded_gpu, int degraded_lanes) {
@@ -110,7 +121,7 @@ TEST(Links, UndeclaredPairsAreClassedByBandwidth) {
   Measure(h, 1, 2, 20);
   const auto links = AnalyzeLinks(ds, ModernThresholds(), stats::NoiseModel{});
   EXPECT_EQ(Find(links, "x/gpu0", "x/gpu1")->type, LinkType::kNvlink);
-  EXPECT_EQ(Find(links, "x/gpu0", "x/gpu1")->type_source, "bandwidth");
+  EXPECT_EQ(LinkTypeSourceName(Find(links, "x/gpu0", "x/gpu1")->type_source), "bandwidth");
   EXPECT_EQ(Find(links, "x/gpu0", "x/gpu2")->type, LinkType::kPix);
 }
 
@@ -136,18 +147,18 @@ TEST(Islands, BridgePairsNvswitchAndPcieSingletons) {
   const IslandOutput out = AnalyzeIslands(ds, links, t);
   int nvlink = 0, nvswitch = 0, single = 0;
   for (const auto& i : out.islands) {
-    if (i.kind == "nvlink") {
+    if (i.kind == IslandKind::kNvlink) {
       ++nvlink;
       EXPECT_EQ(i.members.size(), 2U);
       ASSERT_EQ(i.agrees_with.size(), 1U);
       EXPECT_TRUE(i.agrees_with[0].second);
     }
-    if (i.kind == "nvswitch") {
+    if (i.kind == IslandKind::kNvswitch) {
       ++nvswitch;
       EXPECT_EQ(i.members.size(), 8U) << "a GPU with lanes down stays in its NVSwitch island";
     }
-    if (i.kind == "pcie") ++single;
-    EXPECT_EQ(i.method, "spectral");
+    if (i.kind == IslandKind::kPcie) ++single;
+    EXPECT_EQ(IslandMethodName(i.method), "spectral");
   }
   EXPECT_EQ(nvlink, 4);
   EXPECT_EQ(nvswitch, 1);
@@ -167,7 +178,7 @@ TEST(Islands, DeclaredComponentsWhenNothingIsMeasured) {
   const auto links = AnalyzeLinks(ds, ModernThresholds(), stats::NoiseModel{});
   const IslandOutput out = AnalyzeIslands(ds, links, ModernThresholds());
   ASSERT_EQ(out.islands.size(), 2U);
-  EXPECT_EQ(out.islands[0].method, "declared");
+  EXPECT_EQ(IslandMethodName(out.islands[0].method), "declared");
   EXPECT_EQ(out.islands[0].members, (std::vector<std::string>{"d/gpu0", "d/gpu1"}));
 }
 

@@ -87,7 +87,7 @@ TEST(Pipeline, FullRunProducesAndMeasuresEveryPass) {
   const FullRun& full = Full();
   ASSERT_EQ(full.run.passes.size(), static_cast<size_t>(kPassCount));
   for (const PassStats& st : full.run.passes) {
-    EXPECT_EQ(st.source, "run") << PassName(st.id);
+    EXPECT_EQ(PassSourceName(st.source), "run") << PassName(st.id);
     EXPECT_GE(st.wall_s, 0) << PassName(st.id);
     EXPECT_GT(st.peak_rss_bytes, 0) << PassName(st.id);
     EXPECT_TRUE(full.dumps.count(std::string(PassName(st.id)))) << PassName(st.id);
@@ -135,7 +135,7 @@ TEST(Pipeline, EachPassAloneFromTheDumpsOfWhatItNeeds) {
     }
     EXPECT_EQ(loaded, needs) << p.name;
     ASSERT_EQ(run->passes.back().id, p.id);
-    EXPECT_EQ(run->passes.back().source, "run");
+    EXPECT_EQ(PassSourceName(run->passes.back().source), "run");
     auto text = DumpPass(state, p.id);
     ASSERT_TRUE(text.ok()) << p.name;
     EXPECT_EQ(*text, full.dumps.at(std::string(p.name))) << p.name << " differs when run from the dumps";

@@ -154,18 +154,18 @@ TEST(QpPatterns, PureJobsAndTheSeedsFeatureSaysNothing) {
   g.Pipeline("pp", Hosts("p", 16), 2, 1'000 * kMs, 200 * kMs, 10);
   const QpPatternResult r = Classify(g.out);
   ASSERT_NE(Find(r, "job:ar"), nullptr);
-  EXPECT_EQ(Find(r, "job:ar")->cls, "allreduce") << Find(r, "job:ar")->evidence;
-  EXPECT_EQ(Find(r, "job:pp")->cls, "pipeline") << Find(r, "job:pp")->evidence;
-  EXPECT_EQ(Find(r, "host:a0")->cls, "allreduce");
-  EXPECT_EQ(Find(r, "host:p3")->cls, "pipeline");
-  EXPECT_EQ(Find(r, "all")->cls, "mixed");
+  EXPECT_EQ(PatternClassName(Find(r, "job:ar")->cls), "allreduce") << Find(r, "job:ar")->evidence;
+  EXPECT_EQ(PatternClassName(Find(r, "job:pp")->cls), "pipeline") << Find(r, "job:pp")->evidence;
+  EXPECT_EQ(PatternClassName(Find(r, "host:a0")->cls), "allreduce");
+  EXPECT_EQ(PatternClassName(Find(r, "host:p3")->cls), "pipeline");
+  EXPECT_EQ(PatternClassName(Find(r, "all")->cls), "mixed");
   EXPECT_EQ(Find(r, "job:ar")->qps, 32);
   // AllReduce: no RTS->SQD at all -> undefined ratio, reported as the documented -1.
   const PatternReport& ar = *Find(r, "job:ar");
   EXPECT_FALSE(ar.reset_density_defined);
   EXPECT_EQ(ar.reset_density, -1.0);
   EXPECT_FALSE(ar.seed_feature_informative);
-  EXPECT_EQ(ar.seed_cls, "unclassified");
+  EXPECT_EQ(SeedPatternClassName(ar.seed_cls), "unclassified");
   EXPECT_NE(ar.evidence.find("carries no information"), std::string::npos);
   std::printf("note: %s\n%s: %s\n%s: %s\n", r.note.c_str(), ar.scope.c_str(), ar.evidence.c_str(),
               Find(r, "job:pp")->scope.c_str(), Find(r, "job:pp")->evidence.c_str());
@@ -181,7 +181,7 @@ TEST(QpPatterns, PureJobsAndTheSeedsFeatureSaysNothing) {
   int64_t right = 0, total = 0;
   for (const auto& q : r.qps) {
     ++total;
-    right += q.cls == g.truth.at({q.host, q.qp});
+    right += QpClassName(q.cls) == g.truth.at({q.host, q.qp});
   }
   EXPECT_EQ(right, total);
   EXPECT_EQ(total, 64);
@@ -196,7 +196,7 @@ TEST(QpPatterns, PureJobsAndTheSeedsFeatureSaysNothing) {
   EXPECT_NE(r2.note.find("RTS->SQD never seen"), std::string::npos) << r2.note;
   EXPECT_NE(r2.note.find("carries no information"), std::string::npos);
   EXPECT_EQ(r2.windows_ratio_defined, 0);
-  EXPECT_EQ(Find(r2, "all")->cls, "allreduce");
+  EXPECT_EQ(PatternClassName(Find(r2, "all")->cls), "allreduce");
 }
 
 TEST(QpPatterns, MixedHostsAndUnlabelledJobs) {
@@ -208,10 +208,10 @@ TEST(QpPatterns, MixedHostsAndUnlabelledJobs) {
   for (const auto& h : Hosts("q", 8)) pp_hosts.push_back(h);
   g.Pipeline("", pp_hosts, 2, 0, 330 * kMs, 8);  // another period: it meets the batches rarely
   const QpPatternResult r = Classify(g.out);
-  EXPECT_EQ(Find(r, "host:m1")->cls, "mixed") << Find(r, "host:m1")->evidence;
-  EXPECT_EQ(Find(r, "host:q5")->cls, "pipeline");
+  EXPECT_EQ(PatternClassName(Find(r, "host:m1")->cls), "mixed") << Find(r, "host:m1")->evidence;
+  EXPECT_EQ(PatternClassName(Find(r, "host:q5")->cls), "pipeline");
   EXPECT_EQ(Find(r, "job:"), nullptr);  // no job names: scopes are hosts and "all"
-  for (const auto& q : r.qps) EXPECT_EQ(q.cls, g.truth.at({q.host, q.qp})) << q.host << " " << q.qp;
+  for (const auto& q : r.qps) EXPECT_EQ(QpClassName(q.cls), g.truth.at({q.host, q.qp})) << q.host << " " << q.qp;
 }
 
 TEST(QpPatterns, AccuracyOnRandomScenarios) {
@@ -235,20 +235,20 @@ TEST(QpPatterns, AccuracyOnRandomScenarios) {
     const QpPatternResult r = Classify(g.out);
     for (const auto& q : r.qps) {
       ++total;
-      right += q.cls == g.truth.at({q.host, q.qp});
+      right += QpClassName(q.cls) == g.truth.at({q.host, q.qp});
     }
     for (const auto& [scope, cls] : job_truth) {
       ++scopes;
       const PatternReport* p = Find(r, scope);
       ASSERT_NE(p, nullptr);
-      scopes_right += p->cls == cls;
+      scopes_right += PatternClassName(p->cls) == cls;
     }
     int64_t n_ar = 0;
     for (const auto& [k, v] : g.truth) n_ar += v == "allreduce";
     const double share = static_cast<double>(n_ar) / static_cast<double>(g.truth.size());
     const std::string all = share >= 0.8 ? "allreduce" : share <= 0.2 ? "pipeline" : "mixed";
     ++scopes;
-    scopes_right += Find(r, "all")->cls == all;
+    scopes_right += PatternClassName(Find(r, "all")->cls) == all;
   }
   const double acc = static_cast<double>(right) / static_cast<double>(total);
   EXPECT_GE(acc, 0.99) << right << "/" << total;
@@ -273,7 +273,7 @@ TEST(QpPatterns, KMeansDeterministicForASeedAndRecordOrderFree) {
   }
   EXPECT_EQ(a.cluster_names, b.cluster_names);
   // The clusters separate the two kinds: every cluster is pure.
-  std::map<int, std::set<std::string>> kinds;
+  std::map<int, std::set<QpClass>> kinds;
   for (const auto& q : a.qps) kinds[q.cluster].insert(q.cls);
   for (const auto& [c, k] : kinds) EXPECT_EQ(k.size(), 1u) << "cluster " << c;
 }
@@ -288,8 +288,8 @@ TEST(QpPatterns, EmptyAndDegenerate) {
   g.Cycle(0, "h", 1, "", false);
   const QpPatternResult r1 = Classify(g.out);
   ASSERT_EQ(r1.qps.size(), 1u);
-  EXPECT_EQ(r1.qps[0].cls, "steady");
-  EXPECT_EQ(Find(r1, "all")->cls, "unknown");
+  EXPECT_EQ(QpClassName(r1.qps[0].cls), "steady");
+  EXPECT_EQ(PatternClassName(Find(r1, "all")->cls), "unknown");
   // Negative timestamps land in the right windows.
   Gen n(3);
   n.Cycle(-5 * kMs, "h", 1, "", false);

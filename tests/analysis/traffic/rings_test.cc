@@ -64,7 +64,7 @@ TEST(RingsFromLogs, Nccl2262RingsTreesExcerptAlone) {
   ASSERT_EQ(r.rings.size(), 16u);
   const RingView* c0 = Channel(r, 0);
   ASSERT_NE(c0, nullptr);
-  EXPECT_EQ(c0->source, "nccl_log");
+  EXPECT_EQ(RingSourceName(c0->source), "nccl_log");
   EXPECT_EQ(c0->comm, "nranks=16");
   EXPECT_EQ(c0->ranks, (std::vector<int>{0, 7, 6, 5, 4, 3, 2, 1, 9, 10, 11, 12, 13, 14, 15, 8}));
   // Rank 14 prints no comm or Trees line in this excerpt: its host is unknown.
@@ -226,7 +226,7 @@ TEST(RingsFromFlows, ExactRecoveryOfTwoRingsUnderNoise) {
   AddFlow(r, 0, 0, qp++, 9'000'000'000);  // same host: ignored
   auto rings = RingsFromFlows(r);
   ASSERT_EQ(rings.size(), 2u);
-  EXPECT_EQ(rings[0].source, "flows");
+  EXPECT_EQ(RingSourceName(rings[0].source), "flows");
   EXPECT_EQ(rings[0].channel, -1);
   EXPECT_EQ(rings[0].hosts, (Strings{"h0", "h3", "h1", "h5", "h2", "h4"}));
   EXPECT_NEAR(rings[0].bytes, 2e9, 1.0);
@@ -302,7 +302,7 @@ TEST(CompareRings, RealLogRingsAgainstFlows) {
 TEST(CompareRings, DirectionAndMissingRings) {
   RingReport r;
   RingView log;
-  log.source = "nccl_log";
+  log.source = RingSource::kNcclLog;
   log.channel = 0;
   log.comm = "c";
   log.hosts = {"b", "c", "a"};
@@ -312,10 +312,10 @@ TEST(CompareRings, DirectionAndMissingRings) {
   intra.hosts = {"a"};  // one host: not compared
   r.rings.push_back(intra);
   RingView rev;
-  rev.source = "flows";
+  rev.source = RingSource::kFlows;
   rev.hosts = {"a", "c", "b"};
   RingView extra;
-  extra.source = "flows";
+  extra.source = RingSource::kFlows;
   extra.hosts = {"d", "e"};
   {
     RingReport x = r;
@@ -329,7 +329,7 @@ TEST(CompareRings, DirectionAndMissingRings) {
   {
     RingReport x = r;
     RingView same;
-    same.source = "flows";
+    same.source = RingSource::kFlows;
     same.hosts = {"c", "a", "b"};
     CompareRings(&x, {same});
     EXPECT_EQ(x.log_flow_agree, 1);

@@ -49,7 +49,7 @@ const std::vector<std::string> kLink = {"capture:sw1"};
 std::vector<const LinkEntropySample*> SamplesOf(const TrafficEntropyReport& r, const std::string& estimator) {
   std::vector<const LinkEntropySample*> out;
   for (const auto& s : r.samples) {
-    if (s.estimator == estimator) out.push_back(&s);
+    if (EntropyEstimatorName(s.estimator) == estimator) out.push_back(&s);
   }
   return out;
 }
@@ -100,10 +100,10 @@ TEST(TrafficEntropy, OneWindowMatchesStatsEstimators) {
   add(ack, 0x100);
   const TrafficEntropyReport r = acc.Finish();
   ASSERT_EQ(r.samples.size(), 4u);
-  EXPECT_EQ(r.samples[0].estimator, "seed_header");
-  EXPECT_EQ(r.samples[1].estimator, "miller_madow_header");
-  EXPECT_EQ(r.samples[2].estimator, "flow_qp");
-  EXPECT_EQ(r.samples[3].estimator, "message_size");
+  EXPECT_EQ(EntropyEstimatorName(r.samples[0].estimator), "seed_header");
+  EXPECT_EQ(EntropyEstimatorName(r.samples[1].estimator), "miller_madow_header");
+  EXPECT_EQ(EntropyEstimatorName(r.samples[2].estimator), "flow_qp");
+  EXPECT_EQ(EntropyEstimatorName(r.samples[3].estimator), "message_size");
   for (const auto& s : r.samples) {
     EXPECT_EQ(s.link, "capture:sw1");
     EXPECT_EQ(s.window_start_ns, 0);
@@ -127,7 +127,7 @@ TEST(TrafficEntropy, OneWindowMatchesStatsEstimators) {
   EXPECT_DOUBLE_EQ(l.seed_bits_median, r.samples[0].bits);
   EXPECT_DOUBLE_EQ(l.message_size_bits_median, 1.0);
   ASSERT_EQ(r.modes.size(), 1u);
-  EXPECT_EQ(r.modes[0].mode, "insufficient_data");
+  EXPECT_EQ(TrafficModeName(r.modes[0].mode), "insufficient_data");
 }
 
 TEST(TrafficEntropy, SendReassemblyUdAndFlows) {
@@ -195,8 +195,8 @@ TEST(TrafficEntropy, WindowsFlagsAndDeterministicLinks) {
   // Samples: by link, then window, then estimator.
   std::vector<std::pair<std::string, int64_t>> order;
   for (const auto& s : r.samples) {
-    if (s.estimator == "seed_header") order.emplace_back(s.link, s.window_start_ns);
-    if (s.estimator == "seed_header") {
+    if (s.estimator == EntropyEstimator::kSeedHeader) order.emplace_back(s.link, s.window_start_ns);
+    if (s.estimator == EntropyEstimator::kSeedHeader) {
       EXPECT_EQ(s.deterministic, s.bits < opt.deterministic_below_bits);
     }
   }
@@ -235,24 +235,24 @@ TEST(TrafficEntropy, PeriodicCongestionIsFound) {
   const TrafficEntropyReport r = Synth(128, [](int w) { return w % 10 < 2 ? 200 : 20; }, {}, 100);
   ASSERT_EQ(r.modes.size(), 1u);
   const LinkEntropyMode& m = r.modes[0];
-  EXPECT_EQ(m.mode, "periodic_congestion") << m.evidence;
+  EXPECT_EQ(TrafficModeName(m.mode), "periodic_congestion") << m.evidence;
   EXPECT_NEAR(m.dominant_period_s, 1.0, 0.05);
   EXPECT_LT(m.fisher_p, 0.01);
   EXPECT_GT(m.low_freq_peak_ratio, 10.0);
   EXPECT_LT(m.spectral_flatness, 0.35);
   EXPECT_EQ(m.spectrum_windows, 128);
-  EXPECT_EQ(m.series, "bytes");
+  EXPECT_EQ(SpectrumSeriesName(m.series), "bytes");
   std::printf("periodic: %s\n", m.evidence.c_str());
   EXPECT_NE(m.evidence.find("Fisher p"), std::string::npos);
   // The same on the seed-entropy series.
   EntropyOptions opt;
   opt.spectrum_series = SpectrumSeries::kSeedBits;
   const TrafficEntropyReport r2 = Synth(128, [](int w) { return w % 10 < 2 ? 200 : 20; }, opt, 100);
-  EXPECT_EQ(r2.modes[0].mode, "periodic_congestion") << r2.modes[0].evidence;
+  EXPECT_EQ(TrafficModeName(r2.modes[0].mode), "periodic_congestion") << r2.modes[0].evidence;
   EXPECT_NEAR(r2.modes[0].dominant_period_s, 1.0, 0.05);
   // The same cadence with no congestion mark is the job's own rhythm, not congestion.
   const TrafficEntropyReport calm = Synth(128, [](int w) { return w % 10 < 2 ? 200 : 20; });
-  EXPECT_EQ(calm.modes[0].mode, "steady") << calm.modes[0].evidence;
+  EXPECT_EQ(TrafficModeName(calm.modes[0].mode), "steady") << calm.modes[0].evidence;
   EXPECT_NEAR(calm.modes[0].dominant_period_s, 1.0, 0.05);
 }
 
@@ -261,7 +261,7 @@ TEST(TrafficEntropy, WhiteNoiseIsContentionAndFlatIsSteady) {
   std::vector<int> noisy(240);
   for (int& n : noisy) n = 1 + static_cast<int>(rng.Exponential() * 60);
   const TrafficEntropyReport r = Synth(240, [&](int w) { return noisy[w]; });
-  EXPECT_EQ(r.modes[0].mode, "multi_tenant_contention") << r.modes[0].evidence;
+  EXPECT_EQ(TrafficModeName(r.modes[0].mode), "multi_tenant_contention") << r.modes[0].evidence;
   EXPECT_GE(r.modes[0].spectral_flatness, 0.35);
   EXPECT_GE(r.modes[0].cv, 0.2);
   EXPECT_EQ(r.modes[0].spectrum_windows, 240);
@@ -269,16 +269,16 @@ TEST(TrafficEntropy, WhiteNoiseIsContentionAndFlatIsSteady) {
   std::vector<int> flat(240);
   for (int& n : flat) n = 100 + static_cast<int>(rng.Below(3));
   const TrafficEntropyReport s = Synth(240, [&](int w) { return flat[w]; });
-  EXPECT_EQ(s.modes[0].mode, "steady") << s.modes[0].evidence;
+  EXPECT_EQ(TrafficModeName(s.modes[0].mode), "steady") << s.modes[0].evidence;
   std::printf("white: %s\nflat: %s\n", r.modes[0].evidence.c_str(), s.modes[0].evidence.c_str());
   EXPECT_LT(s.modes[0].cv, 0.05);
 
   const TrafficEntropyReport c = Synth(49, [](int) { return 10; });
-  EXPECT_EQ(c.modes[0].mode, "steady");  // constant series
+  EXPECT_EQ(TrafficModeName(c.modes[0].mode), "steady");  // constant series
   EXPECT_EQ(c.modes[0].spectrum_windows, 48);  // cut to 2^4 * 3
 
   const TrafficEntropyReport few = Synth(5, [](int) { return 10; });
-  EXPECT_EQ(few.modes[0].mode, "insufficient_data");
+  EXPECT_EQ(TrafficModeName(few.modes[0].mode), "insufficient_data");
 }
 
 void ExpectSameReport(const TrafficEntropyReport& a, const TrafficEntropyReport& b) {

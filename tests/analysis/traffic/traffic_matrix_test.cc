@@ -23,7 +23,7 @@ using Matrix = std::map<std::pair<int, int>, double>;  // (src, dst) -> bytes/s
 // A ring view of one channel: the host's GPUs in `order`, then a GPU of another host.
 RingView Ring(int channel, const std::string& host, const std::vector<int>& order) {
   RingView v;
-  v.source = "nccl_log";
+  v.source = RingSource::kNcclLog;
   v.channel = channel;
   v.comm = "0xabc";
   int rank = 0;

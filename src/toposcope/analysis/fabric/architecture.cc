@@ -25,6 +25,21 @@ using stats::Median;
 
 constexpr size_t kMaxCliques = 200000;  // enumeration budget of the maximal-clique search
 
+constexpr NamedValue<ArchClass> kArchClassNames[] = {{ArchClass::kUnknown, "unknown"},
+                                                     {ArchClass::kFatTree, "fat-tree"},
+                                                     {ArchClass::kDragonfly, "dragonfly"},
+                                                     {ArchClass::kHhre, "hhre"}};
+
+constexpr NamedValue<GraphSource> kGraphSourceNames[] = {{GraphSource::kNone, "none"},
+                                                         {GraphSource::kAuto, "auto"},
+                                                         {GraphSource::kFabric, "fabric"},
+                                                         {GraphSource::kProbes, "probes"}};
+
+constexpr NamedValue<RingOrder> kRingOrderNames[] = {{RingOrder::kNone, "none"},
+                                                     {RingOrder::kGiven, "given"},
+                                                     {RingOrder::kNcclLog, "nccl_log"},
+                                                     {RingOrder::kDefaultNameOrder, "default_name_order"}};
+
 // The graph: switches and endpoints (hosts, or adapters that name none).
 struct Graph {
   std::map<std::string, int> index;
@@ -602,11 +617,11 @@ void Decide(const SwitchRoles& s, const LayerFacts& layers, const RingFacts& rin
   const std::vector<Check> hh = HhreChecks(s, rings, from_probes, rep);
   const std::vector<Check> df = DragonflyChecks(s, groups, rings, rep);
   if (RequiredHold(ft)) {
-    rep.arch_class = "fat-tree";
+    rep.arch_class = ArchClass::kFatTree;
     rep.confidence = HoldingFraction(ft) * source_factor;
     AddChecks("fat-tree", ft, rep);
   } else if (RequiredHold(hh)) {
-    rep.arch_class = "hhre";
+    rep.arch_class = ArchClass::kHhre;
     rep.confidence = HoldingFraction(hh) * source_factor * (cores_seen ? 1.0 : 0.6);
     rep.ring_lengths = sorted_rings;
     AddChecks("hhre", hh, rep);
@@ -616,17 +631,17 @@ void Decide(const SwitchRoles& s, const LayerFacts& layers, const RingFacts& rin
           "segments only); confidence lowered");
     }
   } else if (RequiredHold(df)) {
-    rep.arch_class = "dragonfly";
+    rep.arch_class = ArchClass::kDragonfly;
     rep.confidence = HoldingFraction(df) * source_factor;
     AddChecks("dragonfly", df, rep);
   } else {
-    rep.arch_class = "unknown";
+    rep.arch_class = ArchClass::kUnknown;
     rep.confidence = 0;
     AddChecks("fat-tree", ft, rep);
     AddChecks("hhre", hh, rep);
     AddChecks("dragonfly", df, rep);
   }
-  if (rep.arch_class != "hhre" && rings.rings_ok) rep.ring_lengths = sorted_rings;
+  if (rep.arch_class != ArchClass::kHhre && rings.rings_ok) rep.ring_lengths = sorted_rings;
 }
 
 // Structure analysis: fills the report's structure fields, class, confidence and evidence.
@@ -642,7 +657,7 @@ void Classify(const Graph& g, bool from_probes, ArchitectureReport& rep) {
                          std::to_string(rep.hc_links) + ", core--core " + std::to_string(rep.cc_links));
   if (s.hs.empty()) {
     rep.evidence.push_back("no switch holds an endpoint: nothing to classify");
-    rep.arch_class = "unknown";
+    rep.arch_class = ArchClass::kUnknown;
     rep.confidence = 0;
     return;
   }
@@ -688,22 +703,22 @@ using HostPair = std::pair<std::string, std::string>;  // (smaller name, larger 
 Graph BuildAndClassify(const ArchitectureInputs& in, const ArchitectureOptions& opt, bool have_fabric,
                        bool have_probes, ArchitectureReport& rep) {
   bool use_fabric = have_fabric;
-  if (opt.graph_source == "probes") use_fabric = false;
-  if (opt.graph_source == "fabric" && !have_fabric) {
+  if (opt.graph_source == GraphSource::kProbes) use_fabric = false;
+  if (opt.graph_source == GraphSource::kFabric && !have_fabric) {
     rep.evidence.push_back("graph source \"fabric\" asked for but no fabric dump with switches is present");
   }
   Graph g;
   if (use_fabric) {
     BuildFromFabric(*in.fabric, g, &rep.endpoints);
-    rep.graph_source = "fabric";
-  } else if (have_probes && opt.graph_source != "fabric") {
+    rep.graph_source = GraphSource::kFabric;
+  } else if (have_probes && opt.graph_source != GraphSource::kFabric) {
     BuildFromProbes(*in.probes, g, &rep.endpoints);
-    rep.graph_source = "probes";
+    rep.graph_source = GraphSource::kProbes;
   }
-  if (rep.graph_source == "none") {
+  if (rep.graph_source == GraphSource::kNone) {
     rep.evidence.push_back("no switch graph: neither a fabric dump with switches nor path probes");
   } else {
-    Classify(g, rep.graph_source == "probes", rep);
+    Classify(g, rep.graph_source == GraphSource::kProbes, rep);
   }
   return g;
 }
@@ -757,10 +772,10 @@ void MeasureAllReduceHops(const ArchitectureInputs& in, const std::set<std::stri
                           ArchitectureReport& rep) {
   std::vector<std::vector<std::string>> rings = in.rings;
   if (!rings.empty()) {
-    rep.ring_order = in.ring_source.empty() ? "given" : in.ring_source;
+    rep.ring_order = in.ring_source == RingOrder::kNone ? RingOrder::kGiven : in.ring_source;
   } else if (hosts.size() >= 2) {
     rings.emplace_back(hosts.begin(), hosts.end());
-    rep.ring_order = "default_name_order";
+    rep.ring_order = RingOrder::kDefaultNameOrder;
   }
   double sum = 0;
   for (const auto& ring : rings) {
@@ -787,12 +802,12 @@ void MeasureAllReduceHops(const ArchitectureInputs& in, const std::set<std::stri
   }
   const int64_t used = rep.ring_pairs_probed + rep.ring_pairs_graph;
   if (used > 0) rep.avg_allreduce_hops = sum / static_cast<double>(used);
-  if (rep.ring_order == "none") {
+  if (rep.ring_order == RingOrder::kNone) {
     rep.evidence.push_back("avg_allreduce_hops: no ring (no NCCL ring order and < 2 known hosts)");
   } else {
     rep.evidence.push_back("avg_allreduce_hops " + F(rep.avg_allreduce_hops, 3) + " links over " +
                            std::to_string(rep.ring_pairs) + " ring-consecutive pairs (ring order " +
-                           rep.ring_order + ", " + std::to_string(rings.size()) +
+                           std::string(RingOrderName(rep.ring_order)) + ", " + std::to_string(rings.size()) +
                            " ring(s)): " + std::to_string(rep.ring_pairs_probed) + " from probes, " +
                            std::to_string(rep.ring_pairs_graph) + " from the switch graph, " +
                            std::to_string(rep.ring_pairs_unreachable) + " unreachable");
@@ -920,11 +935,17 @@ void MeasureEntropyStability(const ArchitectureInputs& in, bool have_probes, con
 
 }  // namespace
 
+std::string_view ArchClassName(ArchClass c) { return NameIn(kArchClassNames, c, "unknown"); }
+
+std::string_view GraphSourceName(GraphSource s) { return NameIn(kGraphSourceNames, s, "none"); }
+
+std::string_view RingOrderName(RingOrder o) { return NameIn(kRingOrderNames, o, "none"); }
+
 std::vector<std::vector<std::string>> RingHostOrders(const RingReport& rings) {
   std::set<std::vector<std::string>> seen;
   std::vector<std::vector<std::string>> out;
   for (const RingView& r : rings.rings) {
-    if (r.source != "nccl_log" || r.hosts.size() < 2) continue;
+    if (r.source != RingSource::kNcclLog || r.hosts.size() < 2) continue;
     if (seen.insert(CanonicalCycle(r.hosts)).second) out.push_back(r.hosts);
   }
   return out;

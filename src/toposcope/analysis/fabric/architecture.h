@@ -29,6 +29,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "toposcope/analysis/fabric/fabric.h"
@@ -37,18 +38,42 @@
 
 namespace toposcope::analysis {
 
+// The architecture a switch graph is.
+enum class ArchClass { kUnknown, kFatTree, kDragonfly, kHhre };
+// "unknown", "fat-tree", "dragonfly", "hhre".
+std::string_view ArchClassName(ArchClass c);
+
+// Which switch graph to classify (options) or was classified (report).
+enum class GraphSource {
+  kNone,    // "none": neither (report only)
+  kAuto,    // "auto": the fabric when present, else the probes (options only)
+  kFabric,  // "fabric": the ibnetdiscover fabric dump
+  kProbes,  // "probes": the probes' hop lists
+};
+// The names above.
+std::string_view GraphSourceName(GraphSource s);
+
+// Which ring order avg_allreduce_hops follows.
+enum class RingOrder {
+  kNone,              // "none": no ring
+  kGiven,             // "given": ArchitectureInputs::rings, of no named source
+  kNcclLog,           // "nccl_log": the NCCL logs' ring orders
+  kDefaultNameOrder,  // "default_name_order": every known host in name order
+};
+// The names above.
+std::string_view RingOrderName(RingOrder o);
+
 struct ArchitectureInputs {
   const FabricReport* fabric = nullptr;                      // may be null or !present
   const std::vector<formats::PathProbe>* probes = nullptr;   // may be null or empty
   // The job's ring AllReduce orders: each a host cycle (NCCL ring order, consecutive duplicates
   // collapsed; the last host links back to the first). Empty: the default ring (below).
   std::vector<std::vector<std::string>> rings;
-  std::string ring_source = "nccl_log";  // names where `rings` came from (evidence only)
+  RingOrder ring_source = RingOrder::kNcclLog;  // where `rings` came from (kNone: kGiven)
 };
 
 struct ArchitectureOptions {
-  std::string graph_source = "auto";  // "auto" (fabric when present, else probes) | "fabric" |
-                                      // "probes"
+  GraphSource graph_source = GraphSource::kAuto;  // kAuto, kFabric or kProbes
   // Entropy stability.
   int entropy_windows = 10;             // equal time windows over the probes' [min ts, max ts]
   int64_t min_window_probes = 20;       // a window with fewer probes is skipped
@@ -94,9 +119,9 @@ struct JitterClass {
 // coefficient of variation (population std / mean) of the windows' entropies (windows with <
 // min_window_probes skipped; lower = more stable). NaN with < 2 windows; 0 when the mean is 0.
 struct ArchitectureReport {
-  std::string arch_class = "unknown";  // "fat-tree" | "dragonfly" | "hhre" | "unknown"
+  ArchClass arch_class = ArchClass::kUnknown;
   double confidence = 0;               // 0..1 (see the file comment)
-  std::string graph_source = "none";   // "fabric" | "probes" | "none"
+  GraphSource graph_source = GraphSource::kNone;  // kFabric, kProbes or kNone
   std::vector<std::string> evidence;   // measured structural facts, then the metrics' counts
 
   // Structure of the switch graph.
@@ -113,8 +138,7 @@ struct ArchitectureReport {
 
   // avg_allreduce_hops.
   double avg_allreduce_hops = NAN;
-  std::string ring_order = "none";  // "nccl_log" (ArchitectureInputs::ring_source) |
-                                    // "default_name_order" | "none"
+  RingOrder ring_order = RingOrder::kNone;  // ArchitectureInputs::ring_source, kDefaultNameOrder or kNone
   int64_t ring_pairs = 0;              // consecutive pairs counted
   int64_t ring_pairs_probed = 0;       // ... measured from probes
   int64_t ring_pairs_graph = 0;        // ... from the switch graph's shortest path

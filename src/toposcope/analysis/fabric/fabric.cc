@@ -7,6 +7,14 @@
 #include "toposcope/base/text.h"
 
 namespace toposcope::analysis {
+namespace {
+
+constexpr NamedValue<SwitchLevel> kLevelNames[] = {
+    {SwitchLevel::kLeaf, "leaf"}, {SwitchLevel::kSpine, "spine"}, {SwitchLevel::kIsolated, "isolated"}};
+
+}  // namespace
+
+std::string_view SwitchLevelName(SwitchLevel l) { return NameIn(kLevelNames, l, "isolated"); }
 
 FabricReport AnalyzeFabric(const model::Dataset& ds) {
   FabricReport r;
@@ -52,7 +60,8 @@ FabricReport AnalyzeFabric(const model::Dataset& ds) {
       if (c != cas.end() && !c->second.host.empty()) attached.insert(c->second.host);
     }
     s.hosts = static_cast<int>(attached.size());
-    s.level = !attached.empty() ? "leaf" : (any_peer ? "spine" : "isolated");
+    s.level =
+        !attached.empty() ? SwitchLevel::kLeaf : (any_peer ? SwitchLevel::kSpine : SwitchLevel::kIsolated);
     if (!attached.empty()) {
       r.leaves.push_back({id, s.desc, std::vector<std::string>(attached.begin(), attached.end())});
     } else if (any_peer) {

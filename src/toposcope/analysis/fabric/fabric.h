@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "toposcope/model/dataset.h"
@@ -18,10 +19,19 @@ struct FabricPort {
   double rate_gbps = 0;
 };
 
+// Where a switch sits in the fabric.
+enum class SwitchLevel {
+  kLeaf,      // "leaf": host adapters attached
+  kSpine,     // "spine": none attached, linked to other switches
+  kIsolated,  // "isolated": neither
+};
+// The names above.
+std::string_view SwitchLevelName(SwitchLevel l);
+
 struct FabricSwitch {
   std::string id, desc;
   std::string port_guid;  // the switch's port GUID (port 0; hex without 0x), for OpenSM files
-  std::string level;      // "leaf" | "spine" | "isolated"
+  SwitchLevel level = SwitchLevel::kIsolated;
   int hosts = 0;          // host adapters attached
   std::vector<FabricPort> ports;
 };

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "toposcope/base/text.h"
 #include "toposcope/stats/order_stats.h"
 
 namespace toposcope::analysis {
@@ -41,12 +42,12 @@ std::vector<std::string> NodeList(const formats::PathProbe& p, const std::map<st
 }
 
 // The route's RTT from its probes' RTTs, sorted ascending.
-double Statistic(const std::vector<double>& sorted, const std::string& which) {
-  if (which == "endpoint" && sorted.size() >= 2) {
+double Statistic(const std::vector<double>& sorted, RttStatistic which) {
+  if (which == RttStatistic::kEndpoint && sorted.size() >= 2) {
     // Robson–Whitlock: the floor below the smallest sample, estimated from the first spacing.
     return std::max(0.0, 2 * sorted[0] - sorted[1]);
   }
-  if (which == "median") return stats::Median(sorted);
+  if (which == RttStatistic::kMedian) return stats::Median(sorted);
   return sorted.front();
 }
 
@@ -91,7 +92,22 @@ std::vector<int> PortsTo(const PortIndex& ix, const FabricSwitch& sw, const std:
   return ports;
 }
 
+constexpr NamedValue<RttStatistic> kRttStatisticNames[] = {
+    {RttStatistic::kMin, "min"}, {RttStatistic::kEndpoint, "endpoint"}, {RttStatistic::kMedian, "median"}};
+
+constexpr NamedValue<LevelSource> kLevelSourceNames[] = {{LevelSource::kNone, ""},
+                                                         {LevelSource::kIbnetdiscover, "ibnetdiscover"},
+                                                         {LevelSource::kInferred, "inferred"}};
+
 }  // namespace
+
+std::string_view RttStatisticName(RttStatistic s) { return NameIn(kRttStatisticNames, s, "min"); }
+
+std::optional<RttStatistic> ParseRttStatistic(std::string_view name) {
+  return ValueIn(kRttStatisticNames, name);
+}
+
+std::string_view LevelSourceName(LevelSource s) { return NameIn(kLevelSourceNames, s, ""); }
 
 std::string CableId(const std::string& a, const std::string& b) {
   return a < b ? a + "--" + b : b + "--" + a;
@@ -114,22 +130,22 @@ LinkWeightReport AnalyzeLinkWeights(const std::vector<formats::PathProbe>& probe
       for (const auto& c : fabric.cas) {
         if (c.host.empty()) continue;
         for (const auto& sw : fabric.switches) {
-          if (sw.level != "leaf") continue;
+          if (sw.level != SwitchLevel::kLeaf) continue;
           for (const auto& port : sw.ports) {
             if (port.peer == c.id) leaf_of.emplace(c.host + "-" + c.device, sw.desc.empty() ? sw.id : sw.desc);
           }
         }
       }
-      if (!leaf_of.empty()) r.level_source = "ibnetdiscover";
+      if (!leaf_of.empty()) r.level_source = LevelSource::kIbnetdiscover;
     }
     if (leaf_of.empty() && inferred != nullptr) {
       for (const auto& l : inferred->leaves) {
         for (const auto& h : l.hosts) leaf_of.emplace(h, l.name);
       }
-      if (!leaf_of.empty()) r.level_source = "inferred";
+      if (!leaf_of.empty()) r.level_source = LevelSource::kInferred;
     }
   }
-  r.rtt_statistic = opt.rtt_statistic == "median" || opt.rtt_statistic == "endpoint" ? opt.rtt_statistic : "min";
+  r.rtt_statistic = opt.rtt_statistic;
   // Route groups: endpoints sorted, node list oriented from the lower endpoint.
   std::map<std::vector<std::string>, std::vector<double>> routes;
   for (const auto& p : probes) {

@@ -21,7 +21,8 @@
 // Robust RTT. Queueing only ever adds delay and a few probes are outliers (the responder was
 // descheduled), so the probes that followed the same route between the same endpoints (either
 // direction) are grouped and the group's RTT is a low order statistic: its minimum by default
-// (`rtt_statistic` "min"), or its median ("median"). Each group is one tomography path.
+// (`rtt_statistic` kMin), its median (kMedian), or the Robson-Whitlock floor below its minimum
+// (kEndpoint). Each group is one tomography path.
 //
 // Queueing evidence. The minimum removes queueing only where some probe of the route met an idle
 // queue; behind a congested switch it stays high. Per cable, `queue_spread_us` is the median over
@@ -36,7 +37,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "toposcope/analysis/fabric/fabric.h"
@@ -49,9 +52,29 @@ namespace toposcope::analysis {
 // The pseudo-node of a level route: any spine above the leaves.
 inline constexpr const char* kSpineLevel = "(spines)";
 
+// Which order statistic of a route's probe RTTs is the route's RTT.
+enum class RttStatistic {
+  kMin,       // "min": the fastest probe
+  kEndpoint,  // "endpoint": 2 x min - second smallest (the min itself with one probe), floored at 0
+  kMedian,    // "median"
+};
+// The names above.
+std::string_view RttStatisticName(RttStatistic s);
+// The statistic named `name`; nullopt for any other name.
+std::optional<RttStatistic> ParseRttStatistic(std::string_view name);
+
+// Where the leaves of probes without hop lists come from.
+enum class LevelSource {
+  kNone,           // "": none needed, or none known
+  kIbnetdiscover,  // "ibnetdiscover": the fabric's leaf switches
+  kInferred,       // "inferred": the leaves inferred from probe RTTs
+};
+// The names above ("" for kNone).
+std::string_view LevelSourceName(LevelSource s);
+
 struct LinkWeightOptions {
   TomographyOptions tomography;
-  std::string rtt_statistic = "min";  // "min" | "median" over a route's probes
+  RttStatistic rtt_statistic = RttStatistic::kMin;  // over a route's probes
   int min_probes_per_route = 1;       // routes with fewer probes are not used
   int unidentified_hop_weight = 1;    // OpenSM weight of a cable whose latency is not identifiable
 };
@@ -65,9 +88,9 @@ struct LinkWeightReport {
   int64_t probes_used = 0;            // in a route that became a path
   int64_t probes_unusable = 0;        // silent hop, no RTT, repeated node or no endpoint
   int64_t probes_by_level = 0;        // routed by the leaf levels (no hop list)
-  std::string level_source;           // "ibnetdiscover" | "inferred" | "" (none needed / none)
+  LevelSource level_source = LevelSource::kNone;
   int64_t routes = 0;                 // distinct (endpoints, route) groups used as paths
-  std::string rtt_statistic;
+  RttStatistic rtt_statistic = RttStatistic::kMin;  // LinkWeightOptions::rtt_statistic
   // OpenSM export (with a fabric).
   std::vector<HopWeight> hop_weights;  // sorted by (port GUID, port)
   int64_t cables_mapped = 0;           // solved cables whose switch ports the fabric names

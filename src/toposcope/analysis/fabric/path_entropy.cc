@@ -287,7 +287,7 @@ void AddBottlenecks(const std::vector<Choice>& choices, const Names& names, cons
   for (const auto& [node, acc] : bottle) {
     PathFinding f;
     f.node = names.Name(node);
-    f.kind = "bottleneck";
+    f.kind = PathFindingKind::kBottleneck;
     f.paths = acc.paths;
     f.entropy = acc.weighted_entropy / static_cast<double>(acc.paths);
     f.reuse_rate = static_cast<double>(acc.carried) / static_cast<double>(acc.paths);
@@ -332,7 +332,7 @@ void AddRedundantHops(const std::map<uint64_t, PairAcc>& pairs, const Names& nam
     if (!(static_cast<double>(r.paths) > opt.redundant_reuse * static_cast<double>(r.pair_probes))) continue;
     PathFinding f;
     f.node = names.Name(node);
-    f.kind = "redundant_hop";
+    f.kind = PathFindingKind::kRedundantHop;
     f.paths = r.paths;
     f.reuse_rate = static_cast<double>(r.paths) / static_cast<double>(r.pair_probes);
     std::sort(r.extras.begin(), r.extras.end());
@@ -352,7 +352,12 @@ void AddRedundantHops(const std::map<uint64_t, PairAcc>& pairs, const Names& nam
   }
 }
 
+constexpr NamedValue<PathFindingKind> kKindNames[] = {{PathFindingKind::kBottleneck, "bottleneck"},
+                                                      {PathFindingKind::kRedundantHop, "redundant_hop"}};
+
 }  // namespace
+
+std::string_view PathFindingKindName(PathFindingKind k) { return NameIn(kKindNames, k, "bottleneck"); }
 
 double SeedNodeEntropyBits(const std::vector<std::vector<std::string>>& paths) {
   std::map<std::string, int64_t> visits;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -36,9 +37,14 @@ namespace toposcope::analysis {
 // probes of the pairs whose detours pass it (off their shortest paths) that do so; it is a
 // redundant hop when that share is > redundant_reuse (pooled over the pairs, so that pairs with
 // few probes do not decide alone). One finding per node; the pair with the most probes is cited.
+// What a path finding says of its node.
+enum class PathFindingKind { kBottleneck, kRedundantHop };
+// "bottleneck" or "redundant_hop".
+std::string_view PathFindingKindName(PathFindingKind k);
+
 struct PathFinding {
   std::string node;
-  std::string kind;  // "bottleneck" | "redundant_hop"
+  PathFindingKind kind = PathFindingKind::kBottleneck;
   double entropy = 0;     // bottleneck: weighted entropy of its choice points; redundant: the
                           // cited pair's intermediate-hop entropy
   double reuse_rate = 0;  // bottleneck: share of its choice points' paths it carries;

@@ -2,12 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <functional>
+#include <map>
 #include <numeric>
 #include <set>
 
 #include "toposcope/base/names.h"
+#include "toposcope/base/text.h"
 #include "toposcope/stats/spectral.h"
 
 namespace toposcope::analysis {
@@ -52,7 +53,22 @@ bool SamePartition(const std::vector<int>& a, const std::vector<int>& b) {
   return true;
 }
 
+constexpr NamedValue<IslandKind> kKindNames[] = {{IslandKind::kUnknown, "unknown"},
+                                                 {IslandKind::kNvswitch, "nvswitch"},
+                                                 {IslandKind::kNvlink, "nvlink"},
+                                                 {IslandKind::kPcie, "pcie"}};
+
+constexpr NamedValue<IslandMethod> kMethodNames[] = {
+    {IslandMethod::kNone, "none"},
+    {IslandMethod::kSpectral, "spectral"},
+    {IslandMethod::kSpectralPartial, "spectral (partial matrix)"},
+    {IslandMethod::kDeclared, "declared"}};
+
 }  // namespace
+
+std::string_view IslandKindName(IslandKind k) { return NameIn(kKindNames, k, "unknown"); }
+
+std::string_view IslandMethodName(IslandMethod m) { return NameIn(kMethodNames, m, "none"); }
 
 double IslandAffinity(double bandwidth_gbps, const Thresholds& t) {
   if (!(bandwidth_gbps > 0)) return 0.0;
@@ -71,7 +87,7 @@ IslandOutput AnalyzeIslands(const model::Dataset& ds, const std::vector<LinkRepo
     if (gpus.empty()) continue;
     const size_t n = gpus.size();
     std::vector<int> labels(n, 0);
-    std::string method;
+    IslandMethod method = IslandMethod::kNone;
     bool measured_all = true;
     if (!h.measured.empty()) {
       Eigen::MatrixXd w = Eigen::MatrixXd::Zero(static_cast<int>(n), static_cast<int>(n));
@@ -94,11 +110,11 @@ IslandOutput AnalyzeIslands(const model::Dataset& ds, const std::vector<LinkRepo
       opt.max_clusters = static_cast<int>(n);
       const stats::SpectralResult sr = stats::SpectralClusterDense(w, opt);
       labels = sr.labels;
-      method = measured_all ? "spectral" : "spectral (partial matrix)";
+      method = measured_all ? IslandMethod::kSpectral : IslandMethod::kSpectralPartial;
     } else {
       const auto& declared = !h.nvsmi_links.empty() ? h.nvsmi_links : h.xml_links;
       labels = DeclaredComponents(gpus, declared);
-      method = declared.empty() ? "none" : "declared";
+      method = declared.empty() ? IslandMethod::kNone : IslandMethod::kDeclared;
     }
     std::vector<std::pair<std::string, bool>> agree;
     if (!h.nvsmi_links.empty()) agree.emplace_back("nvidia-smi-topo", SamePartition(labels, DeclaredComponents(gpus, h.nvsmi_links)));
@@ -124,12 +140,12 @@ IslandOutput AnalyzeIslands(const model::Dataset& ds, const std::vector<LinkRepo
       isl.host = host;
       isl.method = method;
       isl.agrees_with = agree;
-      if (method == "none") {
-        isl.kind = "unknown";  // nothing measured or declared about this host's GPU pairs
+      if (method == IslandMethod::kNone) {
+        isl.kind = IslandKind::kUnknown;  // nothing measured or declared about this host's GPU pairs
         continue;
       }
       if (isl.members.size() == 1) {
-        isl.kind = "pcie";
+        isl.kind = IslandKind::kPcie;
         continue;
       }
       bool any_switch = false;
@@ -139,7 +155,7 @@ IslandOutput AnalyzeIslands(const model::Dataset& ds, const std::vector<LinkRepo
           if (it != link_by_pair.end() && it->second->type == LinkType::kNvswitch) any_switch = true;
         }
       }
-      isl.kind = any_switch ? "nvswitch" : "nvlink";
+      isl.kind = any_switch ? IslandKind::kNvswitch : IslandKind::kNvlink;
     }
     for (auto& isl : islands) out.islands.push_back(std::move(isl));
   }

@@ -5,14 +5,35 @@
 // components. Islands are checked against nvidia-smi topo and NCCL's XML wherever they are given.
 #pragma once
 
+#include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
-#include "toposcope/model/dataset.h"
-#include <string>
-#include <utility>
 #include "toposcope/analysis/node/links.h"
+#include "toposcope/model/dataset.h"
 
 namespace toposcope::analysis {
+
+// What joins the GPUs of an island.
+enum class IslandKind {
+  kUnknown,   // "unknown": nothing measured or declared about the host's GPU pairs
+  kNvswitch,  // "nvswitch"
+  kNvlink,    // "nvlink"
+  kPcie,      // "pcie": a single GPU
+};
+// The names above.
+std::string_view IslandKindName(IslandKind k);
+
+// How a host's islands were found.
+enum class IslandMethod {
+  kNone,             // "none": nothing measured or declared
+  kSpectral,         // "spectral": clustering of the measured matrix
+  kSpectralPartial,  // "spectral (partial matrix)": the same, some pairs not measured
+  kDeclared,         // "declared": the topology files' NVLink components
+};
+// The names above.
+std::string_view IslandMethodName(IslandMethod m);
 struct GpuReport {
   std::string id;      // HOST/gpuN
   std::string host;
@@ -24,8 +45,8 @@ struct IslandReport {
   std::string id;                  // HOST/islandK
   std::string host;
   std::vector<std::string> members;
-  std::string kind;                // "nvswitch", "nvlink", "pcie"
-  std::string method;              // "spectral" (measured) or "declared" (topology files only)
+  IslandKind kind = IslandKind::kUnknown;
+  IslandMethod method = IslandMethod::kNone;
   // Agreement of the measured islands with each declared source on this host.
   std::vector<std::pair<std::string, bool>> agrees_with;  // ("nvidia-smi-topo", true), ...
 };

@@ -43,27 +43,55 @@ struct Draft {
   std::string host;
   model::GpuPair pair;
   LinkClass cls;
-  std::string type_source;
+  LinkTypeSource type_source = LinkTypeSource::kBandwidth;
   double bw = NAN;
 };
 
+constexpr NamedValue<ThresholdPreset> kPresetNames[] = {{ThresholdPreset::kModern, "modern"},
+                                                        {ThresholdPreset::kSeed, "seed"}};
+
+constexpr NamedValue<LinkTypeSource> kTypeSourceNames[] = {
+    {LinkTypeSource::kNvidiaSmiTopo, "nvidia-smi-topo"},
+    {LinkTypeSource::kNvidiaSmiTopoNcclXml, "nvidia-smi-topo+nccl-topo-xml"},
+    {LinkTypeSource::kNcclTopoXml, "nccl-topo-xml"},
+    {LinkTypeSource::kBandwidth, "bandwidth"}};
+
+constexpr NamedValue<BandwidthClass> kBandwidthClassNames[] = {{BandwidthClass::kNone, ""},
+                                                               {BandwidthClass::kNvlink, "nvlink"},
+                                                               {BandwidthClass::kPcieSwitch, "pcie_switch"},
+                                                               {BandwidthClass::kPcieCpu, "pcie_cpu"}};
+
 }  // namespace
+
+std::string_view ThresholdPresetName(ThresholdPreset p) { return NameIn(kPresetNames, p, "modern"); }
+
+std::optional<ThresholdPreset> ParseThresholdPreset(std::string_view name) {
+  return ValueIn(kPresetNames, name);
+}
+
+std::string_view LinkTypeSourceName(LinkTypeSource s) { return NameIn(kTypeSourceNames, s, "bandwidth"); }
+
+std::string_view BandwidthClassName(BandwidthClass c) { return NameIn(kBandwidthClassNames, c, ""); }
 
 Thresholds SeedThresholds() {
   Thresholds t;
   t.nvlink_min_gbps = 12.0;
   t.pcie_cpu_max_gbps = 2.0;
-  t.preset = "seed";
+  t.preset = ThresholdPreset::kSeed;
   return t;
 }
 
 Thresholds ModernThresholds() { return Thresholds{}; }
 
-std::string ClassifyBandwidth(double bandwidth_gbps, const Thresholds& t) {
-  if (std::isnan(bandwidth_gbps)) return "";
-  if (bandwidth_gbps >= t.nvlink_min_gbps) return "nvlink";
-  if (bandwidth_gbps <= t.pcie_cpu_max_gbps) return "pcie_cpu";
-  return "pcie_switch";
+Thresholds PresetThresholds(ThresholdPreset preset) {
+  return preset == ThresholdPreset::kSeed ? SeedThresholds() : ModernThresholds();
+}
+
+BandwidthClass ClassifyBandwidth(double bandwidth_gbps, const Thresholds& t) {
+  if (std::isnan(bandwidth_gbps)) return BandwidthClass::kNone;
+  if (bandwidth_gbps >= t.nvlink_min_gbps) return BandwidthClass::kNvlink;
+  if (bandwidth_gbps <= t.pcie_cpu_max_gbps) return BandwidthClass::kPcieCpu;
+  return BandwidthClass::kPcieSwitch;
 }
 
 namespace {
@@ -87,22 +115,24 @@ std::vector<Draft> DraftLinks(const model::Dataset& ds, const Thresholds& t) {
       auto xml = h.xml_links.find(p);
       if (nv != h.nvsmi_links.end()) {
         d.cls = nv->second.cls;
-        d.type_source = "nvidia-smi-topo";
+        d.type_source = LinkTypeSource::kNvidiaSmiTopo;
         if (IsNvlinkFamily(d.cls.type)) {
           if (xml != h.xml_links.end() && IsNvlinkFamily(xml->second.cls.type)) {
             d.cls.type = xml->second.cls.type;  // the XML names NVSwitch vs direct links
-            d.type_source = "nvidia-smi-topo+nccl-topo-xml";
+            d.type_source = LinkTypeSource::kNvidiaSmiTopoNcclXml;
           } else if (nvsmi_nvswitch) {
             d.cls.type = LinkType::kNvswitch;
           }
         }
       } else if (xml != h.xml_links.end()) {
         d.cls = xml->second.cls;
-        d.type_source = "nccl-topo-xml";
+        d.type_source = LinkTypeSource::kNcclTopoXml;
       } else {
-        const std::string c = ClassifyBandwidth(d.bw, t);
-        d.cls.type = c == "nvlink" ? LinkType::kNvlink : c == "pcie_switch" ? LinkType::kPix : LinkType::kSys;
-        d.type_source = "bandwidth";
+        const BandwidthClass c = ClassifyBandwidth(d.bw, t);
+        d.cls.type = c == BandwidthClass::kNvlink       ? LinkType::kNvlink
+                     : c == BandwidthClass::kPcieSwitch ? LinkType::kPix
+                                                        : LinkType::kSys;
+        d.type_source = LinkTypeSource::kBandwidth;
       }
       drafts.push_back(d);
     }
@@ -212,12 +242,12 @@ void JudgeLink(const Draft& d, const std::string& basis, const Thresholds& t, co
   } else {
     ev += "measured " + FormatFixed(l->bandwidth_gbps, 1) + " GB/s; no reference for its type";
   }
-  if (!l->bandwidth_class.empty() && d.type_source != "bandwidth") {
+  if (l->bandwidth_class != BandwidthClass::kNone && d.type_source != LinkTypeSource::kBandwidth) {
     const bool declared_nv = IsNvlinkFamily(l->type);
-    const bool measured_nv = l->bandwidth_class == "nvlink";
+    const bool measured_nv = l->bandwidth_class == BandwidthClass::kNvlink;
     if (declared_nv != measured_nv) {
       ev += "; declared " + std::string(LinkTypeName(l->type)) + " but the bandwidth looks like " +
-            l->bandwidth_class;
+            std::string(BandwidthClassName(l->bandwidth_class));
     }
   }
   l->evidence = ev;

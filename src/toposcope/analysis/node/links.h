@@ -5,20 +5,50 @@
 // bandwidth falls below a fraction of what its type gives on the same host (or the fleet).
 #pragma once
 
+#include <cmath>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "toposcope/base/link_type.h"
 #include "toposcope/model/dataset.h"
 #include "toposcope/stats/alpha_stable.h"
-#include <cmath>
-#include "toposcope/base/link_type.h"
 
 namespace toposcope::analysis {
+
+// Which preset a Thresholds started from.
+enum class ThresholdPreset { kModern, kSeed };
+// "modern" or "seed".
+std::string_view ThresholdPresetName(ThresholdPreset p);
+// The preset named `name` ("modern" / "seed"); nullopt for any other name.
+std::optional<ThresholdPreset> ParseThresholdPreset(std::string_view name);
+
+// Where a link's type comes from.
+enum class LinkTypeSource {
+  kNvidiaSmiTopo,         // "nvidia-smi-topo"
+  kNvidiaSmiTopoNcclXml,  // "nvidia-smi-topo+nccl-topo-xml": nvidia-smi's NVLink, typed by NCCL's XML
+  kNcclTopoXml,           // "nccl-topo-xml"
+  kBandwidth,             // "bandwidth": the measurement alone
+};
+// The names above.
+std::string_view LinkTypeSourceName(LinkTypeSource s);
+
+// What a measured bandwidth alone says a link is.
+enum class BandwidthClass {
+  kNone,        // "": not measured
+  kNvlink,      // "nvlink"
+  kPcieSwitch,  // "pcie_switch"
+  kPcieCpu,     // "pcie_cpu"
+};
+// The names above ("" for kNone).
+std::string_view BandwidthClassName(BandwidthClass c);
+
 struct Thresholds {
   double nvlink_min_gbps = 60.0;    // above PCIe Gen5 x16's ~57 GB/s measured: only NVLink goes faster
   double pcie_cpu_max_gbps = 18.0;  // at or below: PCIe through the CPU (Gen4 cross-socket ~14-15)
   double degraded_ratio = 0.75;     // measured below this fraction of expected -> degraded
-  std::string preset = "modern";    // "modern" or "seed" (12 / 2 GB/s)
+  ThresholdPreset preset = ThresholdPreset::kModern;  // kSeed: 12 / 2 GB/s
 };
 
 struct LinkReport {
@@ -26,8 +56,8 @@ struct LinkReport {
   LinkType type = LinkType::kUnknown;
   int lanes = 0;                   // active NVLink lanes (0 when not NVLink)
   int expected_lanes = 0;          // lanes its peers show (0 when not NVLink)
-  std::string type_source;         // "nvidia-smi-topo", "nccl-topo-xml", "bandwidth"
-  std::string bandwidth_class;     // from the measurement alone: "nvlink", "pcie_switch", "pcie_cpu", ""
+  LinkTypeSource type_source = LinkTypeSource::kBandwidth;
+  BandwidthClass bandwidth_class = BandwidthClass::kNone;  // from the measurement alone
   double bandwidth_gbps = NAN;     // measured, unidirectional (mean of the directions)
   double expected_gbps = NAN;      // what the link type should give on this host/fleet
   bool degraded = false;
@@ -39,10 +69,12 @@ struct LinkReport {
 Thresholds SeedThresholds();
 // Thresholds for current hardware (PCIe Gen4/Gen5 P2P reaches 22-57 GB/s).
 Thresholds ModernThresholds();
+// The thresholds of a preset: SeedThresholds() or ModernThresholds(). Never fails.
+Thresholds PresetThresholds(ThresholdPreset preset);
 
-// "nvlink", "pcie_switch" or "pcie_cpu" for a measured unidirectional bandwidth; "" for NaN (not
+// kNvlink, kPcieSwitch or kPcieCpu for a measured unidirectional bandwidth; kNone for NaN (not
 // measured). Never fails.
-std::string ClassifyBandwidth(double bandwidth_gbps, const Thresholds& t);
+BandwidthClass ClassifyBandwidth(double bandwidth_gbps, const Thresholds& t);
 
 // The links of every host, sorted by host then pair, with their type, expected bandwidth and
 // degraded verdict. Never fails: unknown bandwidths leave the verdict to the lanes.

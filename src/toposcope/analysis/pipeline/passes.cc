@@ -194,7 +194,7 @@ PassCounts RunArchitecture(const PipelineOptions& opt, PipelineState* st) {
     ai.fabric = &*st->fabric;
     ai.probes = &ds.path_probes;
     ai.rings = RingHostOrders(st->rdma->report.rings);
-    ai.ring_source = "nccl_log";
+    ai.ring_source = RingOrder::kNcclLog;
     out.present = true;
     out.report = IdentifyArchitecture(ai, opt.analyze.architecture);
   }

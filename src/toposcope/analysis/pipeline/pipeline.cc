@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "toposcope/analysis/pipeline/passes.h"
+#include "toposcope/base/text.h"
 
 namespace toposcope::analysis {
 namespace {
@@ -32,7 +33,7 @@ Usage ReadUsage() {
 Result<PassStats> MeasuredRun(const PassInfo& info, const PipelineOptions& opt, PipelineState* state) {
   PassStats st;
   st.id = info.id;
-  st.source = "run";
+  st.source = PassSource::kRun;
   const Usage before = ReadUsage();
   const auto t0 = std::chrono::steady_clock::now();
   Result<PassCounts> counts = RunPass(info.id, opt, state);
@@ -91,6 +92,12 @@ const PassInfo& PassInfoOf(PassId id) { return Passes()[static_cast<size_t>(id)]
 
 std::string_view PassName(PassId id) { return PassInfoOf(id).name; }
 
+std::string_view PassSourceName(PassSource s) {
+  static constexpr NamedValue<PassSource> kNames[] = {
+      {PassSource::kRun, "run"}, {PassSource::kDump, "dump"}, {PassSource::kGiven, "given"}};
+  return NameIn(kNames, s, "run");
+}
+
 std::optional<PassId> PassFromName(std::string_view name) {
   for (const PassInfo& p : Passes()) {
     if (p.name == name) return p.id;
@@ -124,7 +131,7 @@ Result<PipelineRun> RunPipeline(const PipelineOptions& opt, PipelineState* state
   for (PassId id : PassClosure(wanted)) {
     const PassInfo& info = PassInfoOf(id);
     if (id == P::kLoad && state->dataset != nullptr) {
-      run.passes.push_back({id, "given"});
+      run.passes.push_back({id, PassSource::kGiven});
       continue;
     }
     if (HasOutput(*state, id)) continue;
@@ -136,7 +143,7 @@ Result<PipelineRun> RunPipeline(const PipelineOptions& opt, PipelineState* state
       if (*loaded) {
         PassStats st;
         st.id = id;
-        st.source = "dump";
+        st.source = PassSource::kDump;
         if (opt.progress) opt.progress(info, &st);
         run.passes.push_back(std::move(st));
         continue;

@@ -35,10 +35,19 @@ const std::vector<PassInfo>& Passes();
 // The description of one pass.
 const PassInfo& PassInfoOf(PassId id);
 
+// Where a run took a pass's output from.
+enum class PassSource {
+  kRun,    // "run": the pass ran
+  kDump,   // "dump": loaded from a pass dump
+  kGiven,  // "given": the dataset the caller loaded
+};
+// The names above.
+std::string_view PassSourceName(PassSource s);
+
 // What a run measured of one pass (written to DIR/passes.json, never into result.json).
 struct PassStats {
   PassId id = PassId::kLoad;
-  std::string source;         // "run"; "dump" when loaded from a dump; "given" for a dataset the caller loaded
+  PassSource source = PassSource::kRun;
   double wall_s = 0;
   double cpu_s = 0;           // user + system time of the whole process (all threads) over the pass
   int64_t peak_rss_bytes = 0; // the process's peak resident memory at the end of the pass

@@ -14,6 +14,11 @@ namespace {
 
 using stats::Median;
 
+constexpr NamedValue<TelemetryFindingKind> kFindingKindNames[] = {
+    {TelemetryFindingKind::kThermalLinkDownspeed, "thermal_link_downspeed"},
+    {TelemetryFindingKind::kStraggler, "straggler"},
+    {TelemetryFindingKind::kClockStep, "clock_step"}};
+
 bool IsTemperature(const model::SeriesKey& k) { return k.field_id == formats::field_id::kGpuTemp; }
 
 // An NVLink receive-throughput series of one link (per-link fields, or link rows of dmon 4.6).
@@ -61,6 +66,10 @@ bool Inside(int64_t t, const std::vector<std::pair<int64_t, int64_t>>& iv) {
 }
 
 }  // namespace
+
+std::string_view TelemetryFindingKindName(TelemetryFindingKind k) {
+  return NameIn(kFindingKindNames, k, "thermal_link_downspeed");
+}
 
 TelemetryReport AnalyzeTelemetry(const model::DcgmStore& dcgm, const std::vector<HostClockFit>& clocks,
                                  const TelemetryOptions& opt) {
@@ -127,7 +136,7 @@ TelemetryReport AnalyzeTelemetry(const model::DcgmStore& dcgm, const std::vector
       const double peer = Median(peers);
       if (q < opt.link_drop_ratio && (std::isnan(peer) || q < opt.peer_margin * peer)) {
         TelemetryFinding f;
-        f.kind = "thermal_link_downspeed";
+        f.kind = TelemetryFindingKind::kThermalLinkDownspeed;
         f.host = gpu_key.first;
         f.gpu = gpu_key.second;
         f.link = link;
@@ -147,7 +156,7 @@ TelemetryReport AnalyzeTelemetry(const model::DcgmStore& dcgm, const std::vector
   for (const auto& fit : clocks) {
     for (int64_t t : fit.Best().steps_local_ns) {
       TelemetryFinding f;
-      f.kind = "clock_step";
+      f.kind = TelemetryFindingKind::kClockStep;
       f.host = fit.host;
       f.start_ns = f.end_ns = t;
       f.confidence = 0.9;
@@ -220,7 +229,7 @@ std::vector<TelemetryFinding> StragglerDetector::Finish(const TelemetryOptions& 
     const int n_late = static_cast<int>(lates.size());
     if (n_late < std::max(3, instances / 5)) continue;
     TelemetryFinding f;
-    f.kind = "straggler";
+    f.kind = TelemetryFindingKind::kStraggler;
     f.host = key.first;
     const std::string& dev_name = key.second;
     if (dev_name.rfind("gpu", 0) == 0) f.gpu = static_cast<int>(ParseInt(dev_name.substr(3)).value_or(-1));

@@ -10,6 +10,7 @@
 #include <map>
 #include <tuple>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "toposcope/analysis/time/timeline.h"
@@ -37,8 +38,17 @@ struct SamplingWarning {
   int needed_period_ms = 0;
 };
 
+// What a telemetry finding is.
+enum class TelemetryFindingKind {
+  kThermalLinkDownspeed,  // "thermal_link_downspeed"
+  kStraggler,             // "straggler"
+  kClockStep,             // "clock_step"
+};
+// The names above.
+std::string_view TelemetryFindingKindName(TelemetryFindingKind k);
+
 struct TelemetryFinding {
-  std::string kind;   // thermal_link_downspeed | straggler | clock_step
+  TelemetryFindingKind kind = TelemetryFindingKind::kThermalLinkDownspeed;
   std::string host;
   int gpu = -1;
   int link = -1;

@@ -17,6 +17,18 @@
 namespace toposcope::analysis {
 namespace {
 
+constexpr NamedValue<PatternClass> kPatternClassNames[] = {{PatternClass::kUnknown, "unknown"},
+                                                           {PatternClass::kAllreduce, "allreduce"},
+                                                           {PatternClass::kPipeline, "pipeline"},
+                                                           {PatternClass::kMixed, "mixed"}};
+
+constexpr NamedValue<SeedPatternClass> kSeedClassNames[] = {{SeedPatternClass::kAllreduce, "allreduce"},
+                                                            {SeedPatternClass::kPipeline, "pipeline"},
+                                                            {SeedPatternClass::kUnclassified, "unclassified"}};
+
+constexpr NamedValue<QpClass> kQpClassNames[] = {
+    {QpClass::kAllreduce, "allreduce"}, {QpClass::kPipeline, "pipeline"}, {QpClass::kSteady, "steady"}};
+
 using formats::QpState;
 
 constexpr uint8_t Cell(QpState from, QpState to) {
@@ -145,9 +157,9 @@ void LabelQps(std::vector<QpWork>& work, const QpPatternOptions& opt, std::vecto
     l.mean_entropy = l.windows > 0 ? ent / static_cast<double>(l.windows) : 0;
     l.err_resets_per_window = l.windows > 0 ? static_cast<double>(err_resets) / static_cast<double>(l.windows) : 0;
     if (static_cast<int64_t>(q.recreation_windows.size()) >= opt.min_recreations) {
-      l.cls = l.sync >= opt.sync_allreduce ? "allreduce" : "pipeline";
+      l.cls = l.sync >= opt.sync_allreduce ? QpClass::kAllreduce : QpClass::kPipeline;
     } else {
-      l.cls = "steady";
+      l.cls = QpClass::kSteady;
     }
     qp_sync->push_back(l.sync);
     qp_recreations->push_back(static_cast<double>(l.recreations));
@@ -159,7 +171,7 @@ void LabelQps(std::vector<QpWork>& work, const QpPatternOptions& opt, std::vecto
 size_t ClusterLabelled(std::vector<QpWork>& work, const QpPatternOptions& opt, QpPatternResult* res) {
   std::vector<size_t> labelled;
   for (size_t i = 0; i < work.size(); ++i) {
-    if (work[i].label.cls != "steady") labelled.push_back(i);
+    if (work[i].label.cls != QpClass::kSteady) labelled.push_back(i);
   }
   if (labelled.empty()) return 0;
   constexpr int kDims = 4;
@@ -191,8 +203,8 @@ size_t ClusterLabelled(std::vector<QpWork>& work, const QpPatternOptions& opt, Q
     const int c = km.labels[r];
     work[labelled[r]].label.cluster = c;
     ++res->cluster_sizes[static_cast<size_t>(c)];
-    (work[labelled[r]].label.cls == "allreduce" ? votes[static_cast<size_t>(c)].first
-                                                : votes[static_cast<size_t>(c)].second)++;
+    (work[labelled[r]].label.cls == QpClass::kAllreduce ? votes[static_cast<size_t>(c)].first
+                                                        : votes[static_cast<size_t>(c)].second)++;
   }
   for (const auto& [a, p] : votes) {
     res->cluster_names.push_back(a + p == 0 ? "empty" : (a >= p ? "allreduce" : "pipeline"));
@@ -217,9 +229,9 @@ void AddToScope(const QpWork& q, ScopeAcc* s) {
     if (w.rts_sqd > 0) ++s->windows_defined;
     s->entropy_sum += w.entropy;
   }
-  if (q.label.cls == "allreduce") ++s->allreduce;
-  if (q.label.cls == "pipeline") ++s->pipeline;
-  if (q.label.cls != "steady") s->syncs.push_back(q.label.sync);
+  if (q.label.cls == QpClass::kAllreduce) ++s->allreduce;
+  if (q.label.cls == QpClass::kPipeline) ++s->pipeline;
+  if (q.label.cls != QpClass::kSteady) s->syncs.push_back(q.label.sync);
 }
 
 // The evidence line of a scope report `p` built from `s`.
@@ -241,7 +253,7 @@ std::string ScopeEvidence(const PatternReport& p, const ScopeAcc& s, const QpPat
   ev += "; the seed's thresholds (> " + FormatFixed(opt.allreduce_reset_density, 2) + " and < " +
         FormatFixed(opt.allreduce_entropy_max, 1) + " bits: AllReduce; < " +
         FormatFixed(opt.pipeline_reset_density, 2) + " and > " + FormatFixed(opt.pipeline_entropy_min, 1) +
-        " bits: pipeline) say " + p.seed_cls;
+        " bits: pipeline) say " + std::string(SeedPatternClassName(p.seed_cls));
   if (!p.seed_feature_informative) ev += " (the seed's ratio carries no information here)";
   return ev;
 }
@@ -262,22 +274,22 @@ PatternReport ScopeReport(const std::string& scope, const ScopeAcc& s, const QpP
   p.pipeline_share = labelled_n > 0 ? static_cast<double>(s.pipeline) / static_cast<double>(labelled_n) : 0;
   p.median_sync = Median(s.syncs);
   if (labelled_n == 0) {
-    p.cls = "unknown";
+    p.cls = PatternClass::kUnknown;
   } else if (p.allreduce_share >= opt.scope_majority) {
-    p.cls = "allreduce";
+    p.cls = PatternClass::kAllreduce;
   } else if (p.pipeline_share >= opt.scope_majority) {
-    p.cls = "pipeline";
+    p.cls = PatternClass::kPipeline;
   } else {
-    p.cls = "mixed";
+    p.cls = PatternClass::kMixed;
   }
   if (p.reset_density_defined && p.reset_density > opt.allreduce_reset_density &&
       p.state_entropy < opt.allreduce_entropy_max) {
-    p.seed_cls = "allreduce";
+    p.seed_cls = SeedPatternClass::kAllreduce;
   } else if (p.reset_density_defined && p.reset_density < opt.pipeline_reset_density &&
              p.state_entropy > opt.pipeline_entropy_min) {
-    p.seed_cls = "pipeline";
+    p.seed_cls = SeedPatternClass::kPipeline;
   } else {
-    p.seed_cls = "unclassified";
+    p.seed_cls = SeedPatternClass::kUnclassified;
   }
   p.evidence = ScopeEvidence(p, s, opt);
   return p;
@@ -317,6 +329,12 @@ std::string ResultNote(const QpPatternResult& res, size_t labelled, size_t qps, 
 }
 
 }  // namespace
+
+std::string_view PatternClassName(PatternClass c) { return NameIn(kPatternClassNames, c, "unknown"); }
+
+std::string_view SeedPatternClassName(SeedPatternClass c) { return NameIn(kSeedClassNames, c, "unclassified"); }
+
+std::string_view QpClassName(QpClass c) { return NameIn(kQpClassNames, c, "steady"); }
 
 double QpStateEntropyBits(const QpTransitionMatrix& m) {
   double total = 0;

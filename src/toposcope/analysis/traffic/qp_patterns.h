@@ -36,12 +36,41 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "toposcope/formats/rdma/qp_state_log.h"
 
 namespace toposcope::analysis {
+
+// Our class of a scope's traffic, from the labels of its QPs.
+enum class PatternClass {
+  kUnknown,    // "unknown": no QP could be labelled
+  kAllreduce,  // "allreduce"
+  kPipeline,   // "pipeline"
+  kMixed,      // "mixed"
+};
+// The names above.
+std::string_view PatternClassName(PatternClass c);
+
+// The class the seed's thresholds give a scope's (reset_density, state_entropy).
+enum class SeedPatternClass {
+  kAllreduce,     // "allreduce"
+  kPipeline,      // "pipeline"
+  kUnclassified,  // "unclassified": between the thresholds, or the ratio undefined
+};
+// The names above.
+std::string_view SeedPatternClassName(SeedPatternClass c);
+
+// One QP's label.
+enum class QpClass {
+  kAllreduce,  // "allreduce": re-created in job-wide batches
+  kPipeline,   // "pipeline": re-created staggered
+  kSteady,     // "steady": too few re-creations to say
+};
+// The names above.
+std::string_view QpClassName(QpClass c);
 
 using QpTransitionMatrix = std::array<std::array<uint32_t, 8>, 8>;  // [from][to]
 
@@ -75,7 +104,7 @@ struct QpWindowFeatures {
 
 struct PatternReport {
   std::string scope;  // "host:<h>" or "job:<id>" or "all"
-  std::string cls;    // "allreduce", "pipeline", "mixed" ("unknown" when no QP could be labelled)
+  PatternClass cls = PatternClass::kUnknown;
   // The scope's pooled seed features: sum #(ERR->RESET) / sum #(RTS->SQD) (or
   // zero_denominator_value), and the mean window state entropy.
   double reset_density = 0, state_entropy = 0;
@@ -86,8 +115,8 @@ struct PatternReport {
   bool reset_density_defined = false;  // sum #(RTS->SQD) > 0
   double allreduce_share = 0, pipeline_share = 0;  // of labelled QPs
   double median_sync = 0;                          // median synchrony of labelled QPs (0 if none)
-  std::string seed_cls;  // the seed's thresholds applied to (reset_density, state_entropy):
-                         // "allreduce", "pipeline", "unclassified" (between or undefined)
+  SeedPatternClass seed_cls = SeedPatternClass::kUnclassified;  // the seed's thresholds applied to
+                                                                // (reset_density, state_entropy)
 };
 
 // One QP's label and features (added beside the lead's API, for scoring and tests).
@@ -95,7 +124,7 @@ struct QpLabel {
   std::string host;
   uint32_t qp = 0;
   std::string job;          // the job the log gives for this QP (last seen), or empty
-  std::string cls;          // "allreduce", "pipeline", "steady"
+  QpClass cls = QpClass::kSteady;
   int64_t windows = 0;      // active windows
   int64_t recreations = 0;  // RESET->INIT transitions
   double sync = 0;          // share of its re-creations that fall in batches (0 when none)

@@ -11,6 +11,13 @@
 #include "toposcope/base/text.h"
 
 namespace toposcope::analysis {
+namespace {
+
+constexpr NamedValue<RingSource> kSourceNames[] = {{RingSource::kNcclLog, "nccl_log"}, {RingSource::kFlows, "flows"}};
+
+}  // namespace
+
+std::string_view RingSourceName(RingSource s) { return NameIn(kSourceNames, s, "nccl_log"); }
 
 std::vector<std::string> CollapseHosts(const std::vector<std::string>& per_rank_hosts) {
   std::vector<std::string> out;
@@ -343,7 +350,7 @@ void MapRingRanks(const GroupData& g, const NicNames& nic_names, RingView* v) {
 std::optional<RingView> ChannelRing(const std::string& gname, int ch, const GroupData& g, const NicNames& nic_names,
                                     RingReport* report) {
   RingView v;
-  v.source = "nccl_log";
+  v.source = RingSource::kNcclLog;
   v.channel = ch;
   v.comm = gname;
   auto oit = g.orders.find(ch);
@@ -535,7 +542,7 @@ std::vector<RingView> RingsFromFlows(const FlowReport& flows, double min_share) 
       continue;
     }
     RingView v;
-    v.source = "flows";
+    v.source = RingSource::kFlows;
     v.channel = -1;
     v.hosts = canon;
     v.bytes = bottleneck;
@@ -568,7 +575,7 @@ void CompareRings(RingReport* report, const std::vector<RingView>& from_flows) {
   // Distinct cross-node host cycles of the logs, with the channels that use them.
   std::map<std::vector<std::string>, std::vector<std::string>> log_cycles;
   for (const auto& v : report->rings) {
-    if (v.source != "nccl_log" || v.hosts.size() < 2) continue;
+    if (v.source != RingSource::kNcclLog || v.hosts.size() < 2) continue;
     log_cycles[CanonicalCycle(v.hosts)].push_back(v.comm + "/" + std::to_string(v.channel));
   }
   std::set<std::vector<std::string>> flow_cycles;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -17,8 +18,16 @@
 
 namespace toposcope::analysis {
 
+// Where a ring view comes from.
+enum class RingSource {
+  kNcclLog,  // "nccl_log": an NCCL log's ring order
+  kFlows,    // "flows": a cycle of the captured flows
+};
+// The names above.
+std::string_view RingSourceName(RingSource s);
+
 struct RingView {
-  std::string source;  // "nccl_log" | "flows"
+  RingSource source = RingSource::kNcclLog;
   int channel = -1;    // -1 when unknown (flows)
   std::vector<int> ranks;          // ring order (logs); empty for flows
   std::vector<std::string> hosts;  // host sequence, consecutive duplicates collapsed (cyclically:

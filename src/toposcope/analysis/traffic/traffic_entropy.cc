@@ -11,22 +11,35 @@
 #include <unordered_map>
 #include <utility>
 
+#include "toposcope/base/text.h"
 #include "toposcope/stats/entropy.h"
 #include "toposcope/stats/order_stats.h"
 
 namespace toposcope::analysis {
+namespace {
 
-std::string_view SpectrumSeriesName(SpectrumSeries s) {
-  switch (s) {
-    case SpectrumSeries::kBytes:
-      return "bytes";
-    case SpectrumSeries::kSeedBits:
-      return "seed_header_bits";
-    case SpectrumSeries::kMessageSizeBits:
-      return "message_size_bits";
-  }
-  return "bytes";
-}
+constexpr NamedValue<SpectrumSeries> kSeriesNames[] = {{SpectrumSeries::kBytes, "bytes"},
+                                                       {SpectrumSeries::kSeedBits, "seed_header_bits"},
+                                                       {SpectrumSeries::kMessageSizeBits, "message_size_bits"}};
+
+constexpr NamedValue<EntropyEstimator> kEstimatorNames[] = {
+    {EntropyEstimator::kSeedHeader, "seed_header"},
+    {EntropyEstimator::kMillerMadowHeader, "miller_madow_header"},
+    {EntropyEstimator::kFlowQp, "flow_qp"},
+    {EntropyEstimator::kMessageSize, "message_size"}};
+
+constexpr NamedValue<TrafficMode> kModeNames[] = {{TrafficMode::kInsufficientData, "insufficient_data"},
+                                                  {TrafficMode::kPeriodicCongestion, "periodic_congestion"},
+                                                  {TrafficMode::kMultiTenantContention, "multi_tenant_contention"},
+                                                  {TrafficMode::kSteady, "steady"}};
+
+}  // namespace
+
+std::string_view SpectrumSeriesName(SpectrumSeries s) { return NameIn(kSeriesNames, s, "bytes"); }
+
+std::string_view EntropyEstimatorName(EntropyEstimator e) { return NameIn(kEstimatorNames, e, "seed_header"); }
+
+std::string_view TrafficModeName(TrafficMode m) { return NameIn(kModeNames, m, "insufficient_data"); }
 
 std::string CaptureLinkId(std::string_view capture_point) {
   std::string id = "capture:";
@@ -293,9 +306,10 @@ LinkEntropyMode ClassifySpectrum(const std::string& id, const std::vector<Window
                                  int64_t congestion_marks, const EntropyOptions& opt) {
   LinkEntropyMode mode;
   mode.link = id;
-  mode.series = std::string(SpectrumSeriesName(opt.spectrum_series));
+  mode.series = opt.spectrum_series;
+  const std::string series_name(SpectrumSeriesName(mode.series));
   if (figs.empty()) {
-    mode.mode = "insufficient_data";
+    mode.mode = TrafficMode::kInsufficientData;
     mode.evidence = "no packets";
     return mode;
   }
@@ -306,7 +320,7 @@ LinkEntropyMode ClassifySpectrum(const std::string& id, const std::vector<Window
   mode.spectrum_windows = static_cast<int>(n);
   const double window_s = static_cast<double>(opt.window_ns) * 1e-9;
   if (n < opt.min_spectrum_windows) {
-    mode.mode = "insufficient_data";
+    mode.mode = TrafficMode::kInsufficientData;
     mode.evidence = Format("%lld windows of %.3g s; at least %d needed for a spectrum", static_cast<long long>(span),
                            window_s, opt.min_spectrum_windows);
     return mode;
@@ -333,9 +347,9 @@ LinkEntropyMode ClassifySpectrum(const std::string& id, const std::vector<Window
   std::string cut;
   if (n < span) cut = Format(" (first %lld of %lld)", static_cast<long long>(n), static_cast<long long>(span));
   if (!(s.stddev > 0)) {
-    mode.mode = "steady";
+    mode.mode = TrafficMode::kSteady;
     mode.spectral_flatness = 0;
-    mode.evidence = Format("%s series over %lld windows of %.3g s%s is constant", mode.series.c_str(),
+    mode.evidence = Format("%s series over %lld windows of %.3g s%s is constant", series_name.c_str(),
                            static_cast<long long>(n), window_s, cut.c_str());
     return mode;
   }
@@ -351,21 +365,21 @@ LinkEntropyMode ClassifySpectrum(const std::string& id, const std::vector<Window
                        peak.freq_hz, peak.period_s, peak.ratio_to_mean, peak.fisher_p,
                        peak.fisher_p < opt.fisher_alpha ? "<" : ">=", opt.fisher_alpha);
   }
-  const std::string head = Format("%s series over %lld windows of %.3g s%s: ", mode.series.c_str(),
+  const std::string head = Format("%s series over %lld windows of %.3g s%s: ", series_name.c_str(),
                                   static_cast<long long>(n), window_s, cut.c_str());
   const std::string tail = Format("; flatness %.3f (white >= %.2f); cv %.3f (contention >= %.2f)",
                                   mode.spectral_flatness, opt.white_flatness, mode.cv, opt.min_cv);
   const std::string marks = Format("; %lld congestion marks (ECN CE, FECN/BECN, CNP)",
                                    static_cast<long long>(congestion_marks));
   if (peak.found && peak.fisher_p < opt.fisher_alpha && congestion_marks >= opt.min_congestion_marks) {
-    mode.mode = "periodic_congestion";
+    mode.mode = TrafficMode::kPeriodicCongestion;
   } else if (peak.found && peak.fisher_p < opt.fisher_alpha) {
     // A periodic load with no sign of a queue building: the job's own cadence, not congestion.
-    mode.mode = "steady";
+    mode.mode = TrafficMode::kSteady;
   } else if (mode.spectral_flatness >= opt.white_flatness && mode.cv >= opt.min_cv) {
-    mode.mode = "multi_tenant_contention";
+    mode.mode = TrafficMode::kMultiTenantContention;
   } else {
-    mode.mode = "steady";
+    mode.mode = TrafficMode::kSteady;
   }
   mode.evidence = head + peak_text + tail + marks;
   return mode;
@@ -415,16 +429,18 @@ TrafficEntropyReport TrafficEntropyAccumulator::Finish() {
       figs.push_back(f);
       const int64_t start_ns = index * opt.window_ns;
       const bool few = w.packets < opt.min_packets;
-      const std::pair<const char*, double> est[] = {
-          {"seed_header", f.seed}, {"miller_madow_header", f.mm}, {"flow_qp", f.flow}, {"message_size", f.msg}};
-      for (const auto& [name, bits] : est) {
+      const std::pair<EntropyEstimator, double> est[] = {{EntropyEstimator::kSeedHeader, f.seed},
+                                                         {EntropyEstimator::kMillerMadowHeader, f.mm},
+                                                         {EntropyEstimator::kFlowQp, f.flow},
+                                                         {EntropyEstimator::kMessageSize, f.msg}};
+      for (const auto& [estimator, bits] : est) {
         LinkEntropySample s;
         s.link = id;
         s.window_start_ns = start_ns;
         s.packets = w.packets;
         s.bits = bits;
-        s.estimator = name;
-        s.deterministic = (s.estimator == "seed_header") && bits < opt.deterministic_below_bits;
+        s.estimator = estimator;
+        s.deterministic = (s.estimator == EntropyEstimator::kSeedHeader) && bits < opt.deterministic_below_bits;
         s.not_enough_packets = few;
         report.samples.push_back(std::move(s));
       }

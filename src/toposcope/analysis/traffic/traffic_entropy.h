@@ -40,6 +40,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "toposcope/formats/rdma/roce_packet.h"
@@ -83,24 +84,44 @@ struct EntropyOptions {
 std::string CaptureLinkId(std::string_view capture_point);
 std::string HostPairLinkId(std::string_view host_a, std::string_view host_b);
 
+// Which entropy of a window a sample is (see the file comment).
+enum class EntropyEstimator {
+  kSeedHeader,         // "seed_header"
+  kMillerMadowHeader,  // "miller_madow_header"
+  kFlowQp,             // "flow_qp"
+  kMessageSize,        // "message_size"
+};
+// The names above.
+std::string_view EntropyEstimatorName(EntropyEstimator e);
+
+// What a link's spectrum says of its traffic (see the file comment).
+enum class TrafficMode {
+  kInsufficientData,       // "insufficient_data"
+  kPeriodicCongestion,     // "periodic_congestion"
+  kMultiTenantContention,  // "multi_tenant_contention"
+  kSteady,                 // "steady"
+};
+// The names above.
+std::string_view TrafficModeName(TrafficMode m);
+
 struct LinkEntropySample {
   std::string link;
   int64_t window_start_ns = 0;
   int64_t packets = 0;
   double bits = 0;
-  std::string estimator;  // "seed_header", "miller_madow_header", "flow_qp", "message_size"
+  EntropyEstimator estimator = EntropyEstimator::kSeedHeader;
   bool deterministic = false;  // seed_header only: bits < deterministic_below_bits
   bool not_enough_packets = false;  // packets < min_packets
 };
 
 struct LinkEntropyMode {
   std::string link;
-  std::string mode;  // "periodic_congestion", "multi_tenant_contention", "steady", "insufficient_data"
+  TrafficMode mode = TrafficMode::kInsufficientData;
   double low_freq_peak_ratio = 0;
   double spectral_flatness = 0;
   double dominant_period_s = 0;  // of the low-band peak; 0 when there is none
   std::string evidence;
-  std::string series;          // SpectrumSeriesName of the series analysed
+  SpectrumSeries series = SpectrumSeries::kBytes;  // the series analysed
   int spectrum_windows = 0;    // series length used (after the 2^a 3^b 5^c cut)
   double fisher_p = 1;         // of the low-band peak
   double cv = 0;               // coefficient of variation of the series

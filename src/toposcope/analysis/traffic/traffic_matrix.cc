@@ -154,7 +154,7 @@ using GpuCounters = std::map<int, std::pair<const model::SeriesSummary*, const m
 std::string ChooseCommunicator(const RingReport& rings, size_t* ranks) {
   std::map<std::string, std::set<std::string>> comm_gpus;
   for (const RingView& v : rings.rings) {
-    if (v.source != "nccl_log" || v.gpus.size() != v.ranks.size()) continue;
+    if (v.source != RingSource::kNcclLog || v.gpus.size() != v.ranks.size()) continue;
     for (const std::string& gname : v.gpus) {
       if (ParseGpuName(gname)) comm_gpus[v.comm].insert(gname);
     }
@@ -178,7 +178,7 @@ std::map<std::string, HostRings> CollectHostRings(const RingReport& rings, const
   std::map<std::string, HostRings> host_rings;
   std::map<int, GpuRef> rank_gpu;
   for (const RingView& v : rings.rings) {
-    if (v.source != "nccl_log" || v.comm != comm || v.gpus.size() != v.ranks.size()) continue;
+    if (v.source != RingSource::kNcclLog || v.comm != comm || v.gpus.size() != v.ranks.size()) continue;
     channels_seen->insert(v.channel);
     const size_t n = v.ranks.size();
     std::vector<std::optional<GpuRef>> refs;

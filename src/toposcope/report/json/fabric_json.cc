@@ -25,7 +25,7 @@ json PortsJson(const std::vector<analysis::FabricPort>& ports) {
 json PathFindingsJson(const std::vector<analysis::PathFinding>& fs) {
   json a = json::array();
   for (const auto& f : fs) {
-    a.push_back({{"node", f.node}, {"kind", f.kind}, {"entropy", Num(f.entropy, 4)},
+    a.push_back({{"node", f.node}, {"kind", analysis::PathFindingKindName(f.kind)}, {"entropy", Num(f.entropy, 4)},
                  {"reuse_rate", Num(f.reuse_rate, 4)}, {"extra_hops", f.extra_hops}, {"paths", f.paths},
                  {"evidence", f.evidence}});
   }
@@ -37,7 +37,8 @@ json PathFindingsJson(const std::vector<analysis::PathFinding>& fs) {
 json FabricJson(const analysis::FabricReport& fb) {
   json switches = json::array(), cas = json::array(), links = json::array(), leaves = json::array();
   for (const auto& s : fb.switches) {
-    switches.push_back({{"id", s.id}, {"desc", s.desc}, {"level", s.level}, {"hosts", s.hosts}, {"ports", PortsJson(s.ports)}});
+    switches.push_back({{"id", s.id}, {"desc", s.desc}, {"level", analysis::SwitchLevelName(s.level)},
+                        {"hosts", s.hosts}, {"ports", PortsJson(s.ports)}});
   }
   for (const auto& c : fb.cas) {
     cas.push_back({{"id", c.id}, {"guid", c.guid.empty() ? json(nullptr) : json("0x" + c.guid)}, {"desc", c.desc}, {"host", c.host}, {"device", c.device}, {"ports", PortsJson(c.ports)}});
@@ -91,10 +92,11 @@ json ArchitectureJson(const analysis::ArchitectureReport& a) {
   json windows = json::array();
   for (double v : a.window_entropy_bits) windows.push_back(Num(v, 6));
   return {
-      {"class", a.arch_class}, {"confidence", Num(a.confidence, 4)}, {"graph_source", a.graph_source},
+      {"class", analysis::ArchClassName(a.arch_class)}, {"confidence", Num(a.confidence, 4)},
+      {"graph_source", analysis::GraphSourceName(a.graph_source)},
       {"avg_allreduce_hops", Num(a.avg_allreduce_hops, 4)}, {"jitter_us", Num(a.jitter_us, 4)},
       {"entropy_stability", Num(a.entropy_stability, 6)}, {"evidence", a.evidence},
-      {"ring_order", a.ring_order},
+      {"ring_order", analysis::RingOrderName(a.ring_order)},
       {"ring_pairs", {{"total", a.ring_pairs}, {"probed", a.ring_pairs_probed}, {"graph", a.ring_pairs_graph},
                       {"unreachable", a.ring_pairs_unreachable}}},
       {"mean_pair_hops", Num(a.mean_pair_hops, 4)}, {"jitter_links", a.jitter_links},
@@ -121,8 +123,8 @@ void AddLinkWeightsJson(const analysis::LinkWeightReport& lw, json& j) {
   const auto& t = lw.tomography;
   j["tomography"] = {{"probes", lw.probes}, {"probes_used", lw.probes_used},
                      {"probes_unusable", lw.probes_unusable}, {"probes_by_level", lw.probes_by_level},
-                     {"level_source", lw.level_source}, {"routes", lw.routes},
-                     {"rtt_statistic", lw.rtt_statistic}, {"links", t.link_count},
+                     {"level_source", analysis::LevelSourceName(lw.level_source)}, {"routes", lw.routes},
+                     {"rtt_statistic", analysis::RttStatisticName(lw.rtt_statistic)}, {"links", t.link_count},
                      {"rank_deficiency", t.rank_deficiency}, {"iterations", t.iterations},
                      {"relative_residual", Num(t.relative_residual, 6)}, {"method", t.method},
                      {"latency_unit", "us per crossing (one way)"},

@@ -34,8 +34,9 @@ json IslandsJson(const std::vector<analysis::IslandReport>& islands_in) {
   for (const auto& i : islands_in) {
     json agree = json::object();
     for (const auto& [src, ok] : i.agrees_with) agree[src] = ok;
-    islands.push_back({{"id", i.id}, {"host", i.host}, {"members", i.members}, {"kind", i.kind},
-                       {"method", i.method}, {"agrees_with", agree}});
+    islands.push_back({{"id", i.id}, {"host", i.host}, {"members", i.members},
+                       {"kind", analysis::IslandKindName(i.kind)}, {"method", analysis::IslandMethodName(i.method)},
+                       {"agrees_with", agree}});
   }
   return islands;
 }
@@ -44,8 +45,9 @@ json LinksJson(const std::vector<analysis::LinkReport>& links_in) {
   json links = json::array();
   for (const auto& l : links_in) {
     links.push_back({{"a", l.a}, {"b", l.b}, {"type", std::string(LinkTypeName(l.type))}, {"lanes", l.lanes},
-                     {"expected_lanes", l.expected_lanes}, {"type_source", l.type_source},
-                     {"bandwidth_class", l.bandwidth_class}, {"bandwidth_gbps", Num(l.bandwidth_gbps)},
+                     {"expected_lanes", l.expected_lanes}, {"type_source", analysis::LinkTypeSourceName(l.type_source)},
+                     {"bandwidth_class", analysis::BandwidthClassName(l.bandwidth_class)},
+                     {"bandwidth_gbps", Num(l.bandwidth_gbps)},
                      {"expected_gbps", Num(l.expected_gbps)}, {"degraded", l.degraded},
                      {"confidence", Num(l.confidence, 4)}, {"evidence", l.evidence}});
   }
@@ -75,7 +77,7 @@ json ConfidenceJson(const analysis::ConfidenceReport& c) {
 }
 
 json ThresholdsJson(const analysis::Thresholds& t) {
-  return {{"preset", t.preset},
+  return {{"preset", analysis::ThresholdPresetName(t.preset)},
           {"nvlink_min_gbps", Num(t.nvlink_min_gbps)},
           {"pcie_cpu_max_gbps", Num(t.pcie_cpu_max_gbps)},
           {"degraded_ratio", Num(t.degraded_ratio)}};

@@ -63,9 +63,9 @@ void AddTelemetryJson(const analysis::TelemetryReport& t, json& j) {
   j["dcgm"] = {{"series", t.series}, {"points", t.points}, {"fields", fields}, {"sampling_warnings", warnings}};
   json findings = json::array();
   for (const auto& f : t.findings) {
-    findings.push_back({{"kind", f.kind}, {"host", f.host}, {"gpu", f.gpu}, {"link", f.link},
-                        {"start_ns", f.start_ns}, {"end_ns", f.end_ns}, {"confidence", Num(f.confidence, 4)},
-                        {"evidence", f.evidence}});
+    findings.push_back({{"kind", analysis::TelemetryFindingKindName(f.kind)}, {"host", f.host}, {"gpu", f.gpu},
+                        {"link", f.link}, {"start_ns", f.start_ns}, {"end_ns", f.end_ns},
+                        {"confidence", Num(f.confidence, 4)}, {"evidence", f.evidence}});
   }
   j["telemetry_findings"] = findings;
 }

@@ -78,8 +78,8 @@ void AddEntropyJson(const analysis::RdmaReport& rd, json& j) {
   json samples = json::array();
   for (const auto& e : rd.entropy.samples) {
     samples.push_back({{"link", e.link}, {"window_start_ns", e.window_start_ns}, {"bits", Num(e.bits, 6)},
-                       {"estimator", e.estimator}, {"deterministic", e.deterministic}, {"packets", e.packets},
-                       {"not_enough_packets", e.not_enough_packets}});
+                       {"estimator", analysis::EntropyEstimatorName(e.estimator)}, {"deterministic", e.deterministic},
+                       {"packets", e.packets}, {"not_enough_packets", e.not_enough_packets}});
   }
   j["link_entropy"] = std::move(samples);
   json links = json::array();
@@ -99,10 +99,11 @@ void AddEntropyJson(const analysis::RdmaReport& rd, json& j) {
   j["link_entropy_summary"] = std::move(links);
   json modes = json::array();
   for (const auto& m : rd.entropy.modes) {
-    modes.push_back({{"link", m.link}, {"mode", m.mode}, {"low_freq_peak_ratio", Num(m.low_freq_peak_ratio, 4)},
+    modes.push_back({{"link", m.link}, {"mode", analysis::TrafficModeName(m.mode)},
+                     {"low_freq_peak_ratio", Num(m.low_freq_peak_ratio, 4)},
                      {"spectral_flatness", Num(m.spectral_flatness, 4)},
                      {"dominant_period_s", Num(m.dominant_period_s, 6)}, {"evidence", m.evidence},
-                     {"series", m.series}, {"spectrum_windows", m.spectrum_windows},
+                     {"series", analysis::SpectrumSeriesName(m.series)}, {"spectrum_windows", m.spectrum_windows},
                      {"fisher_p", Num(m.fisher_p, 6)}, {"cv", Num(m.cv, 4)}});
   }
   j["entropy_modes"] = std::move(modes);
@@ -112,8 +113,8 @@ void AddEntropyJson(const analysis::RdmaReport& rd, json& j) {
 void AddRingsJson(const analysis::RdmaReport& rd, json& j) {
   json rings = json::array();
   for (const auto& g : rd.rings.rings) {
-    rings.push_back({{"source", g.source}, {"channel", g.channel}, {"comm", g.comm}, {"ranks", g.ranks},
-                     {"hosts", g.hosts}, {"gpus", g.gpus}, {"cross_node_nics", g.cross_node_nics},
+    rings.push_back({{"source", analysis::RingSourceName(g.source)}, {"channel", g.channel}, {"comm", g.comm},
+                     {"ranks", g.ranks}, {"hosts", g.hosts}, {"gpus", g.gpus}, {"cross_node_nics", g.cross_node_nics},
                      {"channels", g.channels}, {"bytes", Num(g.bytes, 0)}});
   }
   j["rings"] = std::move(rings);
@@ -169,12 +170,13 @@ void AddRdmaJson(const analysis::RdmaReport& rd, json& j) {
 void AddPatternsJson(const analysis::QpPatternResult& pr, json& j) {
   json pats = json::array();
   for (const auto& p : pr.patterns) {
-    pats.push_back({{"scope", p.scope}, {"class", p.cls},
+    pats.push_back({{"scope", p.scope}, {"class", analysis::PatternClassName(p.cls)},
                     {"reset_density", p.reset_density_defined ? json(Num(p.reset_density, 6)) : json(nullptr)},
                     {"state_entropy", Num(p.state_entropy, 6)}, {"windows", p.windows}, {"qps", p.qps},
                     {"evidence", p.evidence}, {"seed_feature_informative", p.seed_feature_informative},
-                    {"seed_class", p.seed_cls}, {"allreduce_share", Num(p.allreduce_share, 4)},
-                    {"pipeline_share", Num(p.pipeline_share, 4)}, {"median_sync", Num(p.median_sync, 4)}});
+                    {"seed_class", analysis::SeedPatternClassName(p.seed_cls)},
+                    {"allreduce_share", Num(p.allreduce_share, 4)}, {"pipeline_share", Num(p.pipeline_share, 4)},
+                    {"median_sync", Num(p.median_sync, 4)}});
   }
   j["patterns"] = std::move(pats);
   json quantiles = json::object();

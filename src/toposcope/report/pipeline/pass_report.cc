@@ -23,7 +23,7 @@ nlohmann::json PassStatsJson(const analysis::PipelineRun& run) {
   int64_t peak = 0;
   for (const analysis::PassStats& p : run.passes) {
     passes.push_back({{"name", std::string(analysis::PassName(p.id))},
-                      {"source", p.source},
+                      {"source", analysis::PassSourceName(p.source)},
                       {"wall_s", Secs(p.wall_s)},
                       {"cpu_s", Secs(p.cpu_s)},
                       {"peak_rss_mb", Secs(Mb(p.peak_rss_bytes))},
@@ -46,7 +46,8 @@ std::string PassStatsText(const analysis::PipelineRun& run) {
   int64_t peak = 0;
   for (const analysis::PassStats& p : run.passes) {
     out += StringPrintf("%-15s %-6s %9.3f %9.3f %10.1f %10.1f %12lld %12lld\n",
-                        std::string(analysis::PassName(p.id)).c_str(), p.source.c_str(), p.wall_s, p.cpu_s,
+                        std::string(analysis::PassName(p.id)).c_str(),
+                        std::string(analysis::PassSourceName(p.source)).c_str(), p.wall_s, p.cpu_s,
                         Mb(p.peak_rss_bytes), Mb(p.rss_growth_bytes), static_cast<long long>(p.records_in),
                         static_cast<long long>(p.records_out));
     wall += p.wall_s;
@@ -74,7 +75,7 @@ std::string PassProgressText(const analysis::PassInfo& pass, const analysis::Pas
     return StringPrintf("[%2d/%d] %-15s %s ...\n", index, analysis::kPassCount, std::string(pass.name).c_str(),
                         std::string(pass.summary).c_str());
   }
-  if (done->source == "dump") {
+  if (done->source == analysis::PassSource::kDump) {
     return StringPrintf("[%2d/%d] %-15s loaded from the dump\n", index, analysis::kPassCount,
                         std::string(pass.name).c_str());
   }

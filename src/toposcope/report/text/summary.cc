@@ -36,7 +36,7 @@ void NodesSummary(const analysis::AnalysisResult& r, std::ostringstream& os) {
   std::map<std::string, int> hosts;
   for (const auto& g : r.gpus) ++hosts[g.host];
   std::map<std::string, int> kinds;
-  for (const auto& i : r.islands) ++kinds[i.kind];
+  for (const auto& i : r.islands) ++kinds[std::string(analysis::IslandKindName(i.kind))];
   int degraded = 0;
   for (const auto& l : r.links) degraded += l.degraded ? 1 : 0;
   os << "hosts: " << hosts.size() << ", GPUs: " << r.gpus.size() << ", islands: " << r.islands.size();
@@ -92,7 +92,7 @@ void TelemetrySummary(const analysis::AnalysisResult& r, std::ostringstream& os)
     }
   }
   for (const auto& f : r.telemetry.findings) {
-    os << "  FINDING " << f.kind << " " << f.host;
+    os << "  FINDING " << analysis::TelemetryFindingKindName(f.kind) << " " << f.host;
     if (f.gpu >= 0) os << "/gpu" << f.gpu;
     if (f.link >= 0) os << " link " << f.link;
     os << ": " << f.evidence << "\n";
@@ -128,7 +128,7 @@ void RdmaSummary(const analysis::AnalysisResult& r, std::ostringstream& os) {
     det += l.deterministic ? 1 : 0;
     regular += l.regular ? 1 : 0;
   }
-  for (const auto& m : rd.entropy.modes) ++modes[m.mode];
+  for (const auto& m : rd.entropy.modes) ++modes[std::string(analysis::TrafficModeName(m.mode))];
   if (!rd.entropy.links.empty()) {
     os << "  entropy (window " << FormatFixed(static_cast<double>(rd.entropy_window_ns) / 1e6, 3) << " ms): "
        << rd.entropy.links.size() << " links; seed header entropy < 2.1 bit (LORR candidates): " << det
@@ -140,7 +140,7 @@ void RdmaSummary(const analysis::AnalysisResult& r, std::ostringstream& os) {
     if (l.polarisation_risk) os << "  POLARISATION RISK " << l.link << ": " << l.advice << "\n";
   }
   int log_rings = 0, flow_rings = 0;
-  for (const auto& g : rd.rings.rings) (g.source == "flows" ? flow_rings : log_rings)++;
+  for (const auto& g : rd.rings.rings) (g.source == analysis::RingSource::kFlows ? flow_rings : log_rings)++;
   os << "  rings: " << log_rings << " from NCCL logs, " << flow_rings << " from flows; " << rd.rings.log_flow_agree
      << " agree, " << rd.rings.log_flow_disagree << " disagree\n";
 }
@@ -150,7 +150,7 @@ void PatternsAndPathsSummary(const analysis::AnalysisResult& r, std::ostringstre
   if (r.patterns_present) {
     os << "qp patterns: " << r.patterns.records << " transitions, " << r.patterns.windows << " QP-windows";
     for (const auto& p : r.patterns.patterns) {
-      if (p.scope == "all") os << "; overall " << p.cls;
+      if (p.scope == "all") os << "; overall " << analysis::PatternClassName(p.cls);
     }
     os << "\n";
     if (!r.patterns.note.empty()) os << "  " << r.patterns.note << "\n";
@@ -180,8 +180,9 @@ void FabricSummary(const analysis::AnalysisResult& r, std::ostringstream& os) {
        << r.inferred_leaves.confidence << ")\n";
   }
   if (r.architecture_present) {
-    os << "architecture: " << r.architecture.arch_class << " (confidence " << r.architecture.confidence
-       << ", from the " << r.architecture.graph_source << ")\n";
+    os << "architecture: " << analysis::ArchClassName(r.architecture.arch_class) << " (confidence "
+       << r.architecture.confidence << ", from the " << analysis::GraphSourceName(r.architecture.graph_source)
+       << ")\n";
   }
   if (r.fabric.present) {
     os << "fabric: " << r.fabric.switches.size() << " switches (" << r.fabric.leaves.size() << " leaves, "
