@@ -1,6 +1,6 @@
 // Tests of the helpers the readers and passes share from base: in-memory line stepping, CSV data
 // lines and header columns, name tables, Cat / EqualsIgnoreCase / FormatPercent, error kinds, the
-// diagnostics a dump carries, and json_io's lossless round trip.
+// diagnostics a dump carries, json_io's lossless round trip, hex digits, FNV-1a and floor division.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,9 +14,11 @@
 #include "toposcope/base/csv.h"
 #include "toposcope/base/diagnostics.h"
 #include "toposcope/base/file_io.h"
+#include "toposcope/base/hash.h"
 #include "toposcope/base/json_io.h"
 #include "toposcope/base/result.h"
 #include "toposcope/base/text.h"
+#include "toposcope/base/time.h"
 
 namespace toposcope {
 
@@ -160,6 +162,44 @@ TEST(JsonIo, BadTextIsAnErrorNamingTheSource) {
   auto d = json_io::FromJsonText<DumpSample>("{}", "x");
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->name, "");
+}
+
+
+TEST(Text, HexDigitsAndNumbers) {
+  EXPECT_EQ(HexDigitValue('0'), 0);
+  EXPECT_EQ(HexDigitValue('a'), 10);
+  EXPECT_EQ(HexDigitValue('F'), 15);
+  EXPECT_EQ(HexDigitValue('g'), -1);
+  EXPECT_EQ(ParseHexU64("0002c90200417670"), std::optional<uint64_t>(0x0002c90200417670ULL));
+  EXPECT_EQ(ParseHexU64("FFFFFFFFFFFFFFFF"), std::optional<uint64_t>(~0ULL));
+  EXPECT_FALSE(ParseHexU64(""));
+  EXPECT_FALSE(ParseHexU64("10000000000000000"));  // 17 digits
+  EXPECT_FALSE(ParseHexU64("0x10"));                // no prefix taken
+  EXPECT_FALSE(ParseHexU64("12 "));
+}
+
+TEST(Text, CsvBareQuoteIsAChoice) {
+  std::vector<std::string> cells;
+  EXPECT_TRUE(SplitCsvLine("a,b\"c", cells));
+  EXPECT_EQ(cells, (std::vector<std::string>{"a", "b\"c"}));
+  EXPECT_FALSE(SplitCsvLine("a,b\"c", cells, CsvBareQuote::kReject));
+  EXPECT_TRUE(SplitCsvLine(" \"x,\"\"y\" , z ,", cells, CsvBareQuote::kReject));
+  EXPECT_EQ(cells, (std::vector<std::string>{"x,\"y", "z", ""}));
+}
+
+TEST(Hash, Fnv1aKnownVectors) {
+  // The published 64-bit FNV-1a test vectors.
+  EXPECT_EQ(Fnv1a(""), 0xcbf29ce484222325ULL);
+  EXPECT_EQ(Fnv1a("a"), 0xaf63dc4c8601ec8cULL);
+  EXPECT_EQ(Fnv1a("foobar"), 0x85944171f73967e8ULL);
+}
+
+TEST(Time, FloorDivRoundsDown) {
+  EXPECT_EQ(FloorDiv(7, 2), 3);
+  EXPECT_EQ(FloorDiv(-7, 2), -4);
+  EXPECT_EQ(FloorDiv(-8, 2), -4);
+  EXPECT_EQ(FloorDiv(7, -2), -4);
+  EXPECT_EQ(FloorDiv(-1, 86400), -1);
 }
 
 }  // namespace

@@ -2,35 +2,8 @@
 
 namespace toposcope {
 
-void EncodeFields(json_io::Json& j, const Diagnostic& d) {
-  json_io::Put(j, "severity", d.severity);
-  json_io::Put(j, "source", d.source);
-  json_io::Put(j, "line", d.line);
-  json_io::Put(j, "byte_offset", d.byte_offset);
-  json_io::Put(j, "raw", d.raw);
-  json_io::Put(j, "reason", d.reason);
-}
-
-void DecodeFields(const json_io::Json& j, Diagnostic& d) {
-  json_io::Get(j, "severity", d.severity);
-  json_io::Get(j, "source", d.source);
-  json_io::Get(j, "line", d.line);
-  json_io::Get(j, "byte_offset", d.byte_offset);
-  json_io::Get(j, "raw", d.raw);
-  json_io::Get(j, "reason", d.reason);
-}
-
-void EncodeFields(json_io::Json& j, const ReadCounts& c) {
-  json_io::Put(j, "read", c.read);
-  json_io::Put(j, "accepted", c.accepted);
-  json_io::Put(j, "rejected", c.rejected);
-}
-
-void DecodeFields(const json_io::Json& j, ReadCounts& c) {
-  json_io::Get(j, "read", c.read);
-  json_io::Get(j, "accepted", c.accepted);
-  json_io::Get(j, "rejected", c.rejected);
-}
+TOPOSCOPE_JSON_FIELDS(Diagnostic, severity, source, line, byte_offset, raw, reason)
+TOPOSCOPE_JSON_FIELDS(ReadCounts, read, accepted, rejected)
 
 void EncodeFields(json_io::Json& j, const Diagnostics& d) {
   json_io::Put(j, "items", d.items());

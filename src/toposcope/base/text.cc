@@ -145,7 +145,7 @@ std::vector<std::string_view> SplitLines(std::string_view text) {
   return lines;
 }
 
-bool SplitCsvLine(std::string_view line, std::vector<std::string>& cells) {
+bool SplitCsvLine(std::string_view line, std::vector<std::string>& cells, CsvBareQuote bare_quote) {
   cells.clear();
   size_t i = 0;
   while (true) {
@@ -172,7 +172,10 @@ bool SplitCsvLine(std::string_view line, std::vector<std::string>& cells) {
       if (i < line.size() && line[i] != ',') return false;
     } else {
       const size_t start = i;
-      while (i < line.size() && line[i] != ',') ++i;
+      while (i < line.size() && line[i] != ',') {
+        if (line[i] == '"' && bare_quote == CsvBareQuote::kReject) return false;
+        ++i;
+      }
       cell = std::string(Trim(line.substr(start, i - start)));
     }
     cells.push_back(std::move(cell));
@@ -184,6 +187,17 @@ bool SplitCsvLine(std::string_view line, std::vector<std::string>& cells) {
     }
   }
   return true;
+}
+
+std::optional<uint64_t> ParseHexU64(std::string_view digits) {
+  if (digits.empty() || digits.size() > 16) return std::nullopt;
+  uint64_t v = 0;
+  for (const char c : digits) {
+    const int d = HexDigitValue(c);
+    if (d < 0) return std::nullopt;
+    v = (v << 4) | static_cast<uint64_t>(d);
+  }
+  return v;
 }
 
 bool HasControlChars(std::string_view s) {

@@ -54,10 +54,25 @@ class TextLines {
 // All the lines of the text as TextLines gives them (views into the text).
 std::vector<std::string_view> SplitLines(std::string_view text);
 
+// What SplitCsvLine does with a quote inside an unquoted cell: keep it as text, or fail the line.
+enum class CsvBareQuote { kAllow, kReject };
 // Splits one CSV line (RFC 4180 quoting, no embedded newlines): unquoted cells are trimmed, quoted
 // cells kept verbatim ("" is a quote); a trailing comma gives a last empty cell. False on an
-// unterminated quote or text after a closing quote.
-bool SplitCsvLine(std::string_view line, std::vector<std::string>& cells);
+// unterminated quote or text after a closing quote, and with kReject on a quote inside an unquoted
+// cell (as Go's encoding/csv does).
+bool SplitCsvLine(std::string_view line, std::vector<std::string>& cells,
+                  CsvBareQuote bare_quote = CsvBareQuote::kAllow);
+
+// The value of one hex digit (0-9, a-f, A-F); -1 for any other character.
+constexpr int HexDigitValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// 1 to 16 hex digits (no prefix, nothing else) as a number; nullopt otherwise.
+std::optional<uint64_t> ParseHexU64(std::string_view digits);
 
 // The text with ASCII letters lowered (other bytes unchanged).
 std::string ToLowerAscii(std::string_view s);

@@ -25,6 +25,13 @@ struct GlobalNs {
   friend auto operator<=>(const GlobalNs&, const GlobalNs&) = default;
 };
 
+// a / b rounded toward minus infinity (b != 0): the day or window index of a time before or after
+// the epoch.
+constexpr int64_t FloorDiv(int64_t a, int64_t b) {
+  const int64_t q = a / b;
+  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
 // Days since 1970-01-01 of a proleptic Gregorian date (no range checks beyond the obvious).
 int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d);
 

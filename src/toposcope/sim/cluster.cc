@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <utility>
 
+#include "toposcope/base/hash.h"
 #include "toposcope/base/rng.h"
 #include "toposcope/base/text.h"
 
@@ -18,28 +19,18 @@ constexpr int kHostsPerRouter = 2;   // dragonfly p
 constexpr int kRoutersPerGroup = 4;  // dragonfly a
 constexpr int kRacksPerRing = 4;     // HHRE LORR ring size
 
-constexpr NamedValue<Arch> kArchNames[] = {{Arch::kFatTree, "fat-tree"},
-                                           {Arch::kDragonfly, "dragonfly"},
-                                           {Arch::kHhre, "hhre"},
-                                           {Arch::kImported, "imported"}};
+constexpr NamedValue<Arch> kArchNames[] = {
+    {Arch::kFatTree, "fat-tree"}, {Arch::kDragonfly, "dragonfly"}, {Arch::kHhre, "hhre"},
+    {Arch::kImported, "imported"}};
 
-constexpr NamedValue<NodeFaultKind> kNodeFaultNames[] = {{NodeFaultKind::kNone, ""},
-                                                         {NodeFaultKind::kNvlinkLanesDown, "nvlink_lanes_down"},
-                                                         {NodeFaultKind::kPcieDowntrain, "pcie_downtrain"}};
+constexpr NamedValue<NodeFaultKind> kNodeFaultNames[] = {
+    {NodeFaultKind::kNone, ""}, {NodeFaultKind::kNvlinkLanesDown, "nvlink_lanes_down"},
+    {NodeFaultKind::kPcieDowntrain, "pcie_downtrain"}};
 
 std::string Numbered(const char* prefix, int n, int width) {
   std::string digits = std::to_string(n);
   if (static_cast<int>(digits.size()) < width) digits.insert(0, static_cast<size_t>(width) - digits.size(), '0');
   return std::string(prefix) + digits;
-}
-
-uint64_t Fnv1a(std::string_view s) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (char c : s) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 0x100000001b3ULL;
-  }
-  return h;
 }
 
 Fabric BuildFabric(Arch arch, std::vector<HostModel>& hosts) {

@@ -23,8 +23,8 @@ constexpr double kIbSwitchLoUs = 0.10, kIbSwitchHiUs = 0.15;  // DOMAIN §2.2, I
 constexpr double kEthSwitchLoUs = 0.30, kEthSwitchHiUs = 0.50;  // as the built-in architectures
 constexpr double kUnknownRateGbps = 100;
 
-constexpr NamedValue<ImportSource> kImportSourceNames[] = {{ImportSource::kIbnetdiscover, "ibnetdiscover"},
-                                                           {ImportSource::kTopograph, "topograph"}};
+constexpr NamedValue<ImportSource> kImportSourceNames[] = {
+    {ImportSource::kIbnetdiscover, "ibnetdiscover"}, {ImportSource::kTopograph, "topograph"}};
 constexpr const char* kDefaultDevice = "mlx5_0";
 
 bool NameChar(char ch) {
@@ -48,10 +48,7 @@ uint64_t GuidOf(std::string_view text) {
   if (StartsWith(text, "0x")) text.remove_prefix(2);
   uint64_t v = 0;
   for (char ch : text) {
-    int d = -1;
-    if (ch >= '0' && ch <= '9') d = ch - '0';
-    if (ch >= 'a' && ch <= 'f') d = ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F') d = ch - 'A' + 10;
+    const int d = HexDigitValue(ch);
     if (d < 0) break;
     v = (v << 4) | static_cast<uint64_t>(d);
   }

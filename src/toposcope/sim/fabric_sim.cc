@@ -30,11 +30,10 @@ constexpr double kCongestedScaleUs = 3.0;    // mean 5 µs per traversal
 constexpr double kOutlierRate = 0.006;
 constexpr double kSlowHostExtraUs = 1.2;
 
-constexpr NamedValue<FabricFaultKind> kFabricFaultNames[] = {{FabricFaultKind::kCongestedSwitch, "congested_switch"},
-                                                             {FabricFaultKind::kDegradedLink, "degraded_link"},
-                                                             {FabricFaultKind::kFlappingLink, "flapping_link"},
-                                                             {FabricFaultKind::kDetour, "detour"},
-                                                             {FabricFaultKind::kSlowHost, "slow_host"}};
+constexpr NamedValue<FabricFaultKind> kFabricFaultNames[] = {
+    {FabricFaultKind::kCongestedSwitch, "congested_switch"},
+    {FabricFaultKind::kDegradedLink, "degraded_link"}, {FabricFaultKind::kFlappingLink, "flapping_link"},
+    {FabricFaultKind::kDetour, "detour"}, {FabricFaultKind::kSlowHost, "slow_host"}};
 
 constexpr NamedValue<QpJobKind> kQpJobNames[] = {
     {QpJobKind::kAllreduce, "allreduce"}, {QpJobKind::kPipeline, "pipeline"}, {QpJobKind::kMixed, "mixed"}};

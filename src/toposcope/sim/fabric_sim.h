@@ -117,14 +117,9 @@ struct FabricLink {
 };
 
 // An injected fabric fault.
-enum class FabricFaultKind {
-  kCongestedSwitch,  // "congested_switch"
-  kDegradedLink,     // "degraded_link"
-  kFlappingLink,     // "flapping_link"
-  kDetour,           // "detour"
-  kSlowHost,         // "slow_host"
-};
-// The names above.
+// Named "congested_switch", "degraded_link", "flapping_link", "detour", "slow_host".
+enum class FabricFaultKind { kCongestedSwitch, kDegradedLink, kFlappingLink, kDetour, kSlowHost };
+// Its name (one of those above).
 std::string_view FabricFaultKindName(FabricFaultKind k);
 
 struct FabricFault {

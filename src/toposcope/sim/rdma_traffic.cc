@@ -39,17 +39,17 @@ constexpr double kCongestionDuty = 0.35;
 constexpr double kCongestionCapGbps = 25.0;
 constexpr double kCeMarkProbability = 0.25;
 
-constexpr NamedValue<RdmaPairKind> kPairKindNames[] = {{RdmaPairKind::kRing, "ring"},
-                                                       {RdmaPairKind::kBackground, "background"}};
+constexpr NamedValue<RdmaPairKind> kPairKindNames[] = {
+    {RdmaPairKind::kRing, "ring"}, {RdmaPairKind::kBackground, "background"}};
 
-constexpr NamedValue<RdmaOp> kOpNames[] = {{RdmaOp::kWrite, "write"}, {RdmaOp::kSend, "send"}, {RdmaOp::kRead, "read"}};
+constexpr NamedValue<RdmaOp> kOpNames[] = {
+    {RdmaOp::kWrite, "write"}, {RdmaOp::kSend, "send"}, {RdmaOp::kRead, "read"}};
 
-constexpr NamedValue<RdmaCaptureKind> kCaptureKindNames[] = {{RdmaCaptureKind::kDownlink, "downlink"},
-                                                             {RdmaCaptureKind::kUplink, "uplink"}};
+constexpr NamedValue<RdmaCaptureKind> kCaptureKindNames[] = {
+    {RdmaCaptureKind::kDownlink, "downlink"}, {RdmaCaptureKind::kUplink, "uplink"}};
 
 constexpr NamedValue<RdmaLinkMode> kLinkModeNames[] = {
-    {RdmaLinkMode::kSteady, "steady"},
-    {RdmaLinkMode::kPeriodicCongestion, "periodic_congestion"},
+    {RdmaLinkMode::kSteady, "steady"}, {RdmaLinkMode::kPeriodicCongestion, "periodic_congestion"},
     {RdmaLinkMode::kMultiTenantContention, "multi_tenant_contention"}};
 constexpr uint8_t kDscpRoce = 26, kDscpCnp = 48;
 constexpr uint8_t kEcnEct0 = 2;

@@ -143,12 +143,9 @@ enum class RdmaCaptureKind {
 std::string_view RdmaCaptureKindName(RdmaCaptureKind k);
 
 // What the simulator makes a host-pair link carry.
-enum class RdmaLinkMode {
-  kSteady,                 // "steady"
-  kPeriodicCongestion,     // "periodic_congestion"
-  kMultiTenantContention,  // "multi_tenant_contention"
-};
-// The names above.
+// Named "steady", "periodic_congestion", "multi_tenant_contention".
+enum class RdmaLinkMode { kSteady, kPeriodicCongestion, kMultiTenantContention };
+// Its name (one of those above).
 std::string_view RdmaLinkModeName(RdmaLinkMode m);
 
 struct RdmaQpPair {

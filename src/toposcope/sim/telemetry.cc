@@ -35,8 +35,7 @@ constexpr uint64_t kTelemetryFaultLabel = 0x7E1EFA17ULL;
 constexpr uint64_t kTraceStreamLabel = 0x7ACE5EEDULL;
 
 constexpr NamedValue<TelemetryFaultKind> kFaultKindNames[] = {
-    {TelemetryFaultKind::kClockStep, "clock_step"},
-    {TelemetryFaultKind::kStraggler, "straggler"},
+    {TelemetryFaultKind::kClockStep, "clock_step"}, {TelemetryFaultKind::kStraggler, "straggler"},
     {TelemetryFaultKind::kThermalLinkDownspeed, "thermal_link_downspeed"}};
 
 constexpr int kMaxTelemetryHosts = 512;

@@ -71,12 +71,9 @@ struct HostTelemetryPlan {
 HostTelemetryPlan PlanHostTelemetry(const SimOptions& options, int host_index);
 
 // An injected telemetry fault (in the order of the names, as faults sort by host, then kind).
-enum class TelemetryFaultKind {
-  kClockStep,             // "clock_step"
-  kStraggler,             // "straggler"
-  kThermalLinkDownspeed,  // "thermal_link_downspeed"
-};
-// The names above.
+// Named "clock_step", "straggler", "thermal_link_downspeed".
+enum class TelemetryFaultKind { kClockStep, kStraggler, kThermalLinkDownspeed };
+// Its name (one of those above).
 std::string_view TelemetryFaultKindName(TelemetryFaultKind k);
 
 struct TelemetryFault {

@@ -9,15 +9,14 @@
 
 #include <unsupported/Eigen/FFT>
 
+#include "toposcope/base/hash.h"
+
 namespace toposcope::stats {
 
 uint64_t SeedHeaderHash(uint32_t src_qp, uint32_t psn, uint32_t dest_qp) {
-  uint64_t h = 0xcbf29ce484222325ULL;
+  uint64_t h = kFnv1aOffsetBasis;
   for (uint32_t v : {src_qp, psn, dest_qp}) {
-    for (int b = 0; b < 4; ++b) {
-      h ^= static_cast<uint8_t>(v >> (8 * b));
-      h *= 0x100000001b3ULL;
-    }
+    for (int b = 0; b < 4; ++b) h = Fnv1aByte(h, static_cast<uint8_t>(v >> (8 * b)));
   }
   return h;
 }

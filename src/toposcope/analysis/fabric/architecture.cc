@@ -25,20 +25,17 @@ using stats::Median;
 
 constexpr size_t kMaxCliques = 200000;  // enumeration budget of the maximal-clique search
 
-constexpr NamedValue<ArchClass> kArchClassNames[] = {{ArchClass::kUnknown, "unknown"},
-                                                     {ArchClass::kFatTree, "fat-tree"},
-                                                     {ArchClass::kDragonfly, "dragonfly"},
-                                                     {ArchClass::kHhre, "hhre"}};
+constexpr NamedValue<ArchClass> kArchClassNames[] = {
+    {ArchClass::kUnknown, "unknown"}, {ArchClass::kFatTree, "fat-tree"}, {ArchClass::kDragonfly, "dragonfly"},
+    {ArchClass::kHhre, "hhre"}};
 
-constexpr NamedValue<GraphSource> kGraphSourceNames[] = {{GraphSource::kNone, "none"},
-                                                         {GraphSource::kAuto, "auto"},
-                                                         {GraphSource::kFabric, "fabric"},
-                                                         {GraphSource::kProbes, "probes"}};
+constexpr NamedValue<GraphSource> kGraphSourceNames[] = {
+    {GraphSource::kNone, "none"}, {GraphSource::kAuto, "auto"}, {GraphSource::kFabric, "fabric"},
+    {GraphSource::kProbes, "probes"}};
 
-constexpr NamedValue<RingOrder> kRingOrderNames[] = {{RingOrder::kNone, "none"},
-                                                     {RingOrder::kGiven, "given"},
-                                                     {RingOrder::kNcclLog, "nccl_log"},
-                                                     {RingOrder::kDefaultNameOrder, "default_name_order"}};
+constexpr NamedValue<RingOrder> kRingOrderNames[] = {
+    {RingOrder::kNone, "none"}, {RingOrder::kGiven, "given"}, {RingOrder::kNcclLog, "nccl_log"},
+    {RingOrder::kDefaultNameOrder, "default_name_order"}};
 
 // The graph: switches and endpoints (hosts, or adapters that name none).
 struct Graph {

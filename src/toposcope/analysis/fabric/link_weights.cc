@@ -95,9 +95,9 @@ std::vector<int> PortsTo(const PortIndex& ix, const FabricSwitch& sw, const std:
 constexpr NamedValue<RttStatistic> kRttStatisticNames[] = {
     {RttStatistic::kMin, "min"}, {RttStatistic::kEndpoint, "endpoint"}, {RttStatistic::kMedian, "median"}};
 
-constexpr NamedValue<LevelSource> kLevelSourceNames[] = {{LevelSource::kNone, ""},
-                                                         {LevelSource::kIbnetdiscover, "ibnetdiscover"},
-                                                         {LevelSource::kInferred, "inferred"}};
+constexpr NamedValue<LevelSource> kLevelSourceNames[] = {
+    {LevelSource::kNone, ""}, {LevelSource::kIbnetdiscover, "ibnetdiscover"},
+    {LevelSource::kInferred, "inferred"}};
 
 }  // namespace
 

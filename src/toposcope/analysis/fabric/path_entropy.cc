@@ -352,8 +352,8 @@ void AddRedundantHops(const std::map<uint64_t, PairAcc>& pairs, const Names& nam
   }
 }
 
-constexpr NamedValue<PathFindingKind> kKindNames[] = {{PathFindingKind::kBottleneck, "bottleneck"},
-                                                      {PathFindingKind::kRedundantHop, "redundant_hop"}};
+constexpr NamedValue<PathFindingKind> kKindNames[] = {
+    {PathFindingKind::kBottleneck, "bottleneck"}, {PathFindingKind::kRedundantHop, "redundant_hop"}};
 
 }  // namespace
 

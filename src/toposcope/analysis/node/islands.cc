@@ -53,16 +53,13 @@ bool SamePartition(const std::vector<int>& a, const std::vector<int>& b) {
   return true;
 }
 
-constexpr NamedValue<IslandKind> kKindNames[] = {{IslandKind::kUnknown, "unknown"},
-                                                 {IslandKind::kNvswitch, "nvswitch"},
-                                                 {IslandKind::kNvlink, "nvlink"},
-                                                 {IslandKind::kPcie, "pcie"}};
+constexpr NamedValue<IslandKind> kKindNames[] = {
+    {IslandKind::kUnknown, "unknown"}, {IslandKind::kNvswitch, "nvswitch"}, {IslandKind::kNvlink, "nvlink"},
+    {IslandKind::kPcie, "pcie"}};
 
 constexpr NamedValue<IslandMethod> kMethodNames[] = {
-    {IslandMethod::kNone, "none"},
-    {IslandMethod::kSpectral, "spectral"},
-    {IslandMethod::kSpectralPartial, "spectral (partial matrix)"},
-    {IslandMethod::kDeclared, "declared"}};
+    {IslandMethod::kNone, "none"}, {IslandMethod::kSpectral, "spectral"},
+    {IslandMethod::kSpectralPartial, "spectral (partial matrix)"}, {IslandMethod::kDeclared, "declared"}};
 
 }  // namespace
 

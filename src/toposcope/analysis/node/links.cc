@@ -47,19 +47,17 @@ struct Draft {
   double bw = NAN;
 };
 
-constexpr NamedValue<ThresholdPreset> kPresetNames[] = {{ThresholdPreset::kModern, "modern"},
-                                                        {ThresholdPreset::kSeed, "seed"}};
+constexpr NamedValue<ThresholdPreset> kPresetNames[] = {
+    {ThresholdPreset::kModern, "modern"}, {ThresholdPreset::kSeed, "seed"}};
 
 constexpr NamedValue<LinkTypeSource> kTypeSourceNames[] = {
     {LinkTypeSource::kNvidiaSmiTopo, "nvidia-smi-topo"},
     {LinkTypeSource::kNvidiaSmiTopoNcclXml, "nvidia-smi-topo+nccl-topo-xml"},
-    {LinkTypeSource::kNcclTopoXml, "nccl-topo-xml"},
-    {LinkTypeSource::kBandwidth, "bandwidth"}};
+    {LinkTypeSource::kNcclTopoXml, "nccl-topo-xml"}, {LinkTypeSource::kBandwidth, "bandwidth"}};
 
-constexpr NamedValue<BandwidthClass> kBandwidthClassNames[] = {{BandwidthClass::kNone, ""},
-                                                               {BandwidthClass::kNvlink, "nvlink"},
-                                                               {BandwidthClass::kPcieSwitch, "pcie_switch"},
-                                                               {BandwidthClass::kPcieCpu, "pcie_cpu"}};
+constexpr NamedValue<BandwidthClass> kBandwidthClassNames[] = {
+    {BandwidthClass::kNone, ""}, {BandwidthClass::kNvlink, "nvlink"},
+    {BandwidthClass::kPcieSwitch, "pcie_switch"}, {BandwidthClass::kPcieCpu, "pcie_cpu"}};
 
 }  // namespace
 

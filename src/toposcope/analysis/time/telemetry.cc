@@ -16,8 +16,7 @@ using stats::Median;
 
 constexpr NamedValue<TelemetryFindingKind> kFindingKindNames[] = {
     {TelemetryFindingKind::kThermalLinkDownspeed, "thermal_link_downspeed"},
-    {TelemetryFindingKind::kStraggler, "straggler"},
-    {TelemetryFindingKind::kClockStep, "clock_step"}};
+    {TelemetryFindingKind::kStraggler, "straggler"}, {TelemetryFindingKind::kClockStep, "clock_step"}};
 
 bool IsTemperature(const model::SeriesKey& k) { return k.field_id == formats::field_id::kGpuTemp; }
 

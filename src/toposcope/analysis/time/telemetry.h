@@ -39,12 +39,9 @@ struct SamplingWarning {
 };
 
 // What a telemetry finding is.
-enum class TelemetryFindingKind {
-  kThermalLinkDownspeed,  // "thermal_link_downspeed"
-  kStraggler,             // "straggler"
-  kClockStep,             // "clock_step"
-};
-// The names above.
+// Named "thermal_link_downspeed", "straggler", "clock_step".
+enum class TelemetryFindingKind { kThermalLinkDownspeed, kStraggler, kClockStep };
+// Its name (one of those above).
 std::string_view TelemetryFindingKindName(TelemetryFindingKind k);
 
 struct TelemetryFinding {

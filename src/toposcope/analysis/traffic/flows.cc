@@ -369,23 +369,10 @@ std::optional<IpAddress> NcclGidToIp(std::string_view gid) {
   if (open == std::string_view::npos || slash == std::string_view::npos || close == std::string_view::npos) {
     return std::nullopt;
   }
-  auto hex = [](std::string_view h, uint64_t* v) {
-    if (h.empty() || h.size() > 16) return false;
-    *v = 0;
-    for (char c : h) {
-      int d = -1;
-      if (c >= '0' && c <= '9') d = c - '0';
-      if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
-      if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
-      if (d < 0) return false;
-      *v = (*v << 4) | static_cast<uint64_t>(d);
-    }
-    return true;
-  };
-  uint64_t prefix = 0, iid = 0;
-  if (!hex(gid.substr(open + 1, slash - open - 1), &prefix) || !hex(gid.substr(slash + 1, close - slash - 1), &iid)) {
-    return std::nullopt;
-  }
+  const std::optional<uint64_t> prefix_hex = ParseHexU64(gid.substr(open + 1, slash - open - 1));
+  const std::optional<uint64_t> iid_hex = ParseHexU64(gid.substr(slash + 1, close - slash - 1));
+  if (!prefix_hex || !iid_hex) return std::nullopt;
+  const uint64_t prefix = *prefix_hex, iid = *iid_hex;
   std::array<uint8_t, 16> b{};
   for (int i = 0; i < 8; ++i) {
     b[static_cast<size_t>(i)] = static_cast<uint8_t>(prefix >> (8 * i));

@@ -12,19 +12,19 @@
 #include <vector>
 
 #include "toposcope/base/text.h"
+#include "toposcope/base/time.h"
 #include "toposcope/stats/kmeans.h"
 
 namespace toposcope::analysis {
 namespace {
 
-constexpr NamedValue<PatternClass> kPatternClassNames[] = {{PatternClass::kUnknown, "unknown"},
-                                                           {PatternClass::kAllreduce, "allreduce"},
-                                                           {PatternClass::kPipeline, "pipeline"},
-                                                           {PatternClass::kMixed, "mixed"}};
+constexpr NamedValue<PatternClass> kPatternClassNames[] = {
+    {PatternClass::kUnknown, "unknown"}, {PatternClass::kAllreduce, "allreduce"},
+    {PatternClass::kPipeline, "pipeline"}, {PatternClass::kMixed, "mixed"}};
 
-constexpr NamedValue<SeedPatternClass> kSeedClassNames[] = {{SeedPatternClass::kAllreduce, "allreduce"},
-                                                            {SeedPatternClass::kPipeline, "pipeline"},
-                                                            {SeedPatternClass::kUnclassified, "unclassified"}};
+constexpr NamedValue<SeedPatternClass> kSeedClassNames[] = {
+    {SeedPatternClass::kAllreduce, "allreduce"}, {SeedPatternClass::kPipeline, "pipeline"},
+    {SeedPatternClass::kUnclassified, "unclassified"}};
 
 constexpr NamedValue<QpClass> kQpClassNames[] = {
     {QpClass::kAllreduce, "allreduce"}, {QpClass::kPipeline, "pipeline"}, {QpClass::kSteady, "steady"}};
@@ -37,11 +37,6 @@ constexpr uint8_t Cell(QpState from, QpState to) {
 constexpr uint8_t kErrReset = Cell(QpState::kErr, QpState::kReset);
 constexpr uint8_t kRtsSqd = Cell(QpState::kRts, QpState::kSqd);
 constexpr uint8_t kResetInit = Cell(QpState::kReset, QpState::kInit);
-
-int64_t FloorDiv(int64_t a, int64_t b) {
-  const int64_t q = a / b;
-  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
-}
 
 std::array<double, 5> Quantiles(std::vector<double> v) {
   std::array<double, 5> q{};

@@ -13,7 +13,8 @@
 namespace toposcope::analysis {
 namespace {
 
-constexpr NamedValue<RingSource> kSourceNames[] = {{RingSource::kNcclLog, "nccl_log"}, {RingSource::kFlows, "flows"}};
+constexpr NamedValue<RingSource> kSourceNames[] = {
+    {RingSource::kNcclLog, "nccl_log"}, {RingSource::kFlows, "flows"}};
 
 }  // namespace
 

@@ -12,26 +12,26 @@
 #include <utility>
 
 #include "toposcope/base/text.h"
+#include "toposcope/base/time.h"
 #include "toposcope/stats/entropy.h"
 #include "toposcope/stats/order_stats.h"
 
 namespace toposcope::analysis {
 namespace {
 
-constexpr NamedValue<SpectrumSeries> kSeriesNames[] = {{SpectrumSeries::kBytes, "bytes"},
-                                                       {SpectrumSeries::kSeedBits, "seed_header_bits"},
-                                                       {SpectrumSeries::kMessageSizeBits, "message_size_bits"}};
+constexpr NamedValue<SpectrumSeries> kSeriesNames[] = {
+    {SpectrumSeries::kBytes, "bytes"}, {SpectrumSeries::kSeedBits, "seed_header_bits"},
+    {SpectrumSeries::kMessageSizeBits, "message_size_bits"}};
 
 constexpr NamedValue<EntropyEstimator> kEstimatorNames[] = {
     {EntropyEstimator::kSeedHeader, "seed_header"},
-    {EntropyEstimator::kMillerMadowHeader, "miller_madow_header"},
-    {EntropyEstimator::kFlowQp, "flow_qp"},
+    {EntropyEstimator::kMillerMadowHeader, "miller_madow_header"}, {EntropyEstimator::kFlowQp, "flow_qp"},
     {EntropyEstimator::kMessageSize, "message_size"}};
 
-constexpr NamedValue<TrafficMode> kModeNames[] = {{TrafficMode::kInsufficientData, "insufficient_data"},
-                                                  {TrafficMode::kPeriodicCongestion, "periodic_congestion"},
-                                                  {TrafficMode::kMultiTenantContention, "multi_tenant_contention"},
-                                                  {TrafficMode::kSteady, "steady"}};
+constexpr NamedValue<TrafficMode> kModeNames[] = {
+    {TrafficMode::kInsufficientData, "insufficient_data"},
+    {TrafficMode::kPeriodicCongestion, "periodic_congestion"},
+    {TrafficMode::kMultiTenantContention, "multi_tenant_contention"}, {TrafficMode::kSteady, "steady"}};
 
 }  // namespace
 
@@ -113,12 +113,6 @@ struct Link {
   int64_t messages = 0;
   int64_t congestion_marks = 0;  // IP ECN CE, BTH FECN/BECN, CNPs
 };
-
-int64_t FloorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
 
 void Compact(Window& w) {
   w.sparse.clear();

@@ -85,23 +85,15 @@ std::string CaptureLinkId(std::string_view capture_point);
 std::string HostPairLinkId(std::string_view host_a, std::string_view host_b);
 
 // Which entropy of a window a sample is (see the file comment).
-enum class EntropyEstimator {
-  kSeedHeader,         // "seed_header"
-  kMillerMadowHeader,  // "miller_madow_header"
-  kFlowQp,             // "flow_qp"
-  kMessageSize,        // "message_size"
-};
-// The names above.
+// Named "seed_header", "miller_madow_header", "flow_qp", "message_size".
+enum class EntropyEstimator { kSeedHeader, kMillerMadowHeader, kFlowQp, kMessageSize };
+// Its name (one of those above).
 std::string_view EntropyEstimatorName(EntropyEstimator e);
 
 // What a link's spectrum says of its traffic (see the file comment).
-enum class TrafficMode {
-  kInsufficientData,       // "insufficient_data"
-  kPeriodicCongestion,     // "periodic_congestion"
-  kMultiTenantContention,  // "multi_tenant_contention"
-  kSteady,                 // "steady"
-};
-// The names above.
+// Named "insufficient_data", "periodic_congestion", "multi_tenant_contention", "steady".
+enum class TrafficMode { kInsufficientData, kPeriodicCongestion, kMultiTenantContention, kSteady };
+// Its name (one of those above).
 std::string_view TrafficModeName(TrafficMode m);
 
 struct LinkEntropySample {

@@ -8,6 +8,7 @@
 #include <set>
 #include <utility>
 
+#include "toposcope/base/hash.h"
 #include "toposcope/base/names.h"
 #include "toposcope/formats/dcgm/dcgm_fields.h"
 #include "toposcope/base/rng.h"
@@ -43,16 +44,6 @@ struct Blocks {
 };
 
 double Sq(double v) { return v * v; }
-
-// FNV-1a of a host name (a seed stream per host, the same on every platform).
-uint64_t Fnv1a(const std::string& s) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (const char c : s) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 0x100000001b3ULL;
-  }
-  return h;
-}
 
 // Non-negative least squares by cyclic coordinate descent (a few unknowns): min |M theta - m|.
 std::vector<double> Nnls(const Eigen::MatrixXd& m, const Eigen::VectorXd& b) {

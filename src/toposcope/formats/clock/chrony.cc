@@ -306,9 +306,9 @@ int64_t Ns(double s) { return static_cast<int64_t>(std::llround(s * 1e9)); }
 }  // namespace
 
 std::string_view ChronyLogKindName(ChronyLogKind kind) {
-  static constexpr NamedValue<ChronyLogKind> kNames[] = {{ChronyLogKind::kTracking, "tracking"},
-                                                         {ChronyLogKind::kStatistics, "statistics"},
-                                                         {ChronyLogKind::kMeasurements, "measurements"}};
+  static constexpr NamedValue<ChronyLogKind> kNames[] = {
+      {ChronyLogKind::kTracking, "tracking"}, {ChronyLogKind::kStatistics, "statistics"},
+      {ChronyLogKind::kMeasurements, "measurements"}};
   return NameIn(kNames, kind, "unknown");
 }
 

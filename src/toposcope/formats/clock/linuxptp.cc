@@ -366,10 +366,9 @@ std::string FormatBody(const PtpRecord& r) {
 }  // namespace
 
 std::string_view PtpLineKindName(PtpLineKind kind) {
-  static constexpr NamedValue<PtpLineKind> kNames[] = {{PtpLineKind::kMasterOffset, "master-offset"},
-                                                       {PtpLineKind::kPhc2sysOffset, "phc2sys-offset"},
-                                                       {PtpLineKind::kSummary, "summary"},
-                                                       {PtpLineKind::kPortState, "port-state"}};
+  static constexpr NamedValue<PtpLineKind> kNames[] = {
+      {PtpLineKind::kMasterOffset, "master-offset"}, {PtpLineKind::kPhc2sysOffset, "phc2sys-offset"},
+      {PtpLineKind::kSummary, "summary"}, {PtpLineKind::kPortState, "port-state"}};
   return NameIn(kNames, kind, "other");
 }
 

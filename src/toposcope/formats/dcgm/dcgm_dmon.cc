@@ -27,6 +27,7 @@
 #include <utility>
 
 #include "toposcope/base/text.h"
+#include "toposcope/base/time.h"
 #include "toposcope/formats/dcgm/dcgm_fields.h"
 
 namespace toposcope::formats {
@@ -183,12 +184,6 @@ void CivilFromDays(int64_t z, int64_t* y, unsigned* m, unsigned* d) {
   *d = doy - (153 * mp + 2) / 5 + 1;
   *m = mp < 10 ? mp + 3 : mp - 9;
   *y = yy + (*m <= 2 ? 1 : 0);
-}
-
-int64_t FloorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
 }
 
 

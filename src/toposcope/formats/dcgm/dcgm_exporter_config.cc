@@ -16,54 +16,18 @@
 namespace toposcope::formats {
 namespace {
 
-// Splits one CSV line into trimmed cells; nullopt on a broken quote.
+// Splits one CSV line into trimmed cells as Go's encoding/csv does; nullopt on a broken quote.
 std::optional<std::vector<std::string>> SplitCsv(std::string_view line) {
   std::vector<std::string> cells;
-  size_t i = 0;
-  const size_t n = line.size();
-  while (true) {
-    while (i < n && (line[i] == ' ' || line[i] == '\t')) ++i;
-    std::string cell;
-    if (i < n && line[i] == '"') {
-      ++i;
-      bool closed = false;
-      while (i < n) {
-        if (line[i] == '"') {
-          if (i + 1 < n && line[i + 1] == '"') {
-            cell.push_back('"');
-            i += 2;
-            continue;
-          }
-          ++i;
-          closed = true;
-          break;
-        }
-        cell.push_back(line[i++]);
-      }
-      if (!closed) return std::nullopt;
-      while (i < n && (line[i] == ' ' || line[i] == '\t')) ++i;
-      if (i < n && line[i] != ',') return std::nullopt;
-    } else {
-      const size_t b = i;
-      while (i < n && line[i] != ',') {
-        if (line[i] == '"') return std::nullopt;  // bare quote inside an unquoted cell
-        ++i;
-      }
-      cell = std::string(Trim(line.substr(b, i - b)));
-    }
-    cells.push_back(std::move(cell));
-    if (i >= n) break;
-    ++i;  // the comma
-  }
+  if (!SplitCsvLine(line, cells, CsvBareQuote::kReject)) return std::nullopt;
   return cells;
 }
 
 std::optional<ExporterMetricType> ParseType(std::string_view s) {
-  static constexpr NamedValue<ExporterMetricType> kTypes[] = {{ExporterMetricType::kGauge, "gauge"},
-                                                              {ExporterMetricType::kCounter, "counter"},
-                                                              {ExporterMetricType::kLabel, "label"},
-                                                              {ExporterMetricType::kHistogram, "histogram"},
-                                                              {ExporterMetricType::kSummary, "summary"}};
+  static constexpr NamedValue<ExporterMetricType> kTypes[] = {
+      {ExporterMetricType::kGauge, "gauge"}, {ExporterMetricType::kCounter, "counter"},
+      {ExporterMetricType::kLabel, "label"}, {ExporterMetricType::kHistogram, "histogram"},
+      {ExporterMetricType::kSummary, "summary"}};
   return ValueIn(kTypes, s);
 }
 

@@ -104,11 +104,10 @@ std::string UnescapeHelp(std::string_view s) {
 }
 
 // The `# TYPE` names.
-constexpr NamedValue<PromMetricType> kTypeNames[] = {{PromMetricType::kGauge, "gauge"},
-                                                     {PromMetricType::kCounter, "counter"},
-                                                     {PromMetricType::kHistogram, "histogram"},
-                                                     {PromMetricType::kSummary, "summary"},
-                                                     {PromMetricType::kUntyped, "untyped"}};
+constexpr NamedValue<PromMetricType> kTypeNames[] = {
+    {PromMetricType::kGauge, "gauge"}, {PromMetricType::kCounter, "counter"},
+    {PromMetricType::kHistogram, "histogram"}, {PromMetricType::kSummary, "summary"},
+    {PromMetricType::kUntyped, "untyped"}};
 
 std::optional<PromMetricType> ParseType(std::string_view s) { return ValueIn(kTypeNames, s); }
 

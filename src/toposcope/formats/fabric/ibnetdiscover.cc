@@ -639,30 +639,10 @@ Status ReadIbnetdiscover(LineReader& lines, std::string_view source, const IbNod
   return {};
 }
 
-namespace {
-// An InputStream over a string_view, for the convenience parser.
-class ViewStream : public InputStream {
- public:
-  ViewStream(std::string_view text, std::string path) : text_(text), path_(std::move(path)) {}
-  Result<size_t> Read(char* buf, size_t n) override {
-    const size_t k = std::min(n, text_.size() - pos_);
-    std::copy_n(text_.data() + pos_, k, buf);
-    pos_ += k;
-    return k;
-  }
-  [[nodiscard]] const std::string& path() const override { return path_; }
-
- private:
-  std::string_view text_;
-  size_t pos_ = 0;
-  std::string path_;
-};
-}  // namespace
-
 Result<IbFabric> ParseIbnetdiscover(std::string_view text, std::string_view source, Diagnostics& diag) {
   IbFabric fabric;
   IbnetdiscoverHeader header;
-  LineReader lines(std::make_unique<ViewStream>(text, std::string(source)));
+  LineReader lines(std::make_unique<TextInputStream>(text, std::string(source)));
   Status st = ReadIbnetdiscover(
       lines, source, [&](IbNode&& n) { fabric.nodes.push_back(std::move(n)); }, diag, fabric.counts, &header);
   if (!st.ok()) return st.error();

@@ -50,13 +50,6 @@ void AppendUtf8(std::string* out, uint32_t cp) {
   }
 }
 
-int HexVal(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 // Reads a quoted scalar starting at s[*pos] (a quote). On success *pos is past the closing quote.
 bool ReadQuoted(std::string_view s, size_t* pos, std::string* out, std::string* err) {
   const char q = s[*pos];
@@ -108,7 +101,7 @@ bool ReadQuoted(std::string_view s, size_t* pos, std::string* out, std::string* 
         }
         uint32_t cp = 0;
         for (size_t k = 0; k < n; ++k) {
-          const int h = HexVal(s[i + k]);
+          const int h = HexDigitValue(s[i + k]);
           if (h < 0) {
             *err = "bad hex digit in an escape";
             return false;

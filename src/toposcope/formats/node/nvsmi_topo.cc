@@ -200,8 +200,9 @@ bool IsCpuList(std::string_view s) {
 
 // The cells a matrix of `kind` may hold, for a diagnostic.
 std::string ExpectedCells(NvsmiMatrixKind kind) {
-  static constexpr NamedValue<NvsmiMatrixKind> kCells[] = {{NvsmiMatrixKind::kP2p, "OK, NS, CNS, GNS, TNS or U"},
-                                                           {NvsmiMatrixKind::kPcieOnly, "PIX, PXB, PHB, NODE or SYS"}};
+  static constexpr NamedValue<NvsmiMatrixKind> kCells[] = {
+      {NvsmiMatrixKind::kP2p, "OK, NS, CNS, GNS, TNS or U"},
+      {NvsmiMatrixKind::kPcieOnly, "PIX, PXB, PHB, NODE or SYS"}};
   return std::string(NameIn(kCells, kind, "NV#, PIX, PXB, PHB, NODE or SYS"));
 }
 

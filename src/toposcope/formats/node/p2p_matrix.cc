@@ -762,11 +762,10 @@ Result<P2pReport> ParseNvbandwidth(std::string_view text, std::string_view sourc
 namespace {
 
 // The CSV `kind` names; "latency" is read as latency_us too.
-constexpr NamedValue<P2pQuantity> kKindNames[] = {{P2pQuantity::kBandwidthUnidirGbps, "unidir"},
-                                                  {P2pQuantity::kBandwidthBidirGbps, "bidir"},
-                                                  {P2pQuantity::kLatencyUs, "latency_us"},
-                                                  {P2pQuantity::kConnectivity, "connectivity"},
-                                                  {P2pQuantity::kLatencyUs, "latency"}};
+constexpr NamedValue<P2pQuantity> kKindNames[] = {
+    {P2pQuantity::kBandwidthUnidirGbps, "unidir"}, {P2pQuantity::kBandwidthBidirGbps, "bidir"},
+    {P2pQuantity::kLatencyUs, "latency_us"}, {P2pQuantity::kConnectivity, "connectivity"},
+    {P2pQuantity::kLatencyUs, "latency"}};
 
 const char* KindName(P2pQuantity q) { return NameIn(kKindNames, q, "unidir").data(); }
 

@@ -22,8 +22,8 @@ enum class Column { kHost, kIp, kNic, kPort, kGid, kRack, kLeaf, kUnknown };
 // The column a header cell names (any case).
 Column ColumnOf(std::string_view name) {
   static constexpr NamedValue<Column> kColumns[] = {
-      {Column::kHost, "host"}, {Column::kIp, "ip"},     {Column::kNic, "nic"},  {Column::kPort, "port"},
-      {Column::kGid, "gid"},   {Column::kRack, "rack"}, {Column::kLeaf, "leaf"}};
+      {Column::kHost, "host"}, {Column::kIp, "ip"}, {Column::kNic, "nic"}, {Column::kPort, "port"},
+      {Column::kGid, "gid"}, {Column::kRack, "rack"}, {Column::kLeaf, "leaf"}};
   return ValueIn(kColumns, ToLowerAscii(name)).value_or(Column::kUnknown);
 }
 

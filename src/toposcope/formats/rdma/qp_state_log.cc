@@ -33,15 +33,10 @@ std::optional<uint32_t> ParseQpn(std::string_view s) {
   uint64_t v = 0;
   if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
     s.remove_prefix(2);
-    if (s.empty() || s.size() > 8) return std::nullopt;
-    for (const char c : s) {
-      int d = -1;
-      if (c >= '0' && c <= '9') d = c - '0';
-      if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
-      if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
-      if (d < 0) return std::nullopt;
-      v = v * 16 + static_cast<uint64_t>(d);
-    }
+    if (s.size() > 8) return std::nullopt;
+    const std::optional<uint64_t> hex = ParseHexU64(s);
+    if (!hex) return std::nullopt;
+    v = *hex;
   } else {
     if (!AllDigits(s) || s.size() > 10) return std::nullopt;
     for (const char c : s) v = v * 10 + static_cast<uint64_t>(c - '0');

@@ -207,11 +207,9 @@ RoceTransport TransportOf(uint8_t opcode) {
 }
 
 std::string_view TransportName(RoceTransport t) {
-  static constexpr NamedValue<RoceTransport> kNames[] = {{RoceTransport::kRc, "RC"},
-                                                         {RoceTransport::kUc, "UC"},
-                                                         {RoceTransport::kRd, "RD"},
-                                                         {RoceTransport::kUd, "UD"},
-                                                         {RoceTransport::kCnp, "CNP"}};
+  static constexpr NamedValue<RoceTransport> kNames[] = {
+      {RoceTransport::kRc, "RC"}, {RoceTransport::kUc, "UC"}, {RoceTransport::kRd, "RD"},
+      {RoceTransport::kUd, "UD"}, {RoceTransport::kCnp, "CNP"}};
   return NameIn(kNames, t, "unknown");
 }
 

@@ -2,7 +2,10 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string_view>
+
+#include "toposcope/base/text.h"
 
 namespace toposcope::report {
 
@@ -17,17 +20,9 @@ std::string WriteOpenSmHopWeights(const std::vector<HopWeight>& w) {
   for (const HopWeight& h : w) {
     std::string_view g = h.port_guid;
     if (g.size() > 2 && g[0] == '0' && (g[1] == 'x' || g[1] == 'X')) g.remove_prefix(2);
-    bool ok = !g.empty() && g.size() <= 16;
-    uint64_t guid = 0;
-    for (char c : g) {
-      int v = -1;
-      if (c >= '0' && c <= '9') v = c - '0';
-      else if (c >= 'a' && c <= 'f') v = c - 'a' + 10;
-      else if (c >= 'A' && c <= 'F') v = c - 'A' + 10;
-      if (v < 0) { ok = false; break; }
-      guid = (guid << 4) | static_cast<uint64_t>(v);
-    }
-    if (!ok || h.port < 0 || h.port > 254 || h.weight < 1) {
+    const std::optional<uint64_t> parsed = ParseHexU64(g);
+    const uint64_t guid = parsed.value_or(0);
+    if (!parsed || h.port < 0 || h.port > 254 || h.weight < 1) {
       ++nskipped;
       if (nskipped <= 8) skipped += " " + h.port_guid + ":" + std::to_string(h.port);
       continue;
