@@ -136,7 +136,7 @@ TEST(ArchitectureSim, ComparisonTableIsSaneAndDeterministic) {
     ASSERT_TRUE(std::isfinite(r.avg_allreduce_hops));
     EXPECT_GE(r.avg_allreduce_hops, 2.0);
     EXPECT_LE(r.avg_allreduce_hops, 6.0);
-    EXPECT_EQ(analysis::RingOrderName(r.report.ring_order), "default_name_order");
+    EXPECT_EQ(analysis::RingOrderName(r.report.ring_order), "topology_order");
     EXPECT_EQ(r.report.ring_pairs, 64);
     EXPECT_EQ(r.report.ring_pairs_unreachable, 0);
     EXPECT_EQ(r.report.ring_pairs_probed + r.report.ring_pairs_graph, 64);

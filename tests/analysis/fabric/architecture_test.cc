@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -85,7 +86,7 @@ TEST(ArchitectureReal, NdrSuperPodIsATwoTierFatTree) {
   EXPECT_TRUE(HasEvidence(r, "layered Clos, 2 tiers")) << Dump(r);
   // The hosts named by their adapters ("a08-p1-dgx-04-c17 mlx5_5") give a default ring whose hops
   // come from the switch graph (no probes).
-  EXPECT_EQ(RingOrderName(r.ring_order), "default_name_order");
+  EXPECT_EQ(RingOrderName(r.ring_order), "topology_order");
   EXPECT_GT(r.ring_pairs_graph, 0);
   EXPECT_EQ(r.ring_pairs_probed, 0);
   EXPECT_TRUE(std::isnan(r.jitter_us));
@@ -176,7 +177,7 @@ TEST(Architecture, ProbesFatTree) {
   EXPECT_EQ(r.tiers, 2);
   EXPECT_NEAR(r.confidence, 0.9, 1e-9);  // all checks, probe source factor
   // Default ring h0..h7: 4 in-leaf pairs (2 links) and 4 cross-leaf pairs (4 links).
-  EXPECT_EQ(RingOrderName(r.ring_order), "default_name_order");
+  EXPECT_EQ(RingOrderName(r.ring_order), "topology_order");
   EXPECT_EQ(r.ring_pairs, 8);
   EXPECT_EQ(r.ring_pairs_probed, 8);
   EXPECT_DOUBLE_EQ(r.avg_allreduce_hops, 3.0);
@@ -416,6 +417,47 @@ TEST(ArchitectureMetrics, RingHostOrdersTakesDistinctLogCycles) {
   const auto orders = RingHostOrders(rr);
   ASSERT_EQ(orders.size(), 1u);
   EXPECT_EQ(orders[0], a.hosts);
+}
+
+
+// The ring without NCCL logs follows the topology, never the host names: the same fat-tree (4
+// leaves x 4 hosts, 2 spines) named leaf by leaf and named so that name order interleaves the
+// leaves gives the same hops, 12 in-leaf pairs (2 links) and 4 leaf-to-leaf pairs (4 links).
+TEST(Architecture, RingWithoutLogsDoesNotFollowNames) {
+  auto hops_for = [](const std::vector<std::string>& names, auto leaf_of) {
+    const auto probes = AllPairs(names, [&](const std::string& a, const std::string& b) {
+      const std::string la = leaf_of(a), lb = leaf_of(b);
+      if (la == lb) return std::vector<std::string>{la};
+      return std::vector<std::string>{la, a < b ? "spine-x" : "spine-y", lb};
+    });
+    ArchitectureInputs in;
+    in.probes = &probes;
+    return IdentifyArchitecture(in);
+  };
+  std::vector<std::string> names;
+  std::map<std::string, int> index;
+  for (int i = 0; i < 16; ++i) {
+    const std::string n = "gpu-r" + std::to_string(i % 4) + "-n" + std::to_string(10 + i / 4);
+    names.push_back(n);
+    index[n] = i;
+  }
+  // Leaf by leaf: host i on leaf i / 4 (name order visits each leaf's hosts together) ...
+  const auto grouped = hops_for(names, [&](const std::string& h) { return "sw-" + std::to_string(index[h] / 4); });
+  // ... and interleaved: host i on leaf i % 4 (name order jumps leaf to leaf at every step).
+  const auto interleaved = hops_for(names, [&](const std::string& h) { return "sw-" + std::to_string(index[h] % 4); });
+  for (const auto* r : {&grouped, &interleaved}) {
+    EXPECT_EQ(RingOrderName(r->ring_order), "topology_order") << Dump(*r);
+    EXPECT_EQ(r->ring_pairs, 16);
+    EXPECT_DOUBLE_EQ(r->avg_allreduce_hops, (12 * 2 + 4 * 4) / 16.0) << Dump(*r);
+  }
+}
+
+TEST(Architecture, RingIsUnknownWithoutGraphOrLogs) {
+  ArchitectureInputs in;
+  const auto r = IdentifyArchitecture(in);
+  EXPECT_EQ(RingOrderName(r.ring_order), "none");
+  EXPECT_TRUE(std::isnan(r.avg_allreduce_hops));
+  EXPECT_TRUE(HasEvidence(r, "avg_allreduce_hops: unknown")) << Dump(r);
 }
 
 }  // namespace

@@ -35,7 +35,7 @@ constexpr NamedValue<GraphSource> kGraphSourceNames[] = {
 
 constexpr NamedValue<RingOrder> kRingOrderNames[] = {
     {RingOrder::kNone, "none"}, {RingOrder::kGiven, "given"}, {RingOrder::kNcclLog, "nccl_log"},
-    {RingOrder::kDefaultNameOrder, "default_name_order"}};
+    {RingOrder::kTopologyOrder, "topology_order"}};
 
 // The graph: switches and endpoints (hosts, or adapters that name none).
 struct Graph {
@@ -762,17 +762,71 @@ std::map<HostPair, double> MedianPairLinks(const std::map<HostPair, PairData>& p
   return pair_links;
 }
 
-// avg_allreduce_hops over the given rings (else the default ring of every known host in name
-// order): per consecutive pair its probed median link count, else its shortest path in the graph.
+// The ring of every known host in topology order: the hosts grouped by the switch they hang off
+// (the first of them by name, for a host on several), the groups visited nearest-neighbour over
+// the switch graph from the largest one. Hosts the graph does not hold come last. Empty when the
+// graph places fewer than two hosts: the ring is then unknown.
+std::vector<std::string> TopologyOrderRing(const std::set<std::string>& hosts, const Graph& g) {
+  std::map<int, std::vector<std::string>> by_switch;  // switch node -> its hosts
+  std::vector<std::string> unplaced;
+  for (const std::string& h : hosts) {
+    const int node = g.Find(h);
+    int attach = -1;
+    if (node >= 0) {
+      for (const int v : g.adj[static_cast<size_t>(node)]) {
+        if (!g.is_switch[static_cast<size_t>(v)]) continue;
+        if (attach < 0 || g.names[static_cast<size_t>(v)] < g.names[static_cast<size_t>(attach)]) attach = v;
+      }
+    }
+    if (attach < 0) {
+      unplaced.push_back(h);
+    } else {
+      by_switch[attach].push_back(h);
+    }
+  }
+  if (hosts.size() - unplaced.size() < 2) return {};
+  // Larger groups first, then by switch name: the start, and the tie-break between equally near groups.
+  auto before = [&](int a, int b) {
+    const size_t na = by_switch[a].size(), nb = by_switch[b].size();
+    if (na != nb) return na > nb;
+    return g.names[static_cast<size_t>(a)] < g.names[static_cast<size_t>(b)];
+  };
+  std::vector<int> left;
+  for (const auto& entry : by_switch) left.push_back(entry.first);
+  std::sort(left.begin(), left.end(), before);
+  std::vector<std::string> ring;
+  int at = left.front();
+  left.erase(left.begin());
+  while (true) {
+    ring.insert(ring.end(), by_switch[at].begin(), by_switch[at].end());
+    if (left.empty()) break;
+    size_t best = 0;
+    int best_d = -1;
+    for (size_t i = 0; i < left.size(); ++i) {
+      const int d = Bfs(g, at, left[i]);
+      if (d >= 0 && (best_d < 0 || d < best_d)) {
+        best_d = d;
+        best = i;
+      }
+    }
+    at = left[best];  // with none reachable, the next group in order
+    left.erase(left.begin() + static_cast<std::ptrdiff_t>(best));
+  }
+  ring.insert(ring.end(), unplaced.begin(), unplaced.end());
+  return ring;
+}
+
+// avg_allreduce_hops over the given rings (else the topology-order ring of every known host): per
+// consecutive pair its probed median link count, else its shortest path in the graph.
 void MeasureAllReduceHops(const ArchitectureInputs& in, const std::set<std::string>& hosts,
                           const std::map<HostPair, double>& pair_links, const Graph& g,
                           ArchitectureReport& rep) {
   std::vector<std::vector<std::string>> rings = in.rings;
   if (!rings.empty()) {
     rep.ring_order = in.ring_source == RingOrder::kNone ? RingOrder::kGiven : in.ring_source;
-  } else if (hosts.size() >= 2) {
-    rings.emplace_back(hosts.begin(), hosts.end());
-    rep.ring_order = RingOrder::kDefaultNameOrder;
+  } else if (std::vector<std::string> ring = TopologyOrderRing(hosts, g); !ring.empty()) {
+    rings.push_back(std::move(ring));
+    rep.ring_order = RingOrder::kTopologyOrder;
   }
   double sum = 0;
   for (const auto& ring : rings) {
@@ -800,7 +854,7 @@ void MeasureAllReduceHops(const ArchitectureInputs& in, const std::set<std::stri
   const int64_t used = rep.ring_pairs_probed + rep.ring_pairs_graph;
   if (used > 0) rep.avg_allreduce_hops = sum / static_cast<double>(used);
   if (rep.ring_order == RingOrder::kNone) {
-    rep.evidence.push_back("avg_allreduce_hops: no ring (no NCCL ring order and < 2 known hosts)");
+    rep.evidence.push_back("avg_allreduce_hops: unknown (no NCCL ring order, and the switch graph places < 2 hosts)");
   } else {
     rep.evidence.push_back("avg_allreduce_hops " + F(rep.avg_allreduce_hops, 3) + " links over " +
                            std::to_string(rep.ring_pairs) + " ring-consecutive pairs (ring order " +

@@ -58,7 +58,9 @@ enum class RingOrder {
   kNone,              // "none": no ring
   kGiven,             // "given": ArchitectureInputs::rings, of no named source
   kNcclLog,           // "nccl_log": the NCCL logs' ring orders
-  kDefaultNameOrder,  // "default_name_order": every known host in name order
+  kTopologyOrder,     // "topology_order": every known host, those of one leaf switch consecutive and the
+                      // leaves in nearest-neighbour order over the switch graph (the ring NCCL builds
+                      // when ranks are placed leaf by leaf, as topology-aware schedulers do)
 };
 // The names above.
 std::string_view RingOrderName(RingOrder o);
@@ -67,7 +69,7 @@ struct ArchitectureInputs {
   const FabricReport* fabric = nullptr;                      // may be null or !present
   const std::vector<formats::PathProbe>* probes = nullptr;   // may be null or empty
   // The job's ring AllReduce orders: each a host cycle (NCCL ring order, consecutive duplicates
-  // collapsed; the last host links back to the first). Empty: the default ring (below).
+  // collapsed; the last host links back to the first). Empty: the topology-order ring (below).
   std::vector<std::vector<std::string>> rings;
   RingOrder ring_source = RingOrder::kNcclLog;  // where `rings` came from (kNone: kGiven)
 };
@@ -138,7 +140,7 @@ struct ArchitectureReport {
 
   // avg_allreduce_hops.
   double avg_allreduce_hops = NAN;
-  RingOrder ring_order = RingOrder::kNone;  // ArchitectureInputs::ring_source, kDefaultNameOrder or kNone
+  RingOrder ring_order = RingOrder::kNone;  // ArchitectureInputs::ring_source, kTopologyOrder or kNone
   int64_t ring_pairs = 0;              // consecutive pairs counted
   int64_t ring_pairs_probed = 0;       // ... measured from probes
   int64_t ring_pairs_graph = 0;        // ... from the switch graph's shortest path
