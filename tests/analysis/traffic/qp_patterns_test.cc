@@ -257,6 +257,35 @@ TEST(QpPatterns, AccuracyOnRandomScenarios) {
               static_cast<long long>(scopes_right), static_cast<long long>(scopes));
 }
 
+// The same scenarios with the job column blank (as real QP state logs are): the peer groups come
+// from the data (hosts whose re-creations meet) and the QP labels hold.
+TEST(QpPatterns, AccuracyWithoutJobNames) {
+  int64_t right = 0, total = 0;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    Gen g(seed);
+    std::mt19937_64 rng(seed * 977);
+    auto pick = [&](int a, int b) { return std::uniform_int_distribution<int>(a, b)(rng); };
+    const int64_t period_ar = pick(120, 400) * kMs, period_pp = pick(200, 400) * kMs;
+    const std::string tag = std::to_string(seed);
+    const int kind = static_cast<int>(seed % 3);  // 0 allreduce, 1 pipeline, 2 both jobs
+    if (kind != 1) g.AllReduce("", Hosts("a" + tag + "-", pick(4, 12)), pick(2, 8), pick(0, 50) * kMs, period_ar, pick(4, 12));
+    if (kind != 0) g.Pipeline("", Hosts("p" + tag + "-", pick(8, 16)), pick(1, 4), pick(0, 50) * kMs, period_pp, pick(4, 12));
+    const QpPatternResult r = Classify(g.out);
+    EXPECT_EQ(Find(r, "job:"), nullptr);
+    for (const auto& q : r.qps) {
+      ++total;
+      right += QpClassName(q.cls) == g.truth.at({q.host, q.qp});
+      EXPECT_EQ(q.peer_group.rfind("hosts:", 0), 0u) << q.peer_group;
+    }
+    if (kind != 1) {
+      EXPECT_NE(r.note.find("found from co-timed re-creations"), std::string::npos) << r.note;
+    }
+  }
+  const double acc = static_cast<double>(right) / static_cast<double>(total);
+  EXPECT_GE(acc, 0.99) << right << "/" << total;
+  std::printf("QP accuracy without job names %.4f (%lld QPs)\n", acc, static_cast<long long>(total));
+}
+
 TEST(QpPatterns, KMeansDeterministicForASeedAndRecordOrderFree) {
   Gen g(5);
   g.AllReduce("ar", Hosts("a", 6), 3, 0, 200 * kMs, 6);

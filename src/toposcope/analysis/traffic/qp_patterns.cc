@@ -69,6 +69,7 @@ struct QpWork {
   const std::string* host;
   uint32_t qp;
   std::string job;
+  std::string peer_group;  // see QpLabel::peer_group
   std::vector<WindowSummary> windows;
   std::vector<int64_t> recreation_windows;  // windows with >= 1 RESET->INIT
   QpLabel label;
@@ -100,31 +101,145 @@ struct WindowPools {
   std::vector<double> entropy, err_resets, defined_ratios;
 };
 
-// 2. Batch synchrony per peer group (the job, else every QP without a job): sets each QP's
-// label.sync.
+// Half the median gap between consecutive windows of `w` (sorted, distinct), at least 1: the lags
+// at which another host's periodic re-creations can follow these (a lag past half a period is a
+// negative lag to the next one).
+int64_t HalfPeriodWindows(const std::vector<int64_t>& w) {
+  std::vector<int64_t> gaps;
+  for (size_t i = 1; i < w.size(); ++i) gaps.push_back(w[i] - w[i - 1]);
+  if (gaps.empty()) return 1;
+  std::nth_element(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2), gaps.end());
+  return std::max<int64_t>(1, gaps[gaps.size() / 2] / 2);
+}
+
+// The largest share, over lags of up to `max_lag` windows, of the windows `a` whose +-1
+// neighbourhood at that lag holds one of `b` (both sorted): hosts of one communicator re-create
+// together (lag 0), the stages of one pipeline at a fixed lag.
+double WindowAffinity(const std::vector<int64_t>& a, const std::vector<int64_t>& b, int64_t max_lag) {
+  if (a.empty()) return 0;
+  std::unordered_map<int64_t, int64_t> met;  // lag -> windows of `a` met at that lag
+  std::vector<int64_t> lags;
+  for (const int64_t w : a) {
+    lags.clear();
+    for (auto it = std::lower_bound(b.begin(), b.end(), w - max_lag - 1); it != b.end() && *it <= w + max_lag + 1; ++it) {
+      for (int64_t d = -1; d <= 1; ++d) lags.push_back(*it - w + d);
+    }
+    std::sort(lags.begin(), lags.end());
+    lags.erase(std::unique(lags.begin(), lags.end()), lags.end());
+    for (const int64_t l : lags) {
+      if (l >= -max_lag && l <= max_lag) ++met[l];
+    }
+  }
+  int64_t best = 0;
+  for (const auto& [lag, n] : met) best = std::max(best, n);
+  return static_cast<double>(best) / static_cast<double>(a.size());
+}
+
+// A union-find over indices.
+struct Components {
+  std::vector<size_t> parent;
+  explicit Components(size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), size_t{0}); }
+  size_t Find(size_t i) {
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+  }
+  void Join(size_t a, size_t b) {
+    a = Find(a);
+    b = Find(b);
+    if (a != b) parent[std::max(a, b)] = std::min(a, b);
+  }
+};
+
+// 2a. Peer groups: the job when named; else hosts joined when their re-creations meet, both ways,
+// in at least opt.peer_affinity of their windows at one lag (WindowAffinity), joined transitively. Returns how many groups were found from the data.
+size_t AssignPeerGroups(std::vector<QpWork>& work, const QpPatternOptions& opt) {
+  std::map<std::string, std::vector<int64_t>> host_windows;  // unlabelled QPs' re-creation windows
+  for (QpWork& q : work) {
+    if (!q.job.empty()) {
+      q.peer_group = "job:" + q.job;
+      continue;
+    }
+    auto& w = host_windows[*q.host];
+    w.insert(w.end(), q.recreation_windows.begin(), q.recreation_windows.end());
+  }
+  std::vector<std::string> hosts;
+  std::vector<std::vector<int64_t>> windows;
+  for (auto& [host, w] : host_windows) {
+    std::sort(w.begin(), w.end());
+    w.erase(std::unique(w.begin(), w.end()), w.end());
+    hosts.push_back(host);
+    windows.push_back(std::move(w));
+  }
+  std::vector<int64_t> max_lag;
+  for (const auto& w : windows) max_lag.push_back(HalfPeriodWindows(w));
+  Components groups(hosts.size());
+  for (size_t a = 0; a < hosts.size(); ++a) {
+    for (size_t b = a + 1; b < hosts.size(); ++b) {
+      if (windows[a].empty() || windows[b].empty() || groups.Find(a) == groups.Find(b)) continue;
+      const int64_t lag = std::max(max_lag[a], max_lag[b]);
+      if (WindowAffinity(windows[a], windows[b], lag) >= opt.peer_affinity &&
+          WindowAffinity(windows[b], windows[a], lag) >= opt.peer_affinity) {
+        groups.Join(a, b);
+      }
+    }
+  }
+  std::map<std::string, size_t> index;
+  for (size_t h = 0; h < hosts.size(); ++h) index[hosts[h]] = h;
+  std::set<size_t> roots;
+  for (QpWork& q : work) {
+    if (!q.job.empty()) continue;
+    const size_t root = groups.Find(index[*q.host]);
+    roots.insert(root);
+    q.peer_group = "hosts:" + hosts[root];
+  }
+  return roots.size();
+}
+
+// The QP re-creations of one peer group in one window.
+struct WindowCount {
+  int64_t qps = 0;                      // distinct QPs re-creating
+  const std::string* host = nullptr;    // the first one's host
+  bool hosts = false;                   // more than one host
+  void Add(const std::string* h) {
+    ++qps;
+    if (host == nullptr) host = h;
+    else if (*host != *h) hosts = true;
+  }
+};
+
+// 2b. Batch synchrony per peer group: sets each QP's label.sync. A batch is communicator-wide: at
+// least max(min_batch_qps, batch_share x the group's re-creating QPs) re-creations within +-1
+// window, on more than one host (QPs carry inter-host traffic, so a communicator's batch spans
+// hosts; one host's few staggered QPs never make one).
 void MarkBatchSynchrony(std::vector<QpWork>& work, const QpPatternOptions& opt) {
   std::map<std::string, std::vector<size_t>> groups;
-  for (size_t i = 0; i < work.size(); ++i) groups[work[i].job].push_back(i);
-  for (const auto& [job, members] : groups) {
-    std::unordered_map<int64_t, int64_t> per_window;  // distinct QPs recreating per window
+  for (size_t i = 0; i < work.size(); ++i) groups[work[i].peer_group].push_back(i);
+  for (const auto& [group, members] : groups) {
+    std::unordered_map<int64_t, WindowCount> per_window;
     int64_t n_recreating = 0;
     for (const size_t i : members) {
       if (!work[i].recreation_windows.empty()) ++n_recreating;
-      for (const int64_t w : work[i].recreation_windows) ++per_window[w];
+      for (const int64_t w : work[i].recreation_windows) per_window[w].Add(work[i].host);
     }
-    // A batch: >= max(min_batch_qps, batch_share x QPs that recreate) QPs within +-1 window.
     const double need = std::max<double>(opt.min_batch_qps, opt.batch_share * static_cast<double>(n_recreating));
-    auto count_at = [&](int64_t w) {
-      const auto it = per_window.find(w);
-      return it == per_window.end() ? int64_t{0} : it->second;
+    auto is_batch = [&](int64_t w) {
+      int64_t qps = 0;
+      const std::string* first = nullptr;
+      bool hosts = false;
+      for (int64_t d = -1; d <= 1; ++d) {
+        const auto it = per_window.find(w + d);
+        if (it == per_window.end()) continue;
+        const WindowCount& c = it->second;
+        qps += c.qps;
+        hosts = hosts || c.hosts || (first != nullptr && *first != *c.host);
+        if (first == nullptr) first = c.host;
+      }
+      return hosts && static_cast<double>(qps) >= need;
     };
     for (const size_t i : members) {
       QpWork& q = work[i];
       int64_t in_batch = 0;
-      for (const int64_t w : q.recreation_windows) {
-        const int64_t r = count_at(w - 1) + count_at(w) + count_at(w + 1);
-        if (static_cast<double>(r) >= need) ++in_batch;
-      }
+      for (const int64_t w : q.recreation_windows) in_batch += is_batch(w) ? 1 : 0;
       q.label.sync = q.recreation_windows.empty()
                          ? 0.0
                          : static_cast<double>(in_batch) / static_cast<double>(q.recreation_windows.size());
@@ -141,6 +256,7 @@ void LabelQps(std::vector<QpWork>& work, const QpPatternOptions& opt, std::vecto
     l.host = *q.host;
     l.qp = q.qp;
     l.job = q.job;
+    l.peer_group = q.peer_group;
     l.windows = static_cast<int64_t>(q.windows.size());
     int64_t err_resets = 0;
     double ent = 0;
@@ -425,7 +541,8 @@ QpPatternResult QpPatternAccumulator::Finish() {
     work.push_back(std::move(w));
   }
 
-  // 2.-5. Synchrony, labels, clusters, scopes.
+  // 2.-5. Peer groups, synchrony, labels, clusters, scopes.
+  const size_t inferred_groups = AssignPeerGroups(work, opt_);
   MarkBatchSynchrony(work, opt_);
   std::vector<double> qp_sync, qp_recreations;
   LabelQps(work, opt_, &qp_sync, &qp_recreations);
@@ -439,6 +556,10 @@ QpPatternResult QpPatternAccumulator::Finish() {
   res.feature_quantiles.emplace_back("qp_recreations", Quantiles(qp_recreations));
   res.feature_quantiles.emplace_back("window_err_resets", Quantiles(pools.err_resets));
   res.note = ResultNote(res, labelled, work.size(), opt_);
+  if (inferred_groups > 0) {
+    res.note += "; " + std::to_string(inferred_groups) +
+                " peer group(s) of QPs without a job found from co-timed re-creations";
+  }
   for (QpWork& q : work) res.qps.push_back(std::move(q.label));
   return res;
 }

@@ -16,8 +16,10 @@
 //     INIT->RTR->RTS is the only way back from ERR);
 //   - batch synchrony: a QP's share of re-creations that fall in a *batch*: a +-1 window span in
 //     which at least max(min_batch_qps, batch_share x the peer group's re-creating QPs) QP
-//     re-creations of its peer group (same job when the log names jobs, else every QP without a
-//     job) happen. AllReduce jobs recreate their QPs in periodic, communicator-wide batches
+//     re-creations of its peer group happen. The peer group is the job when the log names it;
+//     QPs without a job are grouped from the data: hosts whose re-creations fall, both ways, a
+//     majority (`peer_affinity`) of the time within +-1 window of each other's form one group
+//     (the hosts of one communicator re-create together; a job's label is never needed). AllReduce jobs recreate their QPs in periodic, communicator-wide batches
 //     (synchrony near 1); pipeline-parallel jobs show staggered, interleaved transitions, so a
 //     re-creation meets only the few of its own stage (synchrony near 0). This assumes staggered
 //     re-creations are sparse: fewer than batch_share of the group within 3 windows (evenly
@@ -89,6 +91,8 @@ struct QpPatternOptions {
   int min_batch_qps = 4;        // QP re-creations a batch needs at least
   double batch_share = 0.25;    // ... and at least this share of the group's re-creating QPs
   int min_recreations = 2;      // recreations a QP needs to be labelled by synchrony
+  double peer_affinity = 0.5;   // QPs without a job: share of one host's re-creation windows that
+                                // another host's must meet (+-1 window), both ways, to share its group
   double scope_majority = 0.8;  // share of labelled QPs that names a scope (else "mixed")
 };
 
@@ -124,6 +128,7 @@ struct QpLabel {
   std::string host;
   uint32_t qp = 0;
   std::string job;          // the job the log gives for this QP (last seen), or empty
+  std::string peer_group;   // "job:<id>", or "hosts:<first host>" for a group found from the data
   QpClass cls = QpClass::kSteady;
   int64_t windows = 0;      // active windows
   int64_t recreations = 0;  // RESET->INIT transitions
