@@ -10,7 +10,9 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
+#include "toposcope/base/diagnostics.h"
 #include "toposcope/base/result.h"
 
 namespace toposcope {
@@ -29,32 +31,76 @@ class InputStream {
   [[nodiscard]] virtual const std::string& path() const = 0;
 };
 
-// Opens `path` ("-" is standard input). Fails when the file cannot be opened.
+// The longest line a LineReader hands out. The longest line of any real input seen is a one-line
+// Kineto trace of 1.8 MB; a longer line is rejected (its number and length kept) and skipped.
+inline constexpr size_t kMaxLineBytes = size_t{16} << 20;
+// The most decompressed bytes an input read whole may have: the whole-file formats (nvidia-smi
+// topo, NCCL XML, P2P matrices, ibnetdiscover of a large fabric, Slurm topologies) are kilobytes
+// to tens of megabytes; a larger one (a decompression bomb) is refused with a clear error.
+inline constexpr size_t kMaxWholeInputBytes = size_t{256} << 20;
+// The most bytes kept from a pipe or FIFO (copied once to an unlinked temporary file so that it
+// can be sniffed and read more than once).
+inline constexpr uint64_t kMaxSpoolBytes = uint64_t{16} << 30;
+// How long opening a FIFO waits for a writer before it is given up on (an error, not a hang).
+inline constexpr int kFifoWriterWaitMs = 3000;
+
+// Opens `path` ("-" is standard input). A pipe or FIFO (including "-" and /dev/fd/N) is copied
+// once, on its first open, to an unlinked temporary file, and every later OpenInput of the same
+// path reads that copy from its start: sniffing and reading see the same bytes. Fails when the
+// file cannot be opened, is a directory, socket or device, when a FIFO gets no writer within
+// kFifoWriterWaitMs, or when a pipe carries more than kMaxSpoolBytes.
 Result<std::unique_ptr<InputStream>> OpenInput(const std::string& path);
 
+// The path to hand a library that opens files itself (libpcap): `path`, or, for a pipe or FIFO
+// already opened through OpenInput, a /proc/self/fd path of its copy. Never fails.
+std::string ReadablePathOf(const std::string& path);
+
 // Reads the whole (decompressed) content. Fails on unreadable or corrupt input, or when the
-// decompressed size passes `max_bytes`.
+// decompressed size passes `max_bytes` (checked before the buffer grows: no allocation failure).
 Result<std::string> ReadFileText(const std::string& path, size_t max_bytes = size_t{1} << 31);
 
 // Reads the first up to `n` decompressed bytes (for format detection).
 Result<std::string> ReadHead(const std::string& path, size_t n = 8192);
 
-// Streams lines (without the trailing '\n' or "\r\n"). Memory stays bounded by the longest line.
+// A line longer than the LineReader's cap: not handed out, kept here (its number and length).
+struct OversizedLine {
+  int64_t line = 0;         // 1-based line number
+  int64_t byte_offset = 0;  // of its first byte
+  int64_t bytes = 0;        // its length without the line end
+};
+
+// Streams lines (without the trailing '\n' or "\r\n"). Time is linear in the input and memory
+// stays bounded by `max_line_bytes`: a longer line is skipped (it still counts in line numbers)
+// and listed in oversized().
 class LineReader {
  public:
-  explicit LineReader(std::unique_ptr<InputStream> in) : in_(std::move(in)) {}
+  explicit LineReader(std::unique_ptr<InputStream> in, size_t max_line_bytes = kMaxLineBytes)
+      : in_(std::move(in)), max_line_(max_line_bytes) {}
   // Gets the next line; false at the end. An I/O or decompression error ends the stream and is
   // kept in error().
   bool Next(std::string_view* line);
   [[nodiscard]] int64_t line_number() const { return line_no_; }
   [[nodiscard]] int64_t byte_offset() const { return line_start_offset_; }
   [[nodiscard]] const Error* error() const { return failed_ ? &error_ : nullptr; }
+  // The lines skipped so far for passing the cap, in input order.
+  [[nodiscard]] const std::vector<OversizedLine>& oversized() const { return oversized_; }
+  // Hands over the lines skipped since the last call (each is handed out once).
+  std::vector<OversizedLine> TakeOversized() { return std::exchange(oversized_, {}); }
+  [[nodiscard]] const std::string& path() const { return in_->path(); }
+  [[nodiscard]] size_t max_line_bytes() const { return max_line_; }
 
  private:
   bool Fill();
+  void EndOversized(size_t end, bool newline);
   std::unique_ptr<InputStream> in_;
+  size_t max_line_;
   std::string buf_;
   size_t pos_ = 0;
+  size_t scan_ = 0;            // buf_[pos_, scan_) holds no '\n'
+  bool discarding_ = false;    // inside a line past the cap
+  int64_t discarded_ = 0;      // bytes of that line dropped so far
+  int64_t discard_start_ = 0;  // byte offset of that line
+  std::vector<OversizedLine> oversized_;
   bool eof_ = false;
   bool failed_ = false;
   Error error_;
@@ -63,6 +109,11 @@ class LineReader {
   int64_t consumed_ = 0;
   int64_t line_start_offset_ = 0;
 };
+
+// Counts each line the reader skipped for passing its cap as a read and rejected record of
+// `counts`, with a diagnostic naming the file, the line and its length. Call after the format's
+// reader is done with `lines`; returns how many there were. Never fails.
+int64_t RejectOversizedLines(LineReader& lines, Diagnostics& diag, ReadCounts& counts);
 
 // An InputStream over text held in memory (the text must outlive the stream). Used by the
 // readers' string overloads so that they share the streaming code path.
@@ -83,9 +134,10 @@ class TextInputStream final : public InputStream {
   std::string path_;
 };
 
-// A LineReader over in-memory text.
+// A LineReader over in-memory text, without a line cap (the text is in memory already, bounded
+// by whoever read it).
 inline LineReader TextLineReader(std::string_view text, std::string path = "<text>") {
-  return LineReader(std::make_unique<TextInputStream>(text, std::move(path)));
+  return LineReader(std::make_unique<TextInputStream>(text, std::move(path)), SIZE_MAX);
 }
 
 // Writes text to a file, creating parent directories. Fails with a clear Error.

@@ -52,6 +52,12 @@ Status ReadDcgmFile(const std::string& path, const std::string& host, formats::F
   auto in = OpenInput(path);
   if (!in.ok()) return in.error();
   LineReader lines(std::move(*in));
+  struct CountOversized {  // lines past the line limit are rejected records, on every return
+    LineReader& lines;
+    Diagnostics& diag;
+    ReadCounts& counts;
+    ~CountOversized() { RejectOversizedLines(lines, diag, counts); }
+  } count_oversized{lines, diag, counts};
   switch (format) {
     case formats::FileFormat::kDcgmDmon: {
       formats::DmonOptions opt;

@@ -1,7 +1,10 @@
 // model/load: LoadPaths walks the given files and directories and reads each file through the
 // reader table of model/readers.
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 
 #include "toposcope/base/file_io.h"
 #include "toposcope/model/dataset.h"
@@ -38,7 +41,7 @@ void LoadFile(Dataset& ds, const fs::path& file, const std::string& default_host
   // Line-oriented and streamed inputs are read by their own readers; the node-level formats are
   // small and read whole.
   const bool whole = reader != nullptr && reader->mode == ReadMode::kWhole;
-  auto text = whole ? ReadFileText(in.path) : Result<std::string>(std::string());
+  auto text = whole ? ReadFileText(in.path, kMaxWholeInputBytes) : Result<std::string>(std::string());
   if (!text.ok()) return Skip(ds, std::move(in), text.error().ToString());
   std::string host = opt.host_override.empty() ? default_host : opt.host_override;
   ReadCounts counts;
@@ -62,6 +65,55 @@ void LoadFile(Dataset& ds, const fs::path& file, const std::string& default_host
   ds.inputs.push_back(std::move(in));
 }
 
+// One entry of a directory walk: a file to read, or an entry listed as skipped with why.
+struct WalkEntry {
+  fs::path path;
+  std::optional<std::string> skip;
+};
+
+// Why a directory entry that is not a regular file is not read; nullopt for a regular file (or a
+// symlink to one, which is followed) and for a readable directory (walked into).
+std::optional<std::string> NotReadReason(const fs::directory_entry& e) {
+  std::error_code ec;
+  const bool link = e.is_symlink(ec);
+  const fs::file_status st = e.status(ec);  // follows symlinks
+  if (ec || st.type() == fs::file_type::not_found) {
+    std::error_code ec2;
+    const fs::path target = fs::read_symlink(e.path(), ec2);
+    return link ? "dangling symlink (to " + target.string() + ")" : "cannot stat: " + ec.message();
+  }
+  const std::string what = link ? "symlink to " : "";
+  switch (st.type()) {
+    case fs::file_type::regular: return std::nullopt;
+    case fs::file_type::directory:
+      if (link) return "symlink to a directory: not followed (a link can make the walk loop); give it as a path";
+      if (::access(e.path().c_str(), R_OK | X_OK) != 0) return "directory cannot be read: permission denied";
+      return std::nullopt;
+    case fs::file_type::fifo:
+      return what + "a FIFO: not read inside a directory (it could wait for a writer); give it as a path";
+    case fs::file_type::socket: return what + "a socket, not a file";
+    case fs::file_type::block:
+    case fs::file_type::character: return what + "a device, not a file";
+    default: return what + "not a regular file";
+  }
+}
+
+// Every entry under `root`, sorted by path: the regular files, and the entries not read (with why).
+std::vector<WalkEntry> WalkDirectory(const fs::path& root) {
+  std::vector<WalkEntry> out;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    std::optional<std::string> skip = NotReadReason(*it);
+    std::error_code ec2;
+    if (!skip && it->is_directory(ec2)) continue;
+    out.push_back({it->path(), std::move(skip)});
+  }
+  if (ec) out.push_back({root, "directory walk stopped: " + ec.message()});
+  std::sort(out.begin(), out.end(), [](const WalkEntry& a, const WalkEntry& b) { return a.path < b.path; });
+  return out;
+}
+
 }  // namespace
 
 Result<Dataset> LoadPaths(const std::vector<std::string>& paths, const LoadOptions& opt) {
@@ -76,13 +128,15 @@ Result<Dataset> LoadPaths(const std::vector<std::string>& paths, const LoadOptio
       LoadFile(ds, root, StemOf(root), opt);
       continue;
     }
-    std::vector<fs::path> files;
-    for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
-         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      if (it->is_regular_file(ec)) files.push_back(it->path());
-    }
-    std::sort(files.begin(), files.end());
-    for (const auto& f : files) {
+    for (const WalkEntry& e : WalkDirectory(root)) {
+      const fs::path& f = e.path;
+      if (e.skip) {
+        InputFile in;
+        in.path = f.string();
+        in.format = "unknown";
+        Skip(ds, std::move(in), *e.skip);
+        continue;
+      }
       const fs::path rel = fs::relative(f, root, ec);
       std::string host;
       if (!ec && std::distance(rel.begin(), rel.end()) > 1) {

@@ -10,6 +10,7 @@
 #include "toposcope/formats/clock/chrony.h"
 #include "toposcope/formats/clock/linuxptp.h"
 #include "toposcope/formats/clock/sync_csv.h"
+#include "toposcope/formats/rdma/pcap_capture.h"
 #include "toposcope/model/dcgm_read.h"
 
 namespace toposcope::model {
@@ -65,6 +66,7 @@ Status ReadChrony(FileRead& f) {
   auto& points = f.ds.Host(f.host).sync_points;
   sinks.sync = [&](const formats::SyncPoint& p) { points.push_back(p); };
   auto r = formats::ReadChronyLog(*lines, f.path, f.host, formats::ChronyLogKind::kUnknown, sinks, f.ds.diag, f.counts);
+  RejectOversizedLines(*lines, f.ds.diag, f.counts);
   if (!r.ok()) return r.error();
   return {};
 }
@@ -79,7 +81,11 @@ Status ReadClockSamples(FileRead& f) {
     if (!csv || q.host.empty()) q.host = f.host;
     f.ds.Host(q.host).sync_points.push_back(std::move(q));
   };
-  if (csv) return formats::ReadSyncCsv(*lines, f.path, sink, f.ds.diag, f.counts);
+  if (csv) {
+    const Status st = formats::ReadSyncCsv(*lines, f.path, sink, f.ds.diag, f.counts);
+    RejectOversizedLines(*lines, f.ds.diag, f.counts);
+    return st;
+  }
   // A journal prefix with an ISO time puts the sample on the host's realtime axis (the one its
   // traces use); otherwise the point stays on the monotonic axis of the `[sec.ms]` stamp.
   formats::PtpSinks sinks;
@@ -92,7 +98,9 @@ Status ReadClockSamples(FileRead& f) {
     }
     sink(*p);
   };
-  return formats::ReadPtpLog(*lines, f.path, f.host, sinks, f.ds.diag, f.counts);
+  const Status st = formats::ReadPtpLog(*lines, f.path, f.host, sinks, f.ds.diag, f.counts);
+  RejectOversizedLines(*lines, f.ds.diag, f.counts);
+  return st;
 }
 
 // DCGM samples: into the store, and an event input of the timeline too (counters).
@@ -109,8 +117,11 @@ Status NoteEvents(FileRead& f) {
   return {};
 }
 
-// Captures: read later, streaming, by the traffic analyses (records are counted then).
+// Captures: read later, streaming, by the traffic analyses (records are counted then). One whose
+// file header libpcap refuses (or that cannot be opened) is refused here: a skipped input with
+// libpcap's reason and no records, rather than a whole-file rejection in the traffic pass.
 Status NoteCapture(FileRead& f) {
+  if (Status st = formats::ProbeCapture(f.path); !st.ok()) return st;
   CaptureInput c;
   c.path = f.path;
   c.host = f.opt.host_override.empty() && f.host == StemOf(f.file) ? std::string() : f.host;
@@ -132,7 +143,9 @@ Status AppendToDataset(FileRead& f, Result<T> t, std::vector<T> Dataset::*list) 
 Status ReadNcclLog(FileRead& f) {
   auto lines = OpenLines(f.path);
   if (!lines.ok()) return lines.error();
-  return AppendToDataset(f, formats::ReadNcclLog(*lines, f.path, f.ds.diag), &Dataset::nccl_logs);
+  const Status st = AppendToDataset(f, formats::ReadNcclLog(*lines, f.path, f.ds.diag), &Dataset::nccl_logs);
+  if (st.ok() && RejectOversizedLines(*lines, f.ds.diag, f.counts) > 0) f.ds.nccl_logs.back().counts = f.counts;
+  return st;
 }
 
 // A table read whole (`t`): its counts are the file's and its records (`items`) go to the host's
@@ -201,6 +214,7 @@ Status ReadProbes(FileRead& f) {
       *lines, f.path, f.ds.diag, [&](const formats::PathProbe& p) { f.ds.path_probes.push_back(p); }, f.host);
   if (!t.ok()) return t.error();
   f.counts = t->counts;
+  RejectOversizedLines(*lines, f.ds.diag, f.counts);
   return {};
 }
 

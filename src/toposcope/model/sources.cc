@@ -26,6 +26,7 @@ StreamedInput StreamQpStateLog(const EventInput& input, const formats::QpStateSi
   auto sum = formats::ReadQpStateLog(lines, input.path, diag, sink);
   if (sum.ok()) {
     out.counts = sum->counts;
+    RejectOversizedLines(lines, diag, out.counts);
   } else {
     out.error = sum.error().ToString();
   }

@@ -447,7 +447,9 @@ Status ReadNcclInspectorFile(const std::string& path, const InspectorRecordSink&
   auto in = OpenInput(path);
   if (!in.ok()) return in.error();
   LineReader reader(std::move(*in));
-  return ReadNcclInspector(reader, path, records, events, diag, counts);
+  const Status st = ReadNcclInspector(reader, path, records, events, diag, counts);
+  RejectOversizedLines(reader, diag, counts);
+  return st;
 }
 
 Result<std::vector<InspectorRecord>> ParseNcclInspector(std::string_view text, std::string_view source,

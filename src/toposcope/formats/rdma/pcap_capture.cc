@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <string>
 
+#include "toposcope/base/file_io.h"
+
 namespace toposcope::formats {
 namespace {
 
@@ -38,26 +40,115 @@ void AppendLe32(std::vector<uint8_t>& out, uint32_t v) {
   out.insert(out.end(), b, b + 4);
 }
 
-// Reads every record of an opened capture. Takes ownership of `f` (closed on every path).
-Result<CaptureSummary> ReadFromFile(std::FILE* f, const std::string& source,
+bool IsPcapngMagic(const uint8_t* m) { return m[0] == 0x0a && m[1] == 0x0d && m[2] == 0x0d && m[3] == 0x0a; }
+
+// A capture opened for libpcap: a seekable FILE (a plain file, or bytes in memory) or, for a
+// compressed capture, a FILE over the decompressing InputStream (libpcap cannot read gzip/zstd).
+struct OpenedCapture {
+  std::FILE* f = nullptr;
+  bool pcapng = false;
+};
+
+// The decompressing stream behind a fopencookie FILE: the first bytes (read to detect the format)
+// are served again, then the rest; ftell works (seeking does not).
+struct StreamCookie {
+  std::unique_ptr<InputStream> in;
+  std::string head;
+  size_t head_pos = 0;
+  int64_t pos = 0;
+};
+
+ssize_t CookieRead(void* c, char* buf, size_t n) {
+  auto* k = static_cast<StreamCookie*>(c);
+  if (k->head_pos < k->head.size()) {
+    const size_t m = std::min(n, k->head.size() - k->head_pos);
+    std::memcpy(buf, k->head.data() + k->head_pos, m);
+    k->head_pos += m;
+    k->pos += static_cast<int64_t>(m);
+    return static_cast<ssize_t>(m);
+  }
+  auto r = k->in->Read(buf, n);
+  if (!r.ok()) {
+    errno = EIO;
+    return -1;
+  }
+  k->pos += static_cast<int64_t>(*r);
+  return static_cast<ssize_t>(*r);
+}
+
+int CookieSeek(void* c, off64_t* off, int whence) {
+  auto* k = static_cast<StreamCookie*>(c);
+  if ((whence == SEEK_CUR && *off == 0) || (whence == SEEK_SET && *off == k->pos)) {
+    *off = k->pos;
+    return 0;
+  }
+  return -1;
+}
+
+int CookieClose(void* c) {
+  delete static_cast<StreamCookie*>(c);
+  return 0;
+}
+
+// Opens `path` for libpcap: directly when it is not compressed, else through the decompressing
+// stream (pipes and FIFOs through their copy, see OpenInput). Fails when it cannot be opened.
+Result<OpenedCapture> OpenCapture(const std::string& path) {
+  auto in = OpenInput(path);
+  if (!in.ok()) return MakeError(path, 0, 0, "cannot open capture: " + in.error().message, in.error().hint);
+  uint8_t raw[4] = {0, 0, 0, 0};
+  OpenedCapture out;
+  out.f = std::fopen(ReadablePathOf(path).c_str(), "rb");
+  if (out.f == nullptr) return MakeError(path, 0, 0, std::string("cannot open capture: ") + std::strerror(errno));
+  const size_t got = std::fread(raw, 1, 4, out.f);
+  const Compression c = DetectCompression(std::string_view(reinterpret_cast<const char*>(raw), got));
+  if (c == Compression::kNone) {
+    out.pcapng = got == 4 && IsPcapngMagic(raw);
+    if (std::fseek(out.f, 0, SEEK_SET) == 0) return out;
+    std::fclose(out.f);
+    return MakeError(path, 0, 0, "byte 0: cannot seek in the capture", "read a regular file");
+  }
+  std::fclose(out.f);
+  auto cookie = std::make_unique<StreamCookie>();
+  cookie->in = std::move(*in);
+  cookie->head.resize(4);
+  size_t n = 0;
+  while (n < 4) {
+    auto r = cookie->in->Read(cookie->head.data() + n, 4 - n);
+    if (!r.ok()) return MakeError(path, 0, 0, "byte 0: cannot decompress the capture: " + r.error().message);
+    if (*r == 0) break;
+    n += *r;
+  }
+  cookie->head.resize(n);
+  out.pcapng = n == 4 && IsPcapngMagic(reinterpret_cast<const uint8_t*>(cookie->head.data()));
+  out.f = fopencookie(cookie.get(), "rb", cookie_io_functions_t{CookieRead, nullptr, CookieSeek, CookieClose});
+  if (out.f == nullptr) return MakeError(path, 0, 0, std::string("cannot open capture: ") + std::strerror(errno));
+  (void)cookie.release();  // owned by the FILE now
+  return out;
+}
+
+// Hands an opened capture to libpcap; nullptr (with `error` set) when its file header is refused.
+// Takes ownership of the FILE (closed on every path).
+pcap_t* OpenPcap(OpenedCapture c, const std::string& source, Error* error) {
+  char errbuf[PCAP_ERRBUF_SIZE] = {0};
+  pcap_t* p = pcap_fopen_offline_with_tstamp_precision(c.f, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+  if (p == nullptr) {
+    std::fclose(c.f);
+    *error = MakeError(source, 0, 0, std::string("byte 0: not a pcap or pcapng capture: ") + errbuf,
+                       "give a pcap (magic a1b2c3d4/a1b23c4d) or pcapng file, e.g. from tcpdump -w");
+  }
+  return p;
+}
+
+// Reads every record of an opened capture. Takes ownership of its FILE (closed on every path).
+Result<CaptureSummary> ReadFromFile(OpenedCapture c, const std::string& source,
                                     const std::function<void(const RocePacket&)>& sink, Diagnostics& diag,
                                     const CaptureOptions& opts) {
   CaptureSummary s;
   s.path = source;
-  uint8_t magic[4] = {0, 0, 0, 0};
-  const size_t got = std::fread(magic, 1, 4, f);
-  s.pcapng = got == 4 && magic[0] == 0x0a && magic[1] == 0x0d && magic[2] == 0x0d && magic[3] == 0x0a;
-  if (std::fseek(f, 0, SEEK_SET) != 0) {
-    std::fclose(f);
-    return MakeError(source, 0, 0, "byte 0: cannot seek in the capture", "read a regular file");
-  }
-  char errbuf[PCAP_ERRBUF_SIZE] = {0};
-  pcap_t* p = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO, errbuf);
-  if (p == nullptr) {
-    std::fclose(f);
-    return MakeError(source, 0, 0, std::string("byte 0: not a pcap or pcapng capture: ") + errbuf,
-                     "give a pcap (magic a1b2c3d4/a1b23c4d) or pcapng file, e.g. from tcpdump -w");
-  }
+  s.pcapng = c.pcapng;
+  Error error;
+  pcap_t* p = OpenPcap(c, source, &error);
+  if (p == nullptr) return error;
   s.dlt = pcap_datalink(p);
   s.snaplen = static_cast<uint32_t>(pcap_snapshot(p));
   RocePacket pkt;
@@ -119,11 +210,19 @@ Result<CaptureSummary> ReadFromFile(std::FILE* f, const std::string& source,
 Result<CaptureSummary> ReadCapture(const std::string& path,
                                    const std::function<void(const RocePacket&)>& sink, Diagnostics& diag,
                                    const CaptureOptions& opts) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) {
-    return MakeError(path, 0, 0, std::string("cannot open capture: ") + std::strerror(errno));
-  }
-  return ReadFromFile(f, path, sink, diag, opts);
+  auto c = OpenCapture(path);
+  if (!c.ok()) return c.error();
+  return ReadFromFile(*c, path, sink, diag, opts);
+}
+
+Status ProbeCapture(const std::string& path) {
+  auto c = OpenCapture(path);
+  if (!c.ok()) return c.error();
+  Error error;
+  pcap_t* p = OpenPcap(*c, path, &error);
+  if (p == nullptr) return error;
+  pcap_close(p);
+  return {};
 }
 
 Result<CaptureSummary> ReadCaptureBytes(std::span<const uint8_t> bytes, std::string_view source,
@@ -138,7 +237,10 @@ Result<CaptureSummary> ReadCaptureBytes(std::span<const uint8_t> bytes, std::str
   if (f == nullptr) {
     return MakeError(src, 0, 0, std::string("cannot open the bytes as a stream: ") + std::strerror(errno));
   }
-  return ReadFromFile(f, src, sink, diag, opts);
+  OpenedCapture c;
+  c.f = f;
+  c.pcapng = bytes.size() >= 4 && IsPcapngMagic(bytes.data());
+  return ReadFromFile(c, src, sink, diag, opts);
 }
 
 void AppendPcapFileHeader(std::vector<uint8_t>& out, uint32_t snaplen, uint32_t linktype, uint32_t magic) {

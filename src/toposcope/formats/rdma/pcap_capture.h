@@ -48,12 +48,17 @@ struct CaptureOptions {
   int capture_index = 0;    // copied into every RocePacket
 };
 
-// Streams every record of a pcap or pcapng file to `sink` (RoCE packets only).
+// Streams every record of a pcap or pcapng file to `sink` (RoCE packets only). A gzip or zstd
+// compressed capture (.pcap.gz, .pcapng.zst, ...) is decompressed as it is read; a pipe or FIFO is
+// read through base/file_io's copy. Byte offsets are those of the decompressed capture.
 // Fails (Error naming the file, "byte 0") when the file cannot be opened or is not pcap/pcapng
 // (wrong magic, truncated file header). Every other problem becomes a diagnostic.
 Result<CaptureSummary> ReadCapture(const std::string& path,
                                    const std::function<void(const RocePacket&)>& sink, Diagnostics& diag,
                                    const CaptureOptions& opts = {});
+// Opens the capture and reads its file header, as ReadCapture does, and no record. Returns ok when
+// ReadCapture would read it; fails with ReadCapture's error otherwise.
+Status ProbeCapture(const std::string& path);
 // The same over bytes in memory (via fmemopen), for tests and fuzzing. `source` names it. Returns
 // the summary; fails as ReadCapture (when the bytes are not pcap/pcapng).
 Result<CaptureSummary> ReadCaptureBytes(std::span<const uint8_t> bytes, std::string_view source,

@@ -89,7 +89,9 @@ Status ReadEventJsonlFile(const std::string& path, const TraceEventSink& sink, D
   auto in = OpenInput(path);
   if (!in.ok()) return in.error();
   LineReader reader(std::move(*in));
-  return ReadEventJsonl(reader, path, sink, diag, counts);
+  const Status st = ReadEventJsonl(reader, path, sink, diag, counts);
+  RejectOversizedLines(reader, diag, counts);
+  return st;
 }
 
 std::vector<TraceEvent> ParseEventJsonl(std::string_view text, std::string_view source, Diagnostics& diag,

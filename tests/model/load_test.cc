@@ -1,0 +1,218 @@
+// Tests of model/load on unusual inputs: what a directory walk lists (symlinks, FIFOs, sockets),
+// FIFOs given as paths, lines past the line limit, whole-file bombs, compressed and unreadable
+// captures.
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "toposcope/base/file_io.h"
+#include "toposcope/model/dataset.h"
+#include "toposcope/model/sources.h"
+
+namespace toposcope::model {
+namespace {
+namespace fs = std::filesystem;
+
+const std::string kFix = TOPOSCOPE_FIXTURES;
+const std::string kTestdata = TOPOSCOPE_TESTDATA;
+const std::string kTopo = kFix + "/nvidia_smi_topo/a800_8gpu_nv8_4nic_driver525.txt";
+
+fs::path FreshDir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("toposcope_load_test_" + std::to_string(::getpid()) + "_" + name);
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void WriteBytes(const fs::path& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out << bytes;
+}
+
+std::string Gzip(const std::string& text) {
+  z_stream z{};
+  EXPECT_EQ(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  std::string out(deflateBound(&z, text.size()) + 64, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  z.avail_in = static_cast<uInt>(text.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+const InputFile* FindInput(const Dataset& ds, const std::string& name) {
+  for (const auto& in : ds.inputs) {
+    if (fs::path(in.path).filename() == name) return &in;
+  }
+  return nullptr;
+}
+
+TEST(LoadWalk, ListsSymlinksFifosAndSocketsWithAReason) {
+  const fs::path d = FreshDir("walk");
+  fs::copy_file(kTopo, d / "topo.txt");
+  fs::create_symlink(d / "topo.txt", d / "link-to-topo.txt");
+  fs::create_symlink(d / "nowhere.txt", d / "dangling.txt");
+  fs::create_directories(d / "sub");
+  fs::create_directory_symlink(d / "sub", d / "link-to-sub");
+  ASSERT_EQ(::mkfifo((d / "a.fifo").c_str(), 0600), 0);
+  const int s = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_GE(s, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  const std::string sock = (d / "a.sock").string();
+  ASSERT_LT(sock.size(), sizeof addr.sun_path);
+  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", sock.c_str());
+  ASSERT_EQ(::bind(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+
+  auto ds = LoadPaths({d.string()}, {});
+  ::close(s);
+  ASSERT_TRUE(ds.ok()) << ds.error().ToString();
+  ASSERT_EQ(ds->inputs.size(), 6U);
+  const InputFile* topo = FindInput(*ds, "topo.txt");
+  const InputFile* link = FindInput(*ds, "link-to-topo.txt");
+  ASSERT_TRUE(topo && link);
+  EXPECT_FALSE(topo->skipped);
+  EXPECT_FALSE(link->skipped) << link->skip_reason;  // a symlink to a file is followed
+  EXPECT_EQ(link->records, topo->records);
+  const std::vector<std::pair<std::string, std::string>> skipped = {{"dangling.txt", "dangling symlink"},
+                                                                     {"link-to-sub", "symlink to a directory"},
+                                                                     {"a.fifo", "a FIFO"},
+                                                                     {"a.sock", "a socket"}};
+  for (const auto& [name, why] : skipped) {
+    const InputFile* in = FindInput(*ds, name);
+    ASSERT_NE(in, nullptr) << name;
+    EXPECT_TRUE(in->skipped) << name;
+    EXPECT_NE(in->skip_reason.find(why), std::string::npos) << name << ": " << in->skip_reason;
+    EXPECT_EQ(in->records, 0);
+  }
+  fs::remove_all(d);
+}
+
+// A FIFO given as a path is read (once, through a copy) when it has a writer.
+TEST(LoadPipes, FifoGivenAsAPathIsReadWhole) {
+  const fs::path d = FreshDir("fifo");
+  auto plain = LoadPaths({kTopo}, {});
+  ASSERT_TRUE(plain.ok());
+  const fs::path fifo = d / "topo.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string bytes = Slurp(kTopo);
+  std::thread writer([&] {
+    std::ofstream out(fifo, std::ios::binary);
+    out << bytes;
+  });
+  auto ds = LoadPaths({fifo.string()}, {});
+  writer.join();
+  ASSERT_TRUE(ds.ok()) << ds.error().ToString();
+  ASSERT_EQ(ds->inputs.size(), 1U);
+  EXPECT_FALSE(ds->inputs[0].skipped) << ds->inputs[0].skip_reason;
+  EXPECT_EQ(ds->inputs[0].format, plain->inputs[0].format);
+  EXPECT_EQ(ds->inputs[0].records, plain->inputs[0].records);
+  fs::remove_all(d);
+}
+
+// A line past the line limit in a streamed input is one rejected record naming its line; the
+// lines after it are read.
+TEST(LoadLimits, LineOverTheLimitIsRejectedAndReadingGoesOn) {
+  const fs::path d = FreshDir("longline");
+  const std::string sync = "host,local_ns,ref_ns\nh1,1000,1000\n" + std::string(kMaxLineBytes + 10, '9') +
+                           "\nh1,2000,2000\n";
+  WriteBytes(d / "sync.csv", sync);
+  WriteBytes(d / "short.csv", "host,local_ns,ref_ns\nh1,1000,1000\nh1,2000,2000\n");
+  auto ds = LoadPaths({(d / "sync.csv").string(), (d / "short.csv").string()}, {});
+  ASSERT_TRUE(ds.ok());
+  const InputFile* in = FindInput(*ds, "sync.csv");
+  const InputFile* without = FindInput(*ds, "short.csv");
+  ASSERT_TRUE(in && without);
+  EXPECT_FALSE(in->skipped) << in->skip_reason;
+  EXPECT_EQ(in->rejected, 1);
+  EXPECT_EQ(in->records, without->records + 1);
+  EXPECT_EQ(without->rejected, 0);
+  bool named = false;
+  for (const auto& item : ds->diag.items()) {
+    named = named || (item.line == 3 && item.reason.find("line limit") != std::string::npos);
+  }
+  EXPECT_TRUE(named);
+  fs::remove_all(d);
+}
+
+// A node-level file read whole that inflates past the cap is a skipped input with a clear reason.
+TEST(LoadLimits, WholeFileBombIsSkippedWithTheReason) {
+  const fs::path d = FreshDir("bomb");
+  std::string member = Gzip(std::string(size_t{64} << 20, ' '));
+  std::string bytes = Gzip(Slurp(kTopo));
+  for (int i = 0; i < 5; ++i) bytes += member;
+  WriteBytes(d / "topo.txt.gz", bytes);
+  auto ds = LoadPaths({d.string()}, {});
+  ASSERT_TRUE(ds.ok());
+  ASSERT_EQ(ds->inputs.size(), 1U);
+  EXPECT_TRUE(ds->inputs[0].skipped);
+  EXPECT_NE(ds->inputs[0].skip_reason.find("input too large"), std::string::npos) << ds->inputs[0].skip_reason;
+  fs::remove_all(d);
+}
+
+// A gzip-compressed capture is listed and streamed like the plain one, with the same offsets.
+TEST(LoadCaptures, GzipCaptureIsReadLikeThePlainOne) {
+  const fs::path d = FreshDir("pcapgz");
+  const std::string plain = kTestdata + "/pcap/mixed_v4_vlan.pcap";
+  WriteBytes(d / "mixed.pcap.gz", Gzip(Slurp(plain)));
+  auto ds = LoadPaths({d.string()}, {});
+  ASSERT_TRUE(ds.ok());
+  ASSERT_EQ(ds->captures.size(), 1U);
+  EXPECT_FALSE(ds->inputs[0].skipped) << ds->inputs[0].skip_reason;
+  Diagnostics diag_gz, diag_plain;
+  int64_t n_gz = 0, n_plain = 0;
+  auto gz = StreamCapture(ds->captures[0], false, [&](const formats::RocePacket&) { ++n_gz; }, diag_gz);
+  CaptureInput c;
+  c.path = plain;
+  auto pl = StreamCapture(c, false, [&](const formats::RocePacket&) { ++n_plain; }, diag_plain);
+  ASSERT_TRUE(gz.ok()) << gz.error().ToString();
+  ASSERT_TRUE(pl.ok());
+  EXPECT_EQ(gz->records, pl->records);
+  EXPECT_EQ(gz->counts.rejected, pl->counts.rejected);
+  EXPECT_EQ(n_gz, n_plain);
+  EXPECT_GT(n_gz, 0);
+  ASSERT_FALSE(diag_gz.items().empty());
+  EXPECT_EQ(diag_gz.items()[0].byte_offset, diag_plain.items()[0].byte_offset);
+  fs::remove_all(d);
+}
+
+// A capture whose file header libpcap refuses is a skipped input: no records, none rejected.
+TEST(LoadCaptures, CaptureThatCannotBeOpenedIsSkippedNotRejected) {
+  const fs::path d = FreshDir("shortpcap");
+  WriteBytes(d / "short.pcap", std::string("\xd4\xc3\xb2\xa1\x02\x00", 6));
+  auto ds = LoadPaths({d.string()}, {});
+  ASSERT_TRUE(ds.ok());
+  ASSERT_EQ(ds->inputs.size(), 1U);
+  EXPECT_TRUE(ds->inputs[0].skipped);
+  EXPECT_NE(ds->inputs[0].skip_reason.find("not a pcap or pcapng capture"), std::string::npos)
+      << ds->inputs[0].skip_reason;
+  EXPECT_EQ(ds->inputs[0].records, 0);
+  EXPECT_EQ(ds->inputs[0].rejected, 0);
+  EXPECT_TRUE(ds->captures.empty());
+  fs::remove_all(d);
+}
+
+}  // namespace
+}  // namespace toposcope::model
