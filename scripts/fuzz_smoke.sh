@@ -1,18 +1,46 @@
 #!/usr/bin/env bash
 # Builds every libFuzzer target with clang (ASan + UBSan) and runs each briefly, seeded with the
 # real fixtures. Fails when a target crashes. FUZZ_SECONDS sets the time per target (default 10).
+# The same build also compiles the toposcope CLI with clang and -Werror (the libraries are mostly
+# built already for the targets), so a clang-only error fails CI as a g++ one does.
+# Inputs stay small so that executions stay fast (the fuzz build is -O1 for the same reason): FUZZ_MAX_LEN
+# (default 8192 bytes) bounds what libFuzzer generates, and each seed file is cut to its head of
+# that many bytes (at a line end when there is one).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 secs=${FUZZ_SECONDS:-10}
+max_len=${FUZZ_MAX_LEN:-8192}
 build=${TOPOSCOPE_FUZZ_BUILD_DIR:-build-fuzz}
 fixtures=${TOPOSCOPE_FIXTURES:-$root/../shared/fixtures/real}
 if [ ! -f "$build/build.ninja" ]; then
-  CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTOPOSCOPE_FUZZ=ON >/dev/null
+  CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTOPOSCOPE_FUZZ=ON \
+    -DTOPOSCOPE_WERROR=ON >/dev/null
+elif ! grep -q "^TOPOSCOPE_WERROR:BOOL=ON" "$build/CMakeCache.txt"; then
+  cmake -S . -B "$build" -DTOPOSCOPE_WERROR=ON >/dev/null
 fi
 targets=()
 for f in fuzz/*_fuzz.cc; do targets+=("$(basename "$f" .cc)"); done
-cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
+cmake --build "$build" -j "$(nproc)" --target "${targets[@]}" toposcope
+ASAN_OPTIONS=detect_leaks=0 "$build/toposcope" passes >/dev/null  # the clang-built CLI runs (ASan + UBSan)
+
+# Copies seed file $1 into directory $2, cut to its first $max_len bytes (at the last line end in
+# them when there is one): libFuzzer would cut it anyway, and small seeds keep executions fast.
+add_seed() {
+  local f=$1 dir=$2
+  [ -f "$f" ] || return 0
+  local out="$dir/$(basename "$f")"
+  if [ "$(stat -c %s "$f")" -le "$max_len" ]; then cp "$f" "$out"; return 0; fi
+  head -c "$max_len" "$f" > "$out"
+  /usr/bin/python3 - "$out" <<'PY'
+import sys
+p = sys.argv[1]
+b = open(p, "rb").read()
+cut = b.rfind(b"\n")
+if cut > 0:
+    open(p, "wb").write(b[: cut + 1])
+PY
+}
 
 # Seed corpora: the real fixtures of each reader's kind plus our own testdata.
 seed_dirs() {
@@ -51,12 +79,12 @@ seed_dirs() {
 status=0
 for t in "${targets[@]}"; do
   corpus=$(mktemp -d)
-  for d in $(seed_dirs "$t"); do
-    [ -d "$d" ] && cp "$d"/* "$corpus"/ 2>/dev/null || true
+  for d in $(seed_dirs "$t") "testdata/fuzz/$t"; do
+    [ -d "$d" ] || continue
+    for f in "$d"/*; do add_seed "$f" "$corpus"; done
   done
-  [ -d "testdata/fuzz/$t" ] && cp testdata/fuzz/"$t"/* "$corpus"/ 2>/dev/null || true
   echo "fuzz: $t for ${secs}s"
-  if ! "$build/$t" -max_total_time="$secs" -rss_limit_mb=2048 -max_len=65536 -print_final_stats=0 \
+  if ! "$build/$t" -max_total_time="$secs" -rss_limit_mb=2048 -max_len="$max_len" -print_final_stats=0 \
       -artifact_prefix="$build/$t-" "$corpus" >"$build/$t.log" 2>&1; then
     echo "fuzz: $t FAILED"; tail -30 "$build/$t.log"; status=1
   else

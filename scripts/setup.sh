@@ -56,6 +56,8 @@ case "$mode" in
     # No function over 150 lines.
     /usr/bin/python3 scripts/check_function_size.py
     (cd "$build_dir" && ctest --output-on-failure -j "$jobs")
+    # Every fuzz target briefly, and the toposcope CLI built with clang and -Werror in the same
+    # build directory (build-fuzz), so code clang rejects fails here as well as g++ errors do.
     bash scripts/fuzz_smoke.sh
     ;;
   *) echo "usage: scripts/setup.sh [build|demo|test]" >&2; exit 2 ;;

@@ -1,5 +1,11 @@
 #include "toposcope/base/json_io.h"
 
+namespace toposcope::json_io {
+
+std::string DumpText(const Json& j, int indent) { return j.dump(indent, ' ', false, Json::error_handler_t::replace); }
+
+}  // namespace toposcope::json_io
+
 namespace toposcope {
 
 TOPOSCOPE_JSON_FIELDS(Diagnostic, severity, source, line, byte_offset, raw, reason)

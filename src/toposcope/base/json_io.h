@@ -261,10 +261,15 @@ Result<T> FromJsonText(std::string_view text, const std::string& source) {
   }
 }
 
-// The value as compact JSON text (deterministic: object keys sorted).
+// Returns `j` as JSON text (`indent` as in nlohmann's dump: -1 compact, n spaces a level). Never
+// throws: a string that is not valid UTF-8 (raw input text in a diagnostic, a name read from a file)
+// has each invalid byte replaced by U+FFFD.
+std::string DumpText(const Json& j, int indent = -1);
+
+// The value as compact JSON text (deterministic: object keys sorted). Never throws (see DumpText).
 template <class T>
 std::string ToJsonText(const T& v) {
-  return Encode(v).dump();
+  return DumpText(Encode(v));
 }
 
 }  // namespace toposcope::json_io

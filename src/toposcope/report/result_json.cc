@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "toposcope/base/json_io.h"
 #include "toposcope/report/json/result_sections.h"
 
 namespace toposcope::report {
@@ -42,11 +43,11 @@ json ResultToJson(const analysis::AnalysisResult& r) {
 }
 
 std::string DumpSchemaFirst(json j) {
-  if (!j.is_object() || !j.contains("schema")) return j.dump(2) + "\n";
+  if (!j.is_object() || !j.contains("schema")) return json_io::DumpText(j, 2) + "\n";
   const json schema = j["schema"];
   j.erase("schema");
-  std::string body = j.dump(2);
-  const std::string head = "{\n  \"schema\": " + schema.dump() + (j.empty() ? "\n" : ",\n");
+  std::string body = json_io::DumpText(j, 2);
+  const std::string head = "{\n  \"schema\": " + json_io::DumpText(schema) + (j.empty() ? "\n" : ",\n");
   return head + body.substr(body.find('\n') + 1) + "\n";
 }
 

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "toposcope/base/json_io.h"
 #include "toposcope/report/result_json.h"
 
 namespace toposcope::report {
@@ -19,7 +20,7 @@ std::string ResultSectionsText(const analysis::AnalysisResult& r, const std::vec
 
 std::string ArchitectureJsonText(const analysis::AnalysisResult& r) {
   const nlohmann::json j = ResultToJson(r);
-  return (j.contains("architecture") ? j["architecture"].dump(2) : std::string("null")) + "\n";
+  return (j.contains("architecture") ? json_io::DumpText(j["architecture"], 2) : std::string("null")) + "\n";
 }
 
 }  // namespace toposcope::report

@@ -851,7 +851,7 @@ std::string ImportedTruthJson(const ImportedFabric& im, const FabricStats& stats
   for (size_t e = 0; e < im.endpoints.size() && e < th.size(); ++e) {
     th[e]["fabric_files"] = ImportedEndpointFiles(im, static_cast<int>(e));
   }
-  std::string text = root.dump(2);
+  std::string text = root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
   text.insert(2, "  \"schema\": \"toposcope.truth/1\",\n");
   return text + "\n";
 }

@@ -104,7 +104,7 @@ bool FlapDown(const FabricPlan& p, int64_t t_ns) {
 
 class PlanBuilder {
  public:
-  PlanBuilder(const Cluster& c, FabricPlan& p, Rng& rng) : c_(c), p_(p), rng_(rng) {}
+  PlanBuilder(const Cluster& /*cluster*/, FabricPlan& p, Rng& rng) : p_(p), rng_(rng) {}
 
   int AddSwitch(const std::string& name, const std::string& role, const std::string& group) {
     FabricSwitch s;
@@ -143,7 +143,6 @@ class PlanBuilder {
     if (node < Sw(p_)) return ++p_.switches[static_cast<size_t>(node)].ports;
     return 1;  // a host's single NIC port
   }
-  const Cluster& c_;
   FabricPlan& p_;
   Rng& rng_;
 };

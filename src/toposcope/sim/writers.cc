@@ -462,7 +462,7 @@ std::string TruthJson(const Cluster& cluster, const Telemetry* telemetry, const 
   }
   // "schema" goes first, so that format detection finds it in the file's head; the other keys
   // follow sorted.
-  std::string text = root.dump(2);
+  std::string text = root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
   text.insert(2, "  \"schema\": \"toposcope.truth/1\",\n");
   return text + "\n";
 }

@@ -281,6 +281,51 @@ TEST(DcgmCsvWriter, RowAppenders) {
   EXPECT_EQ(out, "2024-05-01T12:00:00.000000001Z,\" padded \",0,f,2e+20\n");
 }
 
+// A field name with a control character (any byte below 0x20 but the newline a quoted cell may hold,
+// or 0x7f) is rejected, in the long form as a bad row and in the wide form as a header that cannot
+// be used; what the reader accepts, its writers write back into the same samples.
+TEST(DcgmCsv, ControlCharacterFieldNamesRejected) {
+  for (int c = 0; c < 0x80; ++c) {
+    const bool control = (c < 0x20 && c != '\n') || c == 0x7f;
+    if (!control && c != '\n' && c != ' ' && c != 'x') continue;
+    const std::string ch(1, static_cast<char>(c));
+    for (const std::string& name : {ch, "a" + ch + "b", ch + "z"}) {
+      const std::string quoted = "\"" + name + "\"";
+      const std::string long_text = "ts,host,gpu,field,value\n1714564800,h,0," + quoted + ",1\n1714564800,h,0,ok,2\n";
+      auto l = Parse(long_text);
+      ASSERT_TRUE(l->r->ok()) << c;
+      if (control) {
+        EXPECT_EQ(l->counts.rejected, 1) << c;
+        ASSERT_EQ(l->diag.items().size(), 1u) << c;
+        EXPECT_EQ(l->diag.items()[0].line, 2) << c;
+        EXPECT_NE(l->diag.items()[0].reason.find("control character"), std::string::npos) << c;
+      }
+      const auto& ls = (*l->r)->samples;
+      auto back = Parse(WriteDcgmCsvLong(ls, CsvTimeStyle::kIso));
+      ASSERT_TRUE(back->r->ok()) << c;
+      EXPECT_EQ(back->counts.rejected, 0) << c;
+      ExpectSame((*back->r)->samples, ls);
+
+      // A header long enough that one control byte does not make it look binary.
+      const std::string wide_text = "ts,host,gpu,DCGM_FI_PROF_NVLINK_TX_BYTES," + quoted + "\n1714564800,h,0,1,2\n";
+      auto w = Parse(wide_text);
+      if (control) {
+        ASSERT_FALSE(w->r->ok()) << c;
+        EXPECT_EQ(w->r->error().line, 1) << c;
+        if (c == 0) continue;  // a NUL byte makes the header binary data, before any column is looked at
+        EXPECT_NE(w->r->error().message.find("control character"), std::string::npos) << w->r->error().ToString();
+        EXPECT_NE(w->r->error().message.find("column 5"), std::string::npos) << w->r->error().ToString();
+        continue;
+      }
+      ASSERT_TRUE(w->r->ok()) << c;
+      auto wback = Parse(WriteDcgmCsvWide((*w->r)->samples, CsvTimeStyle::kIso));
+      ASSERT_TRUE(wback->r->ok()) << c;
+      EXPECT_EQ(wback->counts.rejected, 0) << c;
+      ExpectSame((*wback->r)->samples, (*w->r)->samples);
+    }
+  }
+}
+
 TEST(DcgmCsv, StreamingFromFile) {
   auto in = OpenInput(kData + "/quoted.csv");
   ASSERT_TRUE(in.ok());

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -695,6 +696,24 @@ TEST(ChromeTraceWriter, ExtremeTimestampsRoundTrip) {
   ASSERT_EQ(back->size(), 2u);
   EXPECT_EQ((*back)[0].local_ts_ns, INT64_MAX);
   EXPECT_EQ((*back)[1].local_ts_ns, INT64_MIN + 1);
+}
+
+// The lenient filter is linear in its input: a string of escapes (each backslash once made it
+// search the rest of its 64 KiB chunk for the closing quote) reads in a moment, its event kept.
+TEST(ChromeTrace, LongEscapedStringIsLinear) {
+  std::string escapes;
+  for (int i = 0; i < (1 << 21); ++i) escapes += "\\\\";  // 4 MiB of escaped backslashes
+  const std::string text = "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"" + escapes +
+                           "\",\"ts\":1,\"dur\":2,\"pid\":0,\"tid\":0}]}";
+  Diagnostics diag;
+  ReadCounts counts;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto events = ParseChromeTraceEvents(text, "escapes", {}, diag, counts);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_TRUE(events.ok()) << events.error().ToString();
+  ASSERT_EQ(events->size(), 1u);
+  EXPECT_EQ((*events)[0].type.size(), size_t{1} << 21);
+  EXPECT_LT(s, 2.0) << "4 MiB of escapes took " << s << " s";
 }
 
 }  // namespace

@@ -493,8 +493,9 @@ void QpPatternAccumulator::Add(const formats::QpStateRecord& r) {
 
 std::vector<QpWindowFeatures> QpPatternAccumulator::Windows() const {
   std::vector<QpWindowFeatures> out;
-  for (const auto& [key, data] : qps_) {
-    std::vector<Entry> e = data.entries;
+  for (const auto& kv : qps_) {  // no structured binding: clang 14 cannot capture one in a lambda
+    const QpKey& key = kv.first;
+    std::vector<Entry> e = kv.second.entries;
     SortEntries(e);
     ForEachWindow(e, [&](int64_t window, const QpTransitionMatrix& m) {
       QpWindowFeatures f;

@@ -153,6 +153,20 @@ uint64_t Mix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
+// Returns why a field name cannot be one, naming its first control character (a byte below 0x20 but
+// the newline a quoted cell may hold, or 0x7f: no DCGM field or metric name has one, and the text a
+// writer makes of it need not read back: a CR is lost at a line end, a header full of them looks
+// binary); empty when the name is usable.
+std::string ControlCharacterIn(std::string_view name) {
+  for (size_t i = 0; i < name.size(); ++i) {
+    const auto c = static_cast<unsigned char>(name[i]);
+    if ((c < 0x20 && c != '\n') || c == 0x7f) {
+      return StringPrintf("field name has a control character (byte 0x%02x at offset %zu)", c, i);
+    }
+  }
+  return {};
+}
+
 enum class Col { kTs, kHost, kGpu, kField, kValue, kOther };
 
 Col Classify(std::string_view lower) {
@@ -275,6 +289,13 @@ class CsvParser : SampleReaderBase {
       std::sort(others.begin(), others.end());
       for (int i : others) {
         if (cells_[static_cast<size_t>(i)].empty()) continue;  // an unnamed column (index) is ignored
+        if (std::string bad = ControlCharacterIn(cells_[static_cast<size_t>(i)]); !bad.empty()) {
+          header_done_ = false;
+          summary_.columns.clear();
+          summary_.field_columns.clear();
+          wide_cols_.clear();
+          return fail(Cat({"bad CSV header: column ", std::to_string(i + 1), ": ", bad}));
+        }
         wide_cols_.push_back(i);
         summary_.field_columns.push_back(summary_.columns[static_cast<size_t>(i)]);
       }
@@ -332,6 +353,7 @@ class CsvParser : SampleReaderBase {
     if (summary_.layout == DcgmCsvLayout::kLong) {
       const std::string_view field = cells_[static_cast<size_t>(field_col_)];
       if (field.empty()) return Reject(line_no, rec, "empty field name");
+      if (std::string bad = ControlCharacterIn(field); !bad.empty()) return Reject(line_no, rec, bad);
       const std::string_view vtext = cells_[static_cast<size_t>(value_col_)];
       double value = NAN;
       if (!IsNanCell(vtext)) {

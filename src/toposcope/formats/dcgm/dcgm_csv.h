@@ -55,11 +55,13 @@ using CsvSampleSink = std::function<void(const CsvSample&)>;
 //   wide form: every other column is a field.
 // Records are the data rows. A row is rejected (line and reason in `diag`) for a wrong column
 // count, an unterminated quote, a bad ts, a bad gpu, a bad number (including infinities and
-// overflow), an empty field name, or when it repeats the last ts of its series (host, gpu, field):
-// an exact duplicate. A ts earlier than the series' last one is accepted with a warning. Memory
-// holds the last ts per series only. Quoted fields may hold commas, doubled quotes and newlines.
-// Fails (Error) on an I/O error, an input without a usable header (no ts or gpu column, binary),
-// or rows none of which was accepted.
+// overflow), an empty field name or one with a control character (a byte below 0x20 but a quoted
+// newline, or 0x7f), or
+// when it repeats the last ts of its series (host, gpu, field): an exact duplicate. A ts earlier
+// than the series' last one is accepted with a warning. Memory holds the last ts per series only.
+// Quoted fields may hold commas, doubled quotes and newlines.
+// Fails (Error) on an I/O error, an input without a usable header (no ts or gpu column, binary, a
+// wide-form field column named with a control character), or rows none of which was accepted.
 Result<DcgmCsvSummary> ReadDcgmCsv(LineReader& lines, std::string_view source,
                                    const CsvSampleSink& sink, Diagnostics& diag,
                                    ReadCounts& counts);

@@ -255,11 +255,10 @@ class InputStreamBuf : public std::streambuf {
           escape_ = false;
           continue;
         }
-        // Copy the run up to the next quote or backslash in one go.
-        const char* q = static_cast<const char*>(std::memchr(p + i, '"', n - i));
-        const size_t qi = q == nullptr ? n : static_cast<size_t>(q - p);
-        const char* bs = static_cast<const char*>(std::memchr(p + i, '\\', qi - i));
-        const size_t stop = bs == nullptr ? qi : static_cast<size_t>(bs - p);
+        // Copy the run up to the next quote or backslash in one go. One scan that stops at either:
+        // looking for the quote first would rescan the rest of the chunk at every backslash.
+        size_t stop = i;
+        while (stop < n && p[stop] != '"' && p[stop] != '\\') ++stop;
         out_.append(p + i, stop - i);
         if (stop >= n) {
           i = n - 1;

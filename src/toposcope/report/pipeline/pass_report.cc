@@ -1,6 +1,8 @@
 #include "toposcope/report/pipeline/pass_report.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 
 #include "toposcope/base/file_io.h"
@@ -12,8 +14,11 @@ namespace {
 
 double Mb(int64_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
 
-// Seconds with three decimals, as a JSON number.
-nlohmann::json Secs(double s) { return std::stod(FormatFixed(s, 3)); }
+// Seconds with three decimals, as a JSON number; null when not finite (strtod never throws).
+nlohmann::json Secs(double s) {
+  if (!std::isfinite(s)) return nullptr;
+  return std::strtod(FormatFixed(s, 3).c_str(), nullptr);
+}
 
 }  // namespace
 
