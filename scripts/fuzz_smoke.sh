@@ -12,7 +12,7 @@ if [ ! -f "$build/build.ninja" ]; then
 fi
 targets=()
 for f in fuzz/*_fuzz.cc; do targets+=("$(basename "$f" .cc)"); done
-cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
+cmake --build "$build" -j "$(nproc)" --target "${targets[@]}" mutation_property
 
 # Seed corpora: the real fixtures of each reader's kind plus our own testdata.
 seed_dirs() {
@@ -55,6 +55,7 @@ for t in "${targets[@]}"; do
     [ -d "$d" ] && cp "$d"/* "$corpus"/ 2>/dev/null || true
   done
   [ -d "testdata/fuzz/$t" ] && cp testdata/fuzz/"$t"/* "$corpus"/ 2>/dev/null || true
+  [ -d "fuzz/corpus/$t" ] && cp fuzz/corpus/"$t"/* "$corpus"/ 2>/dev/null || true
   echo "fuzz: $t for ${secs}s"
   if ! "$build/$t" -max_total_time="$secs" -rss_limit_mb=2048 -max_len=65536 -print_final_stats=0 \
       -artifact_prefix="$build/$t-" "$corpus" >"$build/$t.log" 2>&1; then
@@ -64,5 +65,16 @@ for t in "${targets[@]}"; do
   fi
   rm -rf "$corpus"
 done
+# The mutation property test: mutants of every real fixture through the loader's reader table
+# (MUTATION_SECONDS, default 80: about 90 s with its start).
+mutation_secs=${MUTATION_SECONDS:-80}
+echo "mutation: mutants of $fixtures for ${mutation_secs}s"
+if ! UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "$build/mutation_property" --budget-s "$mutation_secs" --work "$build/mutation" "$fixtures" \
+    >"$build/mutation.log" 2>&1; then
+  echo "mutation: FAILED (the mutant: $build/mutation/current.txt)"; grep -v "^FAIL" "$build/mutation.log" | tail -30
+  grep "^FAIL" "$build/mutation.log" | head -20; status=1
+else
+  tail -2 "$build/mutation.log"
+fi
 if [ $status -eq 0 ]; then echo "fuzz: ${#targets[@]} passed, 0 failed"; fi
 exit $status
