@@ -33,7 +33,7 @@ for t in "${targets[@]}"; do
   # Seeds: the kept corpus, every real fixture and our testdata (what does not fit the target adds
   # no coverage and is dropped by the merge).
   cp "$keep"/* "$run"/ 2>/dev/null || true
-  find "$fixtures" "$root/testdata" -type f -size -1M ! -name '*.md' -print0 2>/dev/null |
+  find "$fixtures" "$root/testdata" -type f -size -1048577c ! -name '*.md' -print0 2>/dev/null |
     while IFS= read -r -d '' f; do cp "$f" "$run/seed-$(echo "$f" | md5sum | cut -c1-16)"; done
   echo "fuzz_long: $t for ${secs}s ($jobs job(s))"
   log="$build/$t.long.log"
@@ -43,7 +43,8 @@ for t in "${targets[@]}"; do
       "${parallel[@]}" -artifact_prefix="$build/$t-" "$run" >"$log" 2>&1; then
     echo "fuzz_long: $t FAILED (artifacts: $build/$t-*)"; tail -30 "$log"; status=1
   fi
-  execs=$(grep -h "stat::number_of_executed_units" "$log" fuzz-*.log 2>/dev/null | awk '{s += $2} END {print s + 0}')
+  execs=$({ cat "$log"; cat fuzz-*.log 2>/dev/null || true; } |
+    awk '/stat::number_of_executed_units/ {s += $2} END {print s + 0}')
   echo "fuzz_long: $t executed $execs units"
   rm -f fuzz-*.log
   # Small files only, then keep what adds coverage to the kept corpus.
@@ -51,6 +52,7 @@ for t in "${targets[@]}"; do
   before=$(find "$keep" -type f | wc -l)
   "$build/$t" -merge=1 -rss_limit_mb="$rss" -max_len="$max_bytes" "$keep" "$run" >"$build/$t.merge.log" 2>&1 ||
     { echo "fuzz_long: $t merge failed"; tail -10 "$build/$t.merge.log"; status=1; }
+  find "$keep" -type f -size +"${max_bytes}"c -delete
   after=$(find "$keep" -type f | wc -l)
   echo "fuzz_long: $t corpus $before -> $after files in $keep"
   rm -rf "$run"
