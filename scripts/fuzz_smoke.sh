@@ -21,7 +21,7 @@ elif ! grep -q "^TOPOSCOPE_WERROR:BOOL=ON" "$build/CMakeCache.txt"; then
 fi
 targets=()
 for f in fuzz/*_fuzz.cc; do targets+=("$(basename "$f" .cc)"); done
-cmake --build "$build" -j "$(nproc)" --target "${targets[@]}" toposcope
+cmake --build "$build" -j "$(nproc)" --target "${targets[@]}" toposcope mutation_property
 ASAN_OPTIONS=detect_leaks=0 "$build/toposcope" passes >/dev/null  # the clang-built CLI runs (ASan + UBSan)
 
 # Copies seed file $1 into directory $2, cut to its first $max_len bytes (at the last line end in
@@ -64,6 +64,7 @@ seed_dirs() {
     roce_packet_fuzz) echo "$root/testdata/pcap/frames" ;;
     pcap_capture_fuzz) echo "$fixtures/pcap/derived $root/testdata/pcap" ;;
     nccl_log_fuzz) echo "$fixtures/nccl_debug_log $root/testdata/nccl_log" ;;
+    nccl_tests_fuzz) echo "$fixtures/nccl_tests $root/testdata/real/nccl_tests" ;;
     rdma_tools_fuzz) echo "$fixtures/rdma_tools $root/testdata/rdma_tools" ;;
     inventory_csv_fuzz) echo "$root/testdata/inventory" ;;
     ibnetdiscover_fuzz) echo "$fixtures/ibnetdiscover $root/testdata/ibnetdiscover" ;;
@@ -79,7 +80,7 @@ seed_dirs() {
 status=0
 for t in "${targets[@]}"; do
   corpus=$(mktemp -d)
-  for d in $(seed_dirs "$t") "testdata/fuzz/$t"; do
+  for d in $(seed_dirs "$t") "testdata/fuzz/$t" "fuzz/corpus/$t"; do
     [ -d "$d" ] || continue
     for f in "$d"/*; do add_seed "$f" "$corpus"; done
   done
@@ -92,5 +93,16 @@ for t in "${targets[@]}"; do
   fi
   rm -rf "$corpus"
 done
+# The mutation property test: mutants of every real fixture through the loader's reader table
+# (MUTATION_SECONDS, default 80: about 90 s with its start).
+mutation_secs=${MUTATION_SECONDS:-80}
+echo "mutation: mutants of $fixtures for ${mutation_secs}s"
+if ! UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "$build/mutation_property" --budget-s "$mutation_secs" --work "$build/mutation" "$fixtures" \
+    >"$build/mutation.log" 2>&1; then
+  echo "mutation: FAILED (the mutant: $build/mutation/current.txt)"; grep -v "^FAIL" "$build/mutation.log" | tail -30
+  grep "^FAIL" "$build/mutation.log" | head -20; status=1
+else
+  tail -2 "$build/mutation.log"
+fi
 if [ $status -eq 0 ]; then echo "fuzz: ${#targets[@]} passed, 0 failed"; fi
 exit $status

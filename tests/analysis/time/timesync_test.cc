@@ -112,6 +112,39 @@ TEST(Timesync, FindsAClockStep) {
   EXPECT_GT(fit.models[1].mean_abs_residual_us, 100.0) << "one line cannot follow a 2 ms step";
 }
 
+// One mis-stamped point a century after the run, and samples at the ends of the int64 range: the
+// models stay bounded by the samples, the stretch without samples is a reported gap.
+TEST(Timesync, SegmentsGrowWithTheSamplesNotTheSpan) {
+  const int64_t t0 = 1700000000LL * 1000000000LL;
+  std::vector<SyncSample> samples;
+  for (int t = 0; t < 600; ++t) {
+    SyncSample s;
+    s.ref_ns = t0 + t * 1000000000LL;
+    s.local_ns = s.ref_ns + 5000 + (t % 7) * 10;
+    samples.push_back(s);
+  }
+  SyncSample late;
+  late.ref_ns = t0 + 100LL * 365 * 86400 * 1000000000LL;
+  late.local_ns = late.ref_ns + 5000;
+  samples.push_back(late);
+  const HostClockFit fit = FitHostClock("h", samples);
+  for (const ClockModel& m : fit.models) {
+    EXPECT_LE(m.segments.size(), samples.size()) << ClockModelName(m.kind);
+    ASSERT_EQ(m.gaps.size(), 1U) << ClockModelName(m.kind);
+    EXPECT_EQ(m.gaps[0].to_local_ns, late.local_ns);
+  }
+  EXPECT_LT(fit.Best().mean_abs_residual_us, 0.1);
+  for (int64_t extreme : {INT64_MIN, INT64_MAX}) {
+    std::vector<SyncSample> edge(samples.begin(), samples.begin() + 40);
+    SyncSample e;
+    e.local_ns = extreme;
+    e.ref_ns = extreme;
+    edge.push_back(e);
+    const HostClockFit f = FitHostClock("h", edge);
+    for (const ClockModel& m : f.models) EXPECT_LE(m.segments.size(), edge.size() + 2) << ClockModelName(m.kind);
+  }
+}
+
 TEST(Timesync, DegenerateInputs) {
   EXPECT_EQ(FitHostClock("h", {}).models.size(), 4U);
   SyncSample one;

@@ -66,6 +66,30 @@ size_t LowerBound(const std::vector<SyncSample>& s, int64_t t) {
                              }) - s.begin());
 }
 
+// a + b without overflow (clamped to the int64 range).
+int64_t SatAdd(int64_t a, int64_t b) {
+  int64_t r = 0;
+  if (!__builtin_add_overflow(a, b, &r)) return r;
+  return b > 0 ? INT64_MAX : INT64_MIN;
+}
+
+// A model resolution in seconds as ns: at least 1 ns, at most ~146 years, whatever the option says.
+int64_t ResolutionNs(double s) {
+  const double ns = s * kNsPerS;
+  if (!(ns >= 1)) return 1;
+  return ns >= 4.6e18 ? INT64_C(4600000000000000000) : static_cast<int64_t>(ns);
+}
+
+// The grid point origin + k*step (k >= 0) at or after t when `up`, else at or before t (origin when
+// t <= origin). Never overflows.
+int64_t GridPoint(int64_t origin, int64_t step, int64_t t, bool up) {
+  if (t <= origin) return origin;
+  const uint64_t d = static_cast<uint64_t>(t) - static_cast<uint64_t>(origin);  // exact: t > origin
+  const uint64_t below = d / static_cast<uint64_t>(step) * static_cast<uint64_t>(step);
+  const auto g = static_cast<int64_t>(static_cast<uint64_t>(origin) + below);    // origin <= g <= t
+  return up && g < t ? SatAdd(g, step) : g;
+}
+
 ClockModel FitNone(const std::vector<SyncSample>& fit) {
   ClockModel m;
   m.kind = ClockModelKind::kNone;
@@ -90,32 +114,31 @@ ClockModel FitQuadratic(const std::vector<SyncSample>& fit, const TimesyncOption
     z.kind = ClockModelKind::kQuadratic;
     return z;
   }
-  const auto period = std::max(static_cast<int64_t>(opt.refit_period_s * kNsPerS),
-                               (fit.back().local_ns - fit.front().local_ns) / 100000 + 1);
-  const auto window = static_cast<int64_t>(opt.quad_window_s * kNsPerS);
+  // Segments only where samples are: the count grows with the samples, never with the time span.
+  const int64_t period = ResolutionNs(opt.refit_period_s);
+  const int64_t window = ResolutionNs(opt.quad_window_s);
   const int64_t first = fit.front().local_ns;
   const int64_t last = fit.back().local_ns;
-  std::array<double, 3> prev{fit.front().offset_ns(), 0, 0};
-  int64_t prev_t0 = first;
-  for (int64_t r = first; r <= last; r += period) {
+  for (int64_t r = first; r <= last;) {
     // Trailing window [r - W, r); before any history exists, the first window ahead (warm-up).
-    size_t b = LowerBound(fit, r - window);
+    size_t b = LowerBound(fit, SatAdd(r, -window));
     size_t e = LowerBound(fit, r);
     if (e - b == 0) {
+      const int64_t ahead = SatAdd(r, window);
       b = LowerBound(fit, r);
-      e = LowerBound(fit, r + window);
+      e = ahead == INT64_MAX ? fit.size() : LowerBound(fit, ahead);
     }
-    std::array<double, 3> c;
-    if (e - b >= 1) {
-      c = FitPoly(fit, b, e, r, 2);
-    } else {
-      // No points: keep the previous polynomial, re-expressed around r.
-      const double d = static_cast<double>(r - prev_t0) / kNsPerS;
-      c = {prev[0] + prev[1] * d + prev[2] * d * d, prev[1] + 2 * prev[2] * d, prev[2]};
+    if (e - b == 0) {
+      // No sample within a window either side: a gap, left without segments (the one before it
+      // carries on). The grid resumes at the refit holding the next sample.
+      const int64_t resume = std::max(SatAdd(r, period), GridPoint(first, period, fit[b].local_ns, false));
+      if (resume <= r) break;
+      r = resume;
+      continue;
     }
-    m.segments.push_back(Segment(r, std::min(r + period, last + 1), r, c));
-    prev = c;
-    prev_t0 = r;
+    m.segments.push_back(Segment(r, std::min(SatAdd(r, period), SatAdd(last, 1)), r, FitPoly(fit, b, e, r, 2)));
+    if (r > SatAdd(last, -period)) break;
+    r += period;
   }
   return m;
 }
@@ -202,6 +225,30 @@ std::vector<size_t> FindSteps(const std::vector<SyncSample>& s, double threshold
   return steps;
 }
 
+// The knots of one part [b, e) of the robust model: every `spacing` from its first sample, none
+// inside a gap (the last sample before a gap is a knot; the grid resumes one spacing before the
+// sample after it), then its last sample. Their count grows with the samples, not the span.
+std::vector<int64_t> Knots(const std::vector<SyncSample>& fit, size_t b, size_t e, int64_t spacing,
+                           const std::vector<ClockGap>& gaps) {
+  const int64_t first = fit[b].local_ns;
+  const int64_t last = fit[e - 1].local_ns;
+  std::vector<int64_t> knots;
+  size_t gi = 0;
+  for (int64_t k = first; k < last;) {
+    knots.push_back(k);
+    int64_t next = SatAdd(k, spacing);
+    while (gi < gaps.size() && gaps[gi].to_local_ns <= next) ++gi;
+    if (gi < gaps.size() && gaps[gi].from_local_ns < next && gaps[gi].to_local_ns <= last) {
+      if (gaps[gi].from_local_ns > k) knots.push_back(gaps[gi].from_local_ns);
+      next = std::max(next, GridPoint(first, spacing, SatAdd(gaps[gi].to_local_ns, -spacing), true));
+      ++gi;
+    }
+    k = next;
+  }
+  knots.push_back(last);
+  return knots;
+}
+
 ClockModel FitRobust(const std::vector<SyncSample>& fit, const TimesyncOptions& opt) {
   ClockModel m;
   m.kind = ClockModelKind::kRobust;
@@ -219,16 +266,14 @@ ClockModel FitRobust(const std::vector<SyncSample>& fit, const TimesyncOptions& 
     begin = st + 1;
   }
   parts.emplace_back(begin, fit.size());
-  // At most ~100k knots whatever the span (a mis-stamped point must not explode the work).
-  const int64_t span = fit.back().local_ns - fit.front().local_ns;
-  const auto spacing = std::max(static_cast<int64_t>(opt.knot_spacing_s * kNsPerS), span / 100000 + 1);
+  // Knots only where samples are (none inside gaps): a mis-stamped point cannot explode the work.
+  m.gaps = FindClockGaps(fit, opt);
+  const int64_t spacing = ResolutionNs(opt.knot_spacing_s);
   for (size_t p = 0; p < parts.size(); ++p) {
     const auto [b, e] = parts[p];
     const int64_t seg_start = p == 0 ? fit[b].local_ns : m.steps_local_ns[p - 1];
     const int64_t seg_end = p + 1 < parts.size() ? m.steps_local_ns[p] : fit[e - 1].local_ns + 1;
-    std::vector<int64_t> knots;
-    for (int64_t k = fit[b].local_ns; k < fit[e - 1].local_ns; k += spacing) knots.push_back(k);
-    knots.push_back(fit[e - 1].local_ns);
+    const std::vector<int64_t> knots = Knots(fit, b, e, spacing, m.gaps);
     std::vector<std::pair<double, double>> val;
     for (int64_t k : knots) val.push_back(RobustLocalFit(fit, b, e, k, opt.knot_spacing_s, opt.min_window_points));
     if (knots.size() == 1 || knots.front() == knots.back()) {
@@ -252,6 +297,19 @@ ClockModel FitRobust(const std::vector<SyncSample>& fit, const TimesyncOptions& 
 }
 
 }  // namespace
+
+std::vector<ClockGap> FindClockGaps(const std::vector<SyncSample>& sorted, const TimesyncOptions& opt) {
+  const int64_t res = std::max({ResolutionNs(opt.knot_spacing_s), ResolutionNs(opt.refit_period_s),
+                                ResolutionNs(opt.quad_window_s)});
+  const uint64_t threshold = 2 * static_cast<uint64_t>(res);
+  std::vector<ClockGap> gaps;
+  for (size_t i = 0; i + 1 < sorted.size(); ++i) {
+    const int64_t a = sorted[i].local_ns;
+    const int64_t b = sorted[i + 1].local_ns;
+    if (b > a && static_cast<uint64_t>(b) - static_cast<uint64_t>(a) > threshold) gaps.push_back({a, b});
+  }
+  return gaps;
+}
 
 void ScoreHeldOut(ClockModel& m, const std::vector<SyncSample>& held) {
   std::vector<double> err;
@@ -381,8 +439,10 @@ HostClockFit FitHostClock(const std::string& host, std::vector<SyncSample> sampl
   HostClockFit out;
   out.host = host;
   out.models = {FitNone(fit), FitLinear(fit), FitQuadratic(fit, opt), FitRobust(fit, opt)};
+  const std::vector<ClockGap> gaps = FindClockGaps(fit, opt);
   for (auto& m : out.models) {
     m.host = host;
+    m.gaps = gaps;
     m.fit_points = static_cast<int>(fit.size());
     ScoreHeldOut(m, held);
   }

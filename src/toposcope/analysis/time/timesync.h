@@ -38,6 +38,14 @@ struct ClockSegment {
   double c0 = 0, c1 = 0, c2 = 0;
 };
 
+// A stretch of local time without sync samples (between two consecutive fitted samples further
+// apart than twice the coarsest model resolution: knot spacing, refit period, quadratic window).
+// No segment is placed inside it: the model there is the segment before it carried on.
+struct ClockGap {
+  int64_t from_local_ns = 0;  // the last sample before the gap
+  int64_t to_local_ns = 0;    // the first sample after it
+};
+
 struct ClockModel {
   std::string host;
   ClockModelKind kind = ClockModelKind::kNone;
@@ -49,6 +57,7 @@ struct ClockModel {
   std::vector<int64_t> steps_local_ns; // clock steps found (robust model only)
   int anchor_points = 0;               // implicit anchors folded in (robust model only)
   double anchor_weight = 0;            // their share of the blend inside the anchored span, 0..1
+  std::vector<ClockGap> gaps;          // stretches without samples, sorted; no segment inside them
 
   // The offset (local - global) at a local time, in ns; 0 for a model without segments.
   [[nodiscard]] double OffsetNs(int64_t local_ns) const;
@@ -87,6 +96,10 @@ ClockModel FitRobustModel(const std::vector<SyncSample>& sorted, const TimesyncO
 // when b_weight <= 0, the span is empty or `b` has no segments. Never fails.
 ClockModel BlendModels(const ClockModel& a, const ClockModel& b, double b_weight, int64_t from_local_ns,
                        int64_t to_local_ns);
+
+// The gaps of samples sorted by local_ns: consecutive samples further apart than twice the coarsest
+// resolution of `opt` (knot spacing, refit period, quadratic window). Returns them sorted; never fails.
+std::vector<ClockGap> FindClockGaps(const std::vector<SyncSample>& sorted, const TimesyncOptions& opt = {});
 
 // Fits and returns the four models for one host, scored on the held-out points. Samples need not be
 // sorted. Never fails: fewer than 2 samples give constant models.

@@ -19,11 +19,14 @@ json ClocksJson(const std::vector<analysis::HostClockFit>& fits) {
                         {"t0_local_ns", sg.t0_local_ns},
                         {"c", {Num(sg.c0, 3), Num(sg.c1, 6), Num(sg.c2, 9)}}});
       }
+      json gaps = json::array();
+      for (const auto& g : m.gaps) gaps.push_back({g.from_local_ns, g.to_local_ns});
       clocks.push_back({{"host", m.host},
                         {"model", std::string(analysis::ClockModelName(m.kind))},
                         {"best", m.kind == fit.Best().kind},
                         {"segments", segs},
                         {"steps_local_ns", m.steps_local_ns},
+                        {"gaps_local_ns", gaps},
                         {"fit_points", m.fit_points},
                         {"heldout_points", m.heldout_points},
                         {"anchor_points", m.anchor_points},
