@@ -158,3 +158,37 @@ TEST(Accounting, ARejectedTopologyItemOfASlurmYamlIsCounted) {
 
 }  // namespace
 }  // namespace toposcope::model
+
+namespace toposcope::model {
+namespace {
+
+TEST(Accounting, AFileItsReaderRefusesKeepsTheRejectionsItReported) {
+  sim::TempDir dir("accounting_refused");
+  const std::string plain = (dir.path() / "nccl.log").string();
+  {
+    std::ofstream out(plain);
+    out << "node1:1:2 [0] NCCL INFO Channel 00/02 :    0   x   1\n";
+    uint32_t x = 7;
+    for (int i = 0; i < 4000; ++i) {
+      x = x * 1103515245u + 12345u;
+      out << "node1:1:2 [0] NCCL INFO Ring 00 : " << (x >> 8) % 8 << " -> " << (x >> 4) % 8 << "\n";
+    }
+  }
+  ASSERT_EQ(std::system(("gzip -f " + plain).c_str()), 0);
+  const std::string cut = (dir.path() / "cut.log.gz").string();
+  {
+    std::ifstream in(plain + ".gz", std::ios::binary);
+    const std::string gz((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::ofstream(cut, std::ios::binary) << gz.substr(0, gz.size() * 2 / 3);
+  }
+  auto ds = LoadPaths({cut}, {});
+  ASSERT_TRUE(ds.ok());
+  ASSERT_EQ(ds->inputs.size(), 1u);
+  EXPECT_EQ(ds->inputs[0].format, "nccl-log");
+  EXPECT_TRUE(ds->inputs[0].skipped);  // the NCCL log reader keeps nothing of a file that fails
+  EXPECT_GE(ds->diag.rejected_total(), 1);
+  CheckInputs(*ds, "refused nccl log");
+}
+
+}  // namespace
+}  // namespace toposcope::model

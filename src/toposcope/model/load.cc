@@ -57,11 +57,19 @@ void LoadFile(Dataset& ds, const fs::path& file, const std::string& default_host
     in.skip_reason = "recognised as " + in.format + ", which `analyze` does not use yet";
   } else {
     FileRead f{ds, file, in.path, sniff.format, *text, opt, host, counts};
+    const int64_t rejected_before = ds.diag.RejectedFor(in.path);
     const Status st = reader->read(f);
     if (!st.ok() && reader->mode == ReadMode::kStreamed && counts.accepted > 0) {
       ReadEndsInError(ds, in.path, st.error(), counts);  // its records are used: read, not skipped
     } else if (!st.ok()) {
       error = st.error().ToString();
+      // A reader that refuses the file may return no counts; the lines it rejected first are in the
+      // diagnostics and stay this file's.
+      const int64_t rejected = ds.diag.RejectedFor(in.path) - rejected_before;
+      if (counts.rejected < rejected) {
+        counts.rejected = rejected;
+        counts.read = counts.accepted + counts.rejected;
+      }
     }
   }
   in.records = counts.read;
