@@ -98,8 +98,9 @@ struct InputFile {
   std::string path;
   std::string format;     // formats::FormatName, or "unknown"
   std::string host;       // the host the file was attributed to; empty when skipped
-  int64_t records = 0;    // records read
-  int64_t rejected = 0;
+  int64_t records = 0;    // records read: accepted + rejected
+  int64_t accepted = 0;
+  int64_t rejected = 0;   // as many as the diagnostics count for this path
   bool skipped = false;
   std::string skip_reason;
 };

@@ -8,51 +8,59 @@
 
 namespace toposcope::model {
 
+Status StreamEvents(const EventInput& input, const formats::TraceEventSink& sink, Diagnostics& diag,
+                    EventInputCounts* counts) {
+  auto stamp = [&](formats::TraceEvent&& e) {
+    if (e.host.empty()) e.host = input.host;
+    ++counts->events;
+    if (sink) sink(std::move(e));
+  };
+  switch (input.format) {
+    case formats::FileFormat::kChromeTrace: {
+      formats::ChromeTraceOptions opt;
+      opt.host = input.host;
+      auto r = formats::ReadChromeTraceFile(input.path, opt, stamp, diag, counts->counts);
+      if (!r.ok()) return r.error();
+      return {};
+    }
+    case formats::FileFormat::kNcclInspector:
+      return formats::ReadNcclInspectorFile(input.path, nullptr, stamp, diag, counts->counts);
+    case formats::FileFormat::kEventJsonl:
+      return formats::ReadEventJsonlFile(input.path, stamp, diag, counts->counts);
+    case formats::FileFormat::kDcgmDmon:
+    case formats::FileFormat::kPrometheusText:
+    case formats::FileFormat::kDcgmCsv: {
+      // Each sample becomes a counter event on its GPU's track.
+      return ReadDcgmFile(
+          input.path, input.host, input.format,
+          [&](const DcgmPoint& p) {
+            formats::TraceEvent e;
+            e.local_ts_ns = p.ts_ns;
+            e.host = p.host;
+            e.device = p.gpu >= 0 ? "gpu" + std::to_string(p.gpu) : "dcgm";
+            e.type = p.link >= 0 ? p.field + "/link" + std::to_string(p.link) : p.field;
+            e.category = "dcgm";
+            e.phase = 'C';
+            e.value = p.value;
+            e.context = e.type;
+            e.source_file = input.path;
+            stamp(std::move(e));
+          },
+          diag, counts->counts);
+    }
+    default:
+      break;
+  }
+  return MakeError(input.path, 0, 0, "not an event input");
+}
+
 std::function<Status(const formats::TraceEventSink&)> MakeEventSource(const EventInput& input, Diagnostics* diag,
                                                                         EventInputCounts* counts) {
-  return [input, diag, counts](const formats::TraceEventSink& sink) -> Status {
-    auto stamp = [&](formats::TraceEvent&& e) {
-      if (e.host.empty()) e.host = input.host;
-      ++counts->events;
-      sink(std::move(e));
-    };
-    switch (input.format) {
-      case formats::FileFormat::kChromeTrace: {
-        formats::ChromeTraceOptions opt;
-        opt.host = input.host;
-        auto r = formats::ReadChromeTraceFile(input.path, opt, stamp, *diag, counts->counts);
-        if (!r.ok()) return r.error();
-        return {};
-      }
-      case formats::FileFormat::kNcclInspector:
-        return formats::ReadNcclInspectorFile(input.path, nullptr, stamp, *diag, counts->counts);
-      case formats::FileFormat::kEventJsonl:
-        return formats::ReadEventJsonlFile(input.path, stamp, *diag, counts->counts);
-      case formats::FileFormat::kDcgmDmon:
-      case formats::FileFormat::kPrometheusText:
-      case formats::FileFormat::kDcgmCsv: {
-        // Each sample becomes a counter event on its GPU's track.
-        return ReadDcgmFile(
-            input.path, input.host, input.format,
-            [&](const DcgmPoint& p) {
-              formats::TraceEvent e;
-              e.local_ts_ns = p.ts_ns;
-              e.host = p.host;
-              e.device = p.gpu >= 0 ? "gpu" + std::to_string(p.gpu) : "dcgm";
-              e.type = p.link >= 0 ? p.field + "/link" + std::to_string(p.link) : p.field;
-              e.category = "dcgm";
-              e.phase = 'C';
-              e.value = p.value;
-              e.context = e.type;
-              e.source_file = input.path;
-              stamp(std::move(e));
-            },
-            *diag, counts->counts);
-      }
-      default:
-        break;
-    }
-    return MakeError(input.path, 0, 0, "not an event input");
+  (void)diag;  // the loader reported this input's diagnostics once
+  return [input, counts](const formats::TraceEventSink& sink) -> Status {
+    Diagnostics again;
+    (void)StreamEvents(input, sink, again, counts);  // a read error was reported by the loader
+    return {};
   };
 }
 

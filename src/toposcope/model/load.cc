@@ -22,6 +22,15 @@ void Skip(Dataset& ds, InputFile in, std::string reason) {
   ds.inputs.push_back(std::move(in));
 }
 
+// A streamed file whose reader failed after it had accepted records (a truncated or corrupt tail):
+// the file counts as read, the failure as one more rejected record with its position and reason.
+void ReadEndsInError(Dataset& ds, const std::string& path, const Error& e, ReadCounts& counts) {
+  ds.diag.Reject(path, e.line, "", "input ends in a read error after " + std::to_string(counts.read) +
+                                       " records: " + e.message);
+  ++counts.read;
+  ++counts.rejected;
+}
+
 // Sniffs one file and folds it into the dataset through its format's reader; every file becomes
 // one input of ds.inputs (skipped, with the reason, when it is unreadable, of no known format, or
 // refused by its reader).
@@ -51,10 +60,23 @@ void LoadFile(Dataset& ds, const fs::path& file, const std::string& default_host
     in.skip_reason = "recognised as " + in.format + ", which `analyze` does not use yet";
   } else {
     FileRead f{ds, file, in.path, sniff.format, *text, opt, host, counts};
+    const int64_t rejected_before = ds.diag.RejectedFor(in.path);
     const Status st = reader->read(f);
-    if (!st.ok()) error = st.error().ToString();
+    if (!st.ok() && reader->mode == ReadMode::kStreamed && counts.accepted > 0) {
+      ReadEndsInError(ds, in.path, st.error(), counts);  // its records are used: read, not skipped
+    } else if (!st.ok()) {
+      error = st.error().ToString();
+      // A reader that refuses the file may return no counts; the lines it rejected first are in the
+      // diagnostics and stay this file's.
+      const int64_t rejected = ds.diag.RejectedFor(in.path) - rejected_before;
+      if (counts.rejected < rejected) {
+        counts.rejected = rejected;
+        counts.read = counts.accepted + counts.rejected;
+      }
+    }
   }
   in.records = counts.read;
+  in.accepted = counts.accepted;
   in.rejected = counts.rejected;
   if (!error.empty()) {
     in.skipped = true;

@@ -12,6 +12,7 @@
 #include "toposcope/formats/clock/sync_csv.h"
 #include "toposcope/formats/rdma/pcap_capture.h"
 #include "toposcope/model/dcgm_read.h"
+#include "toposcope/model/events.h"
 
 namespace toposcope::model {
 namespace fs = std::filesystem;
@@ -103,18 +104,25 @@ Status ReadClockSamples(FileRead& f) {
   return st;
 }
 
-// DCGM samples: into the store, and an event input of the timeline too (counters).
+// DCGM samples: into the store, and an event input of the timeline too (counters) unless the file was
+// refused before any record was accepted (then it gives the timeline nothing).
 Status ReadDcgm(FileRead& f) {
   const Status st = ReadDcgmFile(
       f.path, f.host, f.format, [&](const DcgmPoint& p) { f.ds.dcgm.Add(p); }, f.ds.diag, f.counts);
-  f.ds.event_inputs.push_back({f.path, f.host, f.format});
+  if (st.ok() || f.counts.accepted > 0) f.ds.event_inputs.push_back({f.path, f.host, f.format});
   return st;
 }
 
-// Traces, NCCL Inspector records and JSONL events: read later, streaming, by the timeline merge.
+// Traces, NCCL Inspector records and JSONL events: read once here to count their records and report
+// their diagnostics, streamed again by the anchors and the timeline merge (unless refused before any
+// record was accepted).
 Status NoteEvents(FileRead& f) {
-  f.ds.event_inputs.push_back({f.path, f.host, f.format});
-  return {};
+  const EventInput input{f.path, f.host, f.format};
+  EventInputCounts counts;
+  const Status st = StreamEvents(input, nullptr, f.ds.diag, &counts);
+  f.counts = counts.counts;
+  if (st.ok() || f.counts.accepted > 0) f.ds.event_inputs.push_back(input);
+  return st;
 }
 
 // Captures: read later, streaming, by the traffic analyses (records are counted then). One whose
@@ -182,15 +190,20 @@ Status ReadFabric(FileRead& f) {
   return AppendToDataset(f, formats::ParseIbnetdiscover(f.text, f.path, f.ds.diag), &Dataset::fabrics);
 }
 
-// topology.conf or topology.yaml: the counts of all its topologies.
+// topology.conf or topology.yaml: the counts of the whole file (a yaml's rejected topology items too).
 Status ReadSlurm(FileRead& f) {
-  auto t = f.format == FileFormat::kSlurmTopologyConf ? formats::ParseSlurmTopologyConf(f.text, f.path, f.ds.diag)
-                                                      : formats::ParseSlurmTopologyYaml(f.text, f.path, f.ds.diag);
+  ReadCounts yaml;
+  const bool conf = f.format == FileFormat::kSlurmTopologyConf;
+  auto t = conf ? formats::ParseSlurmTopologyConf(f.text, f.path, f.ds.diag)
+                : formats::ParseSlurmTopologyYaml(f.text, f.path, f.ds.diag, &yaml);
   if (!t.ok()) return t.error();
+  if (!conf) f.counts = yaml;
   for (auto& topo : *t) {
-    f.counts.read += topo.counts.read;
-    f.counts.accepted += topo.counts.accepted;
-    f.counts.rejected += topo.counts.rejected;
+    if (conf) {
+      f.counts.read += topo.counts.read;
+      f.counts.accepted += topo.counts.accepted;
+      f.counts.rejected += topo.counts.rejected;
+    }
     f.ds.slurm_topologies.push_back(std::move(topo));
   }
   return {};

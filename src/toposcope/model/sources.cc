@@ -23,13 +23,33 @@ StreamedInput StreamQpStateLog(const EventInput& input, const formats::QpStateSi
     return out;
   }
   LineReader lines(std::move(*stream));
-  auto sum = formats::ReadQpStateLog(lines, input.path, diag, sink);
+  const int64_t rejected_before = diag.RejectedFor(input.path);
+  int64_t handed_on = 0;
+  auto sum = formats::ReadQpStateLog(
+      lines, input.path, diag, [&](const formats::QpStateRecord& r) {
+        ++handed_on;
+        if (sink) sink(r);
+      });
   if (sum.ok()) {
     out.counts = sum->counts;
     RejectOversizedLines(lines, diag, out.counts);
+    return out;
+  }
+  // The records counted before the failure stay counted: the rejected lines are in `diag`, and
+  // records already handed on make the file read, its error one more rejected record.
+  ReadCounts oversized;  // its rejections land in `diag`, counted just below
+  RejectOversizedLines(lines, diag, oversized);
+  out.counts.accepted = handed_on;
+  out.counts.rejected = diag.RejectedFor(input.path) - rejected_before;
+  if (handed_on > 0) {
+    const Error& e = sum.error();
+    diag.Reject(input.path, e.line, "", "input ends in a read error after " + std::to_string(handed_on) +
+                                            " records: " + e.message);
+    ++out.counts.rejected;
   } else {
     out.error = sum.error().ToString();
   }
+  out.counts.read = out.counts.accepted + out.counts.rejected;
   return out;
 }
 

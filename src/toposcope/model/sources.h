@@ -33,7 +33,9 @@ struct StreamedInput {
 };
 
 // Streams the records of one QP state log (CSV or JSONL) to `sink`, in input order. Never fails:
-// an unreadable file comes back with `error` set and no records; bad lines are diagnostics.
+// a file refused before any record was handed on comes back with `error` set (its rejected lines
+// counted); one that fails after records were handed on is read, its error one more rejected
+// record (a diagnostic); bad lines are diagnostics. accepted + rejected = read always.
 StreamedInput StreamQpStateLog(const EventInput& input, const formats::QpStateSink& sink, Diagnostics& diag);
 
 }  // namespace toposcope::model

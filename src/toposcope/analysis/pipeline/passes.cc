@@ -71,7 +71,7 @@ PassCounts RunAnchors(const PipelineOptions& opt, PipelineState* st) {
   out.clocks = *st->clocks;
   const model::Dataset& ds = *st->dataset;
   if (opt.analyze.anchors.enabled && !ds.event_inputs.empty()) {
-    Diagnostics scratch;  // the event readers' diagnostics are reported by the timeline pass
+    Diagnostics scratch;  // the loader counted the event inputs and reported their diagnostics
     const AnchorGroups groups = CollectAnchors(ds, opt.analyze.anchors, &scratch);
     out.report.present = true;
     out.report.events_scanned = groups.events_scanned;
@@ -161,7 +161,8 @@ std::vector<InputUpdate> CaptureUpdates(const model::Dataset& ds, const RdmaRepo
       u.rejected = c.counts.rejected;
       read = true;
     }
-    if (!read) {  // the traffic pass rejected the whole file (one diagnostic at byte 0)
+    if (!read) {  // the traffic pass rejected the whole file: one record, one diagnostic at byte 0
+      u.records = 1;
       u.rejected = 1;
       u.skip_reason = "capture could not be read (see diagnostics)";
     }

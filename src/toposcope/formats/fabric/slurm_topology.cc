@@ -797,7 +797,8 @@ void ReadPluginEntries(const YamlNode& body, SlurmTopology* t, std::string_view 
 }  // namespace
 
 Result<std::vector<SlurmTopology>> ParseSlurmTopologyYaml(std::string_view text, std::string_view source,
-                                                          Diagnostics& diag) {
+                                                          Diagnostics& diag, ReadCounts* file_counts) {
+  ReadCounts whole;
   const std::string src(source);
   auto doc = ParseNonEmptyYaml(text, source, "expected a Slurm topology.yaml");
   if (!doc.ok()) return doc.error();
@@ -817,12 +818,16 @@ Result<std::vector<SlurmTopology>> ParseSlurmTopologyYaml(std::string_view text,
     if (!err.empty()) {
       ++t.counts.rejected;
       diag.Reject(source, item.line, "", err);
-      continue;
+    } else {
+      ++t.counts.accepted;
+      ReadPluginEntries(*item.Find(t.plugin), &t, source, diag);
     }
-    ++t.counts.accepted;
-    ReadPluginEntries(*item.Find(t.plugin), &t, source, diag);
-    out.push_back(std::move(t));
+    whole.read += t.counts.read;
+    whole.accepted += t.counts.accepted;
+    whole.rejected += t.counts.rejected;
+    if (err.empty()) out.push_back(std::move(t));
   }
+  if (file_counts != nullptr) *file_counts = whole;
   return out;
 }
 

@@ -114,9 +114,10 @@ Result<std::vector<SlurmTopology>> ParseSlurmTopologyConf(std::string_view text,
 // Rejected entries (counted): switches/blocks/rings/toruses items without their name key, with
 // bad hostlists, duplicate names, unknown keys; a topology item with no known plugin key or two of
 // them. Fails when the YAML is outside the subset mini_yaml reads, or the root is not a list of
-// mappings with `topology:` keys.
+// mappings with `topology:` keys. `file_counts` (may be null) receives the counts of the whole file:
+// the kept topologies' counts plus each rejected topology item (which has no topology to carry it).
 Result<std::vector<SlurmTopology>> ParseSlurmTopologyYaml(std::string_view text, std::string_view source,
-                                                          Diagnostics& diag);
+                                                          Diagnostics& diag, ReadCounts* file_counts = nullptr);
 
 // Writes topology.conf for a tree or block topology: comments (`# <comment>`) then
 // `SwitchName=x [Switches=<hostlist>] [Nodes=<hostlist>] [LinkSpeed=N]` / `BlockName=x
