@@ -55,6 +55,7 @@ case "$mode" in
     /usr/bin/python3 scripts/check_dump_fields.py
     # No function over 150 lines.
     /usr/bin/python3 scripts/check_function_size.py
+    /usr/bin/python3 scripts/check_clang.py "$build_dir"
     (cd "$build_dir" && ctest --output-on-failure -j "$jobs")
     # Every fuzz target briefly, and the toposcope CLI built with clang and -Werror in the same
     # build directory (build-fuzz), so code clang rejects fails here as well as g++ errors do.
