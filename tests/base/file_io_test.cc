@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "toposcope/base/diagnostics.h"
+#include "gzip_text.h"
 
 namespace toposcope {
 namespace {
@@ -30,20 +31,7 @@ void WriteBytes(const std::string& path, const std::string& bytes) {
   std::fclose(f);
 }
 
-// One gzip member holding `text`.
-std::string Gzip(const std::string& text) {
-  z_stream z{};
-  EXPECT_EQ(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
-  std::string out(deflateBound(&z, text.size()) + 64, '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  z.avail_in = static_cast<uInt>(text.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
-}
+using testing_support::Gzip;
 
 // A stream of `head`, then `fill` bytes of 'x', then `tail`, handed out at most `step` bytes per
 // Read: a long line without holding it in memory.

@@ -20,6 +20,7 @@
 #include "toposcope/base/file_io.h"
 #include "toposcope/model/dataset.h"
 #include "toposcope/model/sources.h"
+#include "gzip_text.h"
 
 namespace toposcope::model {
 namespace {
@@ -48,19 +49,7 @@ void WriteBytes(const fs::path& path, const std::string& bytes) {
   out << bytes;
 }
 
-std::string Gzip(const std::string& text) {
-  z_stream z{};
-  EXPECT_EQ(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
-  std::string out(deflateBound(&z, text.size()) + 64, '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  z.avail_in = static_cast<uInt>(text.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
-}
+using testing_support::Gzip;
 
 const InputFile* FindInput(const Dataset& ds, const std::string& name) {
   for (const auto& in : ds.inputs) {
