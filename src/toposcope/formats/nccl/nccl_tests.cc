@@ -12,14 +12,6 @@
 namespace toposcope::formats {
 namespace {
 
-bool AllDigitsText(std::string_view s) {
-  if (s.empty()) return false;
-  for (const char c : s) {
-    if (c < '0' || c > '9') return false;
-  }
-  return true;
-}
-
 // The length of a rank tag `[N]` at the start of `s` (MPICH/Intel MPI -prepend-rank); 0 if none.
 size_t RankTagLength(std::string_view s) {
   if (s.size() < 3 || s[0] != '[') return 0;
@@ -217,7 +209,7 @@ class NcclTestsReader {
     }
     if (StartsWith(c.body, "Out of bounds values")) return Footer(c.body, raw, no, false);
     if (StartsWith(c.body, "Avg bus bandwidth")) return Footer(c.body, raw, no, true);
-    if (!c.commented && AllDigitsText(first)) return Row(tokens, raw, no);
+    if (!c.commented && AllDigits(first)) return Row(tokens, raw, no);
     Accept();
   }
 
