@@ -5,6 +5,8 @@
 # Inputs stay small so that executions stay fast (the fuzz build is -O1 for the same reason): FUZZ_MAX_LEN
 # (default 8192 bytes) bounds what libFuzzer generates, and each seed file is cut to its head of
 # that many bytes (at a line end when there is one).
+# A fixed -seed keeps the run repeatable: what passes here passes in CI on a machine of the same speed;
+# scripts/fuzz_long.sh is where new inputs are searched for.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -83,7 +85,7 @@ for t in "${targets[@]}"; do
     for f in "$d"/*; do add_seed "$f" "$corpus"; done
   done
   echo "fuzz: $t for ${secs}s"
-  if ! "$build/$t" -max_total_time="$secs" -rss_limit_mb=2048 -max_len="$max_len" -print_final_stats=0 \
+  if ! "$build/$t" -seed=1 -max_total_time="$secs" -rss_limit_mb=2048 -max_len="$max_len" -print_final_stats=0 \
       -artifact_prefix="$build/$t-" "$corpus" >"$build/$t.log" 2>&1; then
     echo "fuzz: $t FAILED"; tail -30 "$build/$t.log"; status=1
   else

@@ -1257,8 +1257,9 @@ std::string WriteIbvDevinfo(const std::vector<IbDevice>& devices) {
       }
       for (size_t i = 0; i < p.gids.size(); ++i) {
         const std::string& type = i < p.gid_types.size() ? p.gid_types[i] : std::string();
-        out += StringPrintf("\t\t\tGID[%3d]:\t\t%s%s%s\n", p.gids[i].first, p.gids[i].second.c_str(),
-                            type.empty() ? "" : ", ", type.c_str());
+        // Cat, not %s: a value may hold NUL bytes, which %s would cut.
+        out += Cat({StringPrintf("\t\t\tGID[%3d]:\t\t", p.gids[i].first), p.gids[i].second,
+                    type.empty() ? "" : ", ", type, "\n"});
       }
     }
   }
