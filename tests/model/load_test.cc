@@ -203,5 +203,53 @@ TEST(LoadCaptures, CaptureThatCannotBeOpenedIsSkippedNotRejected) {
   fs::remove_all(d);
 }
 
+// nccl-tests output is read as such; when it ran with NCCL_DEBUG=INFO its NCCL lines give the
+// rings as a log would, and a bad row and a bad NCCL line are each rejected once.
+TEST(LoadNcclTests, RunsAndTheNcclLinesAmongThem) {
+  const fs::path d = FreshDir("nccltests");
+  WriteBytes(d / "allreduce.out",
+             "# nThread 1 nGpus 1 minBytes 8 maxBytes 1024 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 "
+             "validation: 1 graph: 0\n"
+             "#  Rank  0 Group  0 Pid   6899 on node-a device  0 [0000:04:00] NVIDIA H100 80GB HBM3\n"
+             "#  Rank  1 Group  0 Pid   6733 on node-b device  0 [0000:04:00] NVIDIA H100 80GB HBM3\n"
+             "node-a:6899:6899 [0] NCCL INFO Ring 00 : 1 -> 0 -> 1\n"
+             "node-a:6899:6899 [0] NCCL INFO Ring 00 : 1 -> x -> 1\n"
+             "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   "
+             "busbw #wrong\n"
+             "         512           128     float     sum      -1    126.6    0.00    0.01      0    123.4    0.00    "
+             "0.01      0\n"
+             "        1024           256     float     sum      -1    147.1    0.01   zero      0    123.1    0.01    "
+             "0.02      0\n"
+             "# Avg bus bandwidth    : 0.01\n");
+  auto ds = LoadPaths({d.string()}, {});
+  ASSERT_TRUE(ds.ok()) << ds.error().ToString();
+  ASSERT_EQ(ds->inputs.size(), 1U);
+  const InputFile& in = ds->inputs[0];
+  EXPECT_EQ(in.format, "nccl-tests");
+  EXPECT_EQ(in.records, 9);
+  EXPECT_EQ(in.rejected, 2);
+  EXPECT_EQ(in.accepted + in.rejected, in.records);
+  EXPECT_EQ(ds->diag.RejectedFor(in.path), 2);
+  ASSERT_EQ(ds->nccl_tests.size(), 1U);
+  ASSERT_EQ(ds->nccl_tests[0].runs.size(), 1U);
+  EXPECT_EQ(ds->nccl_tests[0].runs[0].devices.size(), 2U);
+  EXPECT_EQ(ds->nccl_tests[0].runs[0].rows.size(), 1U);
+  ASSERT_EQ(ds->nccl_logs.size(), 1U);
+  EXPECT_EQ(ds->nccl_logs[0].rings.size(), 1U);
+  fs::remove_all(d);
+}
+
+// A paste of table rows alone (no header, rank tags in the rows) is still nccl-tests output.
+TEST(LoadNcclTests, RowsAloneAreRecognised) {
+  auto ds = LoadPaths({kTestdata + "/real/nccl_tests/nccl_tests_issue1453_tagged_rows_excerpt.txt"}, {});
+  ASSERT_TRUE(ds.ok());
+  ASSERT_EQ(ds->inputs.size(), 1U);
+  EXPECT_EQ(ds->inputs[0].format, "nccl-tests");
+  EXPECT_FALSE(ds->inputs[0].skipped);
+  ASSERT_EQ(ds->nccl_tests.size(), 1U);
+  ASSERT_FALSE(ds->nccl_tests[0].runs.empty());
+  EXPECT_EQ(ds->nccl_tests[0].runs[0].rows.size(), 10U);
+}
+
 }  // namespace
 }  // namespace toposcope::model

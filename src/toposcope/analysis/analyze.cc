@@ -74,6 +74,10 @@ AnalysisResult AssembleResult(const PipelineState& s, const AnalyzeOptions& opt)
     r.architecture_present = true;
     r.architecture = s.architecture->report;
   }
+  if (s.collectives && s.collectives->present) {
+    r.collectives_present = true;
+    r.collectives = s.collectives->report;
+  }
   if (s.rdma) AddDiagnostics(s.rdma->diag, &r);
   if (s.dataset != nullptr) {
     const Diagnostics& diag = s.dataset->diag;

@@ -19,6 +19,7 @@
 #include "toposcope/analysis/time/telemetry.h"
 #include "toposcope/analysis/time/timeline.h"
 #include "toposcope/analysis/time/timesync.h"
+#include "toposcope/analysis/traffic/collective_bench.h"
 #include "toposcope/analysis/traffic/qp_patterns.h"
 #include "toposcope/analysis/traffic/rdma.h"
 #include "toposcope/analysis/traffic/traffic_matrix.h"
@@ -51,7 +52,9 @@ struct AnalysisResult {
   LinkWeightReport link_weights;
   TrafficMatrixReport traffic_matrix;
   bool architecture_present = false;
-  ArchitectureReport architecture;  // fat-tree / dragonfly / HHRE with evidence and metrics (§1)  // GPU-pair NVLink traffic from DCGM counters + rings  // per-cable latencies by tomography, OpenSM hop weights (§4.2)
+  ArchitectureReport architecture;  // fat-tree / dragonfly / HHRE with evidence and metrics (§1)
+  bool collectives_present = false;
+  CollectiveBenchReport collectives;  // nccl-tests runs: bus bandwidth per run and host set
   TimelineReport timeline;
   TelemetryReport telemetry;  // DCGM fields, sampling warnings, telemetry findings
   Thresholds thresholds;

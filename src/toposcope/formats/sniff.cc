@@ -9,6 +9,7 @@
 #include "toposcope/formats/fabric/slurm_topology.h"
 #include "toposcope/formats/fabric/topograph_model.h"
 #include "toposcope/formats/nccl/nccl_log.h"
+#include "toposcope/formats/nccl/nccl_tests.h"
 #include "toposcope/formats/rdma/inventory_csv.h"
 #include "toposcope/formats/rdma/rdma_tools.h"
 
@@ -153,6 +154,10 @@ SniffResult SniffFormat(std::string_view head) {
   }
   if (LooksBinary(head)) return {FileFormat::kUnknown, "binary content, no known text format"};
   const std::string_view t = Trim(head);
+  // nccl-tests output run with NCCL_DEBUG=INFO holds NCCL log lines too: its reader reads both.
+  if (!t.empty() && t[0] != '{' && t[0] != '<' && LooksLikeNcclTests(head)) {
+    return {FileFormat::kNcclTests, "nccl-tests output (nThread/nGpus header or bus bandwidth)"};
+  }
   if (!t.empty() && t[0] != '{' && t[0] != '[' && LooksLikeNcclLog(head)) return {FileFormat::kNcclLog, "NCCL INFO log lines"};
   switch (SniffRdmaTool(head)) {
     case RdmaToolKind::kRdmaResQp: return {FileFormat::kRdmaResQp, "rdma res show qp output"};
@@ -234,6 +239,7 @@ std::string_view FormatName(FileFormat f) {
     case FileFormat::kPcap: return "pcap";
     case FileFormat::kPcapng: return "pcapng";
     case FileFormat::kNcclLog: return "nccl-log";
+    case FileFormat::kNcclTests: return "nccl-tests";
     case FileFormat::kRdmaResQp: return "rdma-res-qp";
     case FileFormat::kIbstat: return "ibstat";
     case FileFormat::kIbvDevinfo: return "ibv-devinfo";

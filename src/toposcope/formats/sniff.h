@@ -43,6 +43,7 @@ enum class FileFormat {
   kTopographModel,          // NVIDIA topograph simulation model (YAML)
   kQpStateLog,              // our QP state-transition log (CSV / JSONL)
   kPathProbe,               // path probes: our CSV / JSONL, traceroute, ibtracert
+  kNcclTests,               // nccl-tests output (all_reduce_perf, ...)
   kTruthJson,               // simulator ground truth: never analysed
   kResultJson,              // a toposcope result: never analysed
 };

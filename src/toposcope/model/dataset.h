@@ -15,6 +15,7 @@
 #include "toposcope/formats/fabric/ibnetdiscover.h"
 #include "toposcope/formats/rdma/inventory_csv.h"
 #include "toposcope/formats/nccl/nccl_log.h"
+#include "toposcope/formats/nccl/nccl_tests.h"
 #include "toposcope/formats/nccl/nccl_xml.h"
 #include "toposcope/formats/node/nvsmi_topo.h"
 #include "toposcope/formats/node/p2p_matrix.h"
@@ -111,6 +112,7 @@ struct Dataset {
   std::vector<EventInput> event_inputs;
   std::vector<CaptureInput> captures;
   std::vector<formats::NcclLog> nccl_logs;     // NCCL_DEBUG=INFO logs, topology records only
+  std::vector<formats::NcclTestsReport> nccl_tests;  // nccl-tests runs (all_reduce_perf, ...)
   formats::Inventory inventory;                // host inventory CSV rows (IP -> host)
   std::vector<formats::IbFabric> fabrics;                 // ibnetdiscover dumps
   std::vector<formats::SlurmTopology> slurm_topologies;   // topology.conf / topology.yaml

@@ -19,6 +19,11 @@ TOPOSCOPE_JSON_FIELDS(NcclNetDevice, index, name, port, link_layer, sharp, addre
 TOPOSCOPE_JSON_FIELDS(NcclNetUsing, at, net_name, devices, relaxed_ordering, oob_iface, oob_ip, line, oob_port)
 TOPOSCOPE_JSON_FIELDS(NcclQpn, at, ib_dev, dev, port, qpn, mtu, lid, gid, line, ib_dev_index, extra, ece, remote)
 TOPOSCOPE_JSON_FIELDS(NcclLog, source, nccl_version, comms, ring_orders, rings, trees, connections, net_using, qpns, counts, ignored_lines, nccl_lines)
+TOPOSCOPE_JSON_FIELDS(NcclTestsDevice, rank, group, pid, host, device, bus_id, gpu_name, line)
+TOPOSCOPE_JSON_FIELDS(NcclTestsTiming, time_us, algbw_gbps, busbw_gbps, wrong, present)
+TOPOSCOPE_JSON_FIELDS(NcclTestsRow, size_bytes, count, type, redop, root, out_of_place, in_place, line)
+TOPOSCOPE_JSON_FIELDS(NcclTestsRun, test, version, nthread, ngpus, min_bytes, max_bytes, warmup_iters, iters, devices, rows, avg_busbw_gbps, out_of_bounds, first_line)
+TOPOSCOPE_JSON_FIELDS(NcclTestsReport, source, runs, counts)
 TOPOSCOPE_JSON_FIELDS(InventoryRow, host, ip, nic, port, gid, rack, leaf, line, addr)
 TOPOSCOPE_JSON_FIELDS(Inventory, rows, counts)
 TOPOSCOPE_JSON_FIELDS(IbPortLink, port, peer_guid, peer_port, port_guid, peer_port_guid, peer_desc, peer_lid, lid, lmc, width, speed, rate_gbps, ext_port, peer_ext_port, extra, line)
@@ -49,7 +54,7 @@ TOPOSCOPE_JSON_FIELDS(CaptureInput, path, host, point, index)
 TOPOSCOPE_JSON_FIELDS(SeriesKey, host, gpu, link, field_id, field)
 TOPOSCOPE_JSON_FIELDS(SeriesSummary, count, first_ns, last_ns, out_of_order, first_gaps_ns, points, stride)
 TOPOSCOPE_JSON_FIELDS(DcgmStore, series, points)
-TOPOSCOPE_JSON_FIELDS(Dataset, hosts, inputs, event_inputs, captures, nccl_logs, inventory, fabrics, slurm_topologies, topograph_models, qp_state_inputs, path_probes, dcgm, diag)
+TOPOSCOPE_JSON_FIELDS(Dataset, hosts, inputs, event_inputs, captures, nccl_logs, nccl_tests, inventory, fabrics, slurm_topologies, topograph_models, qp_state_inputs, path_probes, dcgm, diag)
 
 }  // namespace toposcope::model
 

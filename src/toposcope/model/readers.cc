@@ -156,6 +156,30 @@ Status ReadNcclLog(FileRead& f) {
   return st;
 }
 
+// nccl-tests output: its runs, and the NCCL log lines among them when the tests ran with
+// NCCL_DEBUG=INFO (rings, connections, QPs: as from a log). The two readers reject disjoint lines
+// (table rows and footers; malformed NCCL lines), so the file's rejects are their sum.
+Status ReadNcclTestsOutput(FileRead& f) {
+  auto lines = OpenLines(f.path);
+  if (!lines.ok()) return lines.error();
+  auto report = formats::ReadNcclTests(*lines, f.path, f.ds.diag);
+  if (!report.ok()) return report.error();
+  f.counts = report->counts;
+  RejectOversizedLines(*lines, f.ds.diag, f.counts);
+  f.ds.nccl_tests.push_back(std::move(*report));
+  auto again = OpenLines(f.path);
+  if (!again.ok()) return {};
+  Diagnostics log_diag;
+  auto log = formats::ReadNcclLog(*again, f.path, log_diag);
+  if (!log.ok() || log->nccl_lines == 0) return {};
+  f.ds.diag.Absorb(log_diag.items(), log_diag.rejected_total(), log_diag.warnings_total(),
+                   log_diag.rejected_per_source());
+  f.counts.accepted -= log->counts.rejected;
+  f.counts.rejected += log->counts.rejected;
+  f.ds.nccl_logs.push_back(std::move(*log));
+  return {};
+}
+
 // A table read whole (`t`): its counts are the file's and its records (`items`) go to the host's
 // `list`.
 template <class Table, class Item>
@@ -265,6 +289,7 @@ constexpr FormatReader kReaders[] = {
     {FileFormat::kPcap,                    kStreamed, NoteCapture},
     {FileFormat::kPcapng,                  kStreamed, NoteCapture},
     {FileFormat::kNcclLog,                 kStreamed, ReadNcclLog},
+    {FileFormat::kNcclTests,               kStreamed, ReadNcclTestsOutput},
     {FileFormat::kRdmaResQp,               kWhole,    ReadRdmaQps},
     {FileFormat::kIbstat,                  kWhole,    ReadIbDevices},
     {FileFormat::kIbvDevinfo,              kWhole,    ReadIbDevices},

@@ -9,6 +9,7 @@
 #include "toposcope/analysis/node/links.h"
 #include "toposcope/analysis/time/anchors.h"
 #include "toposcope/analysis/time/timesync.h"
+#include "toposcope/analysis/traffic/collective_bench.h"
 #include "toposcope/analysis/traffic/qp_patterns.h"
 #include "toposcope/analysis/traffic/rdma.h"
 #include "toposcope/analysis/traffic/traffic_matrix.h"
@@ -29,6 +30,7 @@ struct AnalyzeOptions {
   LeafInferenceOptions leaf_inference;
   TrafficMatrixOptions traffic_matrix;
   ArchitectureOptions architecture;
+  CollectiveBenchOptions collectives;
 };
 
 }  // namespace toposcope::analysis

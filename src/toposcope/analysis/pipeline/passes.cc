@@ -127,6 +127,21 @@ PassCounts RunPaths(const PipelineOptions& opt, PipelineState* st) {
   return {static_cast<int64_t>(probes.size()), static_cast<int64_t>(st->paths->report.bottlenecks.size() + st->paths->report.redundant_hops.size())};
 }
 
+PassCounts RunCollectives(const PipelineOptions& opt, PipelineState* st) {
+  const auto& reports = st->dataset->nccl_tests;
+  CollectivesOutput out;
+  int64_t rows = 0;
+  for (const auto& r : reports) {
+    for (const auto& run : r.runs) rows += static_cast<int64_t>(run.rows.size());
+  }
+  if (!reports.empty()) {
+    out.present = true;
+    out.report = SummarizeNcclTests(reports, opt.analyze.collectives);
+  }
+  st->collectives = std::move(out);
+  return {rows, static_cast<int64_t>(st->collectives->report.runs.size())};
+}
+
 PassCounts RunLeaves(const PipelineOptions& opt, PipelineState* st) {
   const auto& probes = st->dataset->path_probes;
   LeavesOutput out;
@@ -243,6 +258,7 @@ Result<PassCounts> RunPass(PassId id, const PipelineOptions& opt, PipelineState*
     case PassId::kRdma: return RunRdma(opt, state);
     case PassId::kTrafficMatrix: return RunTrafficMatrix(opt, state);
     case PassId::kArchitecture: return RunArchitecture(opt, state);
+    case PassId::kCollectives: return RunCollectives(opt, state);
     case PassId::kTimeline: return RunTimeline(opt, state);
   }
   return MakeError("unknown pass");
@@ -265,6 +281,7 @@ bool HasOutput(const PipelineState& s, PassId id) {
     case PassId::kRdma: return s.rdma.has_value();
     case PassId::kTrafficMatrix: return s.traffic_matrix.has_value();
     case PassId::kArchitecture: return s.architecture.has_value();
+    case PassId::kCollectives: return s.collectives.has_value();
     case PassId::kTimeline: return s.timeline.has_value();
   }
   return false;

@@ -82,6 +82,8 @@ const std::vector<PassInfo>& Passes() {
        {P::kLoad, P::kRdma}},
       {P::kArchitecture, "architecture", "fat-tree / dragonfly / HHRE with evidence, hops, jitter, entropy",
        {P::kLoad, P::kFabric, P::kRdma}},
+      {P::kCollectives, "collectives", "nccl-tests bus bandwidth per run and host set, failed validations",
+       {P::kLoad}},
       {P::kTimeline, "timeline", "every event on the global time axis, merged (align, with --out)",
        {P::kLoad, P::kAnchors}},
   };

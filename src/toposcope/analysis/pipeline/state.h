@@ -22,6 +22,7 @@
 #include "toposcope/analysis/time/telemetry.h"
 #include "toposcope/analysis/time/timeline.h"
 #include "toposcope/analysis/time/timesync.h"
+#include "toposcope/analysis/traffic/collective_bench.h"
 #include "toposcope/analysis/traffic/qp_patterns.h"
 #include "toposcope/analysis/traffic/rdma.h"
 #include "toposcope/analysis/traffic/traffic_matrix.h"
@@ -46,6 +47,7 @@ enum class PassId {
   kRdma,           // flows, QP pairing, link entropy, rings from captures and NCCL logs
   kTrafficMatrix,  // GPU-pair NVLink traffic from DCGM counters and rings
   kArchitecture,   // fat-tree / dragonfly / HHRE with evidence and metrics
+  kCollectives,    // nccl-tests bus bandwidth per run and host set, failed validations
   kTimeline,       // every event on the global axis, merged (only when a sink is given)
 };
 inline constexpr int kPassCount = static_cast<int>(PassId::kTimeline) + 1;
@@ -102,6 +104,11 @@ struct ArchitectureOutput {
   ArchitectureReport report;
 };
 
+struct CollectivesOutput {
+  bool present = false;  // the dataset had nccl-tests output
+  CollectiveBenchReport report;
+};
+
 struct TimelineOutput {
   TimelineReport timeline;
   std::vector<TelemetryFinding> stragglers;  // found while merging; reported with the telemetry
@@ -130,6 +137,7 @@ struct PipelineState {
   std::optional<RdmaOutput> rdma;
   std::optional<TrafficMatrixReport> traffic_matrix;
   std::optional<ArchitectureOutput> architecture;
+  std::optional<CollectivesOutput> collectives;
   std::optional<TimelineOutput> timeline;
 
   // Adopts a dataset the pipeline owns (the load pass, or one read from a dump).

@@ -50,6 +50,17 @@ void Clean(std::string_view raw, CleanLine& c) {
   c.body = t;
 }
 
+// True when `body` reads as a row of the sizes table: size and count in digits, an NCCL data type
+// name (ncclDataType_t as nccl-tests prints it), then at least the eight timing cells.
+bool LooksLikeTableRow(std::string_view body) {
+  static constexpr std::string_view kTypes[] = {"int8",   "uint8",  "int32", "uint32",   "int64",    "uint64",
+                                                "half",   "float",  "double", "bfloat16", "f8e4m3", "f8e5m2",
+                                                "fp8_e4m3", "fp8_e5m2"};
+  const std::vector<std::string_view> cells = SplitWhitespace(body);
+  if (cells.size() < 11 || !AllDigits(cells[0]) || !AllDigits(cells[1])) return false;
+  return std::find(std::begin(kTypes), std::end(kTypes), cells[2]) != std::end(kTypes);
+}
+
 // The value after `key` in `tokens` ("nGpus" "8" -> 8); nullopt when absent or not a number.
 std::optional<int64_t> ValueAfter(const std::vector<std::string_view>& tokens, std::string_view key) {
   for (size_t i = 0; i + 1 < tokens.size(); ++i) {
@@ -336,6 +347,7 @@ bool LooksLikeNcclTests(std::string_view head) {
   if (LooksBinary(head)) return false;
   TextLines lines(head);
   std::string_view line;
+  int rows = 0;  // table rows seen (a paste may hold only those)
   while (lines.Next(&line)) {
     CleanLine c;
     Clean(line, c);
@@ -344,6 +356,7 @@ bool LooksLikeNcclTests(std::string_view head) {
       return true;
     }
     if (StartsWith(c.body, "Avg bus bandwidth")) return true;
+    if (!c.commented && LooksLikeTableRow(c.body) && ++rows >= 3) return true;
   }
   return false;
 }

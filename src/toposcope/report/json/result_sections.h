@@ -43,6 +43,8 @@ void AddRdmaJson(const analysis::RdmaReport& rd, nlohmann::json& j);
 void AddPatternsJson(const analysis::QpPatternResult& pr, nlohmann::json& j);
 // Returns "traffic_matrix": per host the GPU-pair NVLink traffic and its error bars.
 nlohmann::json TrafficMatrixJson(const analysis::TrafficMatrixReport& tm);
+// Returns "collective_benchmarks": nccl-tests runs, bus bandwidth per host set, failed validations.
+nlohmann::json CollectivesJson(const analysis::CollectiveBenchReport& c);
 
 // fabric_json.cc
 // Returns "fabric" from a discovered fabric (ibnetdiscover): switches, adapters, links, leaves.

@@ -199,4 +199,31 @@ json TrafficMatrixJson(const analysis::TrafficMatrixReport& tm) {
           {"hosts_estimable", tm.hosts_estimable}, {"notes", tm.notes}, {"hosts", hosts}};
 }
 
+json CollectivesJson(const analysis::CollectiveBenchReport& c) {
+  json runs = json::array();
+  for (const auto& r : c.runs) {
+    runs.push_back({{"source", r.source}, {"first_line", r.first_line}, {"test", r.test}, {"version", r.version},
+                    {"hosts", r.hosts}, {"ranks", r.ranks}, {"gpu_models", r.gpu_models}, {"sizes", r.sizes},
+                    {"largest_bytes", r.largest_bytes}, {"busbw_at_largest_gbps", Num(r.busbw_at_largest_gbps, 3)},
+                    {"peak_busbw_gbps", Num(r.peak_busbw_gbps, 3)}, {"peak_at_bytes", r.peak_at_bytes},
+                    {"avg_busbw_gbps", r.avg_busbw_gbps ? Num(*r.avg_busbw_gbps, 3) : json(nullptr)},
+                    {"wrong", r.wrong},
+                    {"out_of_bounds", r.out_of_bounds ? json(*r.out_of_bounds) : json(nullptr)},
+                    {"validation", r.validation}});
+  }
+  json sets = json::array();
+  for (const auto& s : c.host_sets) {
+    sets.push_back({{"hosts", s.hosts}, {"test", s.test}, {"ranks", s.ranks}, {"runs", s.runs},
+                    {"best_busbw_gbps", Num(s.best_busbw_gbps, 3)}, {"largest_bytes", s.largest_bytes},
+                    {"peers", s.peers}, {"peer_median_gbps", s.peers >= 2 ? Num(s.peer_median_gbps, 3) : json(nullptr)},
+                    {"z", s.peers >= 2 ? Num(s.z, 2) : json(nullptr)}, {"slow", s.slow}});
+  }
+  json findings = json::array();
+  for (const auto& f : c.findings) {
+    findings.push_back({{"kind", f.kind}, {"source", f.source}, {"hosts", f.hosts}, {"test", f.test},
+                        {"evidence", f.evidence}});
+  }
+  return {{"runs", runs}, {"host_sets", sets}, {"findings", findings}};
+}
+
 }  // namespace toposcope::report

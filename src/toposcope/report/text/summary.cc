@@ -155,6 +155,21 @@ void PatternsAndPathsSummary(const analysis::AnalysisResult& r, std::ostringstre
     os << "\n";
     if (!r.patterns.note.empty()) os << "  " << r.patterns.note << "\n";
   }
+  if (r.collectives_present) {
+    const auto& c = r.collectives;
+    os << "nccl-tests: " << c.runs.size() << " run(s), " << c.host_sets.size() << " host set(s)\n";
+    size_t shown = 0;
+    for (const auto& h : c.host_sets) {
+      if (++shown > 8) {
+        os << "  ... " << (c.host_sets.size() - 8) << " more host sets in result.json\n";
+        break;
+      }
+      os << "  " << (h.test.empty() ? std::string("nccl-tests") : h.test) << ", " << h.ranks << " ranks on "
+         << h.hosts.size() << " host(s): bus bandwidth " << FormatFixed(h.best_busbw_gbps, 2) << " GB/s at "
+         << h.largest_bytes << " B" << (h.slow ? "  SLOW" : "") << "\n";
+    }
+    for (const auto& f : c.findings) os << "  " << (f.kind == "slow_host_set" ? "SLOW HOSTS" : "VALIDATION FAILED") << ": " << f.evidence << "\n";
+  }
   if (r.paths_present) {
     os << "paths: " << r.paths.paths << " probes, " << r.paths.bottlenecks.size() << " bottleneck(s), "
        << r.paths.redundant_hops.size() << " redundant hop(s)\n";
