@@ -251,5 +251,21 @@ TEST(LoadNcclTests, RowsAloneAreRecognised) {
   EXPECT_EQ(ds->nccl_tests[0].runs[0].rows.size(), 10U);
 }
 
+// `chronyc tracking` output is read: its report is the host's clock sample.
+TEST(LoadChronyc, TrackingReportIsASyncPoint) {
+  const std::string path = kFix + "/chrony/powersj_ubuntu1804_chrony32_chronyc_tracking.txt";
+  auto ds = LoadPaths({path}, {});
+  ASSERT_TRUE(ds.ok());
+  ASSERT_EQ(ds->inputs.size(), 1U);
+  EXPECT_EQ(ds->inputs[0].format, "chronyc-tracking");
+  EXPECT_FALSE(ds->inputs[0].skipped) << ds->inputs[0].skip_reason;
+  EXPECT_EQ(ds->inputs[0].records, 13);
+  ASSERT_EQ(ds->hosts.size(), 1U);
+  const auto& points = ds->hosts.begin()->second.sync_points;
+  ASSERT_EQ(points.size(), 1U);
+  EXPECT_EQ(points[0].source, "chronyc-tracking");
+  EXPECT_NEAR(points[0].offset_ns, -506939, 1e-6);
+}
+
 }  // namespace
 }  // namespace toposcope::model

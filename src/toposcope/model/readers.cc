@@ -72,6 +72,22 @@ Status ReadChrony(FileRead& f) {
   return {};
 }
 
+// `chronyc tracking` reports: one sync point per reference update (a report polled again before
+// chronyd's next update repeats the last one and adds nothing).
+Status ReadChronycTrackingOutput(FileRead& f) {
+  auto reports = formats::ParseChronycTrackingReports(f.text, f.path, f.ds.diag, f.counts);
+  if (!reports.ok()) return reports.error();
+  auto& points = f.ds.Host(f.host).sync_points;
+  int64_t last_ref_ns = kNoTime;
+  for (const auto& r : *reports) {
+    std::optional<formats::SyncPoint> p = formats::ToSyncPoint(r, f.host);
+    if (!p || p->ref_ns == last_ref_ns) continue;
+    last_ref_ns = p->ref_ns;
+    points.push_back(std::move(*p));
+  }
+  return {};
+}
+
 // linuxptp logs and sync CSVs: sync points of the file's host (a sync CSV names its hosts per row).
 Status ReadClockSamples(FileRead& f) {
   auto lines = OpenLines(f.path);
@@ -278,6 +294,7 @@ constexpr FormatReader kReaders[] = {
     {FileFormat::kNvbandwidth,             kWhole,    ReadP2p},
     {FileFormat::kP2pCsv,                  kWhole,    ReadP2p},
     {FileFormat::kChronyLog,               kStreamed, ReadChrony},
+    {FileFormat::kChronycTracking,         kWhole,    ReadChronycTrackingOutput},
     {FileFormat::kPtpLog,                  kStreamed, ReadClockSamples},
     {FileFormat::kSyncCsv,                 kStreamed, ReadClockSamples},
     {FileFormat::kDcgmDmon,                kStreamed, ReadDcgm},

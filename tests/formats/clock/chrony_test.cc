@@ -709,5 +709,62 @@ TEST(Chronyc, UnitParsers) {
   EXPECT_FALSE(ParseChronycInterval("9x").has_value());
 }
 
+// Several reports with shell prompts (a real paste): each report is one sync point at its Ref
+// time with its Last offset; the prompts are text around them.
+TEST(ChronycTrackingGolden, ReportsAfterPromptsGiveOneSamplePerReport) {
+  const std::string path = std::string(TOPOSCOPE_TESTDATA) + "/real/chrony/chronyc_tracking_two_prompts_scale_network_pr121.txt";
+  Diagnostics diag;
+  ReadCounts counts;
+  auto reports = ParseChronycTrackingReports(Slurp(path), path, diag, counts);
+  ASSERT_TRUE(reports.ok()) << reports.error().ToString();
+  ASSERT_EQ(reports->size(), 2u);
+  EXPECT_EQ(counts.read, 28);
+  EXPECT_EQ(counts.rejected, 0);
+  EXPECT_EQ(counts.accepted, 28);
+  EXPECT_EQ((*reports)[0].reference_name, "ntp1.bytestacker.com");
+  EXPECT_EQ((*reports)[1].reference_name, "clock.trit.net");
+  EXPECT_EQ((*reports)[1].line, 17);
+  auto p = ToSyncPoint((*reports)[0], "server2");
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->source, "chronyc-tracking");
+  EXPECT_EQ(p->ref_ns, int64_t{1544076242} * 1000000000);  // Thu Dec 06 06:04:02 2018 UTC
+  EXPECT_NEAR(p->offset_ns, 85454, 1e-6);
+  EXPECT_EQ(p->local_ns - p->ref_ns, 85454);
+  EXPECT_NEAR(p->uncertainty_ns, (0.018798923 + 0.031140074 / 2) * 1e9, 1);
+  EXPECT_TRUE(p->synced);
+}
+
+// An unsynchronised report gives no sample; a field repeated inside one report is rejected while
+// a new `Reference ID` starts the next report.
+TEST(ChronycTrackingParse, UnsyncedReportsGiveNoSampleAndRepeatsAreRejected) {
+  const std::string text =
+      "$ chronyc tracking\n"
+      "Reference ID    : 00000000 ()\n"
+      "Stratum         : 0\n"
+      "Ref time (UTC)  : Thu Jan 01 00:00:00 1970\n"
+      "Last offset     : +0.000000000 seconds\n"
+      "Leap status     : Not synchronised\n"
+      "Every 60.0s: chronyc tracking\n"
+      "Reference ID    : AB42617E (a)\n"
+      "Stratum         : 2\n"
+      "Stratum         : 2\n"
+      "Ref time (UTC)  : Thu Apr 05 18:27:33 2018\n"
+      "Last offset     : -0.000506939 seconds\n"
+      "Leap status     : Normal\n"
+      "stray words\n";
+  Diagnostics diag;
+  ReadCounts counts;
+  auto reports = ParseChronycTrackingReports(text, "t", diag, counts);
+  ASSERT_TRUE(reports.ok());
+  ASSERT_EQ(reports->size(), 2u);
+  EXPECT_EQ(counts.read, 14);
+  EXPECT_EQ(counts.rejected, 2);
+  EXPECT_EQ(counts.accepted + counts.rejected, counts.read);
+  EXPECT_FALSE(ToSyncPoint((*reports)[0], "h").has_value());
+  auto p = ToSyncPoint((*reports)[1], "h");
+  ASSERT_TRUE(p.has_value());
+  EXPECT_NEAR(p->offset_ns, -506939, 1e-6);
+}
+
 }  // namespace
 }  // namespace toposcope::formats

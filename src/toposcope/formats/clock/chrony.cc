@@ -887,9 +887,25 @@ std::string ReadSourceStatsRow(std::string_view, std::string_view t, int64_t ln,
 
 }  // namespace
 
-Result<ChronycTracking> ParseChronycTracking(std::string_view text, std::string_view source,
-                                             Diagnostics& diag, ReadCounts& counts) {
-  ChronycTracking tr;
+namespace {
+
+// Text around `chronyc tracking` reports that is not a field: a shell prompt or the command
+// echoed (the line names chronyc), a `watch` header (`Every 2.0s: ...`), a `date` line
+// (`Thu Apr  5 18:28:00 UTC 2018`).
+bool IsTextAroundReports(std::string_view t) {
+  if (t.find("chronyc") != std::string_view::npos || StartsWith(t, "Every ")) return true;
+  static constexpr std::string_view kDays[] = {"Mon ", "Tue ", "Wed ", "Thu ", "Fri ", "Sat ", "Sun "};
+  for (std::string_view d : kDays) {
+    if (StartsWith(t, d)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Result<std::vector<ChronycTracking>> ParseChronycTrackingReports(std::string_view text, std::string_view source,
+                                                                 Diagnostics& diag, ReadCounts& counts) {
+  std::vector<ChronycTracking> out;
   int known = 0;
   std::unordered_map<std::string, int64_t> seen;
   TextLines lines(text);
@@ -902,15 +918,27 @@ Result<ChronycTracking> ParseChronycTracking(std::string_view text, std::string_
       ++counts.rejected;
       diag.Reject(source, ln, raw, reason);
     };
+    if (HasControlChars(t)) {
+      reject("control characters in the line");
+      continue;
+    }
+    if (IsTextAroundReports(t)) {
+      ++counts.accepted;
+      continue;
+    }
     if (colon == std::string_view::npos || colon == 0) {
       reject("not a `Name : value` line");
       continue;
     }
     const std::string key(Trim(t.substr(0, colon)));
     const std::string_view v = Trim(t.substr(colon + 1));
-    if (HasControlChars(t)) {
-      reject("control characters in the line");
-      continue;
+    if (out.empty() || key == "Reference ID") {
+      // A report starts at its first line or at each `Reference ID` (the first field printed).
+      if (out.empty() || seen.count(key) > 0) {
+        out.emplace_back();
+        out.back().line = ln;
+        seen.clear();
+      }
     }
     auto [it, fresh] = seen.try_emplace(key, ln);
     if (!fresh) {
@@ -918,7 +946,7 @@ Result<ChronycTracking> ParseChronycTracking(std::string_view text, std::string_
       continue;
     }
     bool is_known = true;
-    const std::string reason = ReadTrackingField(key, v, tr, is_known);
+    const std::string reason = ReadTrackingField(key, v, out.back(), is_known);
     if (!reason.empty()) {
       reject(reason);
       continue;
@@ -930,7 +958,33 @@ Result<ChronycTracking> ParseChronycTracking(std::string_view text, std::string_
     return MakeError(std::string(source), 0, 0, "not `chronyc tracking` output: no known field",
                      "expected lines like 'Reference ID    : AB42617E (name)'");
   }
-  return tr;
+  return out;
+}
+
+Result<ChronycTracking> ParseChronycTracking(std::string_view text, std::string_view source,
+                                             Diagnostics& diag, ReadCounts& counts) {
+  auto reports = ParseChronycTrackingReports(text, source, diag, counts);
+  if (!reports.ok()) return reports.error();
+  return std::move(reports->front());
+}
+
+std::optional<SyncPoint> ToSyncPoint(const ChronycTracking& t, std::string_view host) {
+  if (!t.Synced() || t.ref_time_ns == kNoTime || !std::isfinite(t.last_offset_s)) return std::nullopt;
+  SyncPoint p;
+  p.host = std::string(host);
+  p.ref_ns = t.ref_time_ns;
+  p.offset_ns = t.last_offset_s * 1e9;  // + = the local clock was ahead
+  p.local_ns = t.ref_time_ns + static_cast<int64_t>(std::llround(p.offset_ns));
+  // RFC 5905's root distance: the bound on the offset to the primary reference.
+  if (std::isfinite(t.root_dispersion_s) && std::isfinite(t.root_delay_s)) {
+    p.uncertainty_ns = (t.root_dispersion_s + t.root_delay_s / 2) * 1e9;
+  }
+  p.source = "chronyc-tracking";
+  p.state = t.leap_status;
+  p.synced = t.Synced();
+  p.line = t.line;
+  p.reference = t.reference_name;
+  return p;
 }
 
 Result<ChronycSources> ParseChronycSources(std::string_view text, std::string_view source, Diagnostics& diag,

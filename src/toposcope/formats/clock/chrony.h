@@ -165,12 +165,25 @@ struct ChronycTracking {
   double update_interval_s = NAN;
   std::string leap_status;  // "Normal", "Insert second", "Delete second", "Not synchronised"
   std::vector<std::pair<std::string, std::string>> other;  // fields this reader does not know
+  int64_t line = 0;  // the report's first line
 
   [[nodiscard]] bool Synced() const { return leap_status != "Not synchronised" && stratum != 0; }
 };
 // Each `Key : value` line is a record; bad values are rejected. Fails when no known field is found.
+// A file of several reports gives the first (ParseChronycTrackingReports gives them all).
 Result<ChronycTracking> ParseChronycTracking(std::string_view text, std::string_view source,
                                              Diagnostics& diag, ReadCounts& counts);
+// `chronyc tracking` run many times into one file (a loop, `watch`, a pasted session): a report
+// starts at each `Reference ID` line; a field repeated within a report is rejected. Shell prompts
+// and command echoes (lines naming chronyc), `watch` headers and `date` lines are accepted as the
+// text around the reports. Fails when no known field is found.
+Result<std::vector<ChronycTracking>> ParseChronycTrackingReports(std::string_view text, std::string_view source,
+                                                                 Diagnostics& diag, ReadCounts& counts);
+// The clock sample a report holds: at the reference's last update (`Ref time`), the offset then
+// (`Last offset`, + = local clock ahead), uncertainty the root distance (root dispersion + root
+// delay / 2, RFC 5905), source "chronyc-tracking". nullopt when the clock is not synchronised or
+// Ref time or Last offset is missing.
+std::optional<SyncPoint> ToSyncPoint(const ChronycTracking& t, std::string_view host);
 
 // One row of `chronyc sources`.
 struct ChronycSource {
