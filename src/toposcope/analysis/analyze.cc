@@ -78,6 +78,7 @@ AnalysisResult AssembleResult(const PipelineState& s, const AnalyzeOptions& opt)
     r.collectives_present = true;
     r.collectives = s.collectives->report;
   }
+  if (s.nics) r.nics = *s.nics;
   if (s.rdma) AddDiagnostics(s.rdma->diag, &r);
   if (s.dataset != nullptr) {
     const Diagnostics& diag = s.dataset->diag;

@@ -11,6 +11,7 @@
 #include "toposcope/analysis/fabric/fabric.h"
 #include "toposcope/analysis/fabric/leaf_inference.h"
 #include "toposcope/analysis/fabric/link_weights.h"
+#include "toposcope/analysis/fabric/nic_ports.h"
 #include "toposcope/analysis/fabric/path_entropy.h"
 #include "toposcope/analysis/node/confidence.h"
 #include "toposcope/analysis/node/islands.h"
@@ -55,6 +56,7 @@ struct AnalysisResult {
   ArchitectureReport architecture;  // fat-tree / dragonfly / HHRE with evidence and metrics (§1)
   bool collectives_present = false;
   CollectiveBenchReport collectives;  // nccl-tests runs: bus bandwidth per run and host set
+  NicPortReport nics;                 // RDMA NIC ports from the host tools
   TimelineReport timeline;
   TelemetryReport telemetry;  // DCGM fields, sampling warnings, telemetry findings
   Thresholds thresholds;

@@ -34,6 +34,7 @@ json ResultToJson(const analysis::AnalysisResult& r) {
   if (r.patterns_present) AddPatternsJson(r.patterns, j);
   if (r.paths_present) j["paths"] = PathsJson(r.paths);
   if (r.architecture_present) j["architecture"] = ArchitectureJson(r.architecture);
+  if (r.nics.present) j["nic_ports"] = NicsJson(r.nics);
   if (r.collectives_present) j["collective_benchmarks"] = CollectivesJson(r.collectives);
   if (r.traffic_matrix.present) j["traffic_matrix"] = TrafficMatrixJson(r.traffic_matrix);
   if (r.link_weights.present) AddLinkWeightsJson(r.link_weights, j);

@@ -97,6 +97,10 @@ TOPOSCOPE_JSON_FIELDS(HostSetBandwidth, hosts, test, ranks, runs, best_busbw_gbp
 TOPOSCOPE_JSON_FIELDS(CollectiveFinding, kind, source, hosts, test, evidence)
 TOPOSCOPE_JSON_FIELDS(CollectiveBenchReport, runs, host_sets, findings)
 TOPOSCOPE_JSON_FIELDS(CollectivesOutput, present, report)
+TOPOSCOPE_JSON_FIELDS(NicGid, index, gid, type, ipv4, netdev)
+TOPOSCOPE_JSON_FIELDS(NicPort, host, device, port, model, firmware, node_guid, port_guid, state, physical_state, active, rate_gbps, link_layer, lid, active_mtu, gids, qps, sources)
+TOPOSCOPE_JSON_FIELDS(NicFinding, kind, host, device, port, evidence)
+TOPOSCOPE_JSON_FIELDS(NicPortReport, present, ports, findings)
 
 namespace {
 
@@ -120,6 +124,7 @@ void WithSlot(PipelineState& s, PassId id, Op&& op) {
     case PassId::kTrafficMatrix: op(s.traffic_matrix); break;
     case PassId::kArchitecture: op(s.architecture); break;
     case PassId::kCollectives: op(s.collectives); break;
+    case PassId::kNics: op(s.nics); break;
     case PassId::kTimeline: op(s.timeline); break;
   }
 }

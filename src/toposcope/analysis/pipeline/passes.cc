@@ -142,6 +142,11 @@ PassCounts RunCollectives(const PipelineOptions& opt, PipelineState* st) {
   return {rows, static_cast<int64_t>(st->collectives->report.runs.size())};
 }
 
+PassCounts RunNics(const PipelineOptions&, PipelineState* st) {
+  st->nics = CollectNicPorts(*st->dataset);
+  return {static_cast<int64_t>(st->dataset->hosts.size()), static_cast<int64_t>(st->nics->ports.size())};
+}
+
 PassCounts RunLeaves(const PipelineOptions& opt, PipelineState* st) {
   const auto& probes = st->dataset->path_probes;
   LeavesOutput out;
@@ -259,6 +264,7 @@ Result<PassCounts> RunPass(PassId id, const PipelineOptions& opt, PipelineState*
     case PassId::kTrafficMatrix: return RunTrafficMatrix(opt, state);
     case PassId::kArchitecture: return RunArchitecture(opt, state);
     case PassId::kCollectives: return RunCollectives(opt, state);
+    case PassId::kNics: return RunNics(opt, state);
     case PassId::kTimeline: return RunTimeline(opt, state);
   }
   return MakeError("unknown pass");
@@ -282,6 +288,7 @@ bool HasOutput(const PipelineState& s, PassId id) {
     case PassId::kTrafficMatrix: return s.traffic_matrix.has_value();
     case PassId::kArchitecture: return s.architecture.has_value();
     case PassId::kCollectives: return s.collectives.has_value();
+    case PassId::kNics: return s.nics.has_value();
     case PassId::kTimeline: return s.timeline.has_value();
   }
   return false;

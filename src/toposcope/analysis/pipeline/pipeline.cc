@@ -84,6 +84,8 @@ const std::vector<PassInfo>& Passes() {
        {P::kLoad, P::kFabric, P::kRdma}},
       {P::kCollectives, "collectives", "nccl-tests bus bandwidth per run and host set, failed validations",
        {P::kLoad}},
+      {P::kNics, "nics", "RDMA NIC ports: state, rate, GIDs, QPs from ibstat / ibv_devinfo / show_gids / rdma",
+       {P::kLoad}},
       {P::kTimeline, "timeline", "every event on the global time axis, merged (align, with --out)",
        {P::kLoad, P::kAnchors}},
   };

@@ -14,6 +14,7 @@
 #include "toposcope/analysis/fabric/fabric.h"
 #include "toposcope/analysis/fabric/leaf_inference.h"
 #include "toposcope/analysis/fabric/link_weights.h"
+#include "toposcope/analysis/fabric/nic_ports.h"
 #include "toposcope/analysis/fabric/path_entropy.h"
 #include "toposcope/analysis/node/confidence.h"
 #include "toposcope/analysis/node/islands.h"
@@ -48,6 +49,7 @@ enum class PassId {
   kTrafficMatrix,  // GPU-pair NVLink traffic from DCGM counters and rings
   kArchitecture,   // fat-tree / dragonfly / HHRE with evidence and metrics
   kCollectives,    // nccl-tests bus bandwidth per run and host set, failed validations
+  kNics,           // RDMA NIC ports from ibstat / ibv_devinfo / show_gids / rdma
   kTimeline,       // every event on the global axis, merged (only when a sink is given)
 };
 inline constexpr int kPassCount = static_cast<int>(PassId::kTimeline) + 1;
@@ -138,6 +140,7 @@ struct PipelineState {
   std::optional<TrafficMatrixReport> traffic_matrix;
   std::optional<ArchitectureOutput> architecture;
   std::optional<CollectivesOutput> collectives;
+  std::optional<NicPortReport> nics;
   std::optional<TimelineOutput> timeline;
 
   // Adopts a dataset the pipeline owns (the load pass, or one read from a dump).

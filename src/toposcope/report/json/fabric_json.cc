@@ -134,4 +134,25 @@ void AddLinkWeightsJson(const analysis::LinkWeightReport& lw, json& j) {
                      {"links_queueing", lw.links_queueing}};
 }
 
+json NicsJson(const analysis::NicPortReport& n) {
+  json ports = json::array();
+  for (const auto& p : n.ports) {
+    json gids = json::array();
+    for (const auto& g : p.gids) {
+      gids.push_back({{"index", g.index}, {"gid", g.gid}, {"type", g.type}, {"ipv4", g.ipv4}, {"netdev", g.netdev}});
+    }
+    ports.push_back({{"host", p.host}, {"device", p.device}, {"port", p.port}, {"model", p.model},
+                     {"firmware", p.firmware}, {"node_guid", p.node_guid}, {"port_guid", p.port_guid},
+                     {"state", p.state}, {"physical_state", p.physical_state}, {"active", p.active},
+                     {"rate_gbps", Num(p.rate_gbps, 3)}, {"link_layer", p.link_layer}, {"lid", p.lid},
+                     {"active_mtu", p.active_mtu}, {"gids", gids}, {"qps", p.qps}, {"sources", p.sources}});
+  }
+  json findings = json::array();
+  for (const auto& f : n.findings) {
+    findings.push_back({{"kind", f.kind}, {"host", f.host}, {"device", f.device}, {"port", f.port},
+                        {"evidence", f.evidence}});
+  }
+  return {{"ports", ports}, {"findings", findings}};
+}
+
 }  // namespace toposcope::report

@@ -58,5 +58,7 @@ nlohmann::json PathsJson(const analysis::PathReport& paths);
 nlohmann::json ArchitectureJson(const analysis::ArchitectureReport& a);
 // Sets "link_weights" (per-cable tomography weights) and "tomography" (the solve) in `j`.
 void AddLinkWeightsJson(const analysis::LinkWeightReport& lw, nlohmann::json& j);
+// Returns "nic_ports": every RDMA NIC port the host tools printed, merged, with findings.
+nlohmann::json NicsJson(const analysis::NicPortReport& n);
 
 }  // namespace toposcope::report

@@ -155,6 +155,20 @@ void PatternsAndPathsSummary(const analysis::AnalysisResult& r, std::ostringstre
     os << "\n";
     if (!r.patterns.note.empty()) os << "  " << r.patterns.note << "\n";
   }
+  if (r.nics.present) {
+    int active = 0;
+    for (const auto& p : r.nics.ports) active += p.active ? 1 : 0;
+    os << "nic ports: " << r.nics.ports.size() << " (" << active << " active), " << r.nics.findings.size()
+       << " finding(s)\n";
+    size_t shown = 0;
+    for (const auto& f : r.nics.findings) {
+      if (++shown > 8) {
+        os << "  ... " << (r.nics.findings.size() - 8) << " more in result.json\n";
+        break;
+      }
+      os << "  " << (f.kind == "port_down" ? "PORT DOWN" : "RATE BELOW SIBLINGS") << ": " << f.evidence << "\n";
+    }
+  }
   if (r.collectives_present) {
     const auto& c = r.collectives;
     os << "nccl-tests: " << c.runs.size() << " run(s), " << c.host_sets.size() << " host set(s)\n";
