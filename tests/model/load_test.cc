@@ -19,6 +19,7 @@
 
 #include "toposcope/base/file_io.h"
 #include "toposcope/model/dataset.h"
+#include "toposcope/model/dcgm_read.h"
 #include "toposcope/model/sources.h"
 #include "gzip_text.h"
 
@@ -265,6 +266,40 @@ TEST(LoadChronyc, TrackingReportIsASyncPoint) {
   ASSERT_EQ(points.size(), 1U);
   EXPECT_EQ(points[0].source, "chronyc-tracking");
   EXPECT_NEAR(points[0].offset_ns, -506939, 1e-6);
+}
+
+// Plain `dcgmi dmon` output carries no time: its rows become series at dcgmi's default delay from
+// --at (LoadOptions::untimed_at_ns), with one warning; a scrape without timestamps is one sample
+// per series at that time.
+TEST(LoadDcgm, UntimedDmonAndScrapeBecomeSeries) {
+  LoadOptions opt;
+  opt.untimed_at_ns = int64_t{1714521600} * 1000000000;  // 2024-05-01T00:00:00Z
+  auto ds = LoadPaths({kFix + "/dcgmi_dmon/dcgm318_4gpu_nvltx_nvlrx.txt",
+                       kFix + "/dcgm_exporter/gpu_operator_p5_h100_8gpu_sampled_metrics.prom"},
+                      opt);
+  ASSERT_TRUE(ds.ok());
+  int64_t dmon_points = 0, prom_points = 0;
+  int64_t first_ns = INT64_MAX, last_ns = 0;
+  for (const auto& [key, series] : ds->dcgm.series) {
+    if (key.field == "NVLTX" || key.field == "NVLRX") {
+      dmon_points += series.count;
+      first_ns = std::min(first_ns, series.first_ns);
+      last_ns = std::max(last_ns, series.last_ns);
+      EXPECT_DOUBLE_EQ(series.PeriodMs(), static_cast<double>(kDmonDefaultDelayMs));
+    } else {
+      prom_points += series.count;
+      EXPECT_EQ(series.first_ns, opt.untimed_at_ns);
+    }
+  }
+  EXPECT_EQ(dmon_points, 48);  // 24 rows of two fields
+  EXPECT_EQ(first_ns, opt.untimed_at_ns);
+  EXPECT_EQ(last_ns - first_ns, 5 * kDmonDefaultDelayMs * 1000000);  // 6 iterations of 4 GPUs
+  EXPECT_EQ(prom_points, 30);
+  int warnings = 0;
+  for (const auto& d : ds->diag.items()) {
+    if (d.reason.find("samples carry no time") != std::string::npos) ++warnings;
+  }
+  EXPECT_EQ(warnings, 2);
 }
 
 }  // namespace

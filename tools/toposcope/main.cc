@@ -25,6 +25,7 @@
 #include "toposcope/report/score.h"
 #include "toposcope/report/text/architecture_text.h"
 #include "toposcope/base/result.h"
+#include "toposcope/base/time.h"
 #include "toposcope/sim/simulate.h"
 
 namespace {
@@ -75,6 +76,7 @@ struct AnalyzeFlags {
   bool strict = false, quiet = false, verbose = false, check_icrc = false;
   bool anchors = true;  // use collective completions as implicit clock anchors
   bool dump_passes = false;
+  std::string at;  // --at
 };
 
 void AddAnalyzeFlags(CLI::App* cmd, AnalyzeFlags& f, bool with_out) {
@@ -88,6 +90,8 @@ void AddAnalyzeFlags(CLI::App* cmd, AnalyzeFlags& f, bool with_out) {
   }
   cmd->add_option("--from-dump", f.from_dump, "load passes from DIR/passes/*.json of an earlier --dump-passes run");
   cmd->add_option("--host", f.host, "attribute every input to this host");
+  cmd->add_option("--at", f.at, "when samples without a time (plain dcgmi dmon, a scrape) start, ISO 8601 UTC "
+                                "(default: each file's modification time)");
   cmd->add_option("--thresholds", f.thresholds, "bandwidth thresholds preset: modern (default) or seed (12/2 GB/s)")
       ->check(CLI::IsMember({"modern", "seed"}));
   cmd->add_option("--nvlink-min-gbps", f.nvlink_min_gbps, "bandwidth at or above which a pair is NVLink");
@@ -107,6 +111,11 @@ toposcope::Result<app::AnalyzeRequest> RequestOf(const AnalyzeFlags& f) {
   app::AnalyzeRequest req;
   req.paths = f.paths;
   req.host_override = f.host;
+  if (!f.at.empty()) {
+    const auto at = toposcope::ParseIsoTimeNs(f.at);
+    if (!at) return UnknownValue("--at", f.at);
+    req.untimed_at_ns = *at;
+  }
   req.out = f.out;
   req.from_dump = f.from_dump;
   req.dump_passes = f.dump_passes;

@@ -33,6 +33,7 @@ analysis::PipelineOptions PipelineOptionsOf(const AnalyzeRequest& req, analysis:
   po.analyze = req.options;
   po.paths = req.paths;
   po.load.host_override = req.host_override;
+  po.load.untimed_at_ns = req.untimed_at_ns;
   po.timeline = timeline;
   po.only = req.only;
   po.progress = req.progress;

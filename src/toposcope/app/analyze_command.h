@@ -22,6 +22,7 @@ analysis::AnalyzeOptions AnalyzeDefaults();
 struct AnalyzeRequest {
   std::vector<std::string> paths;   // files and directories to read (may be empty with from_dump)
   std::string host_override;        // attribute every input to this host
+  int64_t untimed_at_ns = kNoTime;  // where samples without a time start (LoadOptions)
   std::string out;                  // output directory; empty: write nothing
   analysis::AnalyzeOptions options = AnalyzeDefaults();
   bool timeline = false;            // merge every event into out/timeline.json (needs `out`)

@@ -12,6 +12,7 @@
 #include "toposcope/base/diagnostics.h"
 #include "toposcope/base/link_type.h"
 #include "toposcope/base/result.h"
+#include "toposcope/base/time.h"
 #include "toposcope/formats/fabric/ibnetdiscover.h"
 #include "toposcope/formats/rdma/inventory_csv.h"
 #include "toposcope/formats/nccl/nccl_log.h"
@@ -93,6 +94,7 @@ struct EventInput {
   std::string path;
   std::string host;
   formats::FileFormat format = formats::FileFormat::kUnknown;
+  int64_t untimed_at_ns = kNoTime;  // DCGM inputs: LoadOptions::untimed_at_ns
 };
 
 struct InputFile {
@@ -141,6 +143,9 @@ std::map<GpuPair, LinkClass> ClassifyNcclTopoPairs(const formats::NcclTopo& topo
 
 struct LoadOptions {
   std::string host_override;  // attribute every file to this host
+  // Where samples that carry no time start (plain dcgmi dmon output, a scrape without timestamps);
+  // kNoTime: each file's modification time.
+  int64_t untimed_at_ns = kNoTime;
 };
 
 // Loads files and directories (recursively, in sorted order). A file's host is, in order: the

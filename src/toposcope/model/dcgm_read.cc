@@ -1,9 +1,15 @@
 // model/dcgm_read: see dcgm_read.h.
 #include "toposcope/model/dcgm_read.h"
 
+#include <chrono>
+#include <filesystem>
 #include <map>
+#include <system_error>
+#include <unordered_map>
 
 #include "toposcope/base/file_io.h"
+#include "toposcope/base/text.h"
+#include "toposcope/base/time.h"
 #include "toposcope/formats/dcgm/dcgm_csv.h"
 #include "toposcope/formats/dcgm/dcgm_dmon.h"
 #include "toposcope/formats/dcgm/dcgm_fields.h"
@@ -45,10 +51,46 @@ class NamedFieldPoints {
   std::map<std::string, int> ids_;
 };
 
+// Times for samples that carry none: from the origin (the file's modification time unless given),
+// with one warning per file.
+class UntimedClock {
+ public:
+  UntimedClock(const std::string& path, int64_t origin_ns, Diagnostics& diag)
+      : path_(path), origin_ns_(origin_ns), diag_(diag) {}
+
+  // The time of the `index`-th sample at `step_ms` steps; warns on the first call.
+  int64_t At(int64_t index, int64_t step_ms, int64_t line) {
+    if (!warned_) {
+      warned_ = true;
+      const bool given = origin_ns_ != kNoTime;
+      if (!given) origin_ns_ = FileTimeNs(path_);
+      diag_.Warn(path_, line, "",
+                 Cat({"samples carry no time: placed ", std::to_string(step_ms), " ms apart from ",
+                      FormatIsoTimeNs(origin_ns_), given ? " (--at)" : " (the file's modification time; set --at)"}));
+    }
+    return origin_ns_ + index * step_ms * 1000000;
+  }
+
+ private:
+  static int64_t FileTimeNs(const std::string& path) {
+    std::error_code ec;
+    const auto t = std::filesystem::last_write_time(path, ec);
+    if (ec) return 0;
+    const auto sys = std::chrono::file_clock::to_sys(t);
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(sys.time_since_epoch()).count();
+  }
+
+  const std::string& path_;
+  int64_t origin_ns_;
+  Diagnostics& diag_;
+  bool warned_ = false;
+};
+
 }  // namespace
 
 Status ReadDcgmFile(const std::string& path, const std::string& host, formats::FileFormat format,
-                    const std::function<void(const DcgmPoint&)>& sink, Diagnostics& diag, ReadCounts& counts) {
+                    const std::function<void(const DcgmPoint&)>& sink, Diagnostics& diag, ReadCounts& counts,
+                    int64_t untimed_origin_ns) {
   auto in = OpenInput(path);
   if (!in.ok()) return in.error();
   LineReader lines(std::move(*in));
@@ -58,6 +100,7 @@ Status ReadDcgmFile(const std::string& path, const std::string& host, formats::F
     ReadCounts& counts;
     ~CountOversized() { RejectOversizedLines(lines, diag, counts); }
   } count_oversized{lines, diag, counts};
+  UntimedClock untimed(path, untimed_origin_ns, diag);
   switch (format) {
     case formats::FileFormat::kDcgmDmon: {
       formats::DmonOptions opt;
@@ -66,7 +109,8 @@ Status ReadDcgmFile(const std::string& path, const std::string& host, formats::F
       auto r = formats::ReadDmon(
           lines, path, opt, diag, counts,
           [&](const formats::DmonRow& row) {
-            if (row.ts_ns == kNoTime) return;
+            const int64_t ts_ns =
+                row.ts_ns != kNoTime ? row.ts_ns : untimed.At(row.iteration, kDmonDefaultDelayMs, row.line);
             for (size_t i = 0; i < row.values.size() && i < fields.size(); ++i) {
               DcgmPoint p;
               p.host = row.host.empty() ? host : row.host;
@@ -74,7 +118,7 @@ Status ReadDcgmFile(const std::string& path, const std::string& host, formats::F
               p.link = row.entity.link;
               p.field_id = fields[i].field_id;
               p.field = fields[i].short_name;
-              p.ts_ns = row.ts_ns;
+              p.ts_ns = ts_ns;
               p.value = row.values[i];
               sink(p);
             }
@@ -85,13 +129,18 @@ Status ReadDcgmFile(const std::string& path, const std::string& host, formats::F
     }
     case formats::FileFormat::kPrometheusText: {
       NamedFieldPoints points(host, sink);
+      std::unordered_map<std::string, int64_t> scrape_index;  // samples seen per series
       auto r = formats::ReadPromText(
           lines, path,
           [&](const formats::PromSample& s) {
             if (!formats::IsDcgmMetric(s.name)) return;
             const formats::DcgmPromSample d = formats::ToDcgmSample(s);
-            if (d.ts_ns == kNoTime) return;
-            points.Emit(d.host, d.gpu, d.link, d.field, d.ts_ns, d.value);
+            int64_t ts_ns = d.ts_ns;
+            if (ts_ns == kNoTime) {
+              const int64_t n = scrape_index[Cat({d.host, "/", std::to_string(d.gpu), "/", std::to_string(d.link), "/", d.field})]++;
+              ts_ns = untimed.At(n, kExporterDefaultIntervalMs, 0);
+            }
+            points.Emit(d.host, d.gpu, d.link, d.field, ts_ns, d.value);
           },
           diag, counts);
       if (!r.ok()) return r.error();

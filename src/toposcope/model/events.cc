@@ -46,7 +46,7 @@ Status StreamEvents(const EventInput& input, const formats::TraceEventSink& sink
             e.source_file = input.path;
             stamp(std::move(e));
           },
-          diag, counts->counts);
+          diag, counts->counts, input.untimed_at_ns);
     }
     default:
       break;

@@ -124,8 +124,9 @@ Status ReadClockSamples(FileRead& f) {
 // refused before any record was accepted (then it gives the timeline nothing).
 Status ReadDcgm(FileRead& f) {
   const Status st = ReadDcgmFile(
-      f.path, f.host, f.format, [&](const DcgmPoint& p) { f.ds.dcgm.Add(p); }, f.ds.diag, f.counts);
-  if (st.ok() || f.counts.accepted > 0) f.ds.event_inputs.push_back({f.path, f.host, f.format});
+      f.path, f.host, f.format, [&](const DcgmPoint& p) { f.ds.dcgm.Add(p); }, f.ds.diag, f.counts,
+      f.opt.untimed_at_ns);
+  if (st.ok() || f.counts.accepted > 0) f.ds.event_inputs.push_back({f.path, f.host, f.format, f.opt.untimed_at_ns});
   return st;
 }
 
