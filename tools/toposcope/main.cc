@@ -16,6 +16,7 @@
 
 #include "toposcope/analysis/pipeline/pipeline.h"
 #include "toposcope/app/analyze_command.h"
+#include "toposcope/app/anonymize_command.h"
 #include "toposcope/app/demo_command.h"
 #include "toposcope/app/simulate_command.h"
 #include "toposcope/experiments/architecture_compare.h"
@@ -213,6 +214,7 @@ struct Flags {
   std::string sim_out;
   std::string truth, result;
   app::DemoRequest demo;
+  app::AnonymizeRequest anonymize;
 };
 
 void AddSimulateFlags(CLI::App* c, toposcope::sim::SimOptions& o, std::string& arch, std::string& out) {
@@ -320,6 +322,19 @@ std::vector<Command> Commands(Flags& f) {
        [&f] {
          const toposcope::Status st = app::RunDemo(f.demo, stdout);
          return st.ok() ? int{kOk} : Fail(st.error());
+       }},
+      {"anonymize", "copy a dataset with every host, switch and capture renamed (DIR/rename_map.json)",
+       [&f](CLI::App* c) {
+         c->add_option("dataset", f.anonymize.dataset, "the dataset's directory")->required();
+         c->add_option("--out", f.anonymize.out, "output directory")->required();
+         c->add_option("--seed", f.anonymize.options.seed, "random seed (chooses the naming style too)");
+         c->add_flag("--blank-jobs", f.anonymize.options.blank_jobs, "blank every job column");
+       },
+       [&f] {
+         auto s = app::RunAnonymize(f.anonymize);
+         if (!s.ok()) return Fail(s.error());
+         std::fputs(app::AnonymizeSummaryText(*s, f.anonymize).c_str(), stdout);
+         return int{kOk};
        }},
       {"passes", "list the analysis passes, what each needs and produces", [](CLI::App*) {},
        [] {
