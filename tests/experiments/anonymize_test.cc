@@ -90,7 +90,7 @@ TEST(MakeRenameMap, DrawsUniqueNamesInTheStyleOfTheSeed) {
     const RenameMap m = MakeRenameMap(hosts, {"leaf00", "spine00"}, {"leaf00-p1.pcap"}, style, seed);
     std::set<std::string> fresh;
     for (const auto& [old, n] : m.hosts) {
-      EXPECT_TRUE(std::regex_match(n, host_styles[static_cast<size_t>(style)])) << n;
+      EXPECT_TRUE(std::regex_match(n, host_styles[static_cast<size_t>(style) - 1])) << n;
       fresh.insert(n);
     }
     EXPECT_EQ(fresh.size(), hosts.size());

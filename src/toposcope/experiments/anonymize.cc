@@ -14,7 +14,6 @@
 
 #include "toposcope/base/file_io.h"
 #include "toposcope/base/names.h"
-#include "toposcope/base/rng.h"
 #include "toposcope/base/text.h"
 #include "toposcope/formats/fabric/ibnetdiscover.h"
 #include "toposcope/model/dataset.h"
@@ -31,53 +30,15 @@ constexpr const char* kMapFile = "rename_map.json";
 constexpr uint64_t kHostLabel = 0x4a05750001ULL;
 constexpr uint64_t kSwitchLabel = 0x4a05750002ULL;
 constexpr uint64_t kCaptureLabel = 0x4a05750003ULL;
-constexpr uint64_t kOrderLabel = 0x4a05750004ULL;
 
 bool IsWordChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-std::string Padded(uint64_t v, int width) {
-  std::string s = std::to_string(v);
-  if (static_cast<int>(s.size()) < width) s.insert(0, static_cast<size_t>(width) - s.size(), '0');
-  return s;
-}
-
-// One candidate name of `kind` (0 host, 1 switch, 2 capture stem) in `style`.
-std::string DrawName(NameStyle style, int kind, Rng& rng) {
-  const char letter = static_cast<char>('a' + rng.Below(8));
-  switch (style) {
-    case NameStyle::kDgx:
-      if (kind == 0) return "dgx-" + std::string(1, letter) + Padded(1 + rng.Below(40), 2) + "-" + Padded(1 + rng.Below(32), 2);
-      if (kind == 1) return "ib-" + std::string(1, letter) + Padded(1 + rng.Below(40), 2) + "-sw" + std::to_string(1 + rng.Below(9));
-      return "mirror-" + Padded(rng.Below(10000), 4);
-    case NameStyle::kRackNode:
-      if (kind == 0) return "gpu-r" + std::to_string(1 + rng.Below(64)) + "-n" + std::to_string(1 + rng.Below(32));
-      if (kind == 1) return "qm9700-r" + std::to_string(1 + rng.Below(64)) + "-" + std::to_string(1 + rng.Below(9));
-      return "span" + std::to_string(rng.Below(100000));
-    case NameStyle::kCloudIp:
-      if (kind == 0) {
-        return "ip-10-" + std::to_string(rng.Below(256)) + "-" + std::to_string(rng.Below(256)) + "-" +
-               std::to_string(1 + rng.Below(254));
-      }
-      if (kind == 1) return "sw-10-250-" + std::to_string(rng.Below(256)) + "-" + std::to_string(1 + rng.Below(254));
-      return "cap-" + std::to_string(0x100000 + rng.Below(0xeffff));
-  }
-  return "x" + std::to_string(rng.NextU64());
-}
-
-// New names for `olds` (unique, none an old name nor one already taken), assigned in random order.
-NameMap DrawNames(const std::vector<std::string>& olds, NameStyle style, int kind, uint64_t seed, uint64_t label,
-                  std::set<std::string>& taken) {
-  Rng rng(Rng::Mix(seed, label));
-  std::vector<std::string> fresh;
-  while (fresh.size() < olds.size()) {
-    std::string n = DrawName(style, kind, rng);
-    if (taken.insert(n).second) fresh.push_back(std::move(n));
-  }
-  // The draw is already random; shuffle once more so that the order of the old names says nothing.
-  Rng order(Rng::Mix(seed, kOrderLabel + label));
-  for (size_t i = fresh.size(); i > 1; --i) std::swap(fresh[i - 1], fresh[order.Below(i)]);
+// New names for `olds`, assigned in random order (sim/naming.h).
+NameMap NewNames(const std::vector<std::string>& olds, NameStyle style, sim::NameKind kind, uint64_t seed,
+                 uint64_t label, std::set<std::string>& taken) {
+  const std::vector<std::string> fresh = sim::DrawNames(static_cast<int>(olds.size()), style, kind, seed, label, taken);
   NameMap out;
   for (size_t i = 0; i < olds.size(); ++i) out[olds[i]] = fresh[i];
   return out;
@@ -305,17 +266,6 @@ bool Inside(const fs::path& child, const fs::path& parent) {
 
 }  // namespace
 
-std::string_view NameStyleName(NameStyle style) {
-  switch (style) {
-    case NameStyle::kDgx: return "dgx";
-    case NameStyle::kRackNode: return "rack-node";
-    case NameStyle::kCloudIp: return "cloud-ip";
-  }
-  return "dgx";
-}
-
-NameStyle NameStyleOfSeed(uint64_t seed) { return static_cast<NameStyle>(seed % 3); }
-
 RenameMap MakeRenameMap(const std::vector<std::string>& hosts, const std::vector<std::string>& switches,
                         const std::vector<std::string>& captures, NameStyle style, uint64_t seed) {
   RenameMap m;
@@ -327,9 +277,9 @@ RenameMap MakeRenameMap(const std::vector<std::string>& hosts, const std::vector
     taken.insert(StemAndExtension(c).first);
     stems.push_back(c);
   }
-  m.hosts = DrawNames(hosts, style, 0, seed, kHostLabel, taken);
-  m.switches = DrawNames(switches, style, 1, seed, kSwitchLabel, taken);
-  const NameMap cap_stems = DrawNames(stems, style, 2, seed, kCaptureLabel, taken);
+  m.hosts = NewNames(hosts, style, sim::NameKind::kHost, seed, kHostLabel, taken);
+  m.switches = NewNames(switches, style, sim::NameKind::kSwitch, seed, kSwitchLabel, taken);
+  const NameMap cap_stems = NewNames(stems, style, sim::NameKind::kCapture, seed, kCaptureLabel, taken);
   for (const auto& [old, fresh] : cap_stems) m.captures[old] = fresh + StemAndExtension(old).second;
   return m;
 }

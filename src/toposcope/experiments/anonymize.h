@@ -16,19 +16,14 @@
 #include <vector>
 
 #include "toposcope/base/result.h"
+#include "toposcope/sim/naming.h"
 
 namespace toposcope::experiments {
 
-// The naming styles of the new names.
-enum class NameStyle {
-  kDgx,       // hosts "dgx-a12-07", switches "ib-a04-sw2", captures "mirror-0413.pcap"
-  kRackNode,  // hosts "gpu-r3-n14", switches "qm9700-r7-2", captures "span17.pcap"
-  kCloudIp,   // hosts "ip-10-1-2-3", switches "sw-10-250-3-9", captures "cap-9f3a01.pcap"
-};
-// The style's name ("dgx", "rack-node", "cloud-ip").
-std::string_view NameStyleName(NameStyle style);
-// The style the seed chooses (every style is chosen by some small seed). Never fails.
-NameStyle NameStyleOfSeed(uint64_t seed);
+// The naming styles of the new names (sim/naming.h).
+using NameStyle = sim::NameStyle;
+using sim::NameStyleName;
+using sim::NameStyleOfSeed;
 
 struct AnonymizeOptions {
   uint64_t seed = 1;
