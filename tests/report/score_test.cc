@@ -66,6 +66,25 @@ TEST(Score, GoodPairScores) {
   EXPECT_EQ((*s)["links"]["bandwidth_class_accuracy"], 1.0);
 }
 
+// An undirected link names its ends in name order; a renamed dataset keeps the truth's ids as
+// written while the analyzer orders the new names: the two orders still match.
+TEST(Score, UndirectedLinkIdsMatchWhateverTheOrderOfTheirEnds) {
+  json truth = GoodTruth();
+  truth["fabric"] = json::parse(R"({"links": [{"id": "sw-b--host-a", "latency_us": 0.5}]})");
+  truth["rdma"] = json::parse(R"({"links": [{"link": "zz~aa", "backbone": true, "mode": "steady"}]})");
+  json result = GoodResult();
+  result["link_weights"] = json::parse(R"([{"link": "host-a--sw-b", "identifiable": true, "latency_us": 0.5}])");
+  result["link_entropy_summary"] = json::parse(R"([{"link": "aa~zz", "deterministic": true, "regular": true}])");
+  result["entropy_modes"] = json::parse(R"([{"link": "aa~zz", "mode": "steady"}])");
+  Result<json> s = Score(truth, result);
+  ASSERT_TRUE(s.ok()) << s.error().ToString();
+  EXPECT_EQ((*s)["tomography"]["identifiable"], 1) << s->dump(2);
+  EXPECT_EQ((*s)["tomography"]["links_not_in_truth"], 0) << s->dump(2);
+  EXPECT_EQ((*s)["entropy"]["links_scored"], 1) << s->dump(2);
+  EXPECT_EQ((*s)["entropy"]["backbone"]["true_positives"], 1) << s->dump(2);
+  EXPECT_DOUBLE_EQ((*s)["entropy"]["modes"]["accuracy"].get<double>(), 1.0) << s->dump(2);
+}
+
 TEST(Score, WrongTypeForAKeyIsAnErrorNamingTheKey) {
   json truth = GoodTruth();
   truth["links"][0]["lanes"] = "eighteen";

@@ -16,6 +16,7 @@
 
 #include "toposcope/analysis/pipeline/pipeline.h"
 #include "toposcope/app/analyze_command.h"
+#include "toposcope/app/anonymize_command.h"
 #include "toposcope/app/demo_command.h"
 #include "toposcope/app/simulate_command.h"
 #include "toposcope/experiments/architecture_compare.h"
@@ -220,12 +221,18 @@ struct Flags {
   toposcope::sim::SimOptions sim = app::SimulateDefaults();
   std::string sim_arch{toposcope::sim::ArchName(sim.arch)};  // --arch, parsed into sim.arch
   std::string sim_out;
+  std::string sim_naming = "seed";  // --naming, resolved against the seed into sim.naming
   std::string truth, result;
   app::DemoRequest demo;
+  app::AnonymizeRequest anonymize;
 };
 
-void AddSimulateFlags(CLI::App* c, toposcope::sim::SimOptions& o, std::string& arch, std::string& out) {
+void AddSimulateFlags(CLI::App* c, toposcope::sim::SimOptions& o, std::string& arch, std::string& out,
+                      std::string& naming) {
   c->add_option("--arch", arch, "fat-tree, dragonfly or hhre")->check(CLI::IsMember({"fat-tree", "dragonfly", "hhre"}));
+  c->add_option("--naming", naming, "host and switch names: seed (a real style chosen by the seed), dgx, rack-node, "
+                "cloud-ip, or plain (node001, leaf00 in placement order)")
+      ->check(CLI::IsMember({"seed", "dgx", "rack-node", "cloud-ip", "plain"}));
   c->add_option("--seed", o.seed, "random seed (same seed, same bytes)");
   c->add_option("--hosts", o.hosts, "number of hosts")->check(CLI::Range(1, 100000));
   c->add_option("--faults", o.faults, "number of injected faults")->check(CLI::Range(0, 100000));
@@ -299,11 +306,15 @@ std::vector<Command> Commands(Flags& f) {
          return int{kOk};
        }},
       {"simulate", "generate a cluster with known topology in real formats",
-       [&f](CLI::App* c) { AddSimulateFlags(c, f.sim, f.sim_arch, f.sim_out); },
+       [&f](CLI::App* c) { AddSimulateFlags(c, f.sim, f.sim_arch, f.sim_out, f.sim_naming); },
        [&f] {
          const std::optional<toposcope::sim::Arch> arch = toposcope::sim::ParseArch(f.sim_arch);
          if (!arch) return Fail(UnknownValue("--arch", f.sim_arch));
          f.sim.arch = *arch;
+         const auto naming = f.sim_naming == "seed" ? toposcope::sim::NameStyleOfSeed(f.sim.seed)
+                                                    : toposcope::sim::ParseNameStyle(f.sim_naming);
+         if (!naming) return Fail(UnknownValue("--naming", f.sim_naming));
+         f.sim.naming = *naming;
          auto s = app::RunSimulate(f.sim, f.sim_out);
          if (!s.ok()) return Fail(s.error());
          std::fputs(toposcope::sim::SimSummaryText(*s).c_str(), stdout);
@@ -329,6 +340,19 @@ std::vector<Command> Commands(Flags& f) {
        [&f] {
          const toposcope::Status st = app::RunDemo(f.demo, stdout);
          return st.ok() ? int{kOk} : Fail(st.error());
+       }},
+      {"anonymize", "copy a dataset with every host, switch and capture renamed (DIR/rename_map.json)",
+       [&f](CLI::App* c) {
+         c->add_option("dataset", f.anonymize.dataset, "the dataset's directory")->required();
+         c->add_option("--out", f.anonymize.out, "output directory")->required();
+         c->add_option("--seed", f.anonymize.options.seed, "random seed (chooses the naming style too)");
+         c->add_flag("--blank-jobs", f.anonymize.options.blank_jobs, "blank every job column");
+       },
+       [&f] {
+         auto s = app::RunAnonymize(f.anonymize);
+         if (!s.ok()) return Fail(s.error());
+         std::fputs(app::AnonymizeSummaryText(*s, f.anonymize).c_str(), stdout);
+         return int{kOk};
        }},
       {"passes", "list the analysis passes, what each needs and produces", [](CLI::App*) {},
        [] {

@@ -110,6 +110,17 @@ std::string StrField(const json& j, const char* key) {
   return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
 }
 
+std::string UndirectedId(const std::string& id) {
+  for (const std::string sep : {"--", "~"}) {
+    const size_t at = id.find(sep);
+    if (at == std::string::npos) continue;
+    const std::string a = id.substr(0, at);
+    const std::string b = id.substr(at + sep.size());
+    return a <= b ? id : b + sep + a;
+  }
+  return id;
+}
+
 double Ratio(double num, double den) { return den > 0 ? num / den : 1.0; }
 
 json DetectionJson(int64_t tp, int64_t fp, int64_t fn) {

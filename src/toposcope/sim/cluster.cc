@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <set>
 #include <utility>
 
 #include "toposcope/base/hash.h"
@@ -73,6 +75,42 @@ Fabric BuildFabric(Arch arch, std::vector<HostModel>& hosts) {
     }
   }
   return f;
+}
+
+constexpr uint64_t kHostNameLabel = 0x4e414d4501ULL;
+constexpr uint64_t kSwitchNameLabel = 0x4e414d4502ULL;
+
+// Renames every host and switch in `style` (not kPlain), drawn from the seed; everything else
+// (the host hashes, the grouping, group and ring names) stays as it is.
+void NameCluster(NameStyle style, uint64_t seed, std::vector<HostModel>& hosts, Fabric& f) {
+  std::set<std::string> taken;
+  const std::vector<std::string> host_names =
+      DrawNames(static_cast<int>(hosts.size()), style, NameKind::kHost, seed, kHostNameLabel, taken);
+  std::map<std::string, std::string> name_of;
+  for (size_t i = 0; i < hosts.size(); ++i) name_of[hosts[i].name] = host_names[i];
+  std::vector<std::string> switches;
+  for (const auto& l : f.leaves) switches.push_back(l.name);
+  for (const auto& s : f.spines) switches.push_back(s);
+  const std::vector<std::string> switch_names =
+      DrawNames(static_cast<int>(switches.size()), style, NameKind::kSwitch, seed, kSwitchNameLabel, taken);
+  for (size_t i = 0; i < switches.size(); ++i) name_of[switches[i]] = switch_names[i];
+  auto rename = [&name_of](std::string& n) {
+    if (auto it = name_of.find(n); it != name_of.end()) n = it->second;
+  };
+  for (auto& h : hosts) {
+    rename(h.name);
+    rename(h.leaf);
+  }
+  for (auto& l : f.leaves) {
+    rename(l.name);
+    for (auto& m : l.members) rename(m);
+  }
+  for (auto& s : f.spines) rename(s);
+  for (auto* groups : {&f.groups, &f.rings}) {
+    for (auto& g : *groups) {
+      for (auto& m : g.members) rename(m);
+    }
+  }
 }
 
 bool EligibleFor(NodeFaultKind kind, const HostModel& h) {
@@ -210,6 +248,7 @@ Result<Cluster> BuildCluster(const SimOptions& options) {
     c.hosts.push_back(std::move(h));
   }
   c.fabric = BuildFabric(options.arch, c.hosts);
+  if (options.naming != NameStyle::kPlain) NameCluster(options.naming, options.seed, c.hosts, c.fabric);
 
   Rng rng(Rng::Mix(options.seed, kFaultStreamLabel));
   for (int k = 0; k < options.faults; ++k) {

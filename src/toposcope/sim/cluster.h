@@ -12,6 +12,7 @@
 
 #include "toposcope/base/link_type.h"
 #include "toposcope/base/result.h"
+#include "toposcope/sim/naming.h"
 #include "toposcope/sim/node_types.h"
 #include "toposcope/stats/alpha_stable.h"
 
@@ -45,6 +46,10 @@ struct SimOptions {
   std::vector<std::string> node_types;  // host i gets node_types[i % size]; empty: all registered
                                         // types in registry order
   int faults = 4;                       // requested faults (fewer when not enough eligible hosts)
+  // How hosts and switches are named (sim/naming.h): kPlain numbers them in placement order
+  // (node001, leaf00, spine00); a real style draws them from the seed in random order, so that no
+  // name tells where its device sits. Group and ring names name no device and stay numbered.
+  NameStyle naming = NameStyle::kPlain;
   stats::NoiseModel noise;              // relative error of every measured P2P cell (and of the
                                         // DCGM throughput and activity samples)
 
@@ -116,7 +121,7 @@ struct GpuState {
 
 struct HostModel {
   int index = 0;     // 0-based position in the cluster
-  std::string name;  // "node001"
+  std::string name;  // "node001" (or a name in SimOptions::naming's style)
   const NodeType* type = nullptr;
   std::vector<GpuState> gpus;
   std::vector<int> bridge_lanes;  // active lanes per NodeType::bridges entry

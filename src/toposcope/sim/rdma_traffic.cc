@@ -8,6 +8,7 @@
 #include <span>
 #include <utility>
 
+#include "toposcope/base/hash.h"
 #include "toposcope/base/rng.h"
 #include "toposcope/base/text.h"
 #include "toposcope/formats/rdma/inventory_csv.h"
@@ -606,12 +607,15 @@ void PlanBackgroundPairs(const Cluster& cluster, int n_captured, Rng& rng, RdmaP
   }
 }
 
-// A capture of `leaf`'s port `port` (file name from both).
+// A capture of `leaf`'s port `port`; its file name is a hash of both, so that it tells neither.
 RdmaCapture NewCapture(const std::string& leaf, int port, RdmaCaptureKind kind, uint32_t snaplen) {
   RdmaCapture cap;
   cap.leaf = leaf;
   cap.port = port;
-  cap.file = std::string(kCaptureDir) + "/" + cap.leaf + "-p" + std::to_string(cap.port) + ".pcap";
+  char id[16];
+  std::snprintf(id, sizeof(id), "%08llx",
+                static_cast<unsigned long long>(Rng::Mix(Fnv1a(leaf), static_cast<uint64_t>(port)) & 0xffffffffULL));
+  cap.file = std::string(kCaptureDir) + "/span-" + id + ".pcap";
   cap.kind = kind;
   cap.snaplen = snaplen;
   return cap;
@@ -1694,8 +1698,7 @@ std::string RenderInventory(const Cluster& cluster, const RdmaPlan& plan) {
       row.nic = n.device;
       row.port = 1;
       row.gid = "::ffff:" + n.ip.ToString();
-      row.rack = cluster.options.arch == Arch::kHhre ? h.leaf : std::string();
-      row.leaf = h.leaf;
+      // No rack or leaf: placement is for the analyzer to find, not to read.
       inv.rows.push_back(std::move(row));
     }
   }

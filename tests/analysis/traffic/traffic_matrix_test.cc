@@ -175,6 +175,23 @@ TEST(TrafficMatrix, DeterministicAcrossRuns) {
   }
 }
 
+// The same counters under another host name give the same estimate and error bars: the bootstrap
+// stream follows the data, not the name.
+TEST(TrafficMatrix, ErrorBarsDoNotDependOnTheHostName) {
+  model::Dataset a, b;
+  Render(&a, "node001", TwoChannelTruth(2e9, 0.2e9), 0.1, 3);
+  Render(&b, "gpu-r3-n14", TwoChannelTruth(2e9, 0.2e9), 0.1, 3);
+  const TrafficMatrixReport ra = EstimateTrafficMatrix(a, TwoChannels("node001"));
+  const TrafficMatrixReport rb = EstimateTrafficMatrix(b, TwoChannels("gpu-r3-n14"));
+  ASSERT_EQ(ra.hosts.size(), 1u);
+  ASSERT_EQ(rb.hosts.size(), 1u);
+  ASSERT_EQ(ra.hosts[0].pairs.size(), rb.hosts[0].pairs.size());
+  for (size_t i = 0; i < ra.hosts[0].pairs.size(); ++i) {
+    EXPECT_EQ(ra.hosts[0].pairs[i].bytes_per_s, rb.hosts[0].pairs[i].bytes_per_s) << i;
+    EXPECT_EQ(ra.hosts[0].pairs[i].err_bytes_per_s, rb.hosts[0].pairs[i].err_bytes_per_s) << i;
+  }
+}
+
 TEST(TrafficMatrix, HostsThatCannotBeEstimatedSayWhy) {
   model::Dataset ds;
   // Bridged host: pairs (0,1) NVLink, (0,2) PCIe.

@@ -124,6 +124,26 @@ TEST(InventoryCsv, RoundTrip) {
   EXPECT_EQ(WriteInventoryCsv(*back), w);
 }
 
+// Without any rack or leaf, the writer leaves those columns out (placement is for the analyzer to
+// find); the text still reads back.
+TEST(InventoryCsv, NoPlacementColumnsWhenNoRowHasThem) {
+  Inventory inv;
+  InventoryRow r;
+  r.host = "dgx-a01-01";
+  r.ip = "10.0.0.1";
+  r.nic = "mlx5_0";
+  r.port = 1;
+  inv.rows.push_back(r);
+  const std::string w = WriteInventoryCsv(inv);
+  EXPECT_EQ(w, "host,ip,nic,port,gid\ndgx-a01-01,10.0.0.1,mlx5_0,1,\n");
+  Diagnostics diag;
+  auto back = ParseInventoryCsv(w, "w", diag);
+  ASSERT_TRUE(back.ok()) << back.error().ToString();
+  ASSERT_EQ(back->rows.size(), 1u);
+  EXPECT_EQ(back->rows[0].host, "dgx-a01-01");
+  EXPECT_TRUE(back->rows[0].leaf.empty());
+}
+
 TEST(InventoryCsv, StreamingAndHeaderVariants) {
   const std::string text = "\xEF\xBB\xBF# c\nIP , HOST,extra\n10.0.0.1,a,x\n\"10.0.0.2\",\"b\",\n";
   LineReader lines = TextLineReader(text, "s");

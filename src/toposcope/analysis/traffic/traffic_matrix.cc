@@ -2,6 +2,7 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -526,14 +527,31 @@ struct BootstrapMoments {
   [[nodiscard]] double Sd(double m2v) const { return reps > 1 ? std::sqrt(m2v / (reps - 1)) : 0.0; }
 };
 
+// The seed of a host's bootstrap stream: FNV-1a over its blocks' sums and counts, so that the stream
+// follows the host's data, never its name (a renamed dataset gets the same error bars).
+uint64_t BlocksHash(const SampleBlocks& blocks) {
+  uint64_t h = kFnv1aOffsetBasis;
+  auto add = [&h](uint64_t v) {
+    for (int i = 0; i < 8; ++i) h = Fnv1aByte(h, static_cast<uint8_t>(v >> (8 * i)));
+  };
+  add(static_cast<uint64_t>(blocks.gpus));
+  add(static_cast<uint64_t>(blocks.n_blocks));
+  for (const auto* side : {&blocks.tx, &blocks.rx}) {
+    for (const Blocks& bl : *side) {
+      for (const double v : bl.sum) add(std::bit_cast<uint64_t>(v));
+      for (const auto c : bl.count) add(static_cast<uint64_t>(c));
+    }
+  }
+  return h;
+}
+
 // Error part (a), noise: the fit redone on moving-block bootstrap replicates of the host's blocks
-// (one seeded stream per host).
-BootstrapMoments Bootstrap(const HostModel& m, const SampleBlocks& blocks, const std::string& host,
-                           const TrafficMatrixOptions& opt) {
+// (one seeded stream per host, from its data).
+BootstrapMoments Bootstrap(const HostModel& m, const SampleBlocks& blocks, const TrafficMatrixOptions& opt) {
   const int g = m.g;
   const size_t n_edges = m.edges.size();
   const int n_blocks = blocks.n_blocks;
-  Rng rng(Rng::Mix(opt.seed, Fnv1a(host)));
+  Rng rng(Rng::Mix(opt.seed, BlocksHash(blocks)));
   BootstrapMoments out;
   std::vector<double> mean(n_edges, 0.0);
   out.m2.assign(n_edges, 0.0);
@@ -676,7 +694,7 @@ std::string EstimateHost(const model::Dataset& ds, const GpuCounters* counters, 
   err.residuals = ComputeResiduals(m, hm);
   FeasibleRanges(m, hm, &err.lo, &err.hi);
   DescribeAssumption(*rings, hm);
-  err.noise = Bootstrap(m, blocks, hm->host, opt);
+  err.noise = Bootstrap(m, blocks, opt);
   err.amb2 = AmbiguitySq(m, *hm, opt);
   BuildPairs(m, err, opt, hm);
   return {};

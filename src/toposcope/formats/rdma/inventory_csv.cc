@@ -211,11 +211,13 @@ Result<Inventory> ParseInventoryCsv(std::string_view text, std::string_view sour
 }
 
 std::string WriteInventoryCsv(const Inventory& inventory) {
-  std::string out = "host,ip,nic,port,gid,rack,leaf\n";
+  const bool placed = std::any_of(inventory.rows.begin(), inventory.rows.end(),
+                                  [](const InventoryRow& r) { return !r.rack.empty() || !r.leaf.empty(); });
+  std::string out = placed ? "host,ip,nic,port,gid,rack,leaf\n" : "host,ip,nic,port,gid\n";
   for (const InventoryRow& r : inventory.rows) {
     out += Cat({CsvCell(r.host), ",", r.ip.empty() ? r.addr.ToString() : r.ip, ",", CsvCell(r.nic), ",",
-                r.port >= 0 ? std::to_string(r.port) : std::string(), ",", CsvCell(r.gid), ",", CsvCell(r.rack), ",",
-                CsvCell(r.leaf), "\n"});
+                r.port >= 0 ? std::to_string(r.port) : std::string(), ",", CsvCell(r.gid)});
+    out += placed ? Cat({",", CsvCell(r.rack), ",", CsvCell(r.leaf), "\n"}) : std::string("\n");
   }
   return out;
 }

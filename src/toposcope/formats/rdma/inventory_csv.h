@@ -55,7 +55,8 @@ Result<Inventory> ParseInventoryCsv(std::string_view text, std::string_view sour
 Status ReadInventoryCsv(LineReader& lines, std::string_view source, const InventoryRowSink& sink,
                         Diagnostics& diag, ReadCounts& counts);
 
-// Writes `host,ip,nic,port,gid,rack,leaf` and one row per entry (port empty when -1; cells quoted
+// Writes `host,ip,nic,port,gid,rack,leaf` (without rack and leaf when no row has either) and one
+// row per entry (port empty when -1; cells quoted
 // when they hold a comma, quote, or leading/trailing space). Round-trips through ParseInventoryCsv
 // (except `line`).
 std::string WriteInventoryCsv(const Inventory& inventory);

@@ -119,12 +119,12 @@ void ScoreDiscoveredLeaves(const json& tf, const json& result, json& out) {
 json ScoreTomography(const json& tf, const json& result) {
   std::map<std::string, double> want;
   for (const auto& l : tf["links"]) {
-    if (l.contains("latency_us") && l["latency_us"].is_number()) want[StrField(l, "id")] = l["latency_us"].get<double>();
+    if (l.contains("latency_us") && l["latency_us"].is_number()) want[UndirectedId(StrField(l, "id"))] = l["latency_us"].get<double>();
   }
   std::vector<double> rel;
   int64_t identifiable = 0, not_identifiable = 0, unknown = 0;
   for (const auto& l : result["link_weights"]) {
-    auto it = want.find(StrField(l, "link"));
+    auto it = want.find(UndirectedId(StrField(l, "link")));
     if (it == want.end()) {
       ++unknown;
       continue;

@@ -14,6 +14,10 @@ namespace toposcope::report::score_internal {
 
 // Returns j[key] when `j` is an object whose `key` is a string; else "".
 std::string StrField(const nlohmann::json& j, const char* key);
+// Returns an undirected link id ("a~b", "a--b") with its two ends in one order whatever order the
+// writer chose (ends are ordered by name, and renaming a dataset changes that order); any other id
+// as it is. Never fails.
+std::string UndirectedId(const std::string& id);
 // Returns num / den; 1 when den is not positive (nothing to get wrong).
 double Ratio(double num, double den);
 // Returns {"precision", "recall", "true_positives", "false_positives", "false_negatives"} of the

@@ -147,18 +147,18 @@ json ScoreEntropy(const json& tr, const json& result) {
   std::map<std::string, std::string> mode;
   if (result.contains("link_entropy_summary")) {
     for (const auto& l : result["link_entropy_summary"]) {
-      det[StrField(l, "link")] = l.value("deterministic", false);
-      regular[StrField(l, "link")] = l.value("regular", false);
+      det[UndirectedId(StrField(l, "link"))] = l.value("deterministic", false);
+      regular[UndirectedId(StrField(l, "link"))] = l.value("regular", false);
     }
   }
   if (result.contains("entropy_modes")) {
-    for (const auto& m : result["entropy_modes"]) mode[StrField(m, "link")] = StrField(m, "mode");
+    for (const auto& m : result["entropy_modes"]) mode[UndirectedId(StrField(m, "link"))] = StrField(m, "mode");
   }
   int64_t seen = 0, mode_n = 0, mode_ok = 0;
   Confusion ours, seed;  // ours: regular; the seed's criterion: deterministic
   std::map<std::string, std::map<std::string, int64_t>> confusion;
   for (const auto& l : tr["links"]) {
-    const std::string id = StrField(l, "link");
+    const std::string id = UndirectedId(StrField(l, "link"));
     auto it = det.find(id);
     if (it == det.end()) continue;
     ++seen;
