@@ -373,8 +373,8 @@ TEST(Links, PartialDgx2MatrixIsNvswitchFromTheLaneCount) {
 
 TEST(Links, P2pEnabledSlowerThanStagedCopiesIsAFinding) {
   // p2pBandwidthLatencyTest from NVIDIA/nccl issue #814: P2P writes at ~10 GB/s, staged copies at ~22.
-  const std::string path =
-      std::string(TOPOSCOPE_TESTDATA) + "/real/cuda_p2p/p2p_enabled_slower_than_disabled_6gpu_nccl_issue814_excerpt.txt";
+  const std::string path = std::string(TOPOSCOPE_TESTDATA) +
+                           "/real/cuda_p2p/p2p_enabled_slower_than_disabled_6gpu_nccl_issue814_excerpt.txt";
   std::ifstream in(path, std::ios::binary);
   ASSERT_TRUE(in.good()) << path;
   std::stringstream text;
