@@ -112,12 +112,9 @@ namespace {
 // island, not a PCIe path: a GPU pair of an NVSwitch island or a full direct mesh always shares
 // NVLink. (A DGX-1's GPU 0 and 5 are not NVLink peers: GPU 0 lacks NVLink to 6 and 7.)
 void PromoteInIsland(std::vector<Draft*>& host_drafts) {
-  std::map<model::GpuPair, bool> nv;
   std::map<int, std::set<int>> peers;
   for (const Draft* d : host_drafts) {
-    const bool is_nv = d->cls.type == LinkType::kNvlink;
-    nv[d->pair] = is_nv;
-    if (!is_nv) continue;
+    if (d->cls.type != LinkType::kNvlink) continue;
     peers[d->pair.first].insert(d->pair.second);
     peers[d->pair.second].insert(d->pair.first);
   }
