@@ -45,10 +45,10 @@ PY
 # Seed corpora: the real fixtures of each reader's kind plus our own testdata.
 seed_dirs() {
   case "$1" in
-    nvsmi_topo_fuzz) echo "$fixtures/nvidia_smi_topo" ;;
+    nvsmi_topo_fuzz) echo "$fixtures/nvidia_smi_topo $root/testdata/real/nvidia_smi_topo" ;;
     nccl_topo_xml_fuzz) echo "$fixtures/nccl_topo_xml" ;;
     nccl_graph_xml_fuzz) echo "$fixtures/nccl_graph_xml" ;;
-    p2p_bandwidth_latency_fuzz) echo "$fixtures/cuda_p2p" ;;
+    p2p_bandwidth_latency_fuzz) echo "$fixtures/cuda_p2p $root/testdata/real/cuda_p2p" ;;
     nvbandwidth_fuzz) echo "$fixtures/nvbandwidth" ;;
     p2p_csv_fuzz) echo "$root/testdata/p2p" ;;
     chrome_trace_fuzz) echo "$fixtures/kineto_trace $fixtures/nccl_inspector" ;;

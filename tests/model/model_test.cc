@@ -99,6 +99,46 @@ TEST(LoadPaths, NvbandwidthHostnameLineNamesTheHost) {
   EXPECT_NEAR(a6000.measured.at({0, 1}).samples_gbps[0], 26.34, 1e-9);
 }
 
+TEST(NvsmiTopo, NicColumnsWithoutNicLegendStayVerticesOfTheirOwn) {
+  // DGX A100 `nvidia-smi topo -m` cut before its NIC Legend (NVIDIA/nccl issue #1505).
+  const std::string path = std::string(TOPOSCOPE_TESTDATA) +
+                           "/real/nvidia_smi_topo/dgx_a100_nv12_nic0_nic11_no_nic_legend_nccl_issue1505_excerpt.txt";
+  auto text = ReadFileText(path);
+  ASSERT_TRUE(text.ok()) << path;
+  Dataset ds;
+  ReadCounts counts;
+  auto topo = formats::ParseNvsmiTopo(*text, path, ds.diag, counts);
+  ASSERT_TRUE(topo.ok());
+  AddNvsmiTopo(ds, "dgx", path, *topo);
+  const HostEvidence& h = ds.hosts.at("dgx");
+  ASSERT_EQ(h.nics.size(), 12U);
+  EXPECT_EQ(h.nics.count(""), 0U);
+  EXPECT_EQ(h.nics.at("NIC11").device, "NIC11");
+  EXPECT_EQ(h.gpu_nic.at({0, "NIC1"}).type, LinkType::kPxb);
+  EXPECT_EQ(h.gpu_nic.at({0, "NIC2"}).type, LinkType::kSys);
+}
+
+TEST(NvsmiTopo, P2pMatrixGivesGpusAndTheirStatus) {
+  formats::NvsmiTopo topo;
+  topo.kind = formats::NvsmiMatrixKind::kP2p;
+  for (int g = 0; g < 3; ++g) {
+    formats::NvsmiDevice d;
+    d.label = "GPU" + std::to_string(g);
+    d.gpu_index = g;
+    d.has_row = true;
+    topo.devices.push_back(d);
+  }
+  topo.cells = {{"X", "OK", "CNS"}, {"OK", "X", "OK"}, {"OK", "OK", "X"}};
+  Dataset ds;
+  AddNvsmiTopo(ds, "p", "p2p.txt", topo);
+  const HostEvidence& h = ds.hosts.at("p");
+  EXPECT_EQ(h.gpus.size(), 3U);
+  EXPECT_TRUE(h.nvsmi_links.empty());
+  EXPECT_EQ(h.p2p_status.at(MakePair(0, 1)), "OK");
+  EXPECT_EQ(h.p2p_status.at(MakePair(0, 2)), "CNS");  // one direction not supported: not OK
+  EXPECT_EQ(h.p2p_status.at(MakePair(1, 2)), "OK");
+}
+
 TEST(NcclTopo, ClassifiesPairsOfTheRealH100DumpAsNvswitch) {
   auto ds = LoadPaths({kFix + "/nccl_topo_xml/ibm_vpc_gx3d_h100_8gpu_8nic_nccl2.22.3.xml"}, {});
   ASSERT_TRUE(ds.ok());

@@ -95,8 +95,10 @@ void AddAnalyzeFlags(CLI::App* cmd, AnalyzeFlags& f, bool with_out) {
                                 "(default: each file's modification time)");
   cmd->add_option("--thresholds", f.thresholds, "bandwidth thresholds preset: modern (default) or seed (12/2 GB/s)")
       ->check(CLI::IsMember({"modern", "seed"}));
-  cmd->add_option("--nvlink-min-gbps", f.nvlink_min_gbps, "bandwidth at or above which a pair is NVLink");
-  cmd->add_option("--pcie-cpu-max-gbps", f.pcie_cpu_max_gbps, "bandwidth at or below which a pair is PCIe through the CPU");
+  cmd->add_option("--nvlink-min-gbps", f.nvlink_min_gbps,
+                  "bandwidth at or above which a pair is NVLink (when its GPUs' PCIe generations are unknown)");
+  cmd->add_option("--pcie-cpu-max-gbps", f.pcie_cpu_max_gbps,
+                  "bandwidth at or below which a pair is PCIe through the CPU (when the PCIe generations are unknown)");
   cmd->add_option("--degraded-ratio", f.degraded_ratio, "flag links measuring below this fraction of expected");
   cmd->add_option("--sampling-period-ms", f.sampling_period_ms, "sampling period for the per-path confidence bound");
   cmd->add_option("--entropy-window-ms", f.entropy_window_ms, "link entropy window (0: automatic from the captures' span)")
@@ -237,7 +239,8 @@ void AddSimulateFlags(CLI::App* c, toposcope::sim::SimOptions& o, std::string& a
   c->add_option("--hosts", o.hosts, "number of hosts")->check(CLI::Range(1, 100000));
   c->add_option("--faults", o.faults, "number of injected faults")->check(CLI::Range(0, 100000));
   c->add_option("--node-types", o.node_types,
-                "node types to cycle through (h100-nvswitch, a100-nvswitch, pcie-bridge, pcie-only)")
+                "node types to cycle through (h100-nvswitch, a100-nvswitch, pcie-bridge, pcie-only; P2P-only datasets: "
+                "a100-nvswitch-p2p, pcie-bridge-p2p)")
       ->delimiter(',');
   c->add_option("--out", out, "output directory")->required();
   c->add_flag("!--no-telemetry", o.with_telemetry, "only the node topology files (no clocks, DCGM, traces)");

@@ -16,10 +16,27 @@ HostEvidence& Dataset::Host(const std::string& name) {
   return it->second;
 }
 
+namespace {
+
+// The status of every GPU pair of an `nvidia-smi topo -p2p` matrix; a non-OK status (either
+// direction, any file) wins over OK.
+void AddNvsmiP2pStatus(HostEvidence& h, const formats::NvsmiTopo& topo) {
+  const auto& dev = topo.devices;
+  for (size_t r = 0; r < dev.size() && r < topo.cells.size(); ++r) {
+    if (!dev[r].has_row || dev[r].kind != formats::NvsmiDeviceKind::kGpu) continue;
+    for (size_t c = 0; c < dev.size() && c < topo.cells[r].size(); ++c) {
+      if (r == c || dev[c].kind != formats::NvsmiDeviceKind::kGpu || topo.cells[r][c].empty()) continue;
+      std::string& status = h.p2p_status[MakePair(dev[r].gpu_index, dev[c].gpu_index)];
+      if (status.empty() || status == "OK") status = topo.cells[r][c];
+    }
+  }
+}
+
+}  // namespace
+
 void AddNvsmiTopo(Dataset& ds, const std::string& host, const std::string& source,
                   const formats::NvsmiTopo& topo) {
   HostEvidence& h = ds.Host(host);
-  if (topo.kind == formats::NvsmiMatrixKind::kP2p) return;  // peer-access status, not link classes
   const auto& dev = topo.devices;
   for (const auto& d : dev) {
     if (d.kind == formats::NvsmiDeviceKind::kGpu) {
@@ -28,9 +45,13 @@ void AddNvsmiTopo(Dataset& ds, const std::string& host, const std::string& sourc
       if (!d.cpu_affinity.empty()) g.cpu_affinity = d.cpu_affinity;
       if (d.numa_affinity >= 0) g.numa_node = d.numa_affinity;
     } else {
-      NicInfo& n = h.nics[d.nic_device];
-      n.device = d.nic_device;
+      NicInfo& n = h.nics[formats::NvsmiNicName(d)];
+      n.device = formats::NvsmiNicName(d);
     }
+  }
+  if (topo.kind == formats::NvsmiMatrixKind::kP2p) {  // peer-access status, not link classes
+    AddNvsmiP2pStatus(h, topo);
+    return;
   }
   for (size_t r = 0; r < dev.size() && r < topo.cells.size(); ++r) {
     if (!dev[r].has_row) continue;
@@ -53,7 +74,7 @@ void AddNvsmiTopo(Dataset& ds, const std::string& host, const std::string& sourc
           }
         }
       } else if (a.kind == formats::NvsmiDeviceKind::kGpu && b.kind == formats::NvsmiDeviceKind::kNic) {
-        h.gpu_nic[{a.gpu_index, b.nic_device}] = *cls;
+        h.gpu_nic[{a.gpu_index, formats::NvsmiNicName(b)}] = *cls;
       }
     }
   }
@@ -154,7 +175,9 @@ void AddP2pReport(Dataset& ds, const std::string& host, const std::string& sourc
   bool any_enabled = false;
   for (const auto& m : report.matrices) any_enabled = any_enabled || usable(m, true);
   for (const auto& m : report.matrices) {
-    if (!usable(m, any_enabled)) continue;
+    // With P2P=Enabled matrices present, the P2P=Disabled ones are kept aside (staged copies).
+    const bool staged = any_enabled && usable(m, false);
+    if (!usable(m, any_enabled) && !staged) continue;
     for (size_t r = 0; r < m.values.size() && r < m.row_ids.size(); ++r) {
       for (size_t c = 0; c < m.values[r].size() && c < m.col_ids.size(); ++c) {
         const int a = m.row_ids[r];
@@ -166,7 +189,7 @@ void AddP2pReport(Dataset& ds, const std::string& host, const std::string& sourc
           g.index = x;
         }
         MeasuredLink& ml = h.measured[MakePair(a, b)];
-        ml.samples_gbps.push_back(v);
+        (staged ? ml.staged_samples_gbps : ml.samples_gbps).push_back(v);
         ml.source = source;
       }
     }

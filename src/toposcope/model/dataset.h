@@ -61,6 +61,8 @@ struct DeclaredLink {
 // Unidirectional copy bandwidth measured between a pair, each direction on its own.
 struct MeasuredLink {
   std::vector<double> samples_gbps;  // every unidirectional value seen (both directions, all files)
+  std::vector<double> staged_samples_gbps;  // P2P=Disabled copies (staged through host memory), kept
+                                            // beside P2P=Enabled ones to compare with them
   std::string source;
 };
 
@@ -72,6 +74,8 @@ struct HostEvidence {
   std::map<GpuPair, DeclaredLink> xml_links;    // derived from NCCL's topology XML
   std::map<GpuPair, MeasuredLink> measured;     // from P2P matrices
   std::map<std::pair<int, std::string>, LinkClass> gpu_nic;  // GPU <-> NIC classes (nvidia-smi)
+  std::map<GpuPair, std::string> p2p_status;  // nvidia-smi topo -p2p: OK, NS, CNS, GNS, TNS, DR, U
+                                              // (a non-OK status wins over OK)
   std::vector<formats::SyncPoint> sync_points;  // clock sync records (chrony, linuxptp, sync CSV)
   std::vector<formats::RdmaQp> rdma_qps;        // `rdma res show qp`
   std::vector<formats::IbDevice> ib_devices;    // ibstat / ibv_devinfo

@@ -223,7 +223,9 @@ Result<Cluster> BuildCluster(const SimOptions& options) {
   std::vector<const NodeType*> mix;
   for (const auto& name : options.node_types) mix.push_back(FindNodeType(name));
   if (mix.empty()) {
-    for (const auto& t : NodeTypes()) mix.push_back(&t);
+    for (const auto& t : NodeTypes()) {
+      if (t.in_default_mix) mix.push_back(&t);
+    }
   }
   const int n_types = static_cast<int>(mix.size());
   const int width = std::max(3, static_cast<int>(std::to_string(options.hosts).size()));

@@ -125,6 +125,15 @@ NodeType MakePcieOnly() {
   return t;
 }
 
+// The P2P-only variant of `t`, named `name`: its hosts write their P2P report alone; it is placed
+// only where the options name it.
+NodeType P2pOnly(NodeType t, std::string name) {
+  t.name = std::move(name);
+  t.p2p_only = true;
+  t.in_default_mix = false;
+  return t;
+}
+
 // Chain of switches from `sw` up to the root complex, `sw` first.
 std::vector<int> SwitchChain(const NodeType& type, int sw) {
   std::vector<int> chain;
@@ -182,7 +191,12 @@ bool NodeType::HasPcieGpuPairs() const {
 }
 
 const std::vector<NodeType>& NodeTypes() {
-  static const std::vector<NodeType> types = {MakeH100(), MakeA100(), MakePcieBridge(), MakePcieOnly()};
+  static const std::vector<NodeType> types = {MakeH100(),
+                                              MakeA100(),
+                                              MakePcieBridge(),
+                                              MakePcieOnly(),
+                                              P2pOnly(MakeA100(), "a100-nvswitch-p2p"),
+                                              P2pOnly(MakePcieBridge(), "pcie-bridge-p2p")};
   return types;
 }
 

@@ -75,6 +75,12 @@ struct NodeType {
 
   double local_copy_gbps = 0;  // device-local copy bandwidth (p2pBandwidthLatencyTest diagonal)
 
+  // What its hosts write: false, nvidia-smi topo, NCCL's topology XML and the P2P report; true, the
+  // P2P report alone (a P2P-only dataset, whose links the analysis must find from the bandwidths).
+  bool p2p_only = false;
+  // Placed in clusters whose options name no node types (the P2P-only variants are not).
+  bool in_default_mix = true;
+
   // None of these fails (a GPU index must be one of the type's; an unknown switch is on socket 0).
   [[nodiscard]] int GpuCount() const { return static_cast<int>(gpus.size()); }
   [[nodiscard]] int DesignNvswitchLanes() const;  // sum of nvswitch_lanes
@@ -88,7 +94,8 @@ struct NodeType {
 };
 
 // The registered node types, in a fixed order: h100-nvswitch, a100-nvswitch, pcie-bridge,
-// pcie-only; built once, never fails.
+// pcie-only, then the P2P-only variants (not in the default mix) a100-nvswitch-p2p and
+// pcie-bridge-p2p; built once, never fails.
 const std::vector<NodeType>& NodeTypes();
 // The registered node type with this name, or nullptr when there is none.
 const NodeType* FindNodeType(std::string_view name);

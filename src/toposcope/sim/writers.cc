@@ -344,8 +344,9 @@ formats::P2pReport BuildP2pReport(const HostModel& host, const stats::NoiseModel
 
 std::vector<std::string> HostFiles(const HostModel& host) {
   const std::string dir = host.name + "/";
-  return {dir + kNvsmiTopoFile, dir + kNcclTopoFile,
-          dir + (host.p2p_tool == P2pToolKind::kNvbandwidth ? kNvbandwidthFile : kP2pTestFile)};
+  const std::string p2p = dir + (host.p2p_tool == P2pToolKind::kNvbandwidth ? kNvbandwidthFile : kP2pTestFile);
+  if (host.type != nullptr && host.type->p2p_only) return {p2p};  // a P2P-only dataset
+  return {dir + kNvsmiTopoFile, dir + kNcclTopoFile, p2p};
 }
 
 std::string TruthJson(const Cluster& cluster) { return TruthJson(cluster, nullptr); }
@@ -479,10 +480,12 @@ std::vector<RenderedFile> RenderCluster(const Cluster& cluster, const Telemetry*
   std::vector<RenderedFile> out;
   for (const HostModel& h : cluster.hosts) {
     const std::vector<std::string> files = HostFiles(h);
-    out.push_back({files[0], formats::WriteNvsmiTopo(BuildNvsmiTopo(h))});
-    out.push_back({files[1], formats::WriteXmlTree(BuildNcclTopoXml(h))});
+    if (files.size() == 3) {
+      out.push_back({files[0], formats::WriteNvsmiTopo(BuildNvsmiTopo(h))});
+      out.push_back({files[1], formats::WriteXmlTree(BuildNcclTopoXml(h))});
+    }
     const formats::P2pReport report = BuildP2pReport(h, cluster.options.noise, cluster.options.seed);
-    out.push_back({files[2], h.p2p_tool == P2pToolKind::kNvbandwidth
+    out.push_back({files.back(), h.p2p_tool == P2pToolKind::kNvbandwidth
                                  ? formats::WriteNvbandwidth(report)
                                  : formats::WriteP2pBandwidthLatencyTest(report)});
   }

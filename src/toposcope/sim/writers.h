@@ -46,7 +46,8 @@ formats::XmlElement BuildNcclTopoXml(const HostModel& host);
 formats::P2pReport BuildP2pReport(const HostModel& host, const stats::NoiseModel& noise, uint64_t seed);
 
 // The files of one host, relative to the output directory ("node001/nvidia-smi-topo.txt", ...):
-// its topology dump, its NCCL topology and its P2P measurement, in that order. Never fails.
+// its topology dump, its NCCL topology and its P2P measurement, in that order; the P2P measurement
+// alone for a P2P-only node type. Never fails.
 std::vector<std::string> HostFiles(const HostModel& host);
 
 // truth.json: "schema" first (format detection reads the file's head), then the other keys sorted;

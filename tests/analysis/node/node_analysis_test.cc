@@ -3,11 +3,19 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include "toposcope/analysis/analyze.h"
+#include "toposcope/analysis/node/gpu_design.h"
 #include "toposcope/analysis/node/confidence.h"
 #include "toposcope/analysis/node/islands.h"
 #include "toposcope/analysis/node/links.h"
+#include "toposcope/formats/node/nvsmi_topo.h"
+#include "toposcope/formats/node/p2p_matrix.h"
 
 namespace toposcope::analysis {
 namespace {
@@ -180,6 +188,236 @@ TEST(Islands, DeclaredComponentsWhenNothingIsMeasured) {
   ASSERT_EQ(out.islands.size(), 2U);
   EXPECT_EQ(IslandMethodName(out.islands[0].method), "declared");
   EXPECT_EQ(out.islands[0].members, (std::vector<std::string>{"d/gpu0", "d/gpu1"}));
+}
+
+// --- Physics: PCIe ceilings, islands, design lanes, staged copies ---------------------------------
+
+TEST(Classify, PairBandwidthFollowsThePcieGenerationsCeiling) {
+  const Thresholds modern = ModernThresholds();
+  const double gen4 = PcieTheoreticalGbps(4, 16);
+  // 26 GB/s between two Gen4 GPUs through the CPU (nvbandwidth #50, RTX A6000) is PCIe, and bandwidth
+  // cannot say it is a PCIe switch; the threshold-only class called it one.
+  EXPECT_EQ(BandwidthClassName(ClassifyBandwidth(26.3, modern)), "pcie_switch");
+  EXPECT_EQ(BandwidthClassName(ClassifyPairBandwidth(26.3, gen4, modern)), "pcie");
+  EXPECT_EQ(BandwidthClassName(ClassifyPairBandwidth(14.6, gen4, modern)), "pcie");
+  // Above what Gen3 x16 carries (15.75 GB/s): one V100 NVLink (~24 GB/s), whatever the thresholds say.
+  EXPECT_EQ(BandwidthClassName(ClassifyPairBandwidth(24.0, PcieTheoreticalGbps(3, 16), modern)), "nvlink");
+  EXPECT_EQ(BandwidthClassName(ClassifyPairBandwidth(24.0, NAN, modern)), "pcie_switch");  // unknown: thresholds
+  EXPECT_EQ(BandwidthClassName(ClassifyPairBandwidth(NAN, gen4, modern)), "");
+}
+
+TEST(Links, RtxA6000ThroughTheCpuIsPcieNotASwitch) {
+  // nvbandwidth #50's matrix (6x RTX A6000, memcpy read CE): {0,1,2} and {3,4,5} at 26.3, across at ~22.
+  model::Dataset ds;
+  auto& h = ds.Host("a6000");
+  for (int a = 0; a < 6; ++a) {
+    for (int b = a + 1; b < 6; ++b) Measure(h, a, b, a / 3 == b / 3 ? 26.34 : 22.2);
+  }
+  for (int g = 0; g < 6; ++g) h.gpus[g].model = "NVIDIA RTX A6000";
+  const auto links = AnalyzeLinks(ds, ModernThresholds(), stats::NoiseModel{});
+  ASSERT_EQ(links.size(), 15U);
+  for (const auto& l : links) {
+    EXPECT_EQ(BandwidthClassName(l.bandwidth_class), "pcie") << l.a << " " << l.b;
+    EXPECT_FALSE(IsNvlinkFamily(l.type)) << l.a << " " << l.b;
+    EXPECT_NE(l.type, LinkType::kPix) << l.a << " " << l.b;
+    EXPECT_FALSE(l.degraded) << l.evidence;
+  }
+}
+
+// An 8-GPU A100 SXM host measured only (P2P matrix, no nvidia-smi, no NCCL XML): every pair through
+// NVSwitch at ~276 GB/s except (2,5), whose NVLink copies at `slow_gbps`.
+model::Dataset P2pOnlyA100(double slow_gbps) {
+  model::Dataset ds;
+  auto& h = ds.Host("a");
+  for (int a = 0; a < 8; ++a) {
+    for (int b = a + 1; b < 8; ++b) {
+      Measure(h, a, b, a == 2 && b == 5 ? slow_gbps : 276.0 * (1.0 + 0.01 * ((a * 7 + b) % 5 - 2)));
+    }
+  }
+  for (int g = 0; g < 8; ++g) h.gpus[g].model = "NVIDIA A100-SXM4-80GB";
+  return ds;
+}
+
+TEST(Links, SlowPairInsideAnNvlinkIslandIsADegradedNvlinkNotPcie) {
+  const model::Dataset ds = P2pOnlyA100(20.0);  // below Gen4 x16's 31.5 GB/s
+  const Thresholds t = ModernThresholds();
+  const auto links = AnalyzeLinks(ds, t, stats::NoiseModel{});
+  const LinkReport* slow = Find(links, "a/gpu2", "a/gpu5");
+  ASSERT_NE(slow, nullptr);
+  EXPECT_EQ(slow->type, LinkType::kNvswitch) << slow->evidence;  // 7 peers x 12 links > 12: NVSwitch
+  EXPECT_TRUE(slow->degraded) << slow->evidence;
+  EXPECT_NE(slow->evidence.find("degraded or narrower NVLink"), std::string::npos) << slow->evidence;
+  int degraded = 0;
+  for (const auto& l : links) {
+    EXPECT_EQ(l.type, LinkType::kNvswitch) << l.a << " " << l.b;
+    degraded += l.degraded ? 1 : 0;
+  }
+  EXPECT_EQ(degraded, 1);
+  const IslandOutput out = AnalyzeIslands(ds, links, t);
+  ASSERT_EQ(out.islands.size(), 1U);
+  EXPECT_EQ(out.islands[0].members.size(), 8U);
+  EXPECT_EQ(out.islands[0].kind, IslandKind::kNvswitch);
+  // 45 GB/s is above the old 18 GB/s line but below the 60 GB/s NVLink threshold: PCIe before.
+  const auto mid = AnalyzeLinks(P2pOnlyA100(45.0), t, stats::NoiseModel{});
+  EXPECT_EQ(Find(mid, "a/gpu2", "a/gpu5")->type, LinkType::kNvswitch);
+  EXPECT_TRUE(Find(mid, "a/gpu2", "a/gpu5")->degraded);
+}
+
+// The DGX-1 V100 hybrid cube-mesh: 16 NVLink pairs, 8 with one link and 8 with two, 6 links per GPU
+// (NVIDIA's DGX-1 page; the per-GPU targets and counts of NCCL's XML in NVIDIA/nccl issue #671).
+const std::vector<std::tuple<int, int, int>> kDgx1Wiring = {
+    {0, 1, 1}, {0, 2, 1}, {0, 3, 2}, {0, 4, 2}, {1, 2, 2}, {1, 3, 1}, {1, 5, 2}, {2, 3, 2},
+    {2, 6, 1}, {3, 7, 1}, {4, 5, 1}, {4, 6, 1}, {4, 7, 2}, {5, 6, 2}, {5, 7, 1}, {6, 7, 2}};
+
+int Dgx1Lanes(int a, int b) {
+  for (const auto& [x, y, lanes] : kDgx1Wiring) {
+    if ((x == a && y == b) || (x == b && y == a)) return lanes;
+  }
+  return 0;
+}
+
+TEST(Links, Dgx1HybridCubeMeshNv1LinksAreNotDegraded) {
+  for (const bool with_model : {false, true}) {
+    model::Dataset ds;
+    auto& h = ds.Host("dgx1");
+    for (int a = 0; a < 8; ++a) {
+      for (int b = a + 1; b < 8; ++b) {
+        const int lanes = Dgx1Lanes(a, b);
+        Declare(h, a, b, lanes > 0 ? LinkClass{LinkType::kNvlink, lanes} : LinkClass{LinkType::kSys, 0});
+      }
+      if (with_model) h.gpus[a].model = "Tesla V100-SXM2-32GB";
+    }
+    const auto links = AnalyzeLinks(ds, ModernThresholds(), stats::NoiseModel{});
+    for (const auto& l : links) {
+      EXPECT_FALSE(l.degraded) << with_model << " " << l.a << " " << l.b << " " << l.evidence;
+      if (l.lanes > 0) {
+        EXPECT_EQ(l.type, LinkType::kNvlink) << "a cube mesh is direct NVLink";
+        EXPECT_EQ(l.expected_lanes, l.lanes);
+      }
+    }
+    // One link of the NV2 pair (0,3) down: that pair, and only it, is degraded.
+    Declare(h, 0, 3, {LinkType::kNvlink, 1});
+    const auto hurt = AnalyzeLinks(ds, ModernThresholds(), stats::NoiseModel{});
+    for (const auto& l : hurt) {
+      const bool pair03 = l.a == "dgx1/gpu0" && l.b == "dgx1/gpu3";
+      EXPECT_EQ(l.degraded, pair03) << with_model << " " << l.a << " " << l.b << " " << l.evidence;
+      if (pair03) {
+        EXPECT_EQ(l.expected_lanes, 2);
+      }
+    }
+  }
+}
+
+TEST(Links, Dgx1MeasuredOnlyIsDirectNvlinkAboveGen3AndWholeByDesign) {
+  model::Dataset ds;
+  auto& h = ds.Host("v");
+  // V100 P2P: ~24 GB/s per NVLink (Dell C4130 manual: 47.9 GB/s over two links), ~10 GB/s over PCIe.
+  for (int a = 0; a < 8; ++a) {
+    for (int b = a + 1; b < 8; ++b) {
+      const int lanes = Dgx1Lanes(a, b);
+      Measure(h, a, b, lanes > 0 ? 23.95 * lanes * (1.0 + 0.005 * ((a + b) % 3 - 1)) : 9.8);
+    }
+    h.gpus[a].model = "Tesla V100-SXM2-16GB";
+  }
+  const Thresholds t = ModernThresholds();
+  const auto links = AnalyzeLinks(ds, t, stats::NoiseModel{});
+  int nvlink = 0;
+  for (const auto& l : links) {
+    const int lanes = Dgx1Lanes(l.a.back() - '0', l.b.back() - '0');
+    EXPECT_EQ(IsNvlinkFamily(l.type), lanes > 0) << l.a << " " << l.b << " " << l.evidence;
+    if (lanes > 0) {
+      ++nvlink;
+      EXPECT_EQ(l.type, LinkType::kNvlink) << "6 links per GPU suffice: direct, not NVSwitch";
+      EXPECT_NE(l.evidence.find("above the 15.8 GB/s its PCIe links can carry"), std::string::npos) << l.evidence;
+    }
+    EXPECT_FALSE(l.degraded) << l.a << " " << l.b << " " << l.evidence;
+  }
+  EXPECT_EQ(nvlink, 16);
+  // The pair (0,4) loses one of its two links: only it is degraded.
+  h.measured[model::MakePair(0, 4)].samples_gbps = {24.0, 24.0};
+  const auto hurt = AnalyzeLinks(ds, t, stats::NoiseModel{});
+  for (const auto& l : hurt) {
+    EXPECT_EQ(l.degraded, l.a == "v/gpu0" && l.b == "v/gpu4") << l.a << " " << l.b << " " << l.evidence;
+  }
+}
+
+TEST(Links, PartialDgx2MatrixIsNvswitchFromTheLaneCount) {
+  // nvidia-smi topo -m of a DGX-2 cut after GPU4's row (NVIDIA/nccl-tests issue #78): the declared
+  // pairs are not a full mesh, but a GPU with NV6 to 15 peers can only be switched.
+  const std::string path = std::string(TOPOSCOPE_TESTDATA) +
+                           "/real/nvidia_smi_topo/dgx2_v100_16gpu_nv6_mlx5_cols_nccl_tests_issue78_excerpt.txt";
+  std::ifstream in(path, std::ios::binary);
+  ASSERT_TRUE(in.good()) << path;
+  std::stringstream text;
+  text << in.rdbuf();
+  model::Dataset ds;
+  ReadCounts counts;
+  auto topo = formats::ParseNvsmiTopo(text.str(), path, ds.diag, counts);
+  ASSERT_TRUE(topo.ok());
+  model::AddNvsmiTopo(ds, "dgx2", path, *topo);
+  EXPECT_EQ(ds.hosts.at("dgx2").nics.size(), 10U);
+  const auto links = AnalyzeLinks(ds, ModernThresholds(), stats::NoiseModel{});
+  int nv = 0;
+  for (const auto& l : links) {
+    if (l.lanes == 0) continue;
+    ++nv;
+    EXPECT_EQ(l.type, LinkType::kNvswitch) << l.a << " " << l.b;
+    EXPECT_FALSE(l.degraded) << l.evidence;
+  }
+  EXPECT_EQ(nv, 15 + 14 + 13 + 12 + 11);
+  const IslandOutput out = AnalyzeIslands(ds, links, ModernThresholds());
+  ASSERT_EQ(out.islands.size(), 1U);
+  EXPECT_EQ(out.islands[0].members.size(), 16U);
+  EXPECT_EQ(out.islands[0].kind, IslandKind::kNvswitch);
+}
+
+TEST(Links, P2pEnabledSlowerThanStagedCopiesIsAFinding) {
+  // p2pBandwidthLatencyTest from NVIDIA/nccl issue #814: P2P writes at ~10 GB/s, staged copies at ~22.
+  const std::string path = std::string(TOPOSCOPE_TESTDATA) +
+                           "/real/cuda_p2p/p2p_enabled_slower_than_disabled_6gpu_nccl_issue814_excerpt.txt";
+  std::ifstream in(path, std::ios::binary);
+  ASSERT_TRUE(in.good()) << path;
+  std::stringstream text;
+  text << in.rdbuf();
+  model::Dataset ds;
+  ReadCounts counts;
+  auto report = formats::ParseP2pBandwidthLatencyTest(text.str(), path, ds.diag, counts);
+  ASSERT_TRUE(report.ok());
+  EXPECT_TRUE(counts.Balanced());
+  model::AddP2pReport(ds, "h", path, *report);
+  const auto links = AnalyzeLinks(ds, ModernThresholds(), stats::NoiseModel{});
+  ASSERT_EQ(links.size(), 15U);
+  for (const auto& l : links) {
+    EXPECT_TRUE(l.degraded) << l.a << " " << l.b << " " << l.evidence;
+    EXPECT_NE(l.evidence.find("slower than staged (P2P=Disabled) ones"), std::string::npos) << l.evidence;
+    EXPECT_LT(l.bandwidth_gbps, 11.0);  // the P2P=Enabled mean, staged copies kept aside
+  }
+  const LinkReport* l01 = Find(links, "h/gpu0", "h/gpu1");
+  EXPECT_NE(l01->evidence.find("at 20.2 GB/s"), std::string::npos) << l01->evidence;
+}
+
+TEST(Links, NvidiaSmiP2pStatusGivesGpusAndPairs) {
+  // `nvidia-smi topo -p2p rw` on two RTX 5090 (club-3090 issue #1229): GNS both ways.
+  const std::string path = std::string(TOPOSCOPE_TESTDATA) +
+                           "/real/nvidia_smi_topo/nvsmi_topo_p2p_rw_2x_rtx5090_gns_dr_legend_club3090_issue1229.txt";
+  std::ifstream in(path, std::ios::binary);
+  ASSERT_TRUE(in.good()) << path;
+  std::stringstream text;
+  text << in.rdbuf();
+  model::Dataset ds;
+  ReadCounts counts;
+  auto topo = formats::ParseNvsmiTopo(text.str(), path, ds.diag, counts);
+  ASSERT_TRUE(topo.ok());
+  model::AddNvsmiTopo(ds, "rtx", path, *topo);
+  const auto& h = ds.hosts.at("rtx");
+  EXPECT_EQ(h.gpus.size(), 2U);
+  EXPECT_EQ(h.p2p_status.at(model::MakePair(0, 1)), "GNS");
+  EXPECT_TRUE(h.nvsmi_links.empty());
+  const auto links = AnalyzeLinks(ds, ModernThresholds(), stats::NoiseModel{});
+  ASSERT_EQ(links.size(), 1U);
+  EXPECT_NE(links[0].evidence.find("nvidia-smi topo -p2p: GNS"), std::string::npos) << links[0].evidence;
+  const IslandOutput out = AnalyzeIslands(ds, links, ModernThresholds());
+  EXPECT_EQ(out.gpus.size(), 2U);
 }
 
 TEST(Confidence, ErrorShrinksWithLongerSamplingAndHopsGrow) {

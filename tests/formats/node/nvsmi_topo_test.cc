@@ -273,6 +273,93 @@ TEST(NvsmiTopoGolden, Rtx2080TiP2pP) {
   EXPECT_EQ(p.counts.rejected, 0);
 }
 
+// --- Real outputs collected from public posts (testdata/real/nvidia_smi_topo, PROVENANCE.md) ------
+
+const std::string kRealDir = std::string(TOPOSCOPE_TESTDATA) + "/real/nvidia_smi_topo/";
+const std::string kP2pDr = kRealDir + "nvsmi_topo_p2p_rw_2x_rtx5090_gns_dr_legend_club3090_issue1229.txt";
+const std::string kP2pSpaces = kRealDir + "nvsmi_topo_p2p_rw_2x_rtx5090_spaces_club3090_issue1130.txt";
+const std::string kA100NoNicLegend = kRealDir + "dgx_a100_nv12_nic0_nic11_no_nic_legend_nccl_issue1505_excerpt.txt";
+const std::string kDgx2 = kRealDir + "dgx2_v100_16gpu_nv6_mlx5_cols_nccl_tests_issue78_excerpt.txt";
+
+TEST(NvsmiTopoRealGolden, P2pRwWithDisabledByRegkeyLegendAndLeadingSpaces) {
+  for (const std::string& path : {kP2pDr, kP2pSpaces}) {
+    Parsed p = ParseFile(path);
+    ASSERT_TRUE(p.topo.ok()) << p.topo.error().ToString();
+    const NvsmiTopo& t = *p.topo;
+    EXPECT_EQ(t.kind, NvsmiMatrixKind::kP2p) << path;
+    EXPECT_EQ(Labels(t), (std::vector<std::string>{"GPU0", "GPU1"})) << path;
+    EXPECT_EQ(Cell(t, "GPU0", "GPU1"), "GNS") << path;
+    EXPECT_EQ(Cell(t, "GPU1", "GPU0"), "GNS") << path;
+    EXPECT_EQ(t.legend_keys, (std::vector<std::string>{"X", "OK", "CNS", "GNS", "TNS", "NS", "DR", "U"})) << path;
+    EXPECT_EQ(p.counts.read, 2) << path;
+    EXPECT_EQ(p.counts.accepted, 2) << path;
+    EXPECT_EQ(p.counts.rejected, 0) << Reasons(p.diag);
+  }
+}
+
+TEST(NvsmiTopoRealGolden, DisabledByRegkeyCellIsAP2pStatus) {
+  std::string text = Slurp(kP2pDr);
+  text.replace(text.find("GNS"), 3, "DR");  // GPU0 -> GPU1 disabled by regkey
+  Parsed p = ParseText(text);
+  ASSERT_TRUE(p.topo.ok());
+  EXPECT_EQ(p.counts.rejected, 0) << Reasons(p.diag);
+  EXPECT_EQ(Cell(*p.topo, "GPU0", "GPU1"), "DR");
+  // The writer keeps it, and its standard -p2p legend names DR.
+  Parsed again = ParseText(WriteNvsmiTopo(*p.topo));
+  ASSERT_TRUE(again.topo.ok());
+  EXPECT_EQ(Cell(*again.topo, "GPU0", "GPU1"), "DR");
+  NvsmiTopo bare = *p.topo;
+  bare.legend_keys.clear();
+  EXPECT_NE(WriteNvsmiTopo(bare).find("  DR   = Disabled by regkey"), std::string::npos) << WriteNvsmiTopo(bare);
+}
+
+TEST(NvsmiTopoRealGolden, NicColumnsWithoutNicLegendKeepTheirOwnNames) {
+  Parsed p = ParseFile(kA100NoNicLegend);
+  ASSERT_TRUE(p.topo.ok()) << p.topo.error().ToString();
+  const NvsmiTopo& t = *p.topo;
+  ASSERT_EQ(t.devices.size(), 20u);
+  std::vector<std::string> names;
+  for (const NvsmiDevice& d : t.devices) {
+    if (d.kind != NvsmiDeviceKind::kNic) continue;
+    EXPECT_EQ(d.nic_device, "") << d.label;  // the excerpt stops before any NIC Legend
+    names.push_back(NvsmiNicName(d));
+  }
+  ASSERT_EQ(names.size(), 12u);
+  for (int i = 0; i < 12; ++i) EXPECT_EQ(names[static_cast<size_t>(i)], Cat("NIC", i));
+  EXPECT_NE(Warnings(p.diag).find("12 NIC column(s) without a NIC Legend entry (NIC0, NIC1, NIC2, NIC3, ...)"),
+            std::string::npos)
+      << Warnings(p.diag);
+  EXPECT_EQ(Cell(t, "GPU0", "NIC1"), "PXB");
+  EXPECT_EQ(Cell(t, "GPU4", "NIC6"), "PXB");
+  EXPECT_EQ(Dev(t, "GPU0").numa_affinity, 3);
+  EXPECT_EQ(Dev(t, "GPU4").cpu_affinity, "112-127,240-25");  // cut off by the search excerpt
+  EXPECT_FALSE(Dev(t, "GPU5").has_row);
+  EXPECT_EQ(p.counts.read, 5);
+  EXPECT_EQ(p.counts.accepted, 5);
+  // A NIC with a device name keeps it.
+  NvsmiDevice named = Dev(t, "NIC3");
+  named.nic_device = "mlx5_3";
+  EXPECT_EQ(NvsmiNicName(named), "mlx5_3");
+}
+
+TEST(NvsmiTopoRealGolden, Dgx2SixteenGpusNv6WithMlx5Columns) {
+  Parsed p = ParseFile(kDgx2);
+  ASSERT_TRUE(p.topo.ok()) << p.topo.error().ToString();
+  const NvsmiTopo& t = *p.topo;
+  EXPECT_EQ(t.kind, NvsmiMatrixKind::kTopo);
+  ASSERT_EQ(t.devices.size(), 26u);
+  EXPECT_EQ(t.devices[15].label, "GPU15");
+  EXPECT_EQ(t.devices[16].nic_device, "mlx5_0");
+  EXPECT_EQ(NvsmiNicName(t.devices[25]), "mlx5_9");
+  for (int g = 1; g < 16; ++g) EXPECT_EQ(Cell(t, "GPU0", Cat("GPU", g)), "NV6") << g;
+  EXPECT_EQ(Cell(t, "GPU2", "mlx5_1"), "PIX");
+  EXPECT_EQ(Dev(t, "GPU0").cpu_affinity, "0-23,48-71");
+  EXPECT_EQ(Warnings(p.diag).find("NIC Legend"), std::string::npos);  // mlx5 names need no legend
+  EXPECT_EQ(p.counts.read, 5);
+  EXPECT_EQ(p.counts.accepted, 5);
+  EXPECT_EQ(p.counts.rejected, 0);
+}
+
 // --- Variants of the layout ---------------------------------------------------------------------
 
 TEST(NvsmiTopoVariants, TabsTurnedIntoSpacesGiveTheSameMatrix) {

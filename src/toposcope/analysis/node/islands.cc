@@ -7,6 +7,7 @@
 #include <numeric>
 #include <set>
 
+#include "toposcope/analysis/node/gpu_design.h"
 #include "toposcope/base/names.h"
 #include "toposcope/base/text.h"
 #include "toposcope/stats/spectral.h"
@@ -15,6 +16,14 @@ namespace toposcope::analysis {
 namespace {
 
 constexpr double kSigmoidWidth = 0.15;  // in ln units: x1.16 around T moves the affinity 0.27 -> 0.73
+// The affinity of a pair the physics settles (above the PCIe ceiling, or inside an NVLink island).
+constexpr double kSureAffinity = 0.95;
+
+// 1 / (1 + exp(-ln(b / T) / width)); 0 for a bandwidth that is not > 0 (NaN included).
+double SoftStep(double bandwidth_gbps, double threshold_gbps) {
+  if (!(bandwidth_gbps > 0)) return 0.0;
+  return 1.0 / (1.0 + std::exp(-std::log(bandwidth_gbps / threshold_gbps) / kSigmoidWidth));
+}
 
 // Union-find components over the NVLink-family pairs of one declared source.
 std::vector<int> DeclaredComponents(const std::vector<int>& gpus,
@@ -68,8 +77,22 @@ std::string_view IslandKindName(IslandKind k) { return NameIn(kKindNames, k, "un
 std::string_view IslandMethodName(IslandMethod m) { return NameIn(kMethodNames, m, "none"); }
 
 double IslandAffinity(double bandwidth_gbps, const Thresholds& t) {
-  if (!(bandwidth_gbps > 0)) return 0.0;
-  return 1.0 / (1.0 + std::exp(-std::log(bandwidth_gbps / t.nvlink_min_gbps) / kSigmoidWidth));
+  return SoftStep(bandwidth_gbps, t.nvlink_min_gbps);
+}
+
+double PairAffinity(double bandwidth_gbps, double pcie_ceiling_gbps, const LinkReport* link, const Thresholds& t) {
+  double a = SoftStep(bandwidth_gbps, std::isnan(pcie_ceiling_gbps) ? t.nvlink_min_gbps : pcie_ceiling_gbps);
+  if (link == nullptr || !(bandwidth_gbps > 0)) return a;
+  // What the links pass made of the measurement: its physics verdict for a bandwidth-only link
+  // (an in-island degraded NVLink included), else the bandwidth class alone (never the declared type,
+  // which the islands are checked against).
+  const bool nv = link->type_source == LinkTypeSource::kBandwidth ? IsNvlinkFamily(link->type)
+                                                                   : link->bandwidth_class == BandwidthClass::kNvlink;
+  const bool pcie = link->type_source == LinkTypeSource::kBandwidth ? !IsNvlinkFamily(link->type)
+                                                                     : link->bandwidth_class == BandwidthClass::kPcie;
+  if (nv) a = std::max(a, kSureAffinity);
+  if (pcie && !std::isnan(pcie_ceiling_gbps)) a = std::min(a, 1.0 - kSureAffinity);
+  return a;
 }
 
 IslandOutput AnalyzeIslands(const model::Dataset& ds, const std::vector<LinkReport>& links,
@@ -97,7 +120,10 @@ IslandOutput AnalyzeIslands(const model::Dataset& ds, const std::vector<LinkRepo
           }
           double s = 0;
           for (double v : it->second.samples_gbps) s += v;
-          const double a = IslandAffinity(s / static_cast<double>(it->second.samples_gbps.size()), t);
+          auto lk = link_by_pair.find({GpuName(host, gpus[i]), GpuName(host, gpus[j])});
+          const double a = PairAffinity(s / static_cast<double>(it->second.samples_gbps.size()),
+                                        PairPcieCeilingGbps(h, gpus[i], gpus[j]),
+                                        lk != link_by_pair.end() ? lk->second : nullptr, t);
           w(static_cast<int>(i), static_cast<int>(j)) = a;
           w(static_cast<int>(j), static_cast<int>(i)) = a;
         }

@@ -1,6 +1,7 @@
 // analysis/node/islands: which GPUs form NVLink/NVSwitch domains (seed §2.3). Per host, the measured P2P
-// matrix becomes an affinity (a soft step at the NVLink threshold, so the clustering sees "is this
-// pair NVLink-fast" with the measurement's own uncertainty) and spectral clustering with the
+// matrix becomes an affinity (a soft step at the pair's PCIe ceiling, or the NVLink threshold when
+// the PCIe generations are unknown, so the clustering sees "is this pair NVLink-fast" with the
+// measurement's own uncertainty; the links pass's physics verdicts settle it) and spectral clustering with the
 // eigengap picks the islands. Hosts without measurements fall back to the declared NVLink
 // components. Islands are checked against nvidia-smi topo and NCCL's XML wherever they are given.
 #pragma once
@@ -64,5 +65,11 @@ IslandOutput AnalyzeIslands(const model::Dataset& ds, const std::vector<LinkRepo
 // The affinity of one measured pair: 1 / (1 + exp(-ln(b / T) / width)), T = nvlink_min_gbps; 0 for a
 // bandwidth that is not > 0 (NaN included). Never fails.
 double IslandAffinity(double bandwidth_gbps, const Thresholds& t);
+
+// The affinity the clustering uses for one measured pair: the soft step of IslandAffinity at the
+// pair's PCIe ceiling (PairPcieCeilingGbps; nvlink_min_gbps when NaN), raised to 0.95 when the links
+// pass found the measurement NVLink (above the ceiling, or a degraded NVLink inside an island) and
+// lowered to 0.05 when it found it PCIe by the ceiling; `link` may be null. Never fails.
+double PairAffinity(double bandwidth_gbps, double pcie_ceiling_gbps, const LinkReport* link, const Thresholds& t);
 
 }  // namespace toposcope::analysis

@@ -1,8 +1,13 @@
 // analysis/node/links: what joins each GPU pair, and which links are degraded.
 // The type comes from what the node declares (nvidia-smi topo, refined by NCCL's XML), or, when
-// nothing is declared, from the measured bandwidth alone (seed §2.3 thresholds, configurable).
-// A link is degraded when it shows fewer NVLink lanes than its peers, or when its measured
-// bandwidth falls below a fraction of what its type gives on the same host (or the fleet).
+// nothing is declared, from the measured bandwidth and physics: a bandwidth above what the pair's
+// PCIe links can carry (their generation and width, analysis/node/gpu_design) is NVLink; a slower
+// pair whose two GPUs are NVLink-fast to every other GPU of their island is a degraded NVLink.
+// Without the PCIe generations the configurable thresholds decide (seed §2.3 or modern presets).
+// A link is degraded when it has fewer NVLink lanes than its GPUs' design gives it (a direct
+// mesh: the lanes its GPUs miss; NVSwitch: the design's lanes per GPU), when its measured bandwidth
+// falls below a fraction of what its type gives on the same host (or the fleet), or when its
+// P2P-enabled copies are slower than staged ones (P2P broken on the path, e.g. by ACS or IOMMU).
 #pragma once
 
 #include <cmath>
@@ -40,6 +45,9 @@ enum class BandwidthClass {
   kNvlink,      // "nvlink"
   kPcieSwitch,  // "pcie_switch"
   kPcieCpu,     // "pcie_cpu"
+  kPcie,        // "pcie": PCIe, within what the pair's PCIe generation carries; bandwidth cannot tell
+                // a PCIe switch from a path through the CPU (Gen4 via the CPU reaches 22-26 GB/s,
+                // as much as under a switch: nvbandwidth #50)
 };
 // The names above ("" for kNone).
 std::string_view BandwidthClassName(BandwidthClass c);
@@ -75,6 +83,12 @@ Thresholds PresetThresholds(ThresholdPreset preset);
 // kNvlink, kPcieSwitch or kPcieCpu for a measured unidirectional bandwidth; kNone for NaN (not
 // measured). Never fails.
 BandwidthClass ClassifyBandwidth(double bandwidth_gbps, const Thresholds& t);
+
+// What a measured bandwidth says about a pair whose PCIe links carry at most `pcie_ceiling_gbps`
+// (one direction; PairPcieCeilingGbps): kNvlink above the ceiling (PCIe cannot go faster), kPcie at
+// or below it; kNone for NaN. With the ceiling NaN (generations unknown), ClassifyBandwidth. Never
+// fails.
+BandwidthClass ClassifyPairBandwidth(double bandwidth_gbps, double pcie_ceiling_gbps, const Thresholds& t);
 
 // The links of every host, sorted by host then pair, with their type, expected bandwidth and
 // degraded verdict. Never fails: unknown bandwidths leave the verdict to the lanes.

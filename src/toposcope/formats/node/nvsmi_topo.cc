@@ -6,6 +6,7 @@
 #include <exception>
 #include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -24,7 +25,8 @@ constexpr size_t kMaxDevices = 256;
 // Largest NUMA node id accepted in the affinity columns.
 constexpr int64_t kMaxNumaId = 1 << 20;
 
-constexpr std::array<std::string_view, 6> kP2pValues = {"OK", "CNS", "GNS", "TNS", "NS", "U"};
+// -p2p cells; newer drivers add DR (disabled by regkey), as in club-3090 issue #1229 (testdata/real).
+constexpr std::array<std::string_view, 7> kP2pValues = {"OK", "CNS", "GNS", "TNS", "NS", "DR", "U"};
 constexpr std::array<std::string_view, 5> kPcieValues = {"PIX", "PXB", "PHB", "NODE", "SYS"};
 
 // Legend keys with the text nvidia-smi prints for them, in its order.
@@ -42,13 +44,14 @@ constexpr std::array<LegendEntry, 7> kTopoLegend = {{
     {"PIX", "Connection traversing at most a single PCIe bridge"},
     {"NV#", "Connection traversing a bonded set of # NVLinks"},
 }};
-constexpr std::array<LegendEntry, 7> kP2pLegend = {{
+constexpr std::array<LegendEntry, 8> kP2pLegend = {{
     {"X", "Self"},
     {"OK", "Status Ok"},
     {"CNS", "Chipset not supported"},
     {"GNS", "GPU not supported"},
     {"TNS", "Topology not supported"},
     {"NS", "Not supported"},
+    {"DR", "Disabled by regkey"},
     {"U", "Unknown"},
 }};
 
@@ -201,7 +204,7 @@ bool IsCpuList(std::string_view s) {
 // The cells a matrix of `kind` may hold, for a diagnostic.
 std::string ExpectedCells(NvsmiMatrixKind kind) {
   static constexpr NamedValue<NvsmiMatrixKind> kCells[] = {
-      {NvsmiMatrixKind::kP2p, "OK, NS, CNS, GNS, TNS or U"},
+      {NvsmiMatrixKind::kP2p, "OK, NS, CNS, GNS, TNS, DR or U"},
       {NvsmiMatrixKind::kPcieOnly, "PIX, PXB, PHB, NODE or SYS"}};
   return std::string(NameIn(kCells, kind, "NV#, PIX, PXB, PHB, NODE or SYS"));
 }
@@ -233,6 +236,7 @@ class Parser {
   // Checks one row; returns the reason it is rejected, or empty when it was stored.
   std::string AddRow(const RowLine& row);
   void SetAffinity(NvsmiDevice& dev, ColumnKind column, std::string_view value, const RowLine& row);
+  void WarnNicsWithoutLegend();
 
   std::string_view source_;
   Diagnostics& diag_;
@@ -246,6 +250,7 @@ class Parser {
   std::vector<int64_t> row_line_;  // line of each device's accepted row
   bool in_matrix_ = true;
   bool blank_since_row_ = false;
+  int64_t header_line_ = 0;
 };
 
 Result<NvsmiTopo> Parser::Run(std::string_view text) {
@@ -271,6 +276,7 @@ Result<NvsmiTopo> Parser::Run(std::string_view text) {
       continue;
     }
     header_ = std::move(*h);
+    header_line_ = line_no;
     have_header = true;
     for (const std::string& w : header_.unknown_words) {
       diag_.Warn(source_, line_no, line, Cat({"unknown header column '", w, "' ignored"}));
@@ -312,6 +318,7 @@ Result<NvsmiTopo> Parser::Run(std::string_view text) {
     }
     topo_.devices[it->second].nic_device = std::string(dev);
   }
+  WarnNicsWithoutLegend();
 
   DetectKind();
   for (const RowLine& row : rows_) {
@@ -326,6 +333,22 @@ Result<NvsmiTopo> Parser::Run(std::string_view text) {
   }
   if (rows_.empty()) diag_.Warn(source_, 0, "", "nvidia-smi topo header without any matrix row");
   return std::move(topo_);
+}
+
+// One warning naming the NIC columns that have neither a device name nor a NIC Legend entry: they
+// keep their header labels (NvsmiNicName), so that no two of them merge.
+void Parser::WarnNicsWithoutLegend() {
+  std::string labels;
+  size_t count = 0;
+  for (const NvsmiDevice& d : topo_.devices) {
+    if (d.kind != NvsmiDeviceKind::kNic || !d.nic_device.empty()) continue;
+    if (count++ < 4) labels += Cat({labels.empty() ? "" : ", ", d.label});
+  }
+  if (count == 0) return;
+  if (count > 4) labels += ", ...";
+  diag_.Warn(source_, header_line_, "",
+             Cat({std::to_string(count), " NIC column(s) without a NIC Legend entry (", labels,
+                  "): each NIC keeps its header label as its name"}));
 }
 
 // Sorts one line after the header: matrix row, legend entry, NIC Legend entry or other text.
@@ -467,7 +490,9 @@ std::vector<std::string> LegendToWrite(const NvsmiTopo& topo) {
   std::vector<std::string> keys = topo.legend_keys;
   const bool p2p = topo.kind == NvsmiMatrixKind::kP2p;
   if (keys.empty()) {
-    for (const auto& e : p2p ? kP2pLegend : kTopoLegend) {
+    const std::span<const LegendEntry> standard = p2p ? std::span<const LegendEntry>(kP2pLegend)
+                                                      : std::span<const LegendEntry>(kTopoLegend);
+    for (const auto& e : standard) {
       if (topo.kind == NvsmiMatrixKind::kPcieOnly && e.key == "NV#") continue;
       keys.emplace_back(e.key);
     }
@@ -520,6 +545,10 @@ Result<NvsmiTopo> ParseNvsmiTopo(std::string_view text, std::string_view source,
   } catch (const std::exception& e) {
     return MakeError(std::string(source), 0, 0, Cat({"nvidia-smi topo reader failed: ", e.what()}));
   }
+}
+
+std::string NvsmiNicName(const NvsmiDevice& device) {
+  return device.nic_device.empty() ? device.label : device.nic_device;
 }
 
 std::string WriteNvsmiTopo(const NvsmiTopo& topo) {

@@ -46,6 +46,11 @@ struct NvsmiTopo {
 Result<NvsmiTopo> ParseNvsmiTopo(std::string_view text, std::string_view source, Diagnostics& diag,
                                  ReadCounts& counts);
 
+// The name a NIC column goes by: its device name (a `mlx5_N` header or its NIC Legend entry), else
+// its header label ("NIC3") when the output has no NIC Legend entry for it (a cut-off output), so
+// that every NIC stays a vertex of its own. Never fails.
+std::string NvsmiNicName(const NvsmiDevice& device);
+
 // Writes the matrix as nvidia-smi 550+ prints it: TAB-separated, NICn rows plus a `NIC Legend`
 // (when there are NICs), CPU/NUMA affinity columns, the legend. Round-trips through ParseNvsmiTopo.
 std::string WriteNvsmiTopo(const NvsmiTopo& topo);
