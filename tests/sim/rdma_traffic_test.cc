@@ -158,7 +158,9 @@ TEST(RdmaPlanTest, RingsTreesAndAddresses) {
     if (p.kind != RdmaPairKind::kRing) continue;
     ++ring_pairs;
     EXPECT_NE(p.a.host, p.b.host);
-    EXPECT_EQ(p.udp_sport, RoceUdpSourcePort(p.b.qpn, p.a.qpn));
+    // Each QP has its own UDP source port in RoCEv2's 0xC000..0xFFFF range.
+    EXPECT_GE(p.udp_sport, 0xC000);
+    EXPECT_GE(p.udp_sport_b, 0xC000);
   }
   EXPECT_EQ(ring_pairs, 16);
 }
@@ -310,10 +312,12 @@ TEST(RdmaFiles, PsnContinuityAndAckAddressing) {
       EXPECT_EQ(p.udp_src_port, flow["udp_sport"].get<uint16_t>());
       if (p.opcode == formats::roce_op::kAcknowledge || p.opcode == formats::roce_op::kCnp) {
         // An ACK/NAK/CNP goes to the QP that sent the requests: the flow's destination QP is a
-        // requester whose own flow uses the same UDP source port.
+        // requester with a flow of its own; the ACK leaves on the responder QP's own UDP source port.
         auto it = sport_of_qp.find({p.dst_ip.ToString(), p.dest_qp});
         ASSERT_NE(it, sport_of_qp.end());
-        EXPECT_EQ(it->second, p.udp_src_port);
+        auto own = sport_of_qp.find({p.src_ip.ToString(), flow["src_qp"].get<uint32_t>()});
+        ASSERT_NE(own, sport_of_qp.end());
+        EXPECT_EQ(own->second, p.udp_src_port);
         ++acks;
         continue;
       }

@@ -26,9 +26,11 @@ constexpr uint64_t kMessageLabel = 0x52444D4200000000ULL;  // per QP pair schedu
 constexpr uint64_t kPacketLabel = 0x52444D4300000000ULL;   // per QP pair losses, jitter
 constexpr uint64_t kLogLabel = 0x52444D4400000000ULL;      // per host NCCL logs
 constexpr uint64_t kEcmpLabel = 0x52444D4500000000ULL;     // per leaf ECMP seed
+constexpr uint64_t kSportLabel = 0x52444D4600000000ULL;    // per QP pair UDP source ports
 
 constexpr uint32_t kPsnMask = 0xFFFFFF;
-constexpr int kAckEveryPackets = 64;        // rxe RXE_MAX_PKT_PER_ACK
+constexpr int kAckEveryMin = 8;             // AckReq every 8..128 packets, drawn per stream (rxe: 64)
+constexpr int kAckEveryMax = 128;
 constexpr uint32_t kFifoBytes = 32;         // NCCL's ncclIbSendFifo element
 constexpr int64_t kSwitchNs = 450;          // per switch crossed
 constexpr int64_t kFibreNs = 150;           // per inter-switch link (30 m)
@@ -163,6 +165,7 @@ struct Stream {
   bool from_b = false;  // requests from the responder end (NCCL's fifo writes)
   double loss = 0;
   bool shaped = false;  // periodic congestion
+  int ack_every = 64;   // the requester sets AckReq on a message's last packet and every this many
 };
 
 struct PairSchedule {
@@ -323,7 +326,7 @@ PathInfo PathOf(const Cluster& c, const RdmaPlan& plan, const RdmaQpPair& p) {
     const IpAddress& ia = plan.nics[static_cast<size_t>(p.a.host)][static_cast<size_t>(p.a.nic)].ip;
     const IpAddress& ib = plan.nics[static_cast<size_t>(p.b.host)][static_cast<size_t>(p.b.nic)].ip;
     path.spine_ab = EcmpSpine(c, LeafIndexOf(c, ha.leaf), ia, ib, p.udp_sport);
-    path.spine_ba = EcmpSpine(c, LeafIndexOf(c, hb.leaf), ib, ia, p.udp_sport);
+    path.spine_ba = EcmpSpine(c, LeafIndexOf(c, hb.leaf), ib, ia, p.udp_sport_b);
     path.switches = {ha.leaf, c.fabric.spines[static_cast<size_t>(path.spine_ab)], hb.leaf};
   } else if (arch == Arch::kHhre) {
     const int ra = LeafIndexOf(c, ha.leaf) / 4;
@@ -732,7 +735,12 @@ RdmaPlan PlanRdma(const Cluster& cluster, const Telemetry* telemetry) {
   QpAllocator qps(plan, rng);
   if (n_hosts > 1) PlanRingPairs(cluster, plan, qps);
   if (o.background_traffic && n_hosts > 1) PlanBackgroundPairs(cluster, n_captured, rng, plan, qps);
-  for (RdmaQpPair& p : plan.qp_pairs) p.udp_sport = RoceUdpSourcePort(p.a.qpn, p.b.qpn);
+  // Every QP has its own UDP source port (ConnectX picks it per QP): the two directions differ.
+  for (size_t i = 0; i < plan.qp_pairs.size(); ++i) {
+    Rng srng(Rng::Mix(o.seed, kSportLabel + i));
+    plan.qp_pairs[i].udp_sport = static_cast<uint16_t>(0xC000u | srng.Below(0x4000));
+    plan.qp_pairs[i].udp_sport_b = static_cast<uint16_t>(0xC000u | srng.Below(0x4000));
+  }
   PlanCaptures(cluster, n_captured, plan);
   PlanLinks(plan);
   PlanCongestion(cluster, rng, plan);
@@ -787,7 +795,9 @@ PairSchedule ScheduleOf(const Cluster& cluster, const RdmaPlan& plan, const Rdma
     const int q = plan.qps_per_connection;
     uint32_t share = static_cast<uint32_t>(o.rdma_message_bytes / q);
     share = std::max<uint32_t>(4, share & ~3u);
-    int64_t t = start + Ns(rng.Uniform(0.0, interval_ns));
+    // The first send began up to 1.5 us before the window: the captures start inside it.
+    int64_t t = start - Ns(rng.Uniform(0.0, 1500.0));
+    const int64_t second = start + Ns(rng.Uniform(0.0, interval_ns));
     int k = 0;
     s.ab.loss = o.loss_rate;
     s.ab.shaped = p.congested;
@@ -810,14 +820,14 @@ PairSchedule ScheduleOf(const Cluster& cluster, const RdmaPlan& plan, const Rdma
         f.rkey = rkey_a;
         s.ba.messages.push_back(f);
       }
-      t += Ns(interval_ns * rng.Uniform(0.95, 1.05));
+      t = k == 0 ? second : t + Ns(interval_ns * rng.Uniform(0.95, 1.05));
       ++k;
     }
     s.ba.from_b = true;
   } else {
     const double mean_ns = rng.Uniform(300.0, 900.0) * 1e3;
     const bool read = p.op == RdmaOp::kRead;
-    int64_t t = start + Ns(rng.Exponential() * mean_ns);
+    int64_t t = start - Ns(rng.Uniform(0.0, 3000.0));  // the first message may be cut by the window
     s.ab.loss = read ? 0.0 : o.loss_rate;
     while (t < end) {
       Message m;
@@ -830,6 +840,8 @@ PairSchedule ScheduleOf(const Cluster& cluster, const RdmaPlan& plan, const Rdma
       t += Ns(rng.Exponential() * mean_ns) + 1000;
     }
   }
+  s.ab.ack_every = kAckEveryMin + static_cast<int>(rng.Below(kAckEveryMax - kAckEveryMin + 1));
+  s.ba.ack_every = kAckEveryMin + static_cast<int>(rng.Below(kAckEveryMax - kAckEveryMin + 1));
   return s;
 }
 
@@ -902,7 +914,7 @@ std::vector<ReqPacket> Packetize(const Stream& s) {
       }
       r.last_of_msg = last;
       ++since_ack;
-      r.ack_req = last || since_ack >= kAckEveryPackets;
+      r.ack_req = last || since_ack >= static_cast<uint32_t>(s.ack_every);
       if (r.ack_req) since_ack = 0;
       out.push_back(r);
     }
@@ -1116,7 +1128,7 @@ std::vector<uint8_t> EncodeEvent(const RdmaPlan& plan, const PairGeometry& geo,
   pkt.ip_ecn_ce = (e.flags & kFlagCe) != 0 && view == View::kAtReceiver;
   pkt.ip_ttl = ttl;
   pkt.ip_id = e.ip_id;
-  pkt.udp_src_port = p.udp_sport;
+  pkt.udp_src_port = e.from_b ? p.udp_sport_b : p.udp_sport;
   pkt.udp_dst_port = formats::kRoceV2UdpPort;
   pkt.opcode = e.opcode;
   pkt.mig_req = !cnp;
@@ -1797,7 +1809,7 @@ json QpEndJson(const TruthNames& names, const RdmaQpEnd& e) {
 
 // One direction of a QP pair in "flows": requests from `src` to `dst`, with their lost PSNs.
 json FlowJson(const TruthNames& names, const RdmaQpPair& p, const RdmaQpEnd& src, const RdmaQpEnd& dst,
-              const std::string& kind, const std::vector<uint32_t>& lost_psns) {
+              const std::string& kind, const std::vector<uint32_t>& lost_psns, uint16_t udp_sport) {
   const RdmaLink& l = names.plan.links[static_cast<size_t>(p.link)];
   return json{{"src", names.Ip(src)},
               {"dst", names.Ip(dst)},
@@ -1806,7 +1818,7 @@ json FlowJson(const TruthNames& names, const RdmaQpPair& p, const RdmaQpEnd& src
               {"src_host", names.Host(src.host)},
               {"dst_host", names.Host(dst.host)},
               {"kind", kind},
-              {"udp_sport", p.udp_sport},
+              {"udp_sport", udp_sport},
               {"channel", p.channel},
               {"link", names.Host(l.host_a) + "~" + names.Host(l.host_b)},
               {"lost_psns", lost_psns},
@@ -1827,12 +1839,15 @@ void AddPairsAndFlows(const TruthNames& names, json& r) {
                      {"requester", QpEndJson(names, p.a)},
                      {"responder", QpEndJson(names, p.b)},
                      {"udp_sport", p.udp_sport},
+                     {"udp_sport_b", p.udp_sport_b},
                      {"captured", p.captured},
                      {"congested", p.congested},
                      {"naks", p.naks},
                      {"cnps", p.cnps}});
-    flows.push_back(FlowJson(names, p, p.a, p.b, std::string(RdmaPairKindName(p.kind)), p.lost_a));
-    flows.push_back(FlowJson(names, p, p.b, p.a, p.kind == RdmaPairKind::kRing ? "ack" : "background", p.lost_b));
+    flows.push_back(FlowJson(names, p, p.a, p.b, std::string(RdmaPairKindName(p.kind)), p.lost_a,
+                             p.udp_sport));
+    flows.push_back(FlowJson(names, p, p.b, p.a, p.kind == RdmaPairKind::kRing ? "ack" : "background", p.lost_b,
+                             p.udp_sport_b));
   }
   r["qp_pairs"] = std::move(pairs);
   r["flows"] = std::move(flows);
