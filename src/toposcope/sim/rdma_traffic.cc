@@ -783,6 +783,9 @@ namespace {
 PairSchedule ScheduleOf(const Cluster& cluster, const RdmaPlan& plan, const RdmaQpPair& p, size_t index) {
   const SimOptions& o = cluster.options;
   Rng rng(Rng::Mix(o.seed, kMessageLabel + index));
+  // The streams ran before the window: one message earlier, drawn from a stream of its own so the
+  // rest of the schedule stays as it was. A capture starts inside it when it reaches into the window.
+  Rng pre(Rng::Mix(o.seed, kMessageLabel + 0x80000000ULL + index));
   PairSchedule s;
   const int64_t start = plan.window_start_ns;
   const int64_t end = plan.window_end_ns;
@@ -795,16 +798,14 @@ PairSchedule ScheduleOf(const Cluster& cluster, const RdmaPlan& plan, const Rdma
     const int q = plan.qps_per_connection;
     uint32_t share = static_cast<uint32_t>(o.rdma_message_bytes / q);
     share = std::max<uint32_t>(4, share & ~3u);
-    // The first send began up to 1.5 us before the window: the captures start inside it.
-    int64_t t = start - Ns(rng.Uniform(0.0, 1500.0));
-    const int64_t second = start + Ns(rng.Uniform(0.0, interval_ns));
+    int64_t t = start + Ns(rng.Uniform(0.0, interval_ns));
     int k = 0;
     s.ab.loss = o.loss_rate;
     s.ab.shaped = p.congested;
-    while (t < end) {
-      const int slot = k % 8;  // NCCL_STEPS buffer slots
+    // One send a period before the first one of the window, then the window's.
+    auto add_send = [&](int64_t ready, int slot, Rng& r) {
       Message m;
-      m.ready_ns = t;
+      m.ready_ns = ready;
       m.bytes = share;
       m.kind = MsgKind::kWriteImm;
       m.va = va_b + static_cast<uint64_t>(slot) * static_cast<uint64_t>(o.rdma_message_bytes) +
@@ -813,30 +814,38 @@ PairSchedule ScheduleOf(const Cluster& cluster, const RdmaPlan& plan, const Rdma
       s.ab.messages.push_back(m);
       if (p.qp_index == 0) {  // the receiver's fifo entry for this send, on the first QP
         Message f;
-        f.ready_ns = t - Ns(rng.Uniform(2000.0, 6000.0));
+        f.ready_ns = ready - Ns(r.Uniform(2000.0, 6000.0));
         f.bytes = kFifoBytes;
         f.kind = MsgKind::kWrite;
         f.va = va_a + static_cast<uint64_t>(slot) * 64;
         f.rkey = rkey_a;
         s.ba.messages.push_back(f);
       }
-      t = k == 0 ? second : t + Ns(interval_ns * rng.Uniform(0.95, 1.05));
+    };
+    add_send(std::min(start - 1, t - Ns(interval_ns * pre.Uniform(0.95, 1.05))), 7, pre);
+    while (t < end) {
+      add_send(t, k % 8, rng);  // NCCL_STEPS buffer slots
+      t += Ns(interval_ns * rng.Uniform(0.95, 1.05));
       ++k;
     }
     s.ba.from_b = true;
   } else {
     const double mean_ns = rng.Uniform(300.0, 900.0) * 1e3;
     const bool read = p.op == RdmaOp::kRead;
-    int64_t t = start - Ns(rng.Uniform(0.0, 3000.0));  // the first message may be cut by the window
+    int64_t t = start + Ns(rng.Exponential() * mean_ns);
     s.ab.loss = read ? 0.0 : o.loss_rate;
-    while (t < end) {
+    auto add_message = [&](int64_t ready, Rng& r) {
       Message m;
-      m.ready_ns = t;
-      m.bytes = static_cast<uint32_t>(std::exp(rng.Uniform(std::log(256.0), std::log(131072.0))));
+      m.ready_ns = ready;
+      m.bytes = static_cast<uint32_t>(std::exp(r.Uniform(std::log(256.0), std::log(131072.0))));
       m.kind = read ? MsgKind::kRead : MsgKind::kSend;
-      m.va = (read ? va_b : va_a) + (rng.NextU64() & 0xfff000ULL);
+      m.va = (read ? va_b : va_a) + (r.NextU64() & 0xfff000ULL);
       m.rkey = read ? rkey_b : 0;
       s.ab.messages.push_back(m);
+    };
+    add_message(start - Ns(pre.Exponential() * mean_ns) - 1000, pre);  // the last one before the window
+    while (t < end) {
+      add_message(t, rng);
       t += Ns(rng.Exponential() * mean_ns) + 1000;
     }
   }

@@ -34,8 +34,9 @@
 // lost with probability loss_rate: the receiver answers the next packet with a NAK (AETH 0x60,
 // expected PSN) and the requester goes back to the lost PSN (go-back-N). Other tenants (with
 // background_traffic) open 2-4 QPs from some captured hosts to random peers: Poisson SEND or RDMA
-// READ messages of log-uniform sizes (256 B .. 128 KiB). The first message of every stream starts before the
-// window, so captures begin (and end) inside messages. congested_links backbone links carry their
+// READ messages of log-uniform sizes (256 B .. 128 KiB). Every stream ran before the window (one message
+// earlier, a period or a Poisson gap back), so captures can begin inside a message or with the
+// ACKs and READ responses of requests they never saw, and end inside messages. congested_links backbone links carry their
 // ring traffic only in bursts: 35 % of every congestion_period_us, at 25 Gb/s, with ECN CE marks
 // and CNPs back to the sender.
 //
