@@ -88,18 +88,41 @@ uint16_t RoceUdpSourcePort(uint32_t lqpn, uint32_t rqpn) {
 // FlowTable
 // ---------------------------------------------------------------------------------------------
 
-void FlowTable::Sampler::Add(uint32_t psn, int64_t ts_ns) {
-  const uint32_t i = seen++;
-  if ((i & (stride - 1)) != 0) return;
-  if (kept.size() >= kMaxPsnSamples) {
-    // Keep every other sample (those at multiples of twice the stride) and double the stride.
-    size_t w = 0;
-    for (size_t r = 0; r < kept.size(); r += 2) kept[w++] = kept[r];
-    kept.resize(w);
-    stride *= 2;
-    if ((i & (stride - 1)) != 0) return;
+void FlowTable::Sample(Sampler& s, uint32_t psn, int64_t ts_ns) {
+  const uint32_t i = s.seen++;
+  if ((i & (s.stride - 1)) != 0) return;
+  if (s.block == Sampler::kNoBlock) {
+    s.block = static_cast<uint32_t>(psn_arena_.size() / kMaxPsnSamples);
+    psn_arena_.resize(psn_arena_.size() + kMaxPsnSamples);
+    ts_arena_.resize(ts_arena_.size() + kMaxPsnSamples);
   }
-  kept.push_back({psn, ts_ns});
+  uint32_t* psns = psn_arena_.data() + size_t{s.block} * kMaxPsnSamples;
+  int64_t* ts = ts_arena_.data() + size_t{s.block} * kMaxPsnSamples;
+  if (s.count >= kMaxPsnSamples) {
+    // Keep every other sample (those at multiples of twice the stride) and double the stride.
+    uint32_t w = 0;
+    for (uint32_t r = 0; r < s.count; r += 2, ++w) {
+      psns[w] = psns[r];
+      ts[w] = ts[r];
+    }
+    s.count = w;
+    s.stride *= 2;
+    if ((i & (s.stride - 1)) != 0) return;
+  }
+  psns[s.count] = psn;
+  ts[s.count] = ts_ns;
+  ++s.count;
+}
+
+std::vector<PsnSample> FlowTable::SamplesOf(const Sampler& s) const {
+  std::vector<PsnSample> out;
+  if (s.block == Sampler::kNoBlock) return out;
+  out.reserve(s.count);
+  for (uint32_t k = 0; k < s.count; ++k) {
+    const size_t at = size_t{s.block} * kMaxPsnSamples + k;
+    out.push_back({psn_arena_[at], ts_arena_[at]});
+  }
+  return out;
 }
 
 void FlowTable::Add(const formats::RocePacket& p) {
@@ -160,7 +183,7 @@ void FlowTable::Add(const formats::RocePacket& p) {
   if (p.ip_ecn_ce) ++ps->ecn_ce;
   if (p.becn) ++ps->becn;
   if (p.fecn) ++ps->fecn;
-  if (cls == kOpAck || cls == kOpReadResp) ps->ack_samples.Add(p.psn & kPsnMask, p.ts_ns);
+  if (cls == kOpAck || cls == kOpReadResp) Sample(ps->ack_samples, p.psn & kPsnMask, p.ts_ns);
   if (cls == kOpAck && p.has_aeth) {
     if (formats::IsNak(p)) {
       ++ps->naks;
@@ -187,7 +210,7 @@ void FlowTable::Add(const formats::RocePacket& p) {
       } else if (d < kPsnHalf) {
         if (d > t.read_slack) {
           ps->psn_gaps += d - t.read_slack;
-          new_run = ps->runs.size() < kMaxPsnRuns;
+          new_run = ps->runs.size() + 1 < kMaxPsnRuns;
         }
       } else {
         ++ps->retransmissions;
@@ -201,10 +224,13 @@ void FlowTable::Add(const formats::RocePacket& p) {
         // The response packets take ceil(L / MTU) PSNs; at the smallest MTU (256) that is the most.
         t.read_slack = static_cast<uint32_t>((uint64_t{p.reth_dma_len} + 255) / 256) - 1;
       }
-      if (new_run) ps->runs.push_back({psn, 0});
-      PsnRun& run = ps->runs.back();  // past kMaxPsnRuns the last run grows over the gaps
+      if (new_run) {
+        if (ps->run.len > 0) ps->runs.push_back(ps->run);
+        ps->run = {psn, 0};
+      }
+      PsnRun& run = ps->run;  // past kMaxPsnRuns the last run grows over the gaps
       run.len = std::max(run.len, ((psn - run.lo) & kPsnMask) + 1 + t.read_slack);
-      ps->req_samples.Add(psn, p.ts_ns);
+      Sample(ps->req_samples, psn, p.ts_ns);
     }
   }
 }
@@ -270,7 +296,8 @@ std::vector<FlowPsnEvidence> FlowTable::PsnEvidence() const {
     e.key = s.key;
     for (const auto& pt : s.points) {
       e.runs.insert(e.runs.end(), pt.runs.begin(), pt.runs.end());
-      e.points.push_back({pt.capture_index, pt.req_samples.kept, pt.ack_samples.kept});
+      if (pt.req.started) e.runs.push_back(pt.run);
+      e.points.push_back({pt.capture_index, SamplesOf(pt.req_samples), SamplesOf(pt.ack_samples)});
     }
     std::sort(e.points.begin(), e.points.end(),
               [](const PointPsnEvidence& a, const PointPsnEvidence& b) { return a.capture_index < b.capture_index; });

@@ -180,7 +180,7 @@ struct FlowPsnEvidence {
   std::vector<PsnRun> runs;  // request PSN runs, every capture point's
   std::vector<PointPsnEvidence> points;
 };
-inline constexpr size_t kMaxPsnSamples = 64;
+inline constexpr size_t kMaxPsnSamples = 16;
 inline constexpr size_t kMaxPsnRuns = 16;
 
 // Streaming flow table: memory grows with the number of flows (times the capture points that saw
@@ -207,11 +207,12 @@ class FlowTable {
     uint32_t next = 0;        // highest PSN seen + 1 (mod 2^24)
     uint32_t read_slack = 0;  // allowed jump after a READ request
   };
-  // Keeps every stride-th item (stride doubles when kMaxPsnSamples are held).
+  // Keeps every stride-th item (stride doubles when kMaxPsnSamples are held) in a block of the
+  // table's sample arena, taken at its first item: a flow's samples need no allocation of their own.
   struct Sampler {
-    std::vector<PsnSample> kept;
-    uint32_t stride = 1, seen = 0;
-    void Add(uint32_t psn, int64_t ts_ns);
+    static constexpr uint32_t kNoBlock = 0xffffffffu;
+    uint32_t block = kNoBlock;
+    uint32_t count = 0, stride = 1, seen = 0;
   };
   struct PointState {
     int capture_index = 0;
@@ -221,7 +222,8 @@ class FlowTable {
     int64_t psn_gaps = 0, retransmissions = 0, naks = 0, rnr_naks = 0, acks = 0;
     int64_t ecn_ce = 0, becn = 0, fecn = 0;
     PsnTrack req;
-    std::vector<PsnRun> runs;
+    PsnRun run;                 // the request PSN run being extended (valid once req.started)
+    std::vector<PsnRun> runs;   // the runs before it (a gap closes a run)
     Sampler req_samples, ack_samples;
   };
   struct State {
@@ -238,9 +240,13 @@ class FlowTable {
     bool deth_mixed = false;
   };
   Flow Finalise(const State& s) const;
+  void Sample(Sampler& s, uint32_t psn, int64_t ts_ns);
+  [[nodiscard]] std::vector<PsnSample> SamplesOf(const Sampler& s) const;
   std::unordered_map<FlowKey, size_t, FlowKeyHash> index_;
   std::vector<State> states_;
   int64_t packets_ = 0;
+  std::vector<uint32_t> psn_arena_;  // kMaxPsnSamples per block
+  std::vector<int64_t> ts_arena_;
 };
 
 // Which host owns an IP address.
