@@ -684,6 +684,33 @@ TEST(Pairing, NcclLogOnItsOwn) {
   }
 }
 
+TEST(Pairing, NcclQpnsOfAConnectionLeftOverByTheWire) {
+  // Two QPs per connection: node-a logs both qpns (31, 32) of its one send connection. The wire
+  // pairs 0x100 with 31 (PSNs); 0x101's ACKs were not captured, so the NCCL log's other qpn is it.
+  FlowTable t;
+  for (uint32_t k = 0; k < 16; ++k) {
+    t.Add(Pkt("10.0.0.1", "10.0.0.2", 0x100, 7000 + k, op::kWriteMiddle, kT0 + k * 1000, 0xc100, 4096));
+    t.Add(Pkt("10.0.0.1", "10.0.0.2", 0x101, 9000 + k, op::kWriteMiddle, kT0 + k * 1000 + 10, 0xc101, 4096));
+  }
+  t.Add(Ack("10.0.0.2", "10.0.0.1", 31, 7015, kT0 + 17000, 0x1f, 0xd200));
+  model::Dataset ds = TwoHosts();
+  ds.nccl_logs.push_back(Log(
+      "node-a:1:2 [0] NCCL INFO Channel 00/0 : 0[81000] -> 1[81000] [send] via NET/IB/0/GDRDMA\n"
+      "node-a:1:3 [0] NCCL INFO NET/IB: Dev 0 Port 1 qpn 31 mtu 5 LID 37\n"
+      "node-a:1:3 [0] NCCL INFO NET/IB: Dev 0 Port 1 qpn 32 mtu 5 LID 37\n"
+      "node-b:5:6 [0] NCCL INFO Channel 00/0 : 0[81000] -> 1[81000] [receive] via NET/IB/0/GDRDMA\n"));
+  auto flows = t.Flows();
+  const auto ev = t.PsnEvidence();
+  PairFlows(flows, ds, BuildHostMap(ds), NoHash(), &ev);
+  const Flow& first = Get(flows, "10.0.0.1", "10.0.0.2", 0x100);
+  EXPECT_EQ(first.pairing, QpPairing::kReversePsn);
+  EXPECT_EQ(first.src_qp, 31u);
+  const Flow& second = Get(flows, "10.0.0.1", "10.0.0.2", 0x101);
+  EXPECT_EQ(second.pairing, QpPairing::kNcclLog);
+  EXPECT_EQ(second.src_qp, 32u);
+  EXPECT_NE(second.pairing_detail.find("not already paired from the wire"), std::string::npos) << second.pairing_detail;
+}
+
 TEST(Pairing, PrecedenceAgreeAndDisagree) {
   FlowTable t;
   AddConnection(t, "10.0.0.1", "10.0.0.2", 0x200, 0x100, 0x1234);

@@ -889,14 +889,23 @@ void ProposeRdmaTool(const std::vector<Flow>& flows, const model::Dataset& ds, c
 
 // 4. The NCCL qpn of the flow's source host a weak proposal picks (nullptr when none): the one whose
 // UDP port hash matches, else the only one on a connection towards the destination host, else the
-// host's only qpn when the log does not say where it goes. *why = the evidence.
+// host's only qpn when the log does not say where it goes. qpns in `taken` (the wire already gave
+// them to other flows of the address: with several QPs per connection NCCL logs them all) are left
+// out first. *why = the evidence.
 const NcclQp* PickNcclQp(const Flow& f, const std::vector<const NcclQp*>& host_qps,
-                         const std::map<int, std::string>& rank_host, const PairingOptions& opts, std::string* why) {
+                         const std::map<int, std::string>& rank_host, const std::set<uint32_t>& taken,
+                         const PairingOptions& opts, std::string* why) {
   const uint32_t qb = f.key.dest_qp;
   // A qpn whose GID names another address of the host belongs to another NIC's connection.
   std::vector<const NcclQp*> all, towards;
+  bool left_out = false;
   for (const auto* q : host_qps) {
-    if (!q->local_ip || *q->local_ip == f.key.src) all.push_back(q);
+    if (q->local_ip && *q->local_ip != f.key.src) continue;
+    if (taken.count(q->qpn) != 0) {
+      left_out = true;
+      continue;
+    }
+    all.push_back(q);
   }
   for (const auto* q : all) {
     if (q->peer_rank < 0) continue;
@@ -928,6 +937,7 @@ const NcclQp* PickNcclQp(const Flow& f, const std::vector<const NcclQp*>& host_q
     pick = all.front();
     *why = "the only NCCL qpn of " + f.src_host;
   }
+  if (pick != nullptr && left_out) *why += " not already paired from the wire";
   return pick;
 }
 
@@ -938,6 +948,11 @@ void ProposeNcclLog(const std::vector<Flow>& flows, const std::vector<NcclQp>& n
                     std::vector<Weak>* weak) {
   std::map<std::string, std::vector<const NcclQp*>> nccl_by_host;
   for (const auto& q : nccl_qps) nccl_by_host[q.host].push_back(&q);
+  // (source address, qp) -> the flows a strong method gave that source QP.
+  std::map<std::pair<IpAddress, uint32_t>, std::set<size_t>> strong;
+  for (size_t i = 0; i < flows.size(); ++i) {
+    for (const auto& c : (*cands)[i]) strong[{flows[i].key.src, c.qp}].insert(i);
+  }
   for (size_t i = 0; i < flows.size(); ++i) {
     const Flow& f = flows[i];
     const uint32_t qb = f.key.dest_qp;
@@ -962,8 +977,13 @@ void ProposeNcclLog(const std::vector<Flow>& flows, const std::vector<NcclQp>& n
     if (f.src_host.empty() || f.requests() == 0) continue;
     auto hit = nccl_by_host.find(f.src_host);
     if (hit == nccl_by_host.end()) continue;
+    std::set<uint32_t> taken;
+    for (const auto* q : hit->second) {
+      auto sit = strong.find({f.key.src, q->qpn});
+      if (sit != strong.end() && (sit->second.size() > 1 || sit->second.count(i) == 0)) taken.insert(q->qpn);
+    }
     std::string why;
-    const NcclQp* pick = PickNcclQp(f, hit->second, rank_host, opts, &why);
+    const NcclQp* pick = PickNcclQp(f, hit->second, rank_host, taken, opts, &why);
     if (pick != nullptr) weak->push_back({i, {QpPairing::kNcclLog, pick->qpn, why}});
   }
 }
