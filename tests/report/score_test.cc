@@ -85,6 +85,32 @@ TEST(Score, UndirectedLinkIdsMatchWhateverTheOrderOfTheirEnds) {
   EXPECT_DOUBLE_EQ((*s)["entropy"]["modes"]["accuracy"].get<double>(), 1.0) << s->dump(2);
 }
 
+TEST(Score, SourceQpAccuracyPerQpsOfANicPair) {
+  // 10.0.0.1 -> 10.0.0.2 carries two QPs (one paired right, one wrong), 10.0.0.3 -> 10.0.0.4 one.
+  json truth = GoodTruth();
+  truth["rdma"] = json::parse(R"({"flows": [
+    {"src": "10.0.0.1", "dst": "10.0.0.2", "dest_qp": 11, "src_qp": 21, "kind": "ring"},
+    {"src": "10.0.0.1", "dst": "10.0.0.2", "dest_qp": 12, "src_qp": 22, "kind": "ring"},
+    {"src": "10.0.0.3", "dst": "10.0.0.4", "dest_qp": 13, "src_qp": 23, "kind": "ring"}]})");
+  json result = GoodResult();
+  result["flows"] = json::parse(R"([
+    {"src": "10.0.0.1", "dst": "10.0.0.2", "dest_qp": 11, "src_qp": 21,
+     "candidates": [{"method": "reverse_psn", "src_qp": 21}]},
+    {"src": "10.0.0.1", "dst": "10.0.0.2", "dest_qp": 12, "src_qp": 21,
+     "candidates": [{"method": "reverse_ack", "src_qp": 21}]},
+    {"src": "10.0.0.3", "dst": "10.0.0.4", "dest_qp": 13, "src_qp": 23}])");
+  Result<json> s = Score(truth, result);
+  ASSERT_TRUE(s.ok()) << s.error().ToString();
+  const json& f = (*s)["flows"];
+  EXPECT_EQ(f["multi_qp"]["found"], 2);
+  EXPECT_EQ(f["multi_qp"]["src_qp_right"], 1);
+  EXPECT_EQ(f["multi_qp"]["src_qp_accuracy"], 0.5);
+  EXPECT_EQ(f["by_qps_per_nic_pair"]["2"]["truth"], 2);
+  EXPECT_EQ(f["by_qps_per_nic_pair"]["1"]["src_qp_accuracy"], 1.0);
+  EXPECT_EQ(f["by_method"]["reverse_psn"]["right"], 1);
+  EXPECT_EQ(f["by_method"]["reverse_ack"]["right"], 0);
+}
+
 TEST(Score, WrongTypeForAKeyIsAnErrorNamingTheKey) {
   json truth = GoodTruth();
   truth["links"][0]["lanes"] = "eighteen";

@@ -158,7 +158,9 @@ TEST(RdmaPlanTest, RingsTreesAndAddresses) {
     if (p.kind != RdmaPairKind::kRing) continue;
     ++ring_pairs;
     EXPECT_NE(p.a.host, p.b.host);
-    EXPECT_EQ(p.udp_sport, RoceUdpSourcePort(p.b.qpn, p.a.qpn));
+    // Each QP has its own UDP source port in RoCEv2's 0xC000..0xFFFF range.
+    EXPECT_GE(p.udp_sport, 0xC000);
+    EXPECT_GE(p.udp_sport_b, 0xC000);
   }
   EXPECT_EQ(ring_pairs, 16);
 }
@@ -310,10 +312,12 @@ TEST(RdmaFiles, PsnContinuityAndAckAddressing) {
       EXPECT_EQ(p.udp_src_port, flow["udp_sport"].get<uint16_t>());
       if (p.opcode == formats::roce_op::kAcknowledge || p.opcode == formats::roce_op::kCnp) {
         // An ACK/NAK/CNP goes to the QP that sent the requests: the flow's destination QP is a
-        // requester whose own flow uses the same UDP source port.
+        // requester with a flow of its own; the ACK leaves on the responder QP's own UDP source port.
         auto it = sport_of_qp.find({p.dst_ip.ToString(), p.dest_qp});
         ASSERT_NE(it, sport_of_qp.end());
-        EXPECT_EQ(it->second, p.udp_src_port);
+        auto own = sport_of_qp.find({p.src_ip.ToString(), flow["src_qp"].get<uint32_t>()});
+        ASSERT_NE(own, sport_of_qp.end());
+        EXPECT_EQ(own->second, p.udp_src_port);
         ++acks;
         continue;
       }
@@ -345,6 +349,57 @@ TEST(RdmaFiles, PsnContinuityAndAckAddressing) {
 }
 
 // Rebuilds the rings from every log's send connections (me -> next per channel).
+TEST(RdmaFiles, SeveralQpsPerConnectionAsConnectXPutsThemOnTheWire) {
+  TempDir dir("multi_qp");
+  SimOptions o = SmallOptions(13);
+  o.qps_per_connection = 4;
+  o.rdma_window_ms = 3;
+  o.congested_links = 0;  // a congested link's shaper may hold the send before the window into it
+  ASSERT_TRUE(Simulate(o, dir.str()).ok());
+  const json truth = json::parse(ReadAll(dir.str() + "/truth.json"));
+  const json& r = truth["rdma"];
+  // (src ip, dst ip, dest_qp) -> the flow's own port and its requester's initial PSN.
+  std::map<std::tuple<std::string, std::string, uint32_t>, std::pair<uint16_t, uint32_t>> flows;
+  int pairs = 0, ports_differ = 0;
+  for (const json& p : r["qp_pairs"]) {
+    const json& a = p["requester"];
+    const json& b = p["responder"];
+    flows[{a["ip"], b["ip"], b["qpn"].get<uint32_t>()}] = {p["udp_sport"].get<uint16_t>(), a["psn0"].get<uint32_t>()};
+    flows[{b["ip"], a["ip"], a["qpn"].get<uint32_t>()}] = {p["udp_sport_b"].get<uint16_t>(), b["psn0"].get<uint32_t>()};
+    ++pairs;
+    ports_differ += p["udp_sport"] != p["udp_sport_b"] ? 1 : 0;
+  }
+  EXPECT_GT(pairs, 0);
+  EXPECT_GE(ports_differ, pairs - 1);  // one port per QP: the two directions (almost) never share one
+  int64_t requests = 0, acks = 0, with_ack_req = 0, starts_at_psn0 = 0, flows_seen = 0;
+  for (const json& cap : r["captures"]) {
+    CaptureRead c = ReadCap(dir.str() + "/" + cap["file"].get<std::string>(), false);
+    std::set<std::tuple<std::string, std::string, uint32_t>> seen;
+    for (const auto& p : c.packets) {
+      const auto key = std::make_tuple(p.src_ip.ToString(), p.dst_ip.ToString(), p.dest_qp);
+      auto it = flows.find(key);
+      ASSERT_NE(it, flows.end());
+      EXPECT_EQ(p.udp_src_port, it->second.first);  // every packet on its own QP's port
+      if (formats::IsRequest(p.opcode)) {
+        ++requests;
+        with_ack_req += p.ack_req ? 1 : 0;
+        if (seen.insert(key).second) {
+          ++flows_seen;
+          // The streams ran before the window: the capture does not begin at the initial PSN.
+          starts_at_psn0 += p.psn == it->second.second ? 1 : 0;
+        }
+      }
+      if (p.opcode == formats::roce_op::kAcknowledge) ++acks;
+    }
+  }
+  EXPECT_GT(flows_seen, 0);
+  EXPECT_EQ(starts_at_psn0, 0);
+  // Coalesced ACKs: fewer ACKs than requests.
+  EXPECT_GT(requests, 0);
+  EXPECT_LT(acks, requests);
+  EXPECT_GT(with_ack_req, 0);
+}
+
 TEST(RdmaFiles, NcclLogsReadBackWithTheTruthRings) {
   const Simulated& s = SmallRun();
   const json& r = s.truth["rdma"];

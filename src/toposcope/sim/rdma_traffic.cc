@@ -27,9 +27,11 @@ constexpr uint64_t kMessageLabel = 0x52444D4200000000ULL;  // per QP pair schedu
 constexpr uint64_t kPacketLabel = 0x52444D4300000000ULL;   // per QP pair losses, jitter
 constexpr uint64_t kLogLabel = 0x52444D4400000000ULL;      // per host NCCL logs
 constexpr uint64_t kEcmpLabel = 0x52444D4500000000ULL;     // per leaf ECMP seed
+constexpr uint64_t kSportLabel = 0x52444D4600000000ULL;    // per QP pair UDP source ports
 
 constexpr uint32_t kPsnMask = 0xFFFFFF;
-constexpr int kAckEveryPackets = 64;        // rxe RXE_MAX_PKT_PER_ACK
+constexpr int kAckEveryMin = 8;             // AckReq every 8..128 packets, drawn per stream (rxe: 64)
+constexpr int kAckEveryMax = 128;
 constexpr uint32_t kFifoBytes = 32;         // NCCL's ncclIbSendFifo element
 constexpr int64_t kSwitchNs = 450;          // per switch crossed
 constexpr int64_t kFibreNs = 150;           // per inter-switch link (30 m)
@@ -164,6 +166,7 @@ struct Stream {
   bool from_b = false;  // requests from the responder end (NCCL's fifo writes)
   double loss = 0;
   bool shaped = false;  // periodic congestion
+  int ack_every = 64;   // the requester sets AckReq on a message's last packet and every this many
 };
 
 struct PairSchedule {
@@ -324,7 +327,7 @@ PathInfo PathOf(const Cluster& c, const RdmaPlan& plan, const RdmaQpPair& p) {
     const IpAddress& ia = plan.nics[static_cast<size_t>(p.a.host)][static_cast<size_t>(p.a.nic)].ip;
     const IpAddress& ib = plan.nics[static_cast<size_t>(p.b.host)][static_cast<size_t>(p.b.nic)].ip;
     path.spine_ab = EcmpSpine(c, LeafIndexOf(c, ha.leaf), ia, ib, p.udp_sport);
-    path.spine_ba = EcmpSpine(c, LeafIndexOf(c, hb.leaf), ib, ia, p.udp_sport);
+    path.spine_ba = EcmpSpine(c, LeafIndexOf(c, hb.leaf), ib, ia, p.udp_sport_b);
     path.switches = {ha.leaf, c.fabric.spines[static_cast<size_t>(path.spine_ab)], hb.leaf};
   } else if (arch == Arch::kHhre) {
     const int ra = LeafIndexOf(c, ha.leaf) / 4;
@@ -736,7 +739,12 @@ RdmaPlan PlanRdma(const Cluster& cluster, const Telemetry* telemetry) {
   QpAllocator qps(plan, rng);
   if (n_hosts > 1) PlanRingPairs(cluster, plan, qps);
   if (o.background_traffic && n_hosts > 1) PlanBackgroundPairs(cluster, n_captured, rng, plan, qps);
-  for (RdmaQpPair& p : plan.qp_pairs) p.udp_sport = RoceUdpSourcePort(p.a.qpn, p.b.qpn);
+  // Every QP has its own UDP source port (ConnectX picks it per QP): the two directions differ.
+  for (size_t i = 0; i < plan.qp_pairs.size(); ++i) {
+    Rng srng(Rng::Mix(o.seed, kSportLabel + i));
+    plan.qp_pairs[i].udp_sport = static_cast<uint16_t>(0xC000u | srng.Below(0x4000));
+    plan.qp_pairs[i].udp_sport_b = static_cast<uint16_t>(0xC000u | srng.Below(0x4000));
+  }
   PlanCaptures(cluster, n_captured, plan);
   PlanLinks(plan);
   PlanCongestion(cluster, rng, plan);
@@ -779,6 +787,9 @@ namespace {
 PairSchedule ScheduleOf(const Cluster& cluster, const RdmaPlan& plan, const RdmaQpPair& p, size_t index) {
   const SimOptions& o = cluster.options;
   Rng rng(Rng::Mix(o.seed, kMessageLabel + index));
+  // The streams ran before the window: one message earlier, drawn from a stream of its own so the
+  // rest of the schedule stays as it was. A capture starts inside it when it reaches into the window.
+  Rng pre(Rng::Mix(o.seed, kMessageLabel + 0x80000000ULL + index));
   PairSchedule s;
   const int64_t start = plan.window_start_ns;
   const int64_t end = plan.window_end_ns;
@@ -795,10 +806,10 @@ PairSchedule ScheduleOf(const Cluster& cluster, const RdmaPlan& plan, const Rdma
     int k = 0;
     s.ab.loss = o.loss_rate;
     s.ab.shaped = p.congested;
-    while (t < end) {
-      const int slot = k % 8;  // NCCL_STEPS buffer slots
+    // One send a period before the first one of the window, then the window's.
+    auto add_send = [&](int64_t ready, int slot, Rng& r) {
       Message m;
-      m.ready_ns = t;
+      m.ready_ns = ready;
       m.bytes = share;
       m.kind = MsgKind::kWriteImm;
       m.va = va_b + static_cast<uint64_t>(slot) * static_cast<uint64_t>(o.rdma_message_bytes) +
@@ -807,13 +818,17 @@ PairSchedule ScheduleOf(const Cluster& cluster, const RdmaPlan& plan, const Rdma
       s.ab.messages.push_back(m);
       if (p.qp_index == 0) {  // the receiver's fifo entry for this send, on the first QP
         Message f;
-        f.ready_ns = t - Ns(rng.Uniform(2000.0, 6000.0));
+        f.ready_ns = ready - Ns(r.Uniform(2000.0, 6000.0));
         f.bytes = kFifoBytes;
         f.kind = MsgKind::kWrite;
         f.va = va_a + static_cast<uint64_t>(slot) * 64;
         f.rkey = rkey_a;
         s.ba.messages.push_back(f);
       }
+    };
+    add_send(std::min(start - 1, t - Ns(interval_ns * pre.Uniform(0.95, 1.05))), 7, pre);
+    while (t < end) {
+      add_send(t, k % 8, rng);  // NCCL_STEPS buffer slots
       t += Ns(interval_ns * rng.Uniform(0.95, 1.05));
       ++k;
     }
@@ -823,17 +838,23 @@ PairSchedule ScheduleOf(const Cluster& cluster, const RdmaPlan& plan, const Rdma
     const bool read = p.op == RdmaOp::kRead;
     int64_t t = start + Ns(rng.Exponential() * mean_ns);
     s.ab.loss = read ? 0.0 : o.loss_rate;
-    while (t < end) {
+    auto add_message = [&](int64_t ready, Rng& r) {
       Message m;
-      m.ready_ns = t;
-      m.bytes = static_cast<uint32_t>(std::exp(rng.Uniform(std::log(256.0), std::log(131072.0))));
+      m.ready_ns = ready;
+      m.bytes = static_cast<uint32_t>(std::exp(r.Uniform(std::log(256.0), std::log(131072.0))));
       m.kind = read ? MsgKind::kRead : MsgKind::kSend;
-      m.va = (read ? va_b : va_a) + (rng.NextU64() & 0xfff000ULL);
+      m.va = (read ? va_b : va_a) + (r.NextU64() & 0xfff000ULL);
       m.rkey = read ? rkey_b : 0;
       s.ab.messages.push_back(m);
+    };
+    add_message(start - Ns(pre.Exponential() * mean_ns) - 1000, pre);  // the last one before the window
+    while (t < end) {
+      add_message(t, rng);
       t += Ns(rng.Exponential() * mean_ns) + 1000;
     }
   }
+  s.ab.ack_every = kAckEveryMin + static_cast<int>(rng.Below(kAckEveryMax - kAckEveryMin + 1));
+  s.ba.ack_every = kAckEveryMin + static_cast<int>(rng.Below(kAckEveryMax - kAckEveryMin + 1));
   return s;
 }
 
@@ -906,7 +927,7 @@ std::vector<ReqPacket> Packetize(const Stream& s) {
       }
       r.last_of_msg = last;
       ++since_ack;
-      r.ack_req = last || since_ack >= kAckEveryPackets;
+      r.ack_req = last || since_ack >= static_cast<uint32_t>(s.ack_every);
       if (r.ack_req) since_ack = 0;
       out.push_back(r);
     }
@@ -1120,7 +1141,7 @@ std::vector<uint8_t> EncodeEvent(const RdmaPlan& plan, const PairGeometry& geo,
   pkt.ip_ecn_ce = (e.flags & kFlagCe) != 0 && view == View::kAtReceiver;
   pkt.ip_ttl = ttl;
   pkt.ip_id = e.ip_id;
-  pkt.udp_src_port = p.udp_sport;
+  pkt.udp_src_port = e.from_b ? p.udp_sport_b : p.udp_sport;
   pkt.udp_dst_port = formats::kRoceV2UdpPort;
   pkt.opcode = e.opcode;
   pkt.mig_req = !cnp;
@@ -1800,7 +1821,7 @@ json QpEndJson(const TruthNames& names, const RdmaQpEnd& e) {
 
 // One direction of a QP pair in "flows": requests from `src` to `dst`, with their lost PSNs.
 json FlowJson(const TruthNames& names, const RdmaQpPair& p, const RdmaQpEnd& src, const RdmaQpEnd& dst,
-              const std::string& kind, const std::vector<uint32_t>& lost_psns) {
+              const std::string& kind, const std::vector<uint32_t>& lost_psns, uint16_t udp_sport) {
   const RdmaLink& l = names.plan.links[static_cast<size_t>(p.link)];
   return json{{"src", names.Ip(src)},
               {"dst", names.Ip(dst)},
@@ -1809,7 +1830,7 @@ json FlowJson(const TruthNames& names, const RdmaQpPair& p, const RdmaQpEnd& src
               {"src_host", names.Host(src.host)},
               {"dst_host", names.Host(dst.host)},
               {"kind", kind},
-              {"udp_sport", p.udp_sport},
+              {"udp_sport", udp_sport},
               {"channel", p.channel},
               {"link", names.Host(l.host_a) + "~" + names.Host(l.host_b)},
               {"lost_psns", lost_psns},
@@ -1830,12 +1851,15 @@ void AddPairsAndFlows(const TruthNames& names, json& r) {
                      {"requester", QpEndJson(names, p.a)},
                      {"responder", QpEndJson(names, p.b)},
                      {"udp_sport", p.udp_sport},
+                     {"udp_sport_b", p.udp_sport_b},
                      {"captured", p.captured},
                      {"congested", p.congested},
                      {"naks", p.naks},
                      {"cnps", p.cnps}});
-    flows.push_back(FlowJson(names, p, p.a, p.b, std::string(RdmaPairKindName(p.kind)), p.lost_a));
-    flows.push_back(FlowJson(names, p, p.b, p.a, p.kind == RdmaPairKind::kRing ? "ack" : "background", p.lost_b));
+    flows.push_back(FlowJson(names, p, p.a, p.b, std::string(RdmaPairKindName(p.kind)), p.lost_a,
+                             p.udp_sport));
+    flows.push_back(FlowJson(names, p, p.b, p.a, p.kind == RdmaPairKind::kRing ? "ack" : "background", p.lost_b,
+                             p.udp_sport_b));
   }
   r["qp_pairs"] = std::move(pairs);
   r["flows"] = std::move(flows);

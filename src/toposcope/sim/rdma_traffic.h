@@ -22,19 +22,21 @@
 // order NCCL's search can produce). Trees: NCCL's double binary tree over hosts (ncclGetDtree:
 // channels below nch/2 the btree, the others the mirrored/shifted one), a chain inside each host
 // from its entry GPU. Every cross-host ring hop opens qps_per_connection RC QP pairs (requester on
-// the sending host, responder on the receiving one; random initial PSNs; UDP source port from
-// rdma_calc_flow_label as DOMAIN.md section 3.4).
+// the sending host, responder on the receiving one; random initial PSNs; each QP its own UDP
+// source port, drawn per QP as ConnectX firmware picks one, so the two directions of a pair differ).
 //
 // Traffic in the window (true time, the capture switch stamps it): every ring hop carries one
 // NCCL send of rdma_message_bytes every ~rdma_message_interval_us (RDMA WRITE FIRST/MIDDLE/
 // LAST_WITH_IMMEDIATE or WRITE_ONLY_WITH_IMMEDIATE, MTU 4096, split over the QPs of the
 // connection), each preceded by the receiver's 32-byte fifo RDMA WRITE_ONLY on the same QP pair in
-// the other direction. The requester asks for an ACK on the last packet of a message and every 64
-// packets; the responder ACKs (AETH 0x1f, MSN) with BTH DestQP = the requester's QP. A data packet is
+// the other direction. The requester asks for an ACK on the last packet of a message and every N
+// packets (N drawn per stream in 8..128: coalesced ACKs); the responder ACKs (AETH 0x1f, MSN) with BTH DestQP = the requester's QP. A data packet is
 // lost with probability loss_rate: the receiver answers the next packet with a NAK (AETH 0x60,
 // expected PSN) and the requester goes back to the lost PSN (go-back-N). Other tenants (with
 // background_traffic) open 2-4 QPs from some captured hosts to random peers: Poisson SEND or RDMA
-// READ messages of log-uniform sizes (256 B .. 128 KiB). congested_links backbone links carry their
+// READ messages of log-uniform sizes (256 B .. 128 KiB). Every stream ran before the window (one message
+// earlier, a period or a Poisson gap back), so captures can begin inside a message or with the
+// ACKs and READ responses of requests they never saw, and end inside messages. congested_links backbone links carry their
 // ring traffic only in bursts: 35 % of every congestion_period_us, at 25 Gb/s, with ECN CE marks
 // and CNPs back to the sender.
 //
@@ -156,7 +158,8 @@ struct RdmaQpPair {
   RdmaOp op = RdmaOp::kWrite;        // background: kSend or kRead; ring: kWrite
   RdmaQpEnd a;                       // requester (sends the data / issues the reads)
   RdmaQpEnd b;                       // responder
-  uint16_t udp_sport = 0;
+  uint16_t udp_sport = 0;    // UDP source port of the requester's packets (a -> b)
+  uint16_t udp_sport_b = 0;  // of the responder's packets (b -> a): ConnectX picks one per QP
   bool captured = false;  // at least one end's port is mirrored
   bool congested = false;  // on a periodic-congestion link
   int link = -1;           // index into RdmaPlan::links

@@ -85,6 +85,9 @@ TEST(FlowsBasics, NamesAndClasses) {
   EXPECT_EQ(QpPairingName(QpPairing::kNcclLog), "nccl_log");
   EXPECT_EQ(QpPairingName(QpPairing::kRdmaTool), "rdma_tool");
   EXPECT_EQ(QpPairingName(QpPairing::kDeth), "deth");
+  EXPECT_EQ(QpPairingName(QpPairing::kReversePsn), "reverse_psn");
+  EXPECT_GT(QpPairingRank(QpPairing::kDeth), QpPairingRank(QpPairing::kReversePsn));
+  EXPECT_GT(QpPairingRank(QpPairing::kReversePsn), QpPairingRank(QpPairing::kReverseAck));
   EXPECT_EQ(OpClassOf(op::kSendOnly), kOpSend);
   EXPECT_EQ(OpClassOf(0x64), kOpSend);  // UD SEND Only
   EXPECT_EQ(OpClassOf(0x2a), kOpWrite);  // UC WRITE Only
@@ -410,6 +413,147 @@ TEST(Pairing, SoleReverseFlowWithoutPortMatch) {
   EXPECT_EQ(Get(flows, "10.0.0.1", "10.0.0.2", 0x100).src_qp, 0x200u);
 }
 
+// One QP pair of a NIC pair as ConnectX puts it on the wire: A->B RDMA WRITEs (PSNs from psn0,
+// one every 1 us from t0) on A's own UDP port, B->A ACKs of every 8th PSN 2 us later on B's port.
+void AddQpPair(FlowTable& t, uint32_t qa, uint32_t qb, uint32_t psn0, int64_t t0, uint16_t sport_a,
+               uint16_t sport_b, int packets = 64, int req_point = 0, int ack_point = 0) {
+  for (int k = 0; k < packets; ++k) {
+    RocePacket p = Pkt("10.0.0.1", "10.0.0.2", qb, psn0 + k, op::kWriteMiddle, t0 + k * 1000, sport_a, 4096);
+    p.capture_index = req_point;
+    t.Add(p);
+    if (k % 8 == 7) {
+      RocePacket a = Ack("10.0.0.2", "10.0.0.1", qa, psn0 + k, t0 + k * 1000 + 2000, 0x1f, sport_b);
+      a.capture_index = ack_point;
+      t.Add(a);
+    }
+  }
+}
+
+PairingOptions NoHash() {
+  PairingOptions o;
+  o.use_udp_sport_hash = false;
+  return o;
+}
+
+TEST(PsnPairing, SeveralQpsOfOneNicPairWithTheirOwnPorts) {
+  // Four QPs between the same two NICs, random initial PSNs (one of them wrapping), every
+  // direction its own port: no port matches, the PSNs pair every flow.
+  FlowTable t;
+  const uint32_t psn0[4] = {0x3a11c2, 0xfffff0, 0x0012ab, 0x9e0001};
+  for (uint32_t i = 0; i < 4; ++i) {
+    AddQpPair(t, 0x200 + i, 0x100 + i, psn0[i], kT0 + i * 300, static_cast<uint16_t>(0xc100 + i),
+              static_cast<uint16_t>(0xd200 + i));
+  }
+  auto flows = t.Flows();
+  const auto ev = t.PsnEvidence();
+  model::Dataset ds;
+  EXPECT_EQ(PairFlows(flows, ds, HostMap{}, NoHash(), &ev), 0);
+  for (uint32_t i = 0; i < 4; ++i) {
+    const Flow& ab = Get(flows, "10.0.0.1", "10.0.0.2", 0x100 + i);
+    EXPECT_EQ(ab.pairing, QpPairing::kReversePsn) << i;
+    EXPECT_EQ(ab.src_qp, 0x200 + i);
+    EXPECT_NE(ab.pairing_detail.find("8 of 8 ACK PSNs"), std::string::npos) << ab.pairing_detail;
+    const Flow& ba = Get(flows, "10.0.0.2", "10.0.0.1", 0x200 + i);
+    EXPECT_EQ(ba.pairing, QpPairing::kReversePsn);
+    EXPECT_EQ(ba.src_qp, 0x100 + i);
+  }
+  // Without the PSN evidence, four flows each way and no port match: nothing pairs.
+  auto flows2 = t.Flows();
+  PairFlows(flows2, ds, HostMap{}, NoHash());
+  EXPECT_EQ(Get(flows2, "10.0.0.1", "10.0.0.2", 0x100).pairing, QpPairing::kNone);
+}
+
+TEST(PsnPairing, OverlappingPsnRunsAreDecidedByTiming) {
+  // Two QPs whose PSN runs overlap (1000..1063 and 1010..1073) but are sent 1 ms apart: only
+  // timing tells whose ACKs are whose.
+  FlowTable t;
+  AddQpPair(t, 0x200, 0x100, 1000, kT0, 0xc100, 0xd200);
+  AddQpPair(t, 0x201, 0x101, 1010, kT0 + 1'000'000, 0xc101, 0xd201);
+  auto flows = t.Flows();
+  const auto ev = t.PsnEvidence();
+  model::Dataset ds;
+  PairFlows(flows, ds, HostMap{}, NoHash(), &ev);
+  for (uint32_t i = 0; i < 2; ++i) {
+    const Flow& ab = Get(flows, "10.0.0.1", "10.0.0.2", 0x100 + i);
+    EXPECT_EQ(ab.pairing, QpPairing::kReversePsn) << i;
+    EXPECT_EQ(ab.src_qp, 0x200 + i);
+    EXPECT_NE(ab.pairing_detail.find("timing chose it"), std::string::npos) << ab.pairing_detail;
+    EXPECT_EQ(Get(flows, "10.0.0.2", "10.0.0.1", 0x200 + i).src_qp, 0x100 + i);
+  }
+}
+
+TEST(PsnPairing, AmbiguousWithoutACommonCapturePoint) {
+  // The same overlap, but the requests and the ACKs were captured at different points: nothing
+  // times them, the pairing is left open and said to be ambiguous.
+  FlowTable t;
+  AddQpPair(t, 0x200, 0x100, 1000, kT0, 0xc100, 0xd200, 64, 0, 1);
+  AddQpPair(t, 0x201, 0x101, 1010, kT0 + 1'000'000, 0xc101, 0xd201, 64, 0, 1);
+  auto flows = t.Flows();
+  const auto ev = t.PsnEvidence();
+  model::Dataset ds;
+  PairFlows(flows, ds, HostMap{}, NoHash(), &ev);
+  const Flow& ab = Get(flows, "10.0.0.1", "10.0.0.2", 0x100);
+  EXPECT_EQ(ab.pairing, QpPairing::kNone);
+  EXPECT_NE(ab.pairing_detail.find("reverse_psn ambiguous between qp 0x200 0x201"), std::string::npos)
+      << ab.pairing_detail;
+  EXPECT_EQ(Get(flows, "10.0.0.2", "10.0.0.1", 0x201).pairing, QpPairing::kNone);
+}
+
+TEST(PsnPairing, CaptureStartingInsideAStreamAndReadResponses) {
+  FlowTable t;
+  // The capture begins after PSN 5000 was sent: the first ACK (of 5000) precedes every request
+  // seen, the second acknowledges one of them.
+  t.Add(Ack("10.0.0.2", "10.0.0.1", 0x200, 5000, kT0, 0x1f, 0xd200));
+  for (uint32_t k = 1; k <= 4; ++k) t.Add(Pkt("10.0.0.1", "10.0.0.2", 0x100, 5000 + k, op::kWriteMiddle, kT0 + k * 100, 0xc100, 4096));
+  t.Add(Ack("10.0.0.2", "10.0.0.1", 0x200, 5004, kT0 + 2000, 0x1f, 0xd200));
+  // A second QP of the pair: an RDMA READ of 8 KiB (PSN 70000) answered by two response packets.
+  RocePacket rd = Pkt("10.0.0.1", "10.0.0.2", 0x101, 70000, op::kReadRequest, kT0 + 50, 0xc101);
+  rd.reth_dma_len = 8192;
+  t.Add(rd);
+  t.Add(Pkt("10.0.0.2", "10.0.0.1", 0x201, 70000, op::kReadResponseFirst, kT0 + 1500, 0xd201, 4096));
+  t.Add(Pkt("10.0.0.2", "10.0.0.1", 0x201, 70001, op::kReadResponseLast, kT0 + 1600, 0xd201, 4096));
+  auto flows = t.Flows();
+  const auto ev = t.PsnEvidence();
+  model::Dataset ds;
+  PairFlows(flows, ds, HostMap{}, NoHash(), &ev);
+  EXPECT_EQ(Get(flows, "10.0.0.1", "10.0.0.2", 0x100).pairing, QpPairing::kReversePsn);
+  EXPECT_EQ(Get(flows, "10.0.0.1", "10.0.0.2", 0x100).src_qp, 0x200u);
+  EXPECT_EQ(Get(flows, "10.0.0.2", "10.0.0.1", 0x200).src_qp, 0x100u);
+  EXPECT_EQ(Get(flows, "10.0.0.1", "10.0.0.2", 0x101).pairing, QpPairing::kReversePsn);
+  EXPECT_EQ(Get(flows, "10.0.0.1", "10.0.0.2", 0x101).src_qp, 0x201u);
+  EXPECT_EQ(Get(flows, "10.0.0.2", "10.0.0.1", 0x201).src_qp, 0x101u);
+}
+
+TEST(PsnPairing, EvidenceIsBoundedWhateverThePacketCount) {
+  FlowTable t;
+  // 100000 requests with a PSN gap every 1000 (60 gaps, more than kMaxPsnRuns) and 12500 ACKs.
+  uint32_t psn = 0xff0000;
+  for (int k = 0; k < 100000; ++k) {
+    if (k % 1000 == 999) psn += 3;
+    t.Add(Pkt("10.0.0.1", "10.0.0.2", 0x100, psn, op::kWriteMiddle, kT0 + k * 100, 0xc100, 4096));
+    if (k % 8 == 7) t.Add(Ack("10.0.0.2", "10.0.0.1", 0x200, psn, kT0 + k * 100 + 900, 0x1f, 0xd200));
+    ++psn;
+  }
+  const auto ev = t.PsnEvidence();
+  ASSERT_EQ(ev.size(), 2u);
+  const FlowPsnEvidence& ab = ev[0].key.src == Ip("10.0.0.1") ? ev[0] : ev[1];
+  const FlowPsnEvidence& ba = ev[0].key.src == Ip("10.0.0.1") ? ev[1] : ev[0];
+  EXPECT_EQ(ab.runs.size(), kMaxPsnRuns);
+  ASSERT_EQ(ab.points.size(), 1u);
+  EXPECT_LE(ab.points[0].requests.size(), kMaxPsnSamples);
+  EXPECT_GE(ab.points[0].requests.size(), kMaxPsnSamples / 2);
+  EXPECT_EQ(ab.points[0].requests.front().psn, 0xff0000u);
+  EXPECT_LE(ba.points[0].acks.size(), kMaxPsnSamples);
+  EXPECT_GE(ba.points[0].acks.size(), kMaxPsnSamples / 2);
+  // The samples span the whole stream: the last ACK sample is in the last eighth.
+  EXPECT_GT(ba.points[0].acks.back().ts_ns, kT0 + 100000LL * 100 * 7 / 8);
+  auto flows = t.Flows();
+  model::Dataset ds;
+  PairFlows(flows, ds, HostMap{}, NoHash(), &ev);
+  EXPECT_EQ(Get(flows, "10.0.0.1", "10.0.0.2", 0x100).pairing, QpPairing::kReversePsn);
+  EXPECT_EQ(Get(flows, "10.0.0.1", "10.0.0.2", 0x100).src_qp, 0x200u);
+}
+
 TEST(Pairing, UdpSourcePortSymmetryWithoutResponses) {
   FlowTable t;
   AddConnection(t, "10.0.0.1", "10.0.0.2", 0x200, 0x100, 0x1234, false);
@@ -538,6 +682,33 @@ TEST(Pairing, NcclLogOnItsOwn) {
     EXPECT_EQ(flows[0].pairing, QpPairing::kNcclLog);
     EXPECT_EQ(flows[0].src_qp, 22u);
   }
+}
+
+TEST(Pairing, NcclQpnsOfAConnectionLeftOverByTheWire) {
+  // Two QPs per connection: node-a logs both qpns (31, 32) of its one send connection. The wire
+  // pairs 0x100 with 31 (PSNs); 0x101's ACKs were not captured, so the NCCL log's other qpn is it.
+  FlowTable t;
+  for (uint32_t k = 0; k < 16; ++k) {
+    t.Add(Pkt("10.0.0.1", "10.0.0.2", 0x100, 7000 + k, op::kWriteMiddle, kT0 + k * 1000, 0xc100, 4096));
+    t.Add(Pkt("10.0.0.1", "10.0.0.2", 0x101, 9000 + k, op::kWriteMiddle, kT0 + k * 1000 + 10, 0xc101, 4096));
+  }
+  t.Add(Ack("10.0.0.2", "10.0.0.1", 31, 7015, kT0 + 17000, 0x1f, 0xd200));
+  model::Dataset ds = TwoHosts();
+  ds.nccl_logs.push_back(Log(
+      "node-a:1:2 [0] NCCL INFO Channel 00/0 : 0[81000] -> 1[81000] [send] via NET/IB/0/GDRDMA\n"
+      "node-a:1:3 [0] NCCL INFO NET/IB: Dev 0 Port 1 qpn 31 mtu 5 LID 37\n"
+      "node-a:1:3 [0] NCCL INFO NET/IB: Dev 0 Port 1 qpn 32 mtu 5 LID 37\n"
+      "node-b:5:6 [0] NCCL INFO Channel 00/0 : 0[81000] -> 1[81000] [receive] via NET/IB/0/GDRDMA\n"));
+  auto flows = t.Flows();
+  const auto ev = t.PsnEvidence();
+  PairFlows(flows, ds, BuildHostMap(ds), NoHash(), &ev);
+  const Flow& first = Get(flows, "10.0.0.1", "10.0.0.2", 0x100);
+  EXPECT_EQ(first.pairing, QpPairing::kReversePsn);
+  EXPECT_EQ(first.src_qp, 31u);
+  const Flow& second = Get(flows, "10.0.0.1", "10.0.0.2", 0x101);
+  EXPECT_EQ(second.pairing, QpPairing::kNcclLog);
+  EXPECT_EQ(second.src_qp, 32u);
+  EXPECT_NE(second.pairing_detail.find("not already paired from the wire"), std::string::npos) << second.pairing_detail;
 }
 
 TEST(Pairing, PrecedenceAgreeAndDisagree) {
@@ -678,13 +849,18 @@ TEST(AnalyzeFlows, WrittenCaptureTwoPassesAndHosts) {
   EXPECT_EQ(ab.retransmissions, 1);
   EXPECT_EQ(ab.payload_bytes, 6 * 1024);
   EXPECT_EQ(ab.udp_src_port, 0xc0de);
-  EXPECT_EQ(ab.pairing, QpPairing::kReverseAck);
+  // The ACK PSNs (NAK 0xffffff, ACK 0x000002) lie in the WRITE PSNs: reverse_psn wins, and the
+  // port match (reverse_ack) agrees.
+  EXPECT_EQ(ab.pairing, QpPairing::kReversePsn);
   EXPECT_EQ(ab.src_qp, 0x200u);
+  EXPECT_FALSE(ab.pairing_conflict);
+  ASSERT_EQ(ab.candidates.size(), 2u);
+  EXPECT_EQ(ab.candidates[1], std::make_pair(QpPairing::kReverseAck, 0x200u));
   const Flow& ba = Get(r->flows, "10.0.0.2", "10.0.0.1", 0x200);
   EXPECT_EQ(ba.naks, 1);
   EXPECT_EQ(ba.acks, 1);
   EXPECT_EQ(ba.src_qp, 0x100u);
-  EXPECT_EQ(r->pairing_counts.at("reverse_ack"), 2);
+  EXPECT_EQ(r->pairing_counts.at("reverse_psn"), 2);
   EXPECT_EQ(src_qps[0x200], 6);
   EXPECT_EQ(src_qps[0x100], 2);
   EXPECT_EQ(FindFlow(*r, ab.key), &ab);

@@ -34,6 +34,7 @@ std::string_view QpPairingName(QpPairing p) {
     case QpPairing::kNcclLog: return "nccl_log";
     case QpPairing::kRdmaTool: return "rdma_tool";
     case QpPairing::kDeth: return "deth";
+    case QpPairing::kReversePsn: return "reverse_psn";
   }
   return "none";
 }
@@ -45,7 +46,8 @@ int QpPairingRank(QpPairing p) {
     case QpPairing::kNcclLog: return 2;
     case QpPairing::kRdmaTool: return 3;
     case QpPairing::kReverseAck: return 4;
-    case QpPairing::kDeth: return 5;
+    case QpPairing::kReversePsn: return 5;
+    case QpPairing::kDeth: return 6;
   }
   return 0;
 }
@@ -85,6 +87,43 @@ uint16_t RoceUdpSourcePort(uint32_t lqpn, uint32_t rqpn) {
 // ---------------------------------------------------------------------------------------------
 // FlowTable
 // ---------------------------------------------------------------------------------------------
+
+void FlowTable::Sample(Sampler& s, uint32_t psn, int64_t ts_ns) {
+  const uint32_t i = s.seen++;
+  if ((i & (s.stride - 1)) != 0) return;
+  if (s.block == Sampler::kNoBlock) {
+    s.block = static_cast<uint32_t>(psn_arena_.size() / kMaxPsnSamples);
+    psn_arena_.resize(psn_arena_.size() + kMaxPsnSamples);
+    ts_arena_.resize(ts_arena_.size() + kMaxPsnSamples);
+  }
+  uint32_t* psns = psn_arena_.data() + size_t{s.block} * kMaxPsnSamples;
+  int64_t* ts = ts_arena_.data() + size_t{s.block} * kMaxPsnSamples;
+  if (s.count >= kMaxPsnSamples) {
+    // Keep every other sample (those at multiples of twice the stride) and double the stride.
+    uint32_t w = 0;
+    for (uint32_t r = 0; r < s.count; r += 2, ++w) {
+      psns[w] = psns[r];
+      ts[w] = ts[r];
+    }
+    s.count = w;
+    s.stride *= 2;
+    if ((i & (s.stride - 1)) != 0) return;
+  }
+  psns[s.count] = psn;
+  ts[s.count] = ts_ns;
+  ++s.count;
+}
+
+std::vector<PsnSample> FlowTable::SamplesOf(const Sampler& s) const {
+  std::vector<PsnSample> out;
+  if (s.block == Sampler::kNoBlock) return out;
+  out.reserve(s.count);
+  for (uint32_t k = 0; k < s.count; ++k) {
+    const size_t at = size_t{s.block} * kMaxPsnSamples + k;
+    out.push_back({psn_arena_[at], ts_arena_[at]});
+  }
+  return out;
+}
 
 void FlowTable::Add(const formats::RocePacket& p) {
   const FlowKey key = KeyOf(p);
@@ -144,6 +183,7 @@ void FlowTable::Add(const formats::RocePacket& p) {
   if (p.ip_ecn_ce) ++ps->ecn_ce;
   if (p.becn) ++ps->becn;
   if (p.fecn) ++ps->fecn;
+  if (cls == kOpAck || cls == kOpReadResp) Sample(ps->ack_samples, p.psn & kPsnMask, p.ts_ns);
   if (cls == kOpAck && p.has_aeth) {
     if (formats::IsNak(p)) {
       ++ps->naks;
@@ -159,14 +199,19 @@ void FlowTable::Add(const formats::RocePacket& p) {
     PsnTrack& t = ps->req;
     const uint32_t psn = p.psn & kPsnMask;
     bool advanced = true;
+    bool new_run = false;
     if (!t.started) {
       t.started = true;
+      new_run = true;
     } else {
       const uint32_t d = (psn - t.next) & kPsnMask;
       if (d == 0) {
         // in order
       } else if (d < kPsnHalf) {
-        if (d > t.read_slack) ps->psn_gaps += d - t.read_slack;
+        if (d > t.read_slack) {
+          ps->psn_gaps += d - t.read_slack;
+          new_run = ps->runs.size() + 1 < kMaxPsnRuns;
+        }
       } else {
         ++ps->retransmissions;
         advanced = false;
@@ -179,6 +224,13 @@ void FlowTable::Add(const formats::RocePacket& p) {
         // The response packets take ceil(L / MTU) PSNs; at the smallest MTU (256) that is the most.
         t.read_slack = static_cast<uint32_t>((uint64_t{p.reth_dma_len} + 255) / 256) - 1;
       }
+      if (new_run) {
+        if (ps->run.len > 0) ps->runs.push_back(ps->run);
+        ps->run = {psn, 0};
+      }
+      PsnRun& run = ps->run;  // past kMaxPsnRuns the last run grows over the gaps
+      run.len = std::max(run.len, ((psn - run.lo) & kPsnMask) + 1 + t.read_slack);
+      Sample(ps->req_samples, psn, p.ts_ns);
     }
   }
 }
@@ -233,6 +285,25 @@ std::vector<Flow> FlowTable::Flows() const {
   out.reserve(states_.size());
   for (const auto& s : states_) out.push_back(Finalise(s));
   std::sort(out.begin(), out.end(), [](const Flow& a, const Flow& b) { return a.key < b.key; });
+  return out;
+}
+
+std::vector<FlowPsnEvidence> FlowTable::PsnEvidence() const {
+  std::vector<FlowPsnEvidence> out;
+  out.reserve(states_.size());
+  for (const auto& s : states_) {
+    FlowPsnEvidence e;
+    e.key = s.key;
+    for (const auto& pt : s.points) {
+      e.runs.insert(e.runs.end(), pt.runs.begin(), pt.runs.end());
+      if (pt.req.started) e.runs.push_back(pt.run);
+      e.points.push_back({pt.capture_index, SamplesOf(pt.req_samples), SamplesOf(pt.ack_samples)});
+    }
+    std::sort(e.points.begin(), e.points.end(),
+              [](const PointPsnEvidence& a, const PointPsnEvidence& b) { return a.capture_index < b.capture_index; });
+    out.push_back(std::move(e));
+  }
+  std::sort(out.begin(), out.end(), [](const FlowPsnEvidence& a, const FlowPsnEvidence& b) { return a.key < b.key; });
   return out;
 }
 
@@ -595,6 +666,186 @@ void ProposeReverseFlows(const std::vector<Flow>& flows, const PairRanges& by_pa
   }
 }
 
+// PSN evidence that one flow's ACK samples acknowledge another flow's requests (either way round).
+struct PsnMatch {
+  int64_t inside = 0, outside = 0;  // ACK PSNs inside / outside the other flow's request PSN runs
+  int64_t timed = 0, early = 0;     // ACKs timed at a common capture point / seen before the request
+  std::vector<int64_t> lags_ns;     // ACK time - time of the last request sample at or before its PSN
+  [[nodiscard]] bool Candidate() const {
+    // Timing vetoes a PSN match when most timed ACKs come before the requests they would acknowledge.
+    return inside > 0 && inside >= outside && !(timed >= 4 && early * 2 > timed);
+  }
+  [[nodiscard]] double EarlyFraction() const { return timed == 0 ? 0.0 : static_cast<double>(early) / timed; }
+  [[nodiscard]] int64_t MedianLagNs() const {
+    if (lags_ns.empty()) return -1;
+    std::vector<int64_t> v = lags_ns;
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    return v[v.size() / 2];
+  }
+};
+
+// Where `psn` lies against the runs: 1 inside (the run's end included: a NAK names the next PSN
+// expected), 0 shortly before the first run (an ACK of a request from before the capture began:
+// no evidence either way), -1 elsewhere.
+int PsnPlace(const std::vector<PsnRun>& runs, uint32_t psn) {
+  for (const auto& r : runs) {
+    if (((psn - r.lo) & kPsnMask) <= r.len) return 1;
+  }
+  if (!runs.empty() && ((runs.front().lo - psn) & kPsnMask) <= runs.front().len) return 0;
+  return -1;
+}
+
+// Adds to *m how the ACK samples of `acker` fit the request PSNs of `req`: PSN placement against
+// every run, timing against the request samples of the same capture point.
+void AddPsnMatch(const FlowPsnEvidence& req, const FlowPsnEvidence& acker, PsnMatch* m) {
+  if (req.runs.empty()) return;
+  for (const auto& pa : acker.points) {
+    const PointPsnEvidence* pr = nullptr;
+    for (const auto& q : req.points) {
+      if (q.capture_index == pa.capture_index) pr = &q;
+    }
+    for (const auto& a : pa.acks) {
+      const int place = PsnPlace(req.runs, a.psn);
+      if (place < 0) ++m->outside;
+      if (place <= 0) continue;
+      ++m->inside;
+      if (pr == nullptr || pr->requests.empty()) continue;
+      const uint32_t base = pr->requests.front().psn;
+      const uint32_t off = (a.psn - base) & kPsnMask;
+      if (off >= kPsnHalf) continue;  // before this point's first request sample
+      const PsnSample* lower = &pr->requests.front();
+      for (const auto& r : pr->requests) {
+        if (((r.psn - base) & kPsnMask) > off) break;
+        lower = &r;
+      }
+      ++m->timed;
+      const int64_t lag = a.ts_ns - lower->ts_ns;
+      if (lag < 0) {
+        ++m->early;
+      } else {
+        m->lags_ns.push_back(lag);
+      }
+    }
+  }
+}
+
+// Whether match a is clearly better than match b by timing: a far smaller share of ACKs before
+// their requests, or (neither has any) a median ACK lag under half of b's.
+bool TimingBetter(const PsnMatch& a, const PsnMatch& b) {
+  if (a.timed == 0 || b.timed == 0) return false;
+  const double ea = a.EarlyFraction(), eb = b.EarlyFraction();
+  if (ea * 2 < eb) return true;
+  if (ea > 0 || eb > 0) return false;
+  const int64_t la = a.MedianLagNs(), lb = b.MedianLagNs();
+  return la >= 0 && lb >= 0 && la * 2 < lb;
+}
+
+// The best of the candidates `cands` (indices into `matches`): the only one, or the one that
+// TimingBetter beats all others with (*by_timing set); -1 when none or no clear winner.
+int BestPsnMatch(const std::vector<int>& cands, const std::vector<PsnMatch>& matches, bool* by_timing) {
+  *by_timing = false;
+  if (cands.empty()) return -1;
+  if (cands.size() == 1) return cands.front();
+  for (int c : cands) {
+    bool beats_all = true;
+    for (int o : cands) {
+      if (o != c && !TimingBetter(matches[static_cast<size_t>(c)], matches[static_cast<size_t>(o)])) beats_all = false;
+    }
+    if (beats_all) {
+      *by_timing = true;
+      return c;
+    }
+  }
+  return -1;
+}
+
+// The evidence of a PSN match with the reverse flow `reverse`.
+std::string PsnDetail(const Flow& reverse, const PsnMatch& m, bool by_timing, size_t rivals) {
+  std::string d = StringPrintf("reverse flow %s->%s qp %s: %lld of %lld ACK PSNs inside the request PSNs",
+                               reverse.key.src.ToString().c_str(), reverse.key.dst.ToString().c_str(),
+                               Hex(reverse.key.dest_qp).c_str(), static_cast<long long>(m.inside),
+                               static_cast<long long>(m.inside + m.outside));
+  if (m.timed > 0) {
+    d += StringPrintf(", %lld timed, median ACK lag %lld ns", static_cast<long long>(m.timed),
+                      static_cast<long long>(m.MedianLagNs()));
+  }
+  if (by_timing) d += StringPrintf("; timing chose it over %zu other PSN match(es)", rivals);
+  return d;
+}
+
+// 2b. Reverse flows by PSN, one IP pair: flows [xb, xe) one way, [yb, ye) the other. A pair (x, y)
+// is proposed when each is the other's best PSN match; a flow with PSN matches but no clear best
+// gets an "ambiguous" note in *notes.
+void ProposeReversePsnPair(const std::vector<Flow>& flows, const std::vector<FlowPsnEvidence>& ev, size_t xb,
+                           size_t xe, size_t yb, size_t ye, const PairingOptions& opts, Candidates* cands,
+                           std::vector<std::string>* notes) {
+  const size_t nx = xe - xb, ny = ye - yb;
+  std::vector<PsnMatch> m(nx * ny);
+  std::vector<std::vector<int>> row(nx), col(ny);
+  for (size_t x = 0; x < nx; ++x) {
+    for (size_t y = 0; y < ny; ++y) {
+      if (!Overlap(flows[xb + x], flows[yb + y], opts.overlap_slack_ns)) continue;
+      PsnMatch& c = m[x * ny + y];
+      AddPsnMatch(ev[xb + x], ev[yb + y], &c);
+      AddPsnMatch(ev[yb + y], ev[xb + x], &c);
+      if (!c.Candidate()) continue;
+      row[x].push_back(static_cast<int>(x * ny + y));
+      col[y].push_back(static_cast<int>(x * ny + y));
+    }
+  }
+  std::vector<int> best_y(ny, -1);
+  std::vector<bool> timing_y(ny, false);
+  for (size_t y = 0; y < ny; ++y) {
+    bool t = false;
+    best_y[y] = BestPsnMatch(col[y], m, &t);
+    timing_y[y] = t;
+  }
+  auto ambiguous = [&](size_t flow, const std::vector<int>& cs, bool rows) {
+    std::string n = "reverse_psn ambiguous between qp";
+    for (int c : cs) {
+      const size_t other = rows ? yb + static_cast<size_t>(c) % ny : xb + static_cast<size_t>(c) / ny;
+      n += " " + Hex(flows[other].key.dest_qp);
+    }
+    (*notes)[flow] = n;
+  };
+  for (size_t x = 0; x < nx; ++x) {
+    bool tx = false;
+    const int b = BestPsnMatch(row[x], m, &tx);
+    if (b < 0) {
+      if (row[x].size() > 1) ambiguous(xb + x, row[x], true);
+      continue;
+    }
+    const size_t y = static_cast<size_t>(b) % ny;
+    if (best_y[y] != b) {
+      ambiguous(xb + x, row[x], true);
+      continue;
+    }
+    const PsnMatch& c = m[static_cast<size_t>(b)];
+    const Flow& fx = flows[xb + x];
+    const Flow& fy = flows[yb + y];
+    (*cands)[xb + x].push_back(
+        {QpPairing::kReversePsn, fy.key.dest_qp, PsnDetail(fy, c, tx || timing_y[y], row[x].size() - 1)});
+    (*cands)[yb + y].push_back(
+        {QpPairing::kReversePsn, fx.key.dest_qp, PsnDetail(fx, c, tx || timing_y[y], col[y].size() - 1)});
+  }
+  for (size_t y = 0; y < ny; ++y) {
+    if (best_y[y] < 0 && col[y].size() > 1) ambiguous(yb + y, col[y], false);
+  }
+}
+
+// 2b. Reverse flows by PSN, every unordered IP pair with flows both ways once.
+void ProposeReversePsn(const std::vector<Flow>& flows, const std::vector<FlowPsnEvidence>& ev,
+                       const PairRanges& by_pair, const PairingOptions& opts, Candidates* cands,
+                       std::vector<std::string>* notes) {
+  for (const auto& [pair, range] : by_pair) {
+    if (!(pair.first < pair.second)) continue;
+    auto rit = by_pair.find({pair.second, pair.first});
+    if (rit == by_pair.end()) continue;
+    ProposeReversePsnPair(flows, ev, range.first, range.second, rit->second.first, rit->second.second, opts, cands,
+                          notes);
+  }
+}
+
 // 3. rdma res show qp: the destination host's QP whose lqpn is the flow's destination QP, else the
 // source host's QP whose rqpn it is (on the flow's NICs when known).
 void ProposeRdmaTool(const std::vector<Flow>& flows, const model::Dataset& ds, const HostMap& hosts,
@@ -638,14 +889,23 @@ void ProposeRdmaTool(const std::vector<Flow>& flows, const model::Dataset& ds, c
 
 // 4. The NCCL qpn of the flow's source host a weak proposal picks (nullptr when none): the one whose
 // UDP port hash matches, else the only one on a connection towards the destination host, else the
-// host's only qpn when the log does not say where it goes. *why = the evidence.
+// host's only qpn when the log does not say where it goes. qpns in `taken` (the wire already gave
+// them to other flows of the address: with several QPs per connection NCCL logs them all) are left
+// out first. *why = the evidence.
 const NcclQp* PickNcclQp(const Flow& f, const std::vector<const NcclQp*>& host_qps,
-                         const std::map<int, std::string>& rank_host, const PairingOptions& opts, std::string* why) {
+                         const std::map<int, std::string>& rank_host, const std::set<uint32_t>& taken,
+                         const PairingOptions& opts, std::string* why) {
   const uint32_t qb = f.key.dest_qp;
   // A qpn whose GID names another address of the host belongs to another NIC's connection.
   std::vector<const NcclQp*> all, towards;
+  bool left_out = false;
   for (const auto* q : host_qps) {
-    if (!q->local_ip || *q->local_ip == f.key.src) all.push_back(q);
+    if (q->local_ip && *q->local_ip != f.key.src) continue;
+    if (taken.count(q->qpn) != 0) {
+      left_out = true;
+      continue;
+    }
+    all.push_back(q);
   }
   for (const auto* q : all) {
     if (q->peer_rank < 0) continue;
@@ -677,6 +937,7 @@ const NcclQp* PickNcclQp(const Flow& f, const std::vector<const NcclQp*>& host_q
     pick = all.front();
     *why = "the only NCCL qpn of " + f.src_host;
   }
+  if (pick != nullptr && left_out) *why += " not already paired from the wire";
   return pick;
 }
 
@@ -687,6 +948,11 @@ void ProposeNcclLog(const std::vector<Flow>& flows, const std::vector<NcclQp>& n
                     std::vector<Weak>* weak) {
   std::map<std::string, std::vector<const NcclQp*>> nccl_by_host;
   for (const auto& q : nccl_qps) nccl_by_host[q.host].push_back(&q);
+  // (source address, qp) -> the flows a strong method gave that source QP.
+  std::map<std::pair<IpAddress, uint32_t>, std::set<size_t>> strong;
+  for (size_t i = 0; i < flows.size(); ++i) {
+    for (const auto& c : (*cands)[i]) strong[{flows[i].key.src, c.qp}].insert(i);
+  }
   for (size_t i = 0; i < flows.size(); ++i) {
     const Flow& f = flows[i];
     const uint32_t qb = f.key.dest_qp;
@@ -711,8 +977,13 @@ void ProposeNcclLog(const std::vector<Flow>& flows, const std::vector<NcclQp>& n
     if (f.src_host.empty() || f.requests() == 0) continue;
     auto hit = nccl_by_host.find(f.src_host);
     if (hit == nccl_by_host.end()) continue;
+    std::set<uint32_t> taken;
+    for (const auto* q : hit->second) {
+      auto sit = strong.find({f.key.src, q->qpn});
+      if (sit != strong.end() && (sit->second.size() > 1 || sit->second.count(i) == 0)) taken.insert(q->qpn);
+    }
     std::string why;
-    const NcclQp* pick = PickNcclQp(f, hit->second, rank_host, opts, &why);
+    const NcclQp* pick = PickNcclQp(f, hit->second, rank_host, taken, opts, &why);
     if (pick != nullptr) weak->push_back({i, {QpPairing::kNcclLog, pick->qpn, why}});
   }
 }
@@ -799,12 +1070,15 @@ int64_t ResolvePairing(std::vector<Flow>& flows, Candidates& cands) {
 }  // namespace
 
 int64_t PairFlows(std::vector<Flow>& flows, const model::Dataset& ds, const HostMap& hosts,
-                  const PairingOptions& opts) {
+                  const PairingOptions& opts, const std::vector<FlowPsnEvidence>* psn) {
   Candidates cands(flows.size());
   ResetPairing(flows, hosts);
   const PairRanges by_pair = FlowsByIpPair(flows);
-  // Strong methods: DETH, reverse flows, rdma res show qp.
+  // Strong methods: DETH, reverse flows (by PSN, by port), rdma res show qp.
   ProposeDeth(flows, &cands);
+  std::vector<std::string> notes(flows.size());
+  const bool with_psn = psn != nullptr && psn->size() == flows.size();
+  if (with_psn) ProposeReversePsn(flows, *psn, by_pair, opts, &cands, &notes);
   ProposeReverseFlows(flows, by_pair, opts, &cands);
   ProposeRdmaTool(flows, ds, hosts, &cands);
   // Weak proposals (NCCL logs without an explicit pair, the UDP port hash) are dropped when the
@@ -815,7 +1089,12 @@ int64_t PairFlows(std::vector<Flow>& flows, const model::Dataset& ds, const Host
   ProposeNcclLog(flows, nccl_qps, rank_host, opts, &cands, &weak);
   if (opts.use_udp_sport_hash) ProposeUdpHash(flows, ds, nccl_qps, &weak);
   AcceptWeak(flows, weak, &cands);
-  return ResolvePairing(flows, cands);
+  const int64_t conflicts = ResolvePairing(flows, cands);
+  for (size_t i = 0; i < flows.size(); ++i) {
+    if (notes[i].empty()) continue;
+    flows[i].pairing_detail += flows[i].pairing_detail.empty() ? notes[i] : "; " + notes[i];
+  }
+  return conflicts;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -882,7 +1161,8 @@ Result<FlowReport> AnalyzeFlows(const model::Dataset& ds, Diagnostics& diag, con
   report.packets = table.packets();
   report.flows = table.Flows();
   report.hosts = BuildHostMap(ds);
-  report.pairing_conflicts = PairFlows(report.flows, ds, report.hosts, opts.pairing);
+  const std::vector<FlowPsnEvidence> psn = table.PsnEvidence();
+  report.pairing_conflicts = PairFlows(report.flows, ds, report.hosts, opts.pairing, &psn);
   for (const auto& f : report.flows) ++report.pairing_counts[std::string(QpPairingName(f.pairing))];
   if (second_pass) {
     Status s = ReplayPackets(ds, report, second_pass, opts.check_icrc);

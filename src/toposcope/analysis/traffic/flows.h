@@ -5,6 +5,17 @@
 // IP, BTH DestQP). RoCEv2's BTH names only the destination QP, so the source QP of a flow is
 // learned by pairing (DOMAIN §5.1-5.3, §3.4):
 //  - deth:        UD packets carry their source QP in the DETH;
+//  - reverse_psn: the responder's ACK / NAK / READ response packets B->A acknowledge PSNs of the
+//                 requester's stream A->B (IBTA BTH PSN, AETH): a B->A flow whose ACK PSNs fall
+//                 inside the request PSN runs of exactly one A->B flow of the IP pair (and, the
+//                 other way, whose request PSNs that flow's ACKs acknowledge) is its reverse. When
+//                 the PSN runs of two QPs of one NIC pair overlap (initial PSNs are random 24-bit
+//                 numbers, so rarely), timing at a common capture point decides: an ACK never
+//                 precedes the request it acknowledges, and the true pair's ACK lag is the
+//                 shortest. Neither the UDP source port (ConnectX picks one per QP, so the two
+//                 directions differ) nor MSN (NCCL splits every send over all QPs of a connection,
+//                 so sibling QPs count messages in lockstep) separates the QPs of one NIC pair;
+//                 an unresolved tie is reported as ambiguous in pairing_detail;
 //  - reverse_ack: the responder's ACK / READ response / ATOMIC ACK packets B->A carry the
 //                 requester's QP as their DestQP: a B->A flow holding responses is matched to the
 //                 A->B flow with the same IP pair, the same UDP source port (the kernel's flow label
@@ -19,7 +30,7 @@
 //                 rqpn)) (Linux ib_verbs.h) when the flow label is 0 (NCCL's case): a reverse
 //                 B->A flow with the same port but no responses captured, or the only QP known on
 //                 host A whose hash with qB gives the flow's port.
-// Precedence when methods disagree: deth > reverse_ack > rdma_tool > nccl_log > udp_sport (wire
+// Precedence when methods disagree: deth > reverse_psn > reverse_ack > rdma_tool > nccl_log > udp_sport (wire
 // evidence seen with the packets beats host snapshots taken at another time, and the 14-bit hash
 // only proposes). Every method's answer is kept on the flow (`candidates`) and disagreements are
 // counted.
@@ -65,12 +76,20 @@ struct FlowKeyHash {
   size_t operator()(const FlowKey& k) const noexcept;
 };
 
-enum class QpPairing { kNone, kReverseAck, kUdpSourcePort, kNcclLog, kRdmaTool, kDeth /* UD carries its source QP */ };
-// The method's name: "none", "reverse_ack", "udp_sport", "nccl_log", "rdma_tool", "deth" ("none" for
-// a value outside the enum). Never fails.
+enum class QpPairing {
+  kNone,
+  kReverseAck,
+  kUdpSourcePort,
+  kNcclLog,
+  kRdmaTool,
+  kDeth,       // UD carries its source QP
+  kReversePsn  // the reverse flow's ACK PSNs fall in this flow's request PSNs
+};
+// The method's name: "none", "reverse_ack", "udp_sport", "nccl_log", "rdma_tool", "deth",
+// "reverse_psn" ("none" for a value outside the enum). Never fails.
 std::string_view QpPairingName(QpPairing p);
-// The method's precedence, higher wins: deth 5, reverse_ack 4, rdma_tool 3, nccl_log 2, udp_sport 1,
-// none 0 (0 for a value outside the enum). Never fails.
+// The method's precedence, higher wins: deth 6, reverse_psn 5, reverse_ack 4, rdma_tool 3, nccl_log 2,
+// udp_sport 1, none 0 (0 for a value outside the enum). Never fails.
 int QpPairingRank(QpPairing p);
 
 // Index into Flow::opcode_mix.
@@ -138,6 +157,32 @@ struct Flow {
   [[nodiscard]] int64_t responses() const { return opcode_mix[kOpReadResp] + opcode_mix[kOpAck]; }
 };
 
+// A run of consecutive request PSNs of one flow: [lo, lo + len) mod 2^24 (a READ request's run
+// reaches over the PSNs its responses may take).
+struct PsnRun {
+  uint32_t lo = 0, len = 0;
+};
+// One sampled packet: its PSN and capture time.
+struct PsnSample {
+  uint32_t psn = 0;
+  int64_t ts_ns = 0;
+};
+// What one capture point saw of a flow's PSNs: request packets that advanced the stream (sampled
+// evenly, in capture order) and ACK / NAK / READ response packets (sampled evenly). At most
+// kMaxPsnSamples each, whatever the number of packets.
+struct PointPsnEvidence {
+  int capture_index = 0;
+  std::vector<PsnSample> requests, acks;
+};
+// The PSN evidence of one flow for pairing (kept out of Flow: it is not part of the result).
+struct FlowPsnEvidence {
+  FlowKey key;
+  std::vector<PsnRun> runs;  // request PSN runs, every capture point's
+  std::vector<PointPsnEvidence> points;
+};
+inline constexpr size_t kMaxPsnSamples = 16;
+inline constexpr size_t kMaxPsnRuns = 16;
+
 // Streaming flow table: memory grows with the number of flows (times the capture points that saw
 // each flow), not with packets. Packets of one capture point should arrive in capture order.
 class FlowTable {
@@ -153,12 +198,21 @@ class FlowTable {
   [[nodiscard]] std::vector<Flow> Flows() const;
   // One flow, finalised; nullopt when no packet of that key was added.
   [[nodiscard]] std::optional<Flow> Find(const FlowKey& key) const;
+  // Every flow's PSN evidence, sorted by key (the order of Flows()). Never fails.
+  [[nodiscard]] std::vector<FlowPsnEvidence> PsnEvidence() const;
 
  private:
   struct PsnTrack {
     bool started = false;
     uint32_t next = 0;        // highest PSN seen + 1 (mod 2^24)
     uint32_t read_slack = 0;  // allowed jump after a READ request
+  };
+  // Keeps every stride-th item (stride doubles when kMaxPsnSamples are held) in a block of the
+  // table's sample arena, taken at its first item: a flow's samples need no allocation of their own.
+  struct Sampler {
+    static constexpr uint32_t kNoBlock = 0xffffffffu;
+    uint32_t block = kNoBlock;
+    uint32_t count = 0, stride = 1, seen = 0;
   };
   struct PointState {
     int capture_index = 0;
@@ -168,6 +222,9 @@ class FlowTable {
     int64_t psn_gaps = 0, retransmissions = 0, naks = 0, rnr_naks = 0, acks = 0;
     int64_t ecn_ce = 0, becn = 0, fecn = 0;
     PsnTrack req;
+    PsnRun run;                 // the request PSN run being extended (valid once req.started)
+    std::vector<PsnRun> runs;   // the runs before it (a gap closes a run)
+    Sampler req_samples, ack_samples;
   };
   struct State {
     FlowKey key;
@@ -183,9 +240,13 @@ class FlowTable {
     bool deth_mixed = false;
   };
   Flow Finalise(const State& s) const;
+  void Sample(Sampler& s, uint32_t psn, int64_t ts_ns);
+  [[nodiscard]] std::vector<PsnSample> SamplesOf(const Sampler& s) const;
   std::unordered_map<FlowKey, size_t, FlowKeyHash> index_;
   std::vector<State> states_;
   int64_t packets_ = 0;
+  std::vector<uint32_t> psn_arena_;  // kMaxPsnSamples per block
+  std::vector<int64_t> ts_arena_;
 };
 
 // Which host owns an IP address.
@@ -230,8 +291,9 @@ struct PairingOptions {
 // Fills src_host/dst_host of every flow and pairs source QPs by every method (see the file
 // comment). `flows` must be sorted by key (FlowTable::Flows()). Returns the number of flows with a
 // pairing conflict; never fails (a flow no method pairs keeps pairing kNone).
+// `psn` (may be null; else FlowTable::PsnEvidence() of the same flows) enables reverse_psn.
 int64_t PairFlows(std::vector<Flow>& flows, const model::Dataset& ds, const HostMap& hosts,
-                  const PairingOptions& opts = {});
+                  const PairingOptions& opts = {}, const std::vector<FlowPsnEvidence>* psn = nullptr);
 
 struct FlowReport {
   std::vector<Flow> flows;  // sorted by key

@@ -53,17 +53,34 @@ ResultFlows ResultFlowsOf(const json& result) {
   return rf;
 }
 
-// Flows: recall over the truth's flows; source-QP accuracy over those found, per kind and per
-// pairing method.
+// Truth, found and source-QP-right counts as {"truth", "found", "src_qp_right", "src_qp_accuracy"}.
+json CountsJson(const std::array<int64_t, 3>& c) {
+  return {{"truth", c[0]},
+          {"found", c[1]},
+          {"src_qp_right", c[2]},
+          {"src_qp_accuracy", Num(Ratio(static_cast<double>(c[2]), static_cast<double>(c[1])), 6)}};
+}
+
+// Flows: recall over the truth's flows; source-QP accuracy over those found, per kind, per pairing
+// method and per number of QPs between the flow's two NICs (the truth's flows of the same source
+// and destination address: NCCL_IB_QPS_PER_CONNECTION x channels, plus other tenants' QPs).
 json ScoreFlows(const json& tr, const json& result) {
   ResultFlows rf = ResultFlowsOf(result);
   std::map<std::string, std::array<int64_t, 2>> by_method;  // method -> proposed, right
   int64_t n = 0, hit = 0, qp_ok = 0, paired = 0;
   std::map<std::string, std::array<int64_t, 3>> by_kind;  // kind -> truth, found, src_qp right
+  std::map<std::pair<std::string, std::string>, int64_t> qps_of_pair;  // (src, dst) -> flows
+  for (const auto& f : tr["flows"]) ++qps_of_pair[{StrField(f, "src"), StrField(f, "dst")}];
+  std::map<int64_t, std::array<int64_t, 3>> by_qps;  // QPs of the NIC pair -> truth, found, right
+  std::array<int64_t, 3> multi{};                    // NIC pairs with two QPs or more
   for (const auto& f : tr["flows"]) {
     ++n;
     auto& k = by_kind[StrField(f, "kind")];
     ++k[0];
+    const int64_t qps = qps_of_pair[{StrField(f, "src"), StrField(f, "dst")}];
+    auto& q = by_qps[qps];
+    ++q[0];
+    if (qps > 1) ++multi[0];
     const std::string id = FlowId(StrField(f, "src"), StrField(f, "dst"), f.value("dest_qp", int64_t{-1}));
     for (const auto& [method, qp] : rf.proposals[id]) {
       ++by_method[method][0];
@@ -73,18 +90,20 @@ json ScoreFlows(const json& tr, const json& result) {
     if (it == rf.found.end()) continue;
     ++hit;
     ++k[1];
+    ++q[1];
+    if (qps > 1) ++multi[1];
     if (it->second.first) ++paired;
     if (it->second.first && it->second.second == f.value("src_qp", int64_t{-2})) {
       ++qp_ok;
       ++k[2];
+      ++q[2];
+      if (qps > 1) ++multi[2];
     }
   }
   json kinds = json::object();
-  for (const auto& [kind, c] : by_kind) {
-    kinds[kind.empty() ? "unspecified" : kind] = {
-        {"truth", c[0]}, {"found", c[1]}, {"src_qp_right", c[2]},
-        {"src_qp_accuracy", Num(Ratio(static_cast<double>(c[2]), static_cast<double>(c[1])), 6)}};
-  }
+  for (const auto& [kind, c] : by_kind) kinds[kind.empty() ? "unspecified" : kind] = CountsJson(c);
+  json qps_json = json::object();
+  for (const auto& [qps, c] : by_qps) qps_json[std::to_string(qps)] = CountsJson(c);
   json methods = json::object();
   for (const auto& [m, c] : by_method) {
     methods[m] = {{"proposed", c[0]}, {"right", c[1]},
@@ -98,6 +117,8 @@ json ScoreFlows(const json& tr, const json& result) {
           {"src_qp_accuracy", Num(Ratio(static_cast<double>(qp_ok), static_cast<double>(hit)), 6)},
           {"src_qp_precision", Num(Ratio(static_cast<double>(qp_ok), static_cast<double>(paired)), 6)},
           {"by_kind", kinds},
+          {"by_qps_per_nic_pair", qps_json},
+          {"multi_qp", CountsJson(multi)},
           {"by_method", methods}};
 }
 
