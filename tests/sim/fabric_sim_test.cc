@@ -349,6 +349,41 @@ TEST(FabricSim, OptionsAreValidated) {
   EXPECT_TRUE(ValidateFabricOptions(o).ok());
 }
 
+// switch_latency_shift_us moves every switch's drawn latency (and with it each link's halves) by the
+// shift, keeping the draws of the seed; out of -0.25..5 it is refused.
+TEST(FabricSim, SwitchLatencyShiftMovesEverySwitch) {
+  for (const char* arch : {"fat-tree", "dragonfly", "hhre"}) {
+    SimOptions o = FabricOptions(arch, 3);
+    Result<Cluster> base = BuildCluster(o);
+    ASSERT_TRUE(base.ok());
+    const FabricPlan p0 = PlanFabric(*base);
+    o.switch_latency_shift_us = 0.1;
+    ASSERT_TRUE(ValidateFabricOptions(o).ok());
+    Result<Cluster> up = BuildCluster(o);
+    ASSERT_TRUE(up.ok());
+    const FabricPlan p1 = PlanFabric(*up);
+    ASSERT_EQ(p0.switches.size(), p1.switches.size());
+    for (size_t i = 0; i < p0.switches.size(); ++i) {
+      EXPECT_NEAR(p1.switches[i].latency_us - p0.switches[i].latency_us, 0.1, 1e-12) << arch;
+    }
+    ASSERT_EQ(p0.links.size(), p1.links.size());
+    const int sw = static_cast<int>(p0.switches.size());
+    for (size_t i = 0; i < p0.links.size(); ++i) {
+      const int ends = (p0.links[i].a < sw ? 1 : 0) + (p0.links[i].b < sw ? 1 : 0);
+      EXPECT_NEAR(p1.links[i].latency_us - p0.links[i].latency_us, 0.05 * ends, 1e-9) << arch;
+    }
+  }
+  SimOptions o = FabricOptions("fat-tree", 1);
+  o.switch_latency_shift_us = -0.3;
+  EXPECT_FALSE(ValidateFabricOptions(o).ok());
+  o.switch_latency_shift_us = 5.5;
+  EXPECT_FALSE(ValidateFabricOptions(o).ok());
+  o.switch_latency_shift_us = -0.25;  // the floor keeps every switch at >= 0.05 us
+  Result<Cluster> c = BuildCluster(o);
+  ASSERT_TRUE(c.ok());
+  for (const FabricSwitch& s : PlanFabric(*c).switches) EXPECT_GE(s.latency_us, 0.05);
+}
+
 TEST(FabricSim, TinyAndLargeClusters) {
   for (int hosts : {1, 2, 5}) {
     SCOPED_TRACE(hosts);

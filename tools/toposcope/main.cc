@@ -261,6 +261,8 @@ void AddSimulateFlags(CLI::App* c, toposcope::sim::SimOptions& o, std::string& a
                 "take the fabric from a topograph model YAML (--arch/--hosts ignored)")
       ->check(CLI::ExistingFile);
   c->add_flag("!--no-fabric-faults", o.fabric_faults, "no congested switch, degraded/flapping link, detour or slow host");
+  c->add_option("--switch-latency-shift-us", o.switch_latency_shift_us,
+                "added to every simulated switch's port-to-port latency")->check(CLI::Range(-0.25, 5.0));
   c->add_option("--nccl-version", o.nccl_version, "NCCL log format: 2.26.2 or 2.16.5 (default: by seed)")
       ->check(CLI::IsMember({"2.26.2", "2.16.5"}));
 }

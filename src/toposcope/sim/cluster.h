@@ -100,6 +100,8 @@ struct SimOptions {
   double qp_window_s = 2;               // span of the QP state logs (0.05..600 s)
   bool fabric_faults = true;            // congested switch, degraded/flapping link, detour,
                                         // slow host
+  double switch_latency_shift_us = 0;   // added to every switch's drawn port-to-port latency
+                                        // (-0.25..5 µs; a switch keeps at least 0.05 µs)
   // Real fabric import (sim/fabric_import.h): when one is set, Simulate takes the cluster from this
   // ibnetdiscover dump (checked first) or topograph model instead of `arch`: one endpoint per
   // compute adapter, the real switches, ports and rates, and writes only the fabric files

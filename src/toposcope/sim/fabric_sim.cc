@@ -29,6 +29,7 @@ constexpr double kQueueScaleUs = 0.012;      // mean scale / (alpha - 1) = 0.02 
 constexpr double kCongestedScaleUs = 3.0;    // mean 5 µs per traversal
 constexpr double kOutlierRate = 0.006;
 constexpr double kSlowHostExtraUs = 1.2;
+constexpr double kMinSwitchUs = 0.05;  // floor of a shifted switch latency (below any cut-through ASIC)
 
 constexpr NamedValue<FabricFaultKind> kFabricFaultNames[] = {
     {FabricFaultKind::kCongestedSwitch, "congested_switch"},
@@ -672,6 +673,8 @@ Status ValidateFabricOptions(const SimOptions& o) {
   if (o.qp_jobs < 1 || o.qp_jobs > 64) return bad("qp_jobs outside 1..64", "");
   if (o.qps_per_host < 1 || o.qps_per_host > 256) return bad("qps_per_host outside 1..256", "");
   if (!(o.qp_window_s >= 0.05 && o.qp_window_s <= 600)) return bad("qp_window_s outside 0.05..600", "");
+  if (!(o.switch_latency_shift_us >= -0.25 && o.switch_latency_shift_us <= 5))
+    return bad("switch_latency_shift_us outside -0.25..5", "");
   return {};
 }
 
@@ -733,6 +736,7 @@ void CompletePlan(const Cluster& c, FabricPlan& p, Rng& rng) {
     }
     PlaceDetour(p, rng);
   }
+  for (FabricSwitch& s : p.switches) s.latency_us = std::max(kMinSwitchUs, s.latency_us + o.switch_latency_shift_us);
   ComputeLatencies(p);
 
   const auto name = [&](int node) { return FabricNodeName(c, p, node); };

@@ -204,7 +204,7 @@ struct FabricRoute {
 
 // Checks the fabric options (probes_per_pair 1..1000, probe_window_s 0.01..3600, qp_jobs 1..64,
 // qps_per_host 1..256, qp_window_s 0.05..600, max_probe_peers 1..100000, probe_extra_rtt_us
-// 0..1e6, at most kMaxFabricHosts hosts). Returns ok, or fails (kUsage) with the first option out
+// 0..1e6, switch_latency_shift_us -0.25..5, at most kMaxFabricHosts hosts). Returns ok, or fails (kUsage) with the first option out
 // of its range (the Error says which and the range). Always ok when with_fabric is false.
 Status ValidateFabricOptions(const SimOptions& options);
 

@@ -28,6 +28,7 @@ struct Synth {
   double outlier_rate = 0;
   int slow_host = -1;          // +1.2 µs
   double drop_pairs = 0;       // fraction of cross-leaf pairs never probed
+  double leaf_switch_us = 0;   // per leaf, a switch latency uniform in [0, this) on every path through it
   uint64_t seed = 1;
 };
 
@@ -39,6 +40,8 @@ std::vector<formats::PathProbe> Generate(const Synth& s) {
   std::vector<double> off(static_cast<size_t>(n));
   for (double& o : off) o = rng.Uniform(0.6, 0.8);
   if (s.slow_host >= 0) off[static_cast<size_t>(s.slow_host)] += 1.2;
+  std::vector<double> sw(static_cast<size_t>(s.leaves), 0.0);
+  for (double& v : sw) v = s.leaf_switch_us > 0 ? rng.Uniform(0.0, s.leaf_switch_us) : 0.0;
   std::vector<formats::PathProbe> out;
   for (int a = 0; a < n; ++a) {
     for (int b = 0; b < n; ++b) {
@@ -56,6 +59,7 @@ std::vector<formats::PathProbe> Generate(const Synth& s) {
         p.dst = HostName(b);
         p.hops = {"switch-names-are-ignored"};
         double rtt = off[static_cast<size_t>(a)] + off[static_cast<size_t>(b)] + s.level_us[static_cast<size_t>(tier)];
+        rtt += 2 * sw[static_cast<size_t>(la)] + (la == lb ? 0.0 : 2 * sw[static_cast<size_t>(lb)]);
         rtt += rng.Exponential() * 0.05;
         if (rng.Uniform() < s.outlier_rate) rtt += rng.Uniform(15, 250);
         p.rtt_us = rtt;
@@ -166,6 +170,44 @@ TEST(LeafInference, SingleTierFabricIsOnePod) {
   EXPECT_DOUBLE_EQ(LeafAcc(inf, s), 1.0);
   EXPECT_EQ(inf.pods.size(), 1U);
   EXPECT_EQ(inf.pods[0].leaves.size(), 8U);
+}
+
+// Pods a fraction of a microsecond apart (switches of ~0.1 us, long cables between pods) are split
+// where the leaves' dendrogram jumps, whatever the absolute size of the jump.
+TEST(LeafInference, PodsCloserThanAMicrosecondAreSplit) {
+  for (double pod_step : {0.4, 0.6, 2.1}) {
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+      Synth s;
+      s.leaves = 8;
+      s.hosts_per_leaf = 2;
+      s.leaves_per_pod = 4;
+      s.level_us = {1.0, 1.5, 1.5 + pod_step};
+      s.leaf_switch_us = 0.1;
+      s.seed = seed;
+      const LeafInference inf = InferLeaves(Generate(s));
+      EXPECT_DOUBLE_EQ(LeafAcc(inf, s), 1.0) << pod_step << " " << seed;
+      EXPECT_EQ(inf.pods.size(), 2U) << pod_step << " " << seed;
+      EXPECT_DOUBLE_EQ(PodAcc(inf, s), 1.0) << pod_step << " " << seed;
+    }
+  }
+}
+
+// One pod whose leaf-to-leaf residuals spread by about a microsecond (per-leaf switch latencies)
+// against a 2 us tier step: the spread has no jump, so no split.
+TEST(LeafInference, OnePodWithWideLeafSpreadIsNotSplit) {
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    Synth s;
+    s.leaves = 32;
+    s.hosts_per_leaf = 4;
+    s.leaves_per_pod = 32;
+    s.level_us = {1.0, 3.0, 3.0};
+    s.leaf_switch_us = 0.5;
+    s.probes = 4;
+    s.seed = seed;
+    const LeafInference inf = InferLeaves(Generate(s));
+    EXPECT_DOUBLE_EQ(LeafAcc(inf, s), 1.0) << seed;
+    EXPECT_EQ(inf.pods.size(), 1U) << seed;
+  }
 }
 
 TEST(LeafInference, HostsWithTooLittleEvidenceAreUnplacedNotDropped) {

@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 #include <map>
 
 #include "toposcope/base/rng.h"
@@ -131,6 +134,37 @@ TEST(LinkWeights, QueueSpreadFlagsCablesBehindQueueing) {
   const LinkWeightReport single = AnalyzeLinkWeights({p}, FabricReport{});
   ASSERT_EQ(single.queue_spread_us.size(), 2u);
   for (double s : single.queue_spread_us) EXPECT_TRUE(std::isnan(s));
+}
+
+// A congested spine queues every probe through it, the fastest too: its routes' minimum is an upper
+// bound. Those routes are solved after the others, so the queueing stays on the congested spine's
+// own cables (flagged by their queue spread) instead of spreading over every cable of the fabric.
+TEST(LinkWeights, CongestedSwitchQueueingStaysOnItsOwnCables) {
+  const SmallFabric f;
+  std::vector<formats::PathProbe> probes = f.Probes(8, 0.03);
+  Rng rng(5);
+  for (formats::PathProbe& p : probes) {
+    if (std::find(p.hops.begin(), p.hops.end(), "spine1") != p.hops.end()) p.rtt_us += 0.4 + 3.0 * rng.Uniform();
+  }
+  const LinkWeightReport r = AnalyzeLinkWeights(probes, FabricReport{});
+  EXPECT_EQ(r.routes_queueing, 27);  // every cross-leaf endpoint pair has one route over spine1
+  ASSERT_EQ(r.tomography.links.size(), f.latency.size());
+  int flagged = 0;
+  for (size_t i = 0; i < r.tomography.links.size(); ++i) {
+    const LinkWeight& l = r.tomography.links[i];
+    ASSERT_TRUE(l.identifiable) << l.link << " " << l.reason;
+    if (l.link.find("spine1") == std::string::npos) {
+      EXPECT_NEAR(l.latency_us, f.latency.at(l.link), 1e-6) << l.link;
+    } else {
+      EXPECT_GT(l.latency_us, f.latency.at(l.link)) << l.link;  // an upper bound
+      flagged += r.queue_spread_us[i] > l.latency_us ? 1 : 0;
+    }
+  }
+  EXPECT_GE(flagged, 2);  // (the degraded leafB--spine1, 1.9 us, is above its queue spread)
+  EXPECT_EQ(r.links_queueing, flagged);
+  EXPECT_NE(r.tomography.method.find("queueing routes solved second"), std::string::npos);
+  // Without a congested switch nothing is set aside.
+  EXPECT_EQ(AnalyzeLinkWeights(f.Probes(8, 0.03), FabricReport{}).routes_queueing, 0);
 }
 
 TEST(LinkWeights, UnusableProbesAreCountedNotUsed) {

@@ -363,16 +363,33 @@ int RejoinLeaves(const PairGraph& g, const std::vector<double>& r, double half_t
 std::vector<double> LeafDistances(const PairGraph& g, const std::vector<double>& r,
                                   const std::vector<int>& leaf_of, int n_leaves) {
   std::map<std::pair<int, int>, std::vector<double>> lp;
+  std::vector<std::vector<double>> same(static_cast<size_t>(n_leaves));
   for (size_t i : g.live) {
     const int la = leaf_of[static_cast<size_t>(g.edges[i].a)],
               lb = leaf_of[static_cast<size_t>(g.edges[i].b)];
-    if (la == lb) continue;
+    if (la < 0 || lb < 0) continue;
+    if (la == lb) {
+      same[static_cast<size_t>(la)].push_back(r[i]);
+      continue;
+    }
     lp[{std::min(la, lb), std::max(la, lb)}].push_back(r[i]);
+  }
+  // Each leaf's own level (its host side and switch, which every distance from it carries); a leaf
+  // of one host takes the median level.
+  std::vector<double> own(static_cast<size_t>(n_leaves), NAN), owns;
+  for (size_t l = 0; l < own.size(); ++l) {
+    if (same[l].empty()) continue;
+    own[l] = Median(same[l]);
+    owns.push_back(own[l]);
+  }
+  const double own_default = owns.empty() ? 0.0 : Median(owns);
+  for (double& v : own) {
+    if (!std::isfinite(v)) v = own_default;
   }
   std::vector<double> dmat(static_cast<size_t>(n_leaves) * static_cast<size_t>(n_leaves), NAN);
   for (auto& [k, v] : lp) {
     std::sort(v.begin(), v.end());
-    const double m = v[(v.size() - 1) / 4];
+    const double m = v[(v.size() - 1) / 4] - (own[static_cast<size_t>(k.first)] + own[static_cast<size_t>(k.second)]) / 2.0;
     dmat[static_cast<size_t>(k.first) * static_cast<size_t>(n_leaves) + static_cast<size_t>(k.second)] = m;
     dmat[static_cast<size_t>(k.second) * static_cast<size_t>(n_leaves) + static_cast<size_t>(k.first)] = m;
   }
@@ -384,52 +401,42 @@ struct PodTier {
   std::vector<int> label;  // per leaf: its pod
   double lo = 0;           // average residual of the last pod merge
   double hi = 0;           // average residual of the closest pods left apart
-  double floor = 0;        // the leaf floor; kept from an earlier round when a round has no pods to infer
+  double jump_ratio = 0;   // the largest jump with enough merges below, over their median
+  std::vector<double> heights;  // the leaf dendrogram's merge linkages, ascending
   bool tier = false;       // more than one pod
 };
 
-// The leaf floor: the median over leaves of the residual to their third-nearest leaf (a pod of
-// four leaves: its farthest member), less biased low than the nearest when there are many leaves
-// at one level.
-double LeafFloor(const std::vector<double>& dmat, size_t L) {
-  std::vector<double> nearest;
-  for (size_t a = 0; a < L; ++a) {
-    std::vector<double> row;
-    for (size_t b = 0; b < L; ++b) {
-      if (a != b && std::isfinite(dmat[a * L + b])) row.push_back(dmat[a * L + b]);
-    }
-    if (row.empty()) continue;
-    const size_t k = std::min<size_t>(2, row.size() - 1);
-    std::nth_element(row.begin(), row.begin() + static_cast<std::ptrdiff_t>(k), row.end());
-    nearest.push_back(row[k]);
-  }
-  return Median(std::move(nearest));
-}
+// Median-linkage agglomeration of the L leaves on `dmat` until no measured pair joins two clusters:
+// the merges in order (the two clusters' first leaves) and their linkages made non-decreasing (a
+// running maximum). The median over the measured leaf pairs between two clusters: one faulty pair (a
+// degraded cable, a congested switch) cannot hold a leaf away from its pod.
+struct Dendrogram {
+  std::vector<std::pair<size_t, size_t>> merges;
+  std::vector<double> heights;
+};
 
-// Average-linkage agglomeration of the L leaves on `dmat` while the closest two clusters are within
-// `limit`: sets the pod labels, the last merge (from `pods.floor` when none) and the first refused
-// linkage.
-void MergePods(const std::vector<double>& dmat, size_t L, double limit, PodTier& pods) {
-  std::vector<double> sum(L * L, 0.0), cnt(L * L, 0.0);
-  for (size_t a = 0; a < L; ++a) {
-    for (size_t b = 0; b < L; ++b) {
-      if (a != b && std::isfinite(dmat[a * L + b])) {
-        sum[a * L + b] = dmat[a * L + b];
-        cnt[a * L + b] = 1;
-      }
-    }
-  }
-  Clusters pc(static_cast<int>(L));
+Dendrogram MedianLinkage(const std::vector<double>& dmat, size_t L) {
+  std::vector<std::vector<size_t>> members(L);
+  for (size_t a = 0; a < L; ++a) members[a] = {a};
   std::vector<char> alive(L, 1);
-  double last_merge = pods.floor, first_refused = kInf;
+  Dendrogram d;
+  double running = -kInf;
+  std::vector<double> cross;
   for (;;) {
     double best = kInf;
     size_t ba = 0, bb = 0;
     for (size_t a = 0; a < L; ++a) {
       if (!alive[a]) continue;
       for (size_t b = a + 1; b < L; ++b) {
-        if (!alive[b] || cnt[a * L + b] == 0) continue;
-        const double h = sum[a * L + b] / cnt[a * L + b];
+        if (!alive[b]) continue;
+        cross.clear();
+        for (size_t x : members[a]) {
+          for (size_t y : members[b]) {
+            if (std::isfinite(dmat[x * L + y])) cross.push_back(dmat[x * L + y]);
+          }
+        }
+        if (cross.empty()) continue;
+        const double h = Median(cross);
         if (h < best) {
           best = h;
           ba = a;
@@ -437,41 +444,59 @@ void MergePods(const std::vector<double>& dmat, size_t L, double limit, PodTier&
         }
       }
     }
-    if (!(best <= limit)) {
-      first_refused = best;
-      break;
-    }
-    last_merge = best;
-    pc.Merge(pc.of[ba], pc.of[bb]);
-    for (size_t c = 0; c < L; ++c) {
-      if (!alive[c] || c == ba || c == bb) continue;
-      sum[ba * L + c] += sum[bb * L + c];
-      cnt[ba * L + c] += cnt[bb * L + c];
-      sum[c * L + ba] = sum[ba * L + c];
-      cnt[c * L + ba] = cnt[ba * L + c];
-    }
+    if (!std::isfinite(best)) break;
+    running = std::max(running, best);
+    d.merges.emplace_back(ba, bb);
+    d.heights.push_back(running);
+    members[ba].insert(members[ba].end(), members[bb].begin(), members[bb].end());
+    members[bb].clear();
     alive[bb] = 0;
   }
-  pods.lo = last_merge;
-  pods.hi = first_refused;
-  pods.label = Canonical(pc, std::vector<char>(L, 1));
-  pods.tier = GroupCount(pods.label) > 1;
+  return d;
 }
 
-// Pods: average-linkage agglomeration of the leaves on their leaf-to-leaf residuals, merging while
-// the closest two clusters are within min_pod_gap_us of the leaf floor. Within a pod every leaf
-// pair sits near the floor (one switch level); across pods most leaf pairs are two or more levels
-// up, so a few direct long links between pods (dragonfly global links) do not merge them. One pod
-// when pods are not inferred or there is a single leaf.
+// Pods: the leaves' dendrogram cut at its largest jump between consecutive merges, when at least
+// kMinMergesBelow merges and half the leaves lie below it (pods of two leaves or more on average)
+// and the jump is at least pod_jump_ratio times the median of those merges (a relative jump; the
+// median at least min_pod_level_us); else one pod. One pod too when pods are not inferred or there is one leaf.
 void InferPods(const std::vector<double>& dmat, int n_leaves, const LeafInferenceOptions& opt,
                PodTier& pods) {
+  constexpr size_t kMinMergesBelow = 3;
   pods.label.assign(static_cast<size_t>(n_leaves), 0);
   pods.lo = pods.hi = 0;
+  pods.jump_ratio = 0;
+  pods.heights.clear();
   pods.tier = false;
   if (!opt.infer_pods || n_leaves <= 1) return;
   const size_t L = static_cast<size_t>(n_leaves);
-  pods.floor = LeafFloor(dmat, L);
-  MergePods(dmat, L, pods.floor + opt.min_pod_gap_us, pods);
+  const Dendrogram d = MedianLinkage(dmat, L);
+  pods.heights = d.heights;
+  const size_t m = d.heights.size();
+  size_t cut = m;  // merges applied
+  if (m > 0) pods.lo = d.heights.back();
+  size_t best_k = 0;
+  double best_jump = -kInf;
+  // A pod tier has at least two leaves per pod on average: at least half the leaves merged below.
+  for (size_t k = std::max(kMinMergesBelow, (L + 1) / 2); k < m; ++k) {
+    const double jump = d.heights[k] - d.heights[k - 1];
+    if (jump > best_jump) {
+      best_jump = jump;
+      best_k = k;
+    }
+  }
+  if (best_k > 0) {
+    const std::vector<double> below(d.heights.begin(), d.heights.begin() + static_cast<std::ptrdiff_t>(best_k));
+    pods.jump_ratio = best_jump / std::max(opt.min_pod_level_us, Median(below));
+    if (pods.jump_ratio >= opt.pod_jump_ratio) {
+      cut = best_k;
+      pods.lo = d.heights[best_k - 1];
+      pods.hi = d.heights[best_k];
+    }
+  }
+  Clusters pc(static_cast<int>(L));
+  for (size_t k = 0; k < cut; ++k) pc.Merge(pc.of[d.merges[k].first], pc.of[d.merges[k].second]);
+  pods.label = Canonical(pc, std::vector<char>(L, 1));
+  pods.tier = GroupCount(pods.label) > 1;
 }
 
 // Contrast rtt(a, x) - rtt(a, y) over third placed hosts a outside `skip` (sorted): the median,
@@ -727,15 +752,15 @@ void AddResultEvidence(const LeafInferenceOptions& opt, const Partition& p, cons
       " us (nearest other host minus farthest leaf mate), separation " + FormatFixed(out.separation, 1) +
       " x within-leaf MAD; " + std::to_string(rm.negative_rows) + " of " + std::to_string(rm.margins.size()) +
       " hosts without a clean row gap (placed by leaf-level tests)");
+  std::string hs;
+  for (double h : p.pods.heights) hs += " " + Fmt(h);
+  const std::string jump = "largest jump " + FormatFixed(p.pods.jump_ratio, 3) + " x the median merge below it (split at >= " +
+                           FormatFixed(opt.pod_jump_ratio, 3) + ")";
   if (p.pods.tier) {
-    out.evidence.push_back("pod tier: leaf floor " + Fmt(p.pods.floor) +
-                           " us; last pod merge at average residual " + Fmt(p.pods.lo) +
-                           " us, closest pods apart at " + Fmt(p.pods.hi) + " us (limit floor + " +
-                           Fmt(opt.min_pod_gap_us) + " us)");
+    out.evidence.push_back("pod tier: leaves' dendrogram (median linkage of residuals above each leaf's own level) merges at" +
+                           hs + " us; cut between " + Fmt(p.pods.lo) + " and " + Fmt(p.pods.hi) + " us, " + jump);
   } else if (out.leaves.size() > 1) {
-    out.evidence.push_back("no pod tier: every leaf within " + Fmt(opt.min_pod_gap_us) +
-                           " us of the leaf floor " + Fmt(p.pods.floor) + " us on average (last merge at " +
-                           Fmt(p.pods.lo) + " us): one pod");
+    out.evidence.push_back("no pod tier: leaves' dendrogram merges at" + hs + " us, " + jump + ": one pod");
   }
   if (p.attached > 0) {
     out.evidence.push_back(

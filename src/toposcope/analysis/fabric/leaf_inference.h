@@ -20,10 +20,12 @@
 //          (D = median residual; offset-free), and a host left alone joins the leaf it is closer to
 //          than that leaf is to any other (pairs queueing behind a congested switch blur single
 //          rows, not these medians).
-//       c. Pods: average-linkage agglomeration of leaves on a low quantile of their leaf-to-leaf
-//          residuals, merging while within `min_pod_gap_us` of the leaf floor (median over leaves of
-//          the third-nearest leaf): one pod when the fabric shows no tier above the leaves (a
-//          two-tier fat-tree).
+//       c. Pods: median-linkage agglomeration of leaves on a low quantile of their leaf-to-leaf
+//          residuals less the two leaves' own levels (median same-leaf residual: host side and leaf
+//          switch), cut at the dendrogram's largest jump between consecutive merges when at least
+//          half the leaves merge below it and the jump is at least `pod_jump_ratio` of the median
+//          merge below it (a relative jump: no absolute latency); else one pod (a two-tier
+//          fat-tree, whose leaf-to-leaf spread rises smoothly).
 //       d. Offsets by profile contrasts, jointly with the grouping: for leaf mates x, y,
 //          o_x - o_y = median over third hosts a of rtt(a, x) - rtt(a, y) (leaf mates reach every
 //          third host over the same switches, so this is exact whatever the fabric), solved by
@@ -47,8 +49,9 @@ struct LeafInferenceOptions {
   int min_peers = 2;               // measured peers for a host to be placed
   int max_iterations = 12;         // cluster <-> offset-fit rounds
   double min_level_gap_us = 0.35;  // smallest gap (µs, after offset removal) that separates tiers
-  double min_pod_gap_us = 1.25;    // pods merge leaves within this much of the leaf floor (median
-                                   // over leaves of their third-nearest leaf's residual)
+  double pod_jump_ratio = 0.3;     // pods split where the leaves' dendrogram jumps by at least this
+                                   // fraction of the median merge below the jump (its largest jump)
+  double min_pod_level_us = 0.05;  // floor of that median (µs)
   bool fit_offsets = true;         // false: plain minimum RTTs (for comparison)
   bool infer_pods = true;          // false: leaves only
 };
@@ -86,8 +89,9 @@ struct LeafInference {
   double separation = 0;                // margin_us / MAD of the within-leaf residuals
   double margin_us = 0;                 // median row margin (µs, residual RTT): per host with mates,
                                         // its nearest non-mate minus its farthest mate
-  double pod_margin_us = 0;             // closest pods' average-linkage residual minus the last
-                                        // pod merge (0 when no pod tier)
+  double pod_margin_us = 0;             // the dendrogram's jump at the pod cut: the first merge of
+                                        // two pods minus the last merge inside one (0 when no pod
+                                        // tier)
   double confidence = 0;                // [0, 1]: margin against min_level_gap_us, times the share
                                         // of hosts whose own row gap separates their mates
 };

@@ -92,6 +92,118 @@ std::vector<int> PortsTo(const PortIndex& ix, const FabricSwitch& sw, const std:
   return ports;
 }
 
+// Queueing routes: the route spreads (median - min RTT) of the routes with one split in two by
+// Otsu's criterion on their logarithms (the split of largest between-class variance), kept when the
+// upper class's median spread is at least kQueueJump times the lower's: a congested switch queues
+// its routes by microseconds where idle routes spread by tens of nanoseconds. Those routes'
+// minimum is an upper bound of their idle RTT. None when fewer than 4 routes have a spread.
+constexpr double kQueueJump = 10.0;
+
+std::vector<char> QueueingRoutes(const std::vector<double>& route_spread) {
+  std::vector<double> lg;
+  for (double v : route_spread) {
+    if (std::isfinite(v)) lg.push_back(std::log(std::max(v, 1e-3)));
+  }
+  std::vector<char> queueing(route_spread.size(), 0);
+  const size_t n = lg.size();
+  if (n < 4) return queueing;
+  std::sort(lg.begin(), lg.end());
+  std::vector<double> prefix(n + 1, 0.0);
+  for (size_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + lg[i];
+  double best = -1;
+  size_t cut = 0;  // the upper class starts at lg[cut]
+  for (size_t i = 1; i < n; ++i) {
+    if (!(lg[i] > lg[i - 1])) continue;
+    const double w0 = static_cast<double>(i), w1 = static_cast<double>(n - i);
+    const double m0 = prefix[i] / w0, m1 = (prefix[n] - prefix[i]) / w1;
+    const double between = w0 * w1 * (m1 - m0) * (m1 - m0);
+    if (between > best) {
+      best = between;
+      cut = i;
+    }
+  }
+  if (cut == 0) return queueing;
+  const double lower = lg[(cut - 1) / 2], upper = lg[cut + (n - cut - 1) / 2];
+  if (upper - lower < std::log(kQueueJump)) return queueing;
+  const double limit = std::exp(lg[cut]);
+  for (size_t i = 0; i < route_spread.size(); ++i) {
+    queueing[i] = std::isfinite(route_spread[i]) && std::max(route_spread[i], 1e-3) >= limit * (1 - 1e-12) ? 1 : 0;
+  }
+  return queueing;
+}
+
+// The identifiable links' weights, normalised linearly over their latencies to [min_weight,
+// max_weight] as SolveTomography does for one solve.
+void RenormaliseWeights(const TomographyOptions& opt, std::vector<LinkWeight>& links) {
+  double lo = INFINITY, hi = -INFINITY;
+  for (const LinkWeight& l : links) {
+    if (!l.identifiable) continue;
+    lo = std::min(lo, l.latency_us);
+    hi = std::max(hi, l.latency_us);
+  }
+  for (LinkWeight& l : links) {
+    if (!l.identifiable) continue;
+    l.weight = hi > lo ? opt.min_weight + (l.latency_us - lo) / (hi - lo) * (opt.max_weight - opt.min_weight)
+                       : opt.min_weight;
+  }
+}
+
+// Tomography in two stages: first the routes that do not queue; then the queueing routes, less the
+// cables the first stage identified, for the cables only they cross (or the first left
+// unidentified). A congested switch's queueing then inflates its own cables (flagged by their
+// queue spread) instead of spreading over the whole fabric through the least squares. One solve
+// when no route queues or no route is clean. Counts the queueing routes in `routes_queueing`.
+TomographyResult SolveInStages(const std::vector<TomographyPath>& paths, const std::vector<double>& route_spread,
+                               const TomographyOptions& opt, int64_t& routes_queueing) {
+  const std::vector<char> queueing = QueueingRoutes(route_spread);
+  std::vector<TomographyPath> clean, rest;
+  for (size_t i = 0; i < paths.size(); ++i) (queueing[i] ? rest : clean).push_back(paths[i]);
+  routes_queueing = static_cast<int64_t>(rest.size());
+  if (rest.empty() || clean.empty() || opt.host_terms || !opt.extra_links.empty()) {
+    return SolveTomography(paths, opt);
+  }
+  TomographyResult first = SolveTomography(clean, opt);
+  std::map<std::string, double> known;
+  for (const LinkWeight& l : first.links) {
+    if (l.identifiable) known[l.link] = l.latency_us;
+  }
+  std::vector<TomographyPath> reduced;
+  for (TomographyPath p : rest) {
+    std::vector<std::string> unknown;
+    for (const std::string& id : p.links) {
+      auto it = known.find(id);
+      if (it != known.end()) {
+        p.rtt_us -= it->second;
+      } else {
+        unknown.push_back(id);
+      }
+    }
+    if (unknown.empty()) continue;
+    p.links = std::move(unknown);
+    p.rtt_us = std::max(0.0, p.rtt_us);
+    reduced.push_back(std::move(p));
+  }
+  TomographyResult second = SolveTomography(reduced, opt);
+  std::map<std::string, LinkWeight> merged;
+  for (const LinkWeight& l : second.links) merged[l.link] = l;
+  for (const LinkWeight& l : first.links) {
+    auto it = merged.find(l.link);
+    if (l.identifiable || it == merged.end()) merged[l.link] = l;
+  }
+  TomographyResult out = first;
+  out.links.clear();
+  for (auto& [id, l] : merged) out.links.push_back(std::move(l));
+  RenormaliseWeights(opt, out.links);
+  out.iterations += second.iterations;
+  out.paths += second.paths;
+  out.dropped_paths += second.dropped_paths + static_cast<int64_t>(rest.size() - reduced.size());
+  out.link_count = static_cast<int64_t>(out.links.size());
+  out.rank_deficiency = 0;
+  for (const LinkWeight& l : out.links) out.rank_deficiency += l.identifiable ? 0 : 1;
+  out.method += "; " + std::to_string(rest.size()) + " queueing routes solved second";
+  return out;
+}
+
 constexpr NamedValue<RttStatistic> kRttStatisticNames[] = {
     {RttStatistic::kMin, "min"}, {RttStatistic::kEndpoint, "endpoint"}, {RttStatistic::kMedian, "median"}};
 
@@ -161,6 +273,7 @@ LinkWeightReport AnalyzeLinkWeights(const std::vector<formats::PathProbe>& probe
     routes[nodes].push_back(p.rtt_us);
   }
   std::vector<TomographyPath> paths;
+  std::vector<double> route_spread;                    // per path: median - min RTT (NaN: one probe)
   std::map<std::string, std::vector<double>> spreads;  // cable -> spreads of the routes crossing it
   for (auto& [nodes, rtts] : routes) {
     if (static_cast<int>(rtts.size()) < std::max(1, opt.min_probes_per_route)) {
@@ -178,14 +291,16 @@ LinkWeightReport AnalyzeLinkWeights(const std::vector<formats::PathProbe>& probe
     }
     std::sort(rtts.begin(), rtts.end());
     path.rtt_us = Statistic(rtts, r.rtt_statistic);
+    route_spread.push_back(NAN);
     if (rtts.size() >= 2) {
       const double spread = stats::Median(rtts) - rtts.front();
+      route_spread.back() = spread;
       for (size_t i = 0; i + 1 < nodes.size(); ++i) spreads[CableId(nodes[i], nodes[i + 1])].push_back(spread);
     }
     paths.push_back(std::move(path));
   }
   r.routes = static_cast<int64_t>(paths.size());
-  r.tomography = SolveTomography(paths, opt.tomography);
+  r.tomography = SolveInStages(paths, route_spread, opt.tomography, r.routes_queueing);
   for (const auto& l : r.tomography.links) {
     auto it = spreads.find(l.link);
     const double spread = it != spreads.end() ? stats::Median(it->second) : NAN;

@@ -84,6 +84,10 @@ struct LinkWeightReport {
   TomographyResult tomography;        // links sorted by id; latency_us per crossing
   std::vector<double> queue_spread_us;  // per tomography.links[i]; NaN without a multi-probe route
   int64_t links_queueing = 0;           // identifiable links whose queue_spread_us > latency_us
+  int64_t routes_queueing = 0;          // routes whose spread is in the upper of two classes (Otsu on
+                                        // log spreads, medians >= 10x apart), solved after the others
+                                        // for the cables only they cross (their minimum is an upper
+                                        // bound)
   int64_t probes = 0;                 // probes seen
   int64_t probes_used = 0;            // in a route that became a path
   int64_t probes_unusable = 0;        // silent hop, no RTT, repeated node or no endpoint

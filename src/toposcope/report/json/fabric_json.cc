@@ -131,7 +131,7 @@ void AddLinkWeightsJson(const analysis::LinkWeightReport& lw, json& j) {
                      {"opensm_hop_weights", lw.hop_weights.size()},
                      {"cables_mapped_to_ports", lw.cables_mapped},
                      {"cables_not_in_fabric", lw.cables_unmapped},
-                     {"links_queueing", lw.links_queueing}};
+                     {"links_queueing", lw.links_queueing}, {"routes_queueing", lw.routes_queueing}};
 }
 
 json NicsJson(const analysis::NicPortReport& n) {
