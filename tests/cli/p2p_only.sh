@@ -11,7 +11,9 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 "$bin" simulate --seed 11 --hosts 4 --faults 6 --node-types a100-nvswitch-p2p,pcie-bridge-p2p \
   --no-telemetry --no-rdma --no-fabric --out "$tmp/sim" > "$tmp/sim.log" || { cat "$tmp/sim.log"; fail "simulate"; }
-for h in node001 node002 node003 node004; do
+hosts=$(/usr/bin/python3 -c 'import json,sys; print(" ".join(h["name"] for h in json.load(open(sys.argv[1]))["hosts"]))' "$tmp/sim/truth.json")
+[ "$(echo $hosts | wc -w)" -eq 4 ] || fail "truth names $hosts"
+for h in $hosts; do
   [ "$(ls "$tmp/sim/$h" | wc -l)" -eq 1 ] || { ls "$tmp/sim/$h"; fail "$h holds more than its P2P report"; }
 done
 "$bin" analyze "$tmp/sim" --out "$tmp/res" > "$tmp/an.log" || { cat "$tmp/an.log"; fail "analyze"; }
