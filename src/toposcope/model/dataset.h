@@ -26,6 +26,7 @@
 #include "toposcope/formats/sniff.h"
 #include "toposcope/formats/fabric/topograph_model.h"
 #include "toposcope/formats/clock/sync_point.h"
+#include "toposcope/formats/dcgm/dcgm_fields.h"
 #include "toposcope/model/dcgm.h"
 
 namespace toposcope::model {
@@ -80,6 +81,7 @@ struct HostEvidence {
   std::vector<formats::RdmaQp> rdma_qps;        // `rdma res show qp`
   std::vector<formats::IbDevice> ib_devices;    // ibstat / ibv_devinfo
   std::vector<formats::GidEntry> gids;          // show_gids
+  std::vector<formats::DmonFieldListEntry> dcgm_offered;  // `dcgmi dmon -l`: the fields its DCGM offers
 };
 
 // A packet capture (pcap/pcapng): streamed by the traffic analyses, never held in memory.

@@ -37,6 +37,7 @@ TOPOSCOPE_JSON_FIELDS(SlurmTopology, plugin, name, cluster_default, switches, bl
 TOPOSCOPE_JSON_FIELDS(TopographSwitch, name, switches, capacity_blocks, labels, annotations, line)
 TOPOSCOPE_JSON_FIELDS(TopographCapacityBlock, name, type, nodes, node_exprs, nvlink, sub_domain, switch_name, labels, annotations, line)
 TOPOSCOPE_JSON_FIELDS(TopographModel, switches, capacity_blocks, counts)
+TOPOSCOPE_JSON_FIELDS(DmonFieldListEntry, long_name, short_name, field_id, line)
 TOPOSCOPE_JSON_FIELDS(PathProbe, ts_ns, src, dst, hops, rtt_us, hop_rtt_us, line)
 
 }  // namespace toposcope::formats
@@ -47,7 +48,7 @@ TOPOSCOPE_JSON_FIELDS(GpuInfo, index, bus_id, model, numa_node, cpu_affinity, pc
 TOPOSCOPE_JSON_FIELDS(NicInfo, device, bus_id, numa_node, speed_gbps)
 TOPOSCOPE_JSON_FIELDS(DeclaredLink, cls, source)
 TOPOSCOPE_JSON_FIELDS(MeasuredLink, samples_gbps, staged_samples_gbps, source)
-TOPOSCOPE_JSON_FIELDS(HostEvidence, host, gpus, nics, nvsmi_links, xml_links, measured, gpu_nic, p2p_status, sync_points, rdma_qps, ib_devices, gids)
+TOPOSCOPE_JSON_FIELDS(HostEvidence, host, gpus, nics, nvsmi_links, xml_links, measured, gpu_nic, p2p_status, sync_points, rdma_qps, ib_devices, gids, dcgm_offered)
 TOPOSCOPE_JSON_FIELDS(InputFile, path, format, host, records, accepted, rejected, skipped, skip_reason)
 TOPOSCOPE_JSON_FIELDS(EventInput, path, host, format, untimed_at_ns)
 TOPOSCOPE_JSON_FIELDS(CaptureInput, path, host, point, index)

@@ -222,6 +222,15 @@ Status ReadIbDevices(FileRead& f) {
                       &formats::IbDeviceList::devices, &HostEvidence::ib_devices);
 }
 
+// `dcgmi dmon -l`: which fields this host's DCGM offers.
+Status ReadDcgmFieldList(FileRead& f) {
+  auto t = formats::ParseDmonFieldList(f.text, f.path, f.ds.diag, f.counts);
+  if (!t.ok()) return t.error();
+  auto& to = f.ds.Host(f.host).dcgm_offered;
+  for (auto& e : *t) to.push_back(std::move(e));
+  return {};
+}
+
 Status ReadGids(FileRead& f) {
   return AppendToHost(f, formats::ParseShowGids(f.text, f.path, f.ds.diag), &formats::GidTable::gids,
                       &HostEvidence::gids);
@@ -301,6 +310,7 @@ constexpr FormatReader kReaders[] = {
     {FileFormat::kDcgmDmon,                kStreamed, ReadDcgm},
     {FileFormat::kPrometheusText,          kStreamed, ReadDcgm},
     {FileFormat::kDcgmCsv,                 kStreamed, ReadDcgm},
+    {FileFormat::kDcgmFieldList,           kWhole,    ReadDcgmFieldList},
     {FileFormat::kChromeTrace,             kStreamed, NoteEvents},
     {FileFormat::kNcclInspector,           kStreamed, NoteEvents},
     {FileFormat::kEventJsonl,              kStreamed, NoteEvents},

@@ -3,6 +3,9 @@
 
 #include "toposcope/analysis/time/telemetry.h"
 
+#include <string>
+#include <vector>
+
 namespace toposcope::analysis {
 namespace {
 
@@ -114,6 +117,29 @@ TEST(Telemetry, ClockStepsBecomeFindings) {
   const TelemetryReport r = AnalyzeTelemetry({}, {fit});
   ASSERT_EQ(r.findings.size(), 1U);
   EXPECT_EQ(TelemetryFindingKindName(r.findings[0].kind), "clock_step");
+}
+
+// `dcgmi dmon -l` (real, DCGM 3.1.8): the host's field list is read and checked against the
+// fields the analyses use; a host whose list lacks the GPU temperature is told so.
+TEST(Telemetry, OfferedFieldsOfARealFieldListAndAMissingOne) {
+  auto ds = model::LoadPaths({std::string(TOPOSCOPE_FIXTURES) + "/dcgmi_dmon/dcgm318_dmon_list_fields.txt"}, {});
+  ASSERT_TRUE(ds.ok());
+  ASSERT_EQ(ds->inputs.size(), 1u);
+  EXPECT_EQ(ds->inputs[0].format, "dcgmi-dmon-fields");
+  EXPECT_FALSE(ds->inputs[0].skipped) << ds->inputs[0].skip_reason;
+  std::vector<OfferedFields> offered = CheckOfferedFields(*ds);
+  ASSERT_EQ(offered.size(), 1u);
+  EXPECT_GT(offered[0].offered, 100);
+  EXPECT_EQ(offered[0].offered, static_cast<int>(ds->inputs[0].accepted));
+  for (const auto& m : offered[0].missing) EXPECT_EQ(m.find("DCGM_FI_DEV_GPU_TEMP"), std::string::npos) << m;
+
+  model::Dataset small;
+  small.Host("h").dcgm_offered.push_back({"power_usage", "POWER", 155, 1});
+  offered = CheckOfferedFields(small);
+  ASSERT_EQ(offered.size(), 1u);
+  EXPECT_EQ(offered[0].offered, 1);
+  ASSERT_EQ(offered[0].missing.size(), 4u);
+  EXPECT_EQ(offered[0].missing[0], "DCGM_FI_DEV_GPU_TEMP (thermal findings)");
 }
 
 }  // namespace

@@ -86,6 +86,7 @@ PassCounts RunAnchors(const PipelineOptions& opt, PipelineState* st) {
 
 PassCounts RunTelemetry(const PipelineOptions&, PipelineState* st) {
   st->telemetry = AnalyzeTelemetry(st->dataset->dcgm, st->anchors->clocks);
+  st->telemetry->offered = CheckOfferedFields(*st->dataset);
   return {st->dataset->dcgm.points, static_cast<int64_t>(st->telemetry->findings.size())};
 }
 

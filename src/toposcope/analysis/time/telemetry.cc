@@ -242,4 +242,36 @@ std::vector<TelemetryFinding> StragglerDetector::Finish(const TelemetryOptions& 
   return out;
 }
 
+std::vector<OfferedFields> CheckOfferedFields(const model::Dataset& ds) {
+  namespace id = formats::field_id;
+  struct Need {
+    std::vector<std::pair<int, int>> ids;  // any id in these ranges will do
+    const char* name;
+    const char* used_by;
+  };
+  const Need needs[] = {
+      {{{id::kGpuTemp, id::kGpuTemp}}, "DCGM_FI_DEV_GPU_TEMP", "thermal findings"},
+      {{{id::kProfNvlinkTxBytes, id::kProfNvlinkTxBytes}}, "DCGM_FI_PROF_NVLINK_TX_BYTES", "traffic matrix"},
+      {{{id::kProfNvlinkRxBytes, id::kProfNvlinkRxBytes}}, "DCGM_FI_PROF_NVLINK_RX_BYTES", "traffic matrix"},
+      {{{id::kNvlinkRxBandwidthL0, id::kNvlinkRxBandwidthL17}, {id::kProfNvlinkL0TxBytes, id::kProfNvlinkL17RxBytes}},
+       "per-link NVLink counters", "link down-speed"},
+  };
+  std::vector<OfferedFields> out;
+  for (const auto& [host, ev] : ds.hosts) {
+    if (ev.dcgm_offered.empty()) continue;
+    OfferedFields o;
+    o.host = host;
+    o.offered = static_cast<int>(ev.dcgm_offered.size());
+    for (const Need& n : needs) {
+      const bool has = std::any_of(ev.dcgm_offered.begin(), ev.dcgm_offered.end(), [&](const auto& e) {
+        return std::any_of(n.ids.begin(), n.ids.end(),
+                           [&](const auto& r) { return e.field_id >= r.first && e.field_id <= r.second; });
+      });
+      if (!has) o.missing.push_back(std::string(n.name) + " (" + n.used_by + ")");
+    }
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
 }  // namespace toposcope::analysis

@@ -15,6 +15,7 @@
 
 #include "toposcope/analysis/time/timeline.h"
 #include "toposcope/analysis/time/timesync.h"
+#include "toposcope/model/dataset.h"
 #include "toposcope/model/dcgm.h"
 
 namespace toposcope::analysis {
@@ -61,17 +62,31 @@ struct TelemetryOptions {
   double straggler_min_us = 200; // median lateness a straggler must exceed
 };
 
+// What one host's DCGM offers (`dcgmi dmon -l`), against the fields the analyses read.
+struct OfferedFields {
+  std::string host;
+  int offered = 0;                   // fields listed
+  std::vector<std::string> missing;  // "DCGM_FI_DEV_GPU_TEMP (thermal findings)", ...: fields an
+                                     // analysis reads that this DCGM does not list
+};
+
 struct TelemetryReport {
   int64_t series = 0, points = 0;
   std::vector<FieldReport> fields;
   std::vector<SamplingWarning> sampling_warnings;
   std::vector<TelemetryFinding> findings;
+  std::vector<OfferedFields> offered;  // per host with a `dcgmi dmon -l` list
 };
 
 // Fields, sampling warnings and thermal down-speed from the DCGM store; clock steps from the fits.
 // Returns the report (empty for an empty store and no fits); never fails.
 TelemetryReport AnalyzeTelemetry(const model::DcgmStore& dcgm, const std::vector<HostClockFit>& clocks,
                                  const TelemetryOptions& opt = {});
+
+// For every host with a `dcgmi dmon -l` list: how many fields it offers and which of the fields
+// the analyses read it lacks (GPU temperature for the thermal findings, NVLink byte counters for
+// the traffic matrix, per-link NVLink counters for the link down-speed). Never fails.
+std::vector<OfferedFields> CheckOfferedFields(const model::Dataset& ds);
 
 // Streams merged events and finds stragglers among the ranks running NCCL kernels.
 class StragglerDetector {

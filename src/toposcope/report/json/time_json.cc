@@ -63,7 +63,10 @@ void AddTelemetryJson(const analysis::TelemetryReport& t, json& j) {
     warnings.push_back({{"host", w.host}, {"field", w.field}, {"period_ms", Num(w.period_ms, 3)},
                         {"needed_period_ms", w.needed_period_ms}});
   }
-  j["dcgm"] = {{"series", t.series}, {"points", t.points}, {"fields", fields}, {"sampling_warnings", warnings}};
+  json offered = json::array();
+  for (const auto& o : t.offered) offered.push_back({{"host", o.host}, {"fields", o.offered}, {"missing", o.missing}});
+  j["dcgm"] = {{"series", t.series}, {"points", t.points}, {"fields", fields}, {"sampling_warnings", warnings},
+               {"offered", offered}};
   json findings = json::array();
   for (const auto& f : t.findings) {
     findings.push_back({{"kind", analysis::TelemetryFindingKindName(f.kind)}, {"host", f.host}, {"gpu", f.gpu},
