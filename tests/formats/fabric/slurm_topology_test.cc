@@ -271,6 +271,25 @@ TEST(SlurmTopologyTest, SyntheticWriterOddNames) {
   EXPECT_EQ(Warnings(diag, "child switch x is never defined"), 1);
 }
 
+// A comment that holds control bytes (kept from a damaged file) is written with '?' for them, so
+// that a short rewritten file still reads as text and round-trips (a fuzzer find).
+TEST(SlurmTopologyTest, WriterReplacesControlBytesInComments) {
+  SlurmTopology t;
+  t.plugin = "block";
+  SlurmBlock b;
+  b.name = "rack1";
+  b.nodes = {"srv1", "srv2"};
+  b.comment = std::string("r\x01\x02\x03\x04\x05" "ack\x7f" "1") + std::string(1, '\0') + "=nvl";
+  t.blocks = {b};
+  const std::string text = WriteSlurmTopologyConf(t);
+  EXPECT_NE(text.find("# r?????ack?1?=nvl\n"), std::string::npos) << text;
+  Diagnostics diag;
+  const SlurmTopology again = Conf(text, diag);
+  ASSERT_EQ(again.blocks.size(), 1u);
+  EXPECT_EQ(again.blocks[0].nodes, b.nodes);
+  EXPECT_EQ(again.counts.rejected, 0);
+}
+
 TEST(SlurmTopologyTest, SyntheticTreeFile) {
   Diagnostics diag;
   const SlurmTopology t =

@@ -835,7 +835,16 @@ std::string WriteSlurmTopologyConf(const SlurmTopology& topo) {
   std::string out;
   auto comment = [&](const std::string& c) {
     if (c.empty()) return;
-    for (std::string_view l : Split(c, '\n')) out += "# " + std::string(l) + "\n";
+    // A control byte kept from the input is written as '?': comments are free text, and a
+    // rewritten file must still read as text (see LooksBinary).
+    for (std::string_view l : Split(c, '\n')) {
+      out += "# ";
+      for (const char ch : l) {
+        const auto u = static_cast<unsigned char>(ch);
+        out += (u < 0x20 && ch != '\t') || u == 0x7f ? '?' : ch;
+      }
+      out += "\n";
+    }
   };
   for (const SlurmSwitch& s : topo.switches) {
     comment(s.comment);

@@ -123,7 +123,7 @@ Result<std::vector<SlurmTopology>> ParseSlurmTopologyYaml(std::string_view text,
 // `SwitchName=x [Switches=<hostlist>] [Nodes=<hostlist>] [LinkSpeed=N]` / `BlockName=x
 // Nodes=<hostlist>` and `BlockSizes=a,b`. Hostlists are compressed from the expanded vectors (the
 // *_expr fields are not used). Parse(Write(x)) == x for names without blanks, '=', '#', '[' or ','
-// (all but line, counts and the *_expr fields).
+// (all but line, counts and the *_expr fields; a control byte in a comment is written as '?').
 std::string WriteSlurmTopologyConf(const SlurmTopology& topo);
 
 // Writes topology.yaml (Slurm's layout, as in the topology.yaml(5) example) for every topology.
