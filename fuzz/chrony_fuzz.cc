@@ -1,7 +1,8 @@
 // libFuzzer target for the chrony readers (log files and chronyc tracking/sources/sourcestats):
 // counts must balance on any input; tracking records that parse must write with
 // WriteChronyTrackingLog, re-parse without rejects into as many records, and write back to the
-// same text.
+// same text; the many-reports reader keeps its reports in order and gives sync points only for
+// synchronised ones.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -41,6 +42,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     ReadCounts counts;
     (void)ParseChronycTracking(text, "fuzz", diag, counts);
     if (!counts.Balanced() || diag.rejected_total() != counts.rejected) __builtin_trap();
+  }
+  {
+    // Many reports: each report's first line lies inside the text, in order, and a synced report
+    // with both times gives a sync point at its reference time.
+    Diagnostics diag;
+    ReadCounts counts;
+    auto reports = ParseChronycTrackingReports(text, "fuzz", diag, counts);
+    if (!counts.Balanced() || diag.rejected_total() != counts.rejected) __builtin_trap();
+    if (reports.ok()) {
+      int64_t last_line = 0;
+      for (const ChronycTracking& t : *reports) {
+        if (t.line < last_line || t.line < 1) __builtin_trap();
+        last_line = t.line;
+        const auto p = ToSyncPoint(t, "h");
+        if (p && (!t.Synced() || p->ref_ns != t.ref_time_ns)) __builtin_trap();
+      }
+    }
   }
   {
     Diagnostics diag;

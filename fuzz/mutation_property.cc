@@ -5,8 +5,9 @@
 // Asserts: no crash (ASan/UBSan abort the run), no exception out of a reader, and
 // accepted + rejected = read for every call. Built in the fuzz build (clang, sanitizers), run from
 // scripts/fuzz_smoke.sh:
-//   mutation_property [--budget-s S] [--seed N] [--work DIR] FIXTURE_DIR...
-// Mutants are made in rounds (one of each kind per file per round) until the budget is spent. The
+//   mutation_property [--mutants N] [--budget-s S] [--seed N] [--work DIR] FIXTURE_DIR...
+// Mutants are made in rounds (one of each kind per file per round) until N mutants were read (the same
+// mutants on every machine), or until the budget is spent when that comes first. The
 // mutant being read is the file DIR/current/<name> (its description in DIR/current.txt), so a crash
 // leaves it behind to reproduce with `toposcope analyze`.
 #include <zlib.h>
@@ -276,12 +277,14 @@ uint64_t Fnv(const std::string& s) {
 
 int main(int argc, char** argv) {
   double budget_s = 80;
+  int64_t max_mutants = 0;  // 0: no cap but the budget
   uint64_t seed = 1;
   fs::path work = fs::temp_directory_path() / "toposcope-mutation";
   std::vector<fs::path> roots;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--budget-s" && i + 1 < argc) budget_s = std::stod(argv[++i]);
+    else if (a == "--mutants" && i + 1 < argc) max_mutants = std::stoll(argv[++i]);
     else if (a == "--seed" && i + 1 < argc) seed = std::stoull(argv[++i]);
     else if (a == "--work" && i + 1 < argc) work = argv[++i];
     else roots.emplace_back(a);
@@ -313,7 +316,7 @@ int main(int argc, char** argv) {
   for (int round = 0; round < 64 && !out_of_time; ++round, ++rounds) {
     for (size_t fi = 0; fi < files.size() && !out_of_time; ++fi) {
       for (int k = 0; k < static_cast<int>(Kind::kCount); ++k) {
-        if (elapsed() > budget_s) {
+        if (elapsed() > budget_s || (max_mutants > 0 && t.mutants >= max_mutants)) {
           out_of_time = true;
           break;
         }

@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Builds every libFuzzer target with clang (ASan + UBSan) and runs each briefly, seeded with the
-# real fixtures. Fails when a target crashes. FUZZ_SECONDS sets the time per target (default 10).
+# real fixtures. Fails when a target crashes. Each target runs a fixed number of inputs (FUZZ_RUNS,
+# default 1000; ten times that for the fast decoders), so that a run is the same run on any machine;
+# FUZZ_SECONDS (default 40) only caps a target that is slower than expected.
 # (scripts/check_clang.py checks that the whole library and the CLI compile with clang as well.)
 # Inputs stay small so that executions stay fast (the fuzz build is -O1 for the same reason): FUZZ_MAX_LEN
 # (default 8192 bytes) bounds what libFuzzer generates, and each seed file is cut to its head of
 # that many bytes (at a line end when there is one).
-# A fixed -seed keeps the run repeatable: what passes here passes in CI on a machine of the same speed;
+# A fixed -seed and a fixed run count keep the run repeatable: what passes here passes in CI;
 # scripts/fuzz_long.sh is where new inputs are searched for.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-secs=${FUZZ_SECONDS:-10}
+secs=${FUZZ_SECONDS:-40}
+runs=${FUZZ_RUNS:-1000}
 max_len=${FUZZ_MAX_LEN:-8192}
 build=${TOPOSCOPE_FUZZ_BUILD_DIR:-build-fuzz}
 fixtures=${TOPOSCOPE_FIXTURES:-$root/../shared/fixtures/real}
@@ -77,6 +80,14 @@ seed_dirs() {
   esac
 }
 
+# Inputs per target: the fast binary decoders get ten times the default.
+runs_for() {
+  case "$1" in
+    roce_packet_fuzz|pcap_capture_fuzz|nccl_graph_xml_fuzz|sync_csv_fuzz) echo $((runs * 10)) ;;
+    *) echo "$runs" ;;
+  esac
+}
+
 status=0
 for t in "${targets[@]}"; do
   corpus=$(mktemp -d)
@@ -84,8 +95,9 @@ for t in "${targets[@]}"; do
     [ -d "$d" ] || continue
     for f in "$d"/*; do add_seed "$f" "$corpus"; done
   done
-  echo "fuzz: $t for ${secs}s"
-  if ! "$build/$t" -seed=1 -max_total_time="$secs" -rss_limit_mb=2048 -max_len="$max_len" -print_final_stats=0 \
+  n=$(runs_for "$t")
+  echo "fuzz: $t for $n inputs"
+  if ! "$build/$t" -seed=1 -runs="$n" -max_total_time="$secs" -rss_limit_mb=2048 -max_len="$max_len" -print_final_stats=0 \
       -artifact_prefix="$build/$t-" "$corpus" >"$build/$t.log" 2>&1; then
     echo "fuzz: $t FAILED"; tail -30 "$build/$t.log"; status=1
   else
@@ -93,11 +105,13 @@ for t in "${targets[@]}"; do
   fi
   rm -rf "$corpus"
 done
-# The mutation property test: mutants of every real fixture through the loader's reader table
-# (MUTATION_SECONDS, default 80: about 90 s with its start).
-mutation_secs=${MUTATION_SECONDS:-80}
-echo "mutation: mutants of $fixtures for ${mutation_secs}s"
-if ! UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "$build/mutation_property" --budget-s "$mutation_secs" --work "$build/mutation" "$fixtures" \
+# The mutation property test: a fixed number of mutants of every real fixture through the loader's
+# reader table (MUTANTS, default 4000), capped by MUTATION_SECONDS (default 150) on a slow machine.
+mutants=${MUTANTS:-4000}
+mutation_secs=${MUTATION_SECONDS:-150}
+echo "mutation: $mutants mutants of $fixtures"
+if ! UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "$build/mutation_property" --mutants "$mutants" \
+    --budget-s "$mutation_secs" --work "$build/mutation" "$fixtures" \
     >"$build/mutation.log" 2>&1; then
   echo "mutation: FAILED (the mutant: $build/mutation/current.txt)"; grep -v "^FAIL" "$build/mutation.log" | tail -30
   grep "^FAIL" "$build/mutation.log" | head -20; status=1

@@ -974,7 +974,10 @@ std::optional<SyncPoint> ToSyncPoint(const ChronycTracking& t, std::string_view 
   p.host = std::string(host);
   p.ref_ns = t.ref_time_ns;
   p.offset_ns = t.last_offset_s * 1e9;  // + = the local clock was ahead
-  p.local_ns = t.ref_time_ns + static_cast<int64_t>(std::llround(p.offset_ns));
+  // A reference time near the end of int64 ns with an offset of years does not fit: no sample.
+  if (__builtin_add_overflow(t.ref_time_ns, static_cast<int64_t>(std::llround(p.offset_ns)), &p.local_ns)) {
+    return std::nullopt;
+  }
   // RFC 5905's root distance: the bound on the offset to the primary reference.
   if (std::isfinite(t.root_dispersion_s) && std::isfinite(t.root_delay_s)) {
     p.uncertainty_ns = (t.root_dispersion_s + t.root_delay_s / 2) * 1e9;

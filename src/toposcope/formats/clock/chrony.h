@@ -182,7 +182,7 @@ Result<std::vector<ChronycTracking>> ParseChronycTrackingReports(std::string_vie
 // The clock sample a report holds: at the reference's last update (`Ref time`), the offset then
 // (`Last offset`, + = local clock ahead), uncertainty the root distance (root dispersion + root
 // delay / 2, RFC 5905), source "chronyc-tracking". nullopt when the clock is not synchronised or
-// Ref time or Last offset is missing.
+// Ref time or Last offset is missing (or the local time they give does not fit in int64 ns).
 std::optional<SyncPoint> ToSyncPoint(const ChronycTracking& t, std::string_view host);
 
 // One row of `chronyc sources`.
