@@ -92,6 +92,13 @@ TEST(Text, SharedHelpers) {
   EXPECT_FALSE(ValueIn(kColors, "green").has_value());
 }
 
+TEST(Text, StripAnsi) {
+  EXPECT_EQ(StripAnsi("\x1b[1;32mGPU0\x1b[0m\tX"), "GPU0\tX");
+  EXPECT_EQ(StripAnsi("a\x1b(Bb"), "aBb");    // two-byte ESC x: ESC and '(' go, 'B' stays
+  EXPECT_EQ(StripAnsi("plain"), "plain");
+  EXPECT_EQ(StripAnsi("cut\x1b["), "cut");    // a sequence cut at the end of the text
+}
+
 TEST(ErrorKind, DefaultsToInputAndCarries) {
   EXPECT_EQ(MakeError("x").kind, ErrorKind::kInput);
   EXPECT_EQ(MakeKindError(ErrorKind::kUsage, "bad flag").kind, ErrorKind::kUsage);

@@ -94,6 +94,33 @@ bool LooksBinary(std::string_view head) {
   return n > 0 && ctrl * 20 > n;
 }
 
+std::string StripAnsi(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  size_t i = 0;
+  while (i < text.size()) {
+    if (text[i] != '\x1b') {
+      out += text[i++];
+      continue;
+    }
+    ++i;
+    if (i < text.size() && text[i] == '[') {
+      ++i;
+      while (i < text.size() && static_cast<unsigned char>(text[i]) >= 0x20 &&
+             static_cast<unsigned char>(text[i]) <= 0x3f) {
+        ++i;
+      }
+      if (i < text.size() && static_cast<unsigned char>(text[i]) >= 0x40 &&
+          static_cast<unsigned char>(text[i]) <= 0x7e) {
+        ++i;
+      }
+    } else if (i < text.size() && text[i] != '\n') {
+      ++i;
+    }
+  }
+  return out;
+}
+
 std::string StringPrintf(const char* fmt, ...) {
   char buf[512];
   va_list ap;

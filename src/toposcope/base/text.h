@@ -103,6 +103,10 @@ std::optional<double> ParseDouble(std::string_view s);
 // Parses a whole field as a signed 64-bit integer (decimal, or hex with 0x); nullopt otherwise.
 std::optional<int64_t> ParseInt(std::string_view s);
 
+// The text without its ANSI escape sequences (CSI `ESC [ params final` and two-byte `ESC x`), as
+// coloured terminals and `rdma -color` write them. Cannot fail.
+std::string StripAnsi(std::string_view text);
+
 // True when the text looks binary (NUL bytes or many control bytes) in its first bytes.
 bool LooksBinary(std::string_view head);
 

@@ -97,34 +97,6 @@ bool IsNvCell(std::string_view s) {
 
 bool IsTopoCell(std::string_view s) { return IsNvCell(s) || OneOf(s, kPcieValues); }
 
-// Removes ANSI escape sequences (CSI `ESC [ ... final` and two-byte `ESC x`).
-std::string StripAnsi(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  size_t i = 0;
-  while (i < text.size()) {
-    if (text[i] != '\x1b') {
-      out += text[i++];
-      continue;
-    }
-    ++i;
-    if (i < text.size() && text[i] == '[') {
-      ++i;
-      while (i < text.size() && static_cast<unsigned char>(text[i]) >= 0x20 &&
-             static_cast<unsigned char>(text[i]) <= 0x3f) {
-        ++i;
-      }
-      if (i < text.size() && static_cast<unsigned char>(text[i]) >= 0x40 &&
-          static_cast<unsigned char>(text[i]) <= 0x7e) {
-        ++i;
-      }
-    } else if (i < text.size() && text[i] != '\n') {
-      ++i;
-    }
-  }
-  return out;
-}
-
 struct Header {
   std::vector<std::string_view> labels;
   std::vector<ColumnKind> columns;         // affinity columns in header order

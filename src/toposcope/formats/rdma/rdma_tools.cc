@@ -59,21 +59,11 @@ std::optional<uint64_t> ParseUnsignedOrHex(std::string_view s, uint64_t max) {
   return ParseUnsigned(s, max);
 }
 
-// Removes ANSI CSI escape sequences (`rdma -color`, coloured scripts). Returns the line unchanged
-// when it has none.
-std::string_view StripAnsi(std::string_view line, std::string& buf) {
+// The line without ANSI escape sequences (`rdma -color`, coloured scripts): the line itself when it
+// has none, else the stripped copy in `buf`.
+std::string_view WithoutAnsi(std::string_view line, std::string& buf) {
   if (line.find('\x1b') == std::string_view::npos) return line;
-  buf.clear();
-  for (size_t i = 0; i < line.size(); ++i) {
-    if (line[i] == '\x1b' && i + 1 < line.size() && line[i + 1] == '[') {
-      size_t j = i + 2;
-      while (j < line.size() && !(line[j] >= '@' && line[j] <= '~')) ++j;
-      i = j;  // skips the final byte too
-      continue;
-    }
-    if (line[i] == '\x1b') continue;
-    buf.push_back(line[i]);
-  }
+  buf = StripAnsi(line);
   return buf;
 }
 
@@ -544,7 +534,7 @@ Status ReadRdmaResQp(LineReader& lines, std::string_view source, const RdmaQpSin
       json_text.push_back('\n');
       continue;
     }
-    std::string_view l = StripAnsi(line, ansi_buf);
+    std::string_view l = WithoutAnsi(line, ansi_buf);
     const std::string_view t = Trim(l);
     if (t.empty()) continue;
     if (!any_line) {
@@ -679,7 +669,7 @@ Result<RdmaResTable> ParseRdmaRes(std::string_view text, std::string_view source
   for (std::string_view raw_line : all) {
     ++no;
     if (!raw_line.empty() && raw_line.back() == '\r') raw_line.remove_suffix(1);
-    std::string_view l = StripAnsi(raw_line, ansi_buf);
+    std::string_view l = WithoutAnsi(raw_line, ansi_buf);
     std::string_view t = Trim(l);
     if (t.empty()) continue;
     if (IsIndented(l) && prev_record && !StartsWith(t, "dev ") && !StartsWith(t, "link ")) continue;
@@ -871,7 +861,7 @@ struct DeviceListReader {
     for (std::string_view raw_line : Split(text, '\n')) {
       ++no;
       if (!raw_line.empty() && raw_line.back() == '\r') raw_line.remove_suffix(1);
-      t = Trim(StripAnsi(raw_line, ansi_buf));
+      t = Trim(WithoutAnsi(raw_line, ansi_buf));
       if (t.empty()) continue;
       ++out.counts.read;
       if (line()) ++out.counts.accepted;
@@ -1351,7 +1341,7 @@ Result<GidTable> ParseShowGids(std::string_view text, std::string_view source, D
   for (std::string_view raw_line : Split(text, '\n')) {
     ++no;
     if (!raw_line.empty() && raw_line.back() == '\r') raw_line.remove_suffix(1);
-    std::string_view l = StripAnsi(raw_line, ansi_buf);
+    std::string_view l = WithoutAnsi(raw_line, ansi_buf);
     const std::string_view t = Trim(l);
     if (t.empty()) continue;
     if (IsShowGidsHeader(t)) {
@@ -1431,7 +1421,7 @@ RdmaToolKind SniffRdmaTool(std::string_view head) {
   int seen = 0;
   std::string ansi_buf;
   for (std::string_view raw_line : Split(head, '\n')) {
-    std::string_view t = Trim(StripAnsi(raw_line, ansi_buf));
+    std::string_view t = Trim(WithoutAnsi(raw_line, ansi_buf));
     if (t.empty()) continue;
     if (++seen > 20) break;
     if (LooksLikeJsonStart(t)) {
