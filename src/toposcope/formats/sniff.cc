@@ -208,7 +208,8 @@ SniffResult SniffFormat(std::string_view head) {
   if (LineStartsWith(head, "Long Name") && Contains(head, "Short Name") && Contains(head, "Field ID")) {
     return {FileFormat::kDcgmFieldList, "dcgmi dmon -l field table"};
   }
-  if (LineStartsWith(head, "#Entity") || Contains(head, " #Entity ")) {
+  // `# Entity  GRACT ...`: the header as DCGM's documentation prints it.
+  if (LineStartsWith(head, "#Entity") || Contains(head, " #Entity ") || Contains(head, "# Entity  ")) {
     return {FileFormat::kDcgmDmon, "dcgmi dmon header (#Entity)"};
   }
   if (Contains(head, "Reference ID    :") || Contains(head, "Reference ID :")) {

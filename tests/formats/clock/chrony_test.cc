@@ -734,6 +734,33 @@ TEST(ChronycTrackingGolden, ReportsAfterPromptsGiveOneSamplePerReport) {
   EXPECT_TRUE(p->synced);
 }
 
+// Older chrony releases print an IPv4 source's reference ID as its dotted address (a real report,
+// testdata/real/chrony, PROVENANCE.md): it is the same 32-bit ID, and the report gives its sample.
+TEST(ChronycTrackingParse, DottedIpv4ReferenceIdOfOlderChronyIsRead) {
+  const std::string path = std::string(TOPOSCOPE_TESTDATA) +
+                           "/real/chrony/chronyc_tracking_old_dotted_refid_7495s_slow_6digit_root_telegraf_issue2988_excerpt.txt";
+  Diagnostics diag;
+  ReadCounts counts;
+  auto t = ParseChronycTracking(Slurp(path), path, diag, counts);
+  ASSERT_TRUE(t.ok()) << t.error().ToString();
+  EXPECT_EQ(counts.read, 14);
+  EXPECT_EQ(counts.rejected, 0) << (diag.items().empty() ? "" : diag.items()[0].ToString());
+  EXPECT_EQ(counts.accepted, 14);
+  EXPECT_EQ(t->reference_id, 0x0a006316u);  // 10.0.99.22
+  EXPECT_EQ(t->reference_name, "ntp2.chewy.local");
+  EXPECT_DOUBLE_EQ(t->system_time_offset_s, -7495.370605469);
+  EXPECT_DOUBLE_EQ(t->root_delay_s, 0.033780);  // six decimals in this release
+  // Neither hex nor a dotted IPv4 address: still rejected, with the reason.
+  Diagnostics d2;
+  ReadCounts c2;
+  auto bad = ParseChronycTracking("Reference ID    : 10.0.99 (x)\nStratum         : 2\n", "t", d2, c2);
+  ASSERT_TRUE(bad.ok());
+  EXPECT_EQ(c2.rejected, 1);
+  ASSERT_FALSE(d2.items().empty());
+  EXPECT_NE(d2.items()[0].reason.find("is not 8 hex digits or an IPv4 address"), std::string::npos);
+  EXPECT_EQ(d2.items()[0].line, 1);
+}
+
 // An unsynchronised report gives no sample; a field repeated inside one report is rejected while
 // a new `Reference ID` starts the next report.
 TEST(ChronycTrackingParse, UnsyncedReportsGiveNoSampleAndRepeatsAreRejected) {

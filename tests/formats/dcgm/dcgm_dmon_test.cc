@@ -612,6 +612,33 @@ TEST(DcgmDmon, NotDmonAtAll) {
   EXPECT_NE(q.Reasons().find("before the #Entity header"), std::string::npos);
 }
 
+// DCGM's documentation prints the header as `# Entity` and the units line as `Id` (a real copy
+// in testdata/real/dcgmi_dmon, PROVENANCE.md): the same header and units, GPU and GPU-I rows read.
+TEST(DcgmDmon, DocumentationStyleHashSpaceEntityHeaderAndIdUnits) {
+  const std::string path = std::string(TOPOSCOPE_TESTDATA) +
+                           "/real/dcgmi_dmon/mig_a100_gpu_and_gpu_i_rows_gract_tenso_dcgm_docs_feature_overview_excerpt.txt";
+  Parsed p = Parse(Slurp(path));
+  ASSERT_TRUE(p.log.ok()) << p.log.error().ToString();
+  EXPECT_EQ(p.counts.rejected, 0) << p.Reasons();
+  EXPECT_EQ(p.counts.read, 30);
+  ASSERT_EQ(p.log->summary.header.fields.size(), 2u);
+  EXPECT_EQ(p.log->summary.header.fields[0].short_name, "GRACT");
+  EXPECT_EQ(p.log->summary.header.fields[1].short_name, "TENSO");
+  EXPECT_EQ(p.log->summary.header.line, 1);
+  ASSERT_EQ(p.log->rows.size(), 30u);
+  EXPECT_EQ(p.log->rows[0].entity, Gpu(0));
+  EXPECT_EQ(p.log->rows[2].entity, (DmonEntity{DmonEntityKind::kGpuI, 1, -1}));
+  EXPECT_DOUBLE_EQ(p.log->rows[10].values[0], 0.986);  // GPU-I 0 at the fourth sample
+  EXPECT_EQ(p.log->rows[29].iteration, 9);
+  // `#Entity` and `# Entity` give the same rows; a `#` alone is still not a header.
+  Parsed q = Parse("# Entity  SMACT\n      Id\n   GPU 0  0.5\n");
+  ASSERT_TRUE(q.log.ok());
+  EXPECT_EQ(q.counts.accepted, 1);
+  Parsed r = Parse("#  SMACT\nGPU 0  0.5\n");
+  EXPECT_FALSE(r.log.ok());
+  EXPECT_EQ(r.counts.rejected, 2);
+}
+
 TEST(DcgmDmon, RejectsBadRowsAndCountsThem) {
   const std::string text =
       "#Entity   NVLTX                       NVLRX\n"

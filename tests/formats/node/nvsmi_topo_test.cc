@@ -360,6 +360,29 @@ TEST(NvsmiTopoRealGolden, Dgx2SixteenGpusNv6WithMlx5Columns) {
   EXPECT_EQ(p.counts.rejected, 0);
 }
 
+// `topo -m` then `topo -p2p` pasted into one file, indented, with the legend lines wrapped
+// (testdata/real, PROVENANCE.md): the first matrix is read as a topo matrix (its cells decide,
+// not the -p2p legend that follows), and the second matrix's rows are rejected, not dropped.
+TEST(NvsmiTopoRealGolden, TopoThenP2pInOneFileReadsTheFirstAndRejectsTheSecond) {
+  Parsed p = ParseFile(kRealDir + "topo_m_and_p2p_indented_wrapped_legend_2gpu_node_club3090_issue1125_excerpt.txt");
+  ASSERT_TRUE(p.topo.ok()) << p.topo.error().ToString();
+  const NvsmiTopo& t = *p.topo;
+  EXPECT_EQ(t.kind, NvsmiMatrixKind::kTopo);
+  EXPECT_EQ(Labels(t), (std::vector<std::string>{"GPU0", "GPU1"}));
+  EXPECT_EQ(Cell(t, "GPU0", "GPU1"), "NODE");
+  EXPECT_EQ(Dev(t, "GPU1").cpu_affinity, "0-15");
+  EXPECT_EQ(Dev(t, "GPU1").numa_affinity, 0);
+  EXPECT_EQ(p.counts.read, 4);
+  EXPECT_EQ(p.counts.accepted, 2);
+  EXPECT_EQ(p.counts.rejected, 2);
+  EXPECT_NE(Reasons(p.diag).find("row of a second nvidia-smi topo matrix (header at line 19)"), std::string::npos)
+      << Reasons(p.diag);
+  // A -p2p matrix alone (no topo cells) is still told by its legend and cells.
+  Parsed q = ParseFile(kP2pDr);
+  ASSERT_TRUE(q.topo.ok());
+  EXPECT_EQ(q.topo->kind, NvsmiMatrixKind::kP2p);
+}
+
 // --- Variants of the layout ---------------------------------------------------------------------
 
 TEST(NvsmiTopoVariants, TabsTurnedIntoSpacesGiveTheSameMatrix) {

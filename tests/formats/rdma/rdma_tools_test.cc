@@ -890,6 +890,19 @@ TEST(SniffRdmaTool, Kinds) {
   EXPECT_EQ(SniffRdmaTool("$ show_gids\n" + Slurp(kShowGids)), RdmaToolKind::kShowGids);
 }
 
+// A shell prompt that starts with '[' (`[root@host ~]# show_gids`, a real paste in
+// testdata/real/rdma_tools) is no JSON: the table under it is still found. JSON arrays still are.
+TEST(SniffRdmaTool, BracketedShellPromptIsNotJson) {
+  const std::string real = std::string(TOPOSCOPE_TESTDATA) +
+                           "/real/rdma_tools/show_gids_cx6_ipv4_n_gids_found_prompt_spectrumscale_pr4_excerpt.txt";
+  EXPECT_EQ(SniffRdmaTool(Slurp(real)), RdmaToolKind::kShowGids);
+  EXPECT_EQ(SniffRdmaTool("[root@node ~]# ibstat\n" + Slurp(kIbstatCx3)), RdmaToolKind::kIbstat);
+  EXPECT_EQ(SniffRdmaTool("[root@node ~]# ibv_devinfo -v\n" + Slurp(kDevinfoV)), RdmaToolKind::kIbvDevinfo);
+  EXPECT_EQ(SniffRdmaTool("[\n  {\"ifname\":\"mlx5_0\",\"lqpn\":5}\n]\n"), RdmaToolKind::kRdmaResQp);
+  EXPECT_EQ(SniffRdmaTool("[ ]\n"), RdmaToolKind::kUnknown);
+  EXPECT_EQ(SniffRdmaTool("[{\"ifname\":\"x\"}]"), RdmaToolKind::kUnknown);
+}
+
 TEST(ParseGuid, Forms) {
   EXPECT_EQ(ParseGuid("0x5aa2e1fffedae626"), 0x5aa2e1fffedae626ULL);
   EXPECT_EQ(ParseGuid("e41d:2d03:00e0:c740"), 0xe41d2d0300e0c740ULL);

@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "toposcope/base/ip_address.h"
 #include "toposcope/base/text.h"
 #include "toposcope/formats/clock/log_lines.h"
 
@@ -658,8 +659,13 @@ std::string ReadTrackingField(const std::string& key, std::string_view v, Chrony
     const auto tok = SplitWhitespace(v);
     std::optional<int64_t> id;
     if (!tok.empty() && tok[0].size() == 8) id = ParseInt("0x" + std::string(tok[0]));
+    // Older chrony releases printed an IPv4 source's reference ID as its dotted address (the same
+    // 32 bits): `Reference ID    : 10.0.99.22 (ntp2.example)`.
+    if (!id && !tok.empty()) {
+      if (const auto ip = IpAddress::Parse(tok[0]); ip && ip->is_v4()) id = ip->v4_host_order();
+    }
     if (!id || *id < 0) {
-      reason = "Reference ID " + QuoteRaw(v) + " is not 8 hex digits";
+      reason = "Reference ID " + QuoteRaw(v) + " is not 8 hex digits or an IPv4 address";
     } else {
       tr.reference_id = static_cast<uint32_t>(*id);
       const size_t lp = v.find('(');

@@ -132,6 +132,17 @@ bool IsDmonWord(std::string_view w) {
          w == "Switch" || w == "CPU" || w == "CX" || w == "SW" || w == "dmon";
 }
 
+// DCGM's documentation and the copies made from it print the header as `# Entity` and the units
+// line as `Id`: the same lines as `#Entity` and `ID`, made so here.
+void NormalizeDmonWords(std::vector<std::string_view>& tok) {
+  if (tok.size() >= 2 && tok[0] == "#" && tok[1] == "Entity") {
+    tok.erase(tok.begin());
+    tok[0] = "#Entity";
+  } else if (!tok.empty() && tok[0] == "Id") {
+    tok[0] = "ID";
+  }
+}
+
 // `HH:MM:SS[.frac]` (hours may have more digits) → ns; false when not that.
 bool ParseClock(std::string_view s, int64_t max_hours, int64_t* ns) {
   const size_t c1 = s.find(':');
@@ -413,6 +424,7 @@ struct DmonParser::Impl {
     if (a == raw.size()) return;  // blank
     std::string_view content = raw.substr(a);
     Tokenize(content, tok);
+    NormalizeDmonWords(tok);
 
     // 1. Time prefix.
     bool has_prefix = false;

@@ -223,6 +223,10 @@ class Parser {
   bool in_matrix_ = true;
   bool blank_since_row_ = false;
   int64_t header_line_ = 0;
+  // A second output pasted after the first (`topo -m` then `topo -p2p`): its header's line and its
+  // rows, which are rejected (one matrix per file is read) rather than read into the first.
+  int64_t second_header_line_ = 0;
+  std::vector<RowLine> second_rows_;
 };
 
 Result<NvsmiTopo> Parser::Run(std::string_view text) {
@@ -303,6 +307,13 @@ Result<NvsmiTopo> Parser::Run(std::string_view text) {
       diag_.Reject(source_, row.line_no, row.raw, reason);
     }
   }
+  for (const RowLine& row : second_rows_) {
+    ++counts_.read;
+    ++counts_.rejected;
+    diag_.Reject(source_, row.line_no, row.raw,
+                 Cat({"row of a second nvidia-smi topo matrix (header at line ", std::to_string(second_header_line_),
+                      "): one matrix per file is read; split the file to read this one"}));
+  }
   if (rows_.empty()) diag_.Warn(source_, 0, "", "nvidia-smi topo header without any matrix row");
   return std::move(topo_);
 }
@@ -332,6 +343,18 @@ void Parser::Collect(std::string_view line, int64_t line_no) {
   }
   if (t == "Legend:" || t == "NIC Legend:") {
     in_matrix_ = false;
+    return;
+  }
+  if (!in_matrix_ && second_header_line_ == 0) {
+    std::string why;
+    if (ParseHeader(line, why)) {
+      second_header_line_ = line_no;
+      return;
+    }
+  }
+  if (second_header_line_ != 0) {  // the second output: its rows are kept to be rejected, its legend ignored
+    const std::vector<std::string_view> tokens = SplitWhitespace(t);
+    if (IsDeviceLabel(tokens[0]) && t.find('=') == std::string_view::npos) second_rows_.push_back({line_no, line, tokens});
     return;
   }
   // Legend entry: `KEY = text`.
@@ -365,21 +388,23 @@ void Parser::Collect(std::string_view line, int64_t line_no) {
   rows_.push_back({line_no, line, std::move(tokens)});
 }
 
-// kP2p when the legend or any cell has a -p2p value; else kPcieOnly when neither the cells nor the
-// legend have NV#; else kTopo.
+// kP2p when any cell has a -p2p value, or when no cell has a topo value and the legend has a -p2p
+// key; else kPcieOnly when neither the cells nor the legend have NV#; else kTopo.
 void Parser::DetectKind() {
   const size_t n = header_.labels.size();
   bool p2p = false;
+  bool topo_cells = false;
   bool nv = false;
-  for (const std::string& k : topo_.legend_keys) {
-    p2p = p2p || OneOf(std::string_view(k), kP2pValues);
-    nv = nv || k == "NV#";
-  }
   for (const RowLine& row : rows_) {
     for (size_t c = 1; c < row.tokens.size() && c <= n; ++c) {
       p2p = p2p || OneOf(row.tokens[c], kP2pValues);
+      topo_cells = topo_cells || IsTopoCell(row.tokens[c]);
       nv = nv || IsNvCell(row.tokens[c]);
     }
+  }
+  for (const std::string& k : topo_.legend_keys) {
+    p2p = p2p || (!topo_cells && OneOf(std::string_view(k), kP2pValues));
+    nv = nv || k == "NV#";
   }
   topo_.kind = p2p ? NvsmiMatrixKind::kP2p : (nv ? NvsmiMatrixKind::kTopo : NvsmiMatrixKind::kPcieOnly);
 }

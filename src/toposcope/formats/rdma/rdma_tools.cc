@@ -425,6 +425,15 @@ class QpReader {
 
 bool LooksLikeJsonStart(std::string_view t) { return !t.empty() && (t[0] == '[' || t[0] == '{'); }
 
+// A shell prompt such as `[root@host ~]# show_gids` starts with '[' but is no JSON: an array
+// starts with '[' then (after blanks) '{', ']' or the end of the line.
+bool LooksLikeJsonDocument(std::string_view t) {
+  if (t.empty() || t[0] == '{') return !t.empty();
+  if (t[0] != '[') return false;
+  const std::string_view rest = Trim(t.substr(1));
+  return rest.empty() || rest[0] == '{' || rest[0] == ']';
+}
+
 bool IsEmptyJsonArray(std::string_view t) {
   std::string compact;
   for (char c : t) {
@@ -1424,7 +1433,7 @@ RdmaToolKind SniffRdmaTool(std::string_view head) {
     std::string_view t = Trim(WithoutAnsi(raw_line, ansi_buf));
     if (t.empty()) continue;
     if (++seen > 20) break;
-    if (LooksLikeJsonStart(t)) {
+    if (LooksLikeJsonDocument(t)) {
       return head.find("\"lqpn\"") != std::string_view::npos ? RdmaToolKind::kRdmaResQp : RdmaToolKind::kUnknown;
     }
     if (StartsWith(t, "link ")) {

@@ -1,0 +1,439 @@
+// Golden tests of the loader on real tool outputs collected from public issues, pull requests and
+// documentation (testdata/real/<kind>/, each with a row in testdata/real/PROVENANCE.md): per file,
+// the format the loader detects from the content, the record accounting (accepted + rejected =
+// read, rejected = the diagnostics' count for the path) and the facts the file must give.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "toposcope/base/link_type.h"
+#include "toposcope/model/dataset.h"
+
+namespace toposcope::model {
+namespace {
+
+constexpr int64_t kAt = int64_t{1700000000} * 1000000000;  // where untimed DCGM samples start
+
+std::string Path(const std::string& rel) { return std::string(TOPOSCOPE_TESTDATA) + "/real/" + rel; }
+
+// What loading one real file gave.
+struct Loaded {
+  Dataset ds;
+  InputFile in;
+  [[nodiscard]] const HostEvidence& Host() const {
+    static const HostEvidence kNone;
+    const auto it = ds.hosts.find(in.host);
+    return it == ds.hosts.end() ? kNone : it->second;
+  }
+  [[nodiscard]] std::string Reasons() const {
+    std::string out;
+    for (const Diagnostic& d : ds.diag.items()) out += d.ToString() + "\n";
+    return out;
+  }
+  [[nodiscard]] bool Has(const std::string& text) const { return Reasons().find(text) != std::string::npos; }
+};
+
+// Loads one file on its own and checks what every input must satisfy: one input, in the format
+// `format`, whose counts balance and match the diagnostics.
+Loaded Load(const std::string& rel, const std::string& format) {
+  Loaded l;
+  LoadOptions opt;
+  opt.untimed_at_ns = kAt;
+  auto ds = LoadPaths({Path(rel)}, opt);
+  EXPECT_TRUE(ds.ok()) << rel;
+  if (!ds.ok()) return l;
+  l.ds = std::move(*ds);
+  EXPECT_EQ(l.ds.inputs.size(), 1u) << rel;
+  if (l.ds.inputs.empty()) return l;
+  l.in = l.ds.inputs[0];
+  EXPECT_EQ(l.in.format, format) << rel;
+  EXPECT_EQ(l.in.accepted + l.in.rejected, l.in.records) << rel;
+  EXPECT_EQ(l.ds.diag.RejectedFor(l.in.path), l.in.rejected) << rel;
+  return l;
+}
+
+std::string Link(const HostEvidence& h, int a, int b) {
+  const auto it = h.nvsmi_links.find(MakePair(a, b));
+  return it == h.nvsmi_links.end() ? "" : NvsmiCell(it->second.cls);
+}
+
+std::string GpuNic(const HostEvidence& h, int gpu, const std::string& nic) {
+  const auto it = h.gpu_nic.find({gpu, nic});
+  return it == h.gpu_nic.end() ? "" : NvsmiCell(it->second);
+}
+
+// The DCGM series of `field` for entity `gpu`: its sample count (0 when absent) and first value.
+std::pair<int64_t, double> Series(const Dataset& ds, int gpu, const std::string& field) {
+  for (const auto& [k, s] : ds.dcgm.series) {
+    if (k.gpu == gpu && k.link == -1 && k.field == field) {
+      return {s.count, s.points.empty() ? NAN : s.points[0].second};
+    }
+  }
+  return {0, NAN};
+}
+
+// --- nvidia-smi topo -m -------------------------------------------------------------------------
+
+TEST(RealNvsmiTopo, FiveGpusAllPcieSysPhbNodeWithGpuNumaIdColumn) {
+  const Loaded l = Load("nvidia_smi_topo/five_gpu_sys_phb_node_gpu_numa_id_club3090_issue46_excerpt.txt",
+                        "nvidia-smi-topo");
+  EXPECT_EQ(l.in.records, 5);
+  EXPECT_EQ(l.in.rejected, 0) << l.Reasons();
+  const HostEvidence& h = l.Host();
+  ASSERT_EQ(h.gpus.size(), 5u);
+  EXPECT_TRUE(h.nics.empty());
+  EXPECT_EQ(h.nvsmi_links.size(), 10u);  // every pair, none NVLink
+  EXPECT_EQ(Link(h, 0, 1), "SYS");
+  EXPECT_EQ(Link(h, 0, 4), "SYS");
+  EXPECT_EQ(Link(h, 1, 2), "PHB");
+  EXPECT_EQ(Link(h, 1, 3), "NODE");
+  EXPECT_EQ(Link(h, 3, 4), "PHB");
+  EXPECT_EQ(h.gpus.at(0).numa_node, 1);  // `GPU NUMA ID` is N/A: the NUMA Affinity column is read
+  EXPECT_EQ(h.gpus.at(0).cpu_affinity, "8-15,24-31");
+  EXPECT_EQ(h.gpus.at(4).numa_node, 0);
+}
+
+TEST(RealNvsmiTopo, Nv18EightGpusEighteenNicsAfterAPromptCutInARow) {
+  const Loaded l = Load("nvidia_smi_topo/nv18_8gpu_18nic_gpu_numa_id_prompt_deepep_issue145_excerpt.txt",
+                        "nvidia-smi-topo");
+  EXPECT_EQ(l.in.records, 5);
+  EXPECT_EQ(l.in.accepted, 4);
+  EXPECT_EQ(l.in.rejected, 1);  // GPU4's row, cut after its first cell
+  EXPECT_TRUE(l.Has(":7: rejected: row has 1 cells, the header has 26 devices")) << l.Reasons();
+  EXPECT_TRUE(l.Has("18 NIC column(s) without a NIC Legend entry")) << l.Reasons();
+  const HostEvidence& h = l.Host();
+  EXPECT_EQ(h.gpus.size(), 8u);
+  ASSERT_EQ(h.nics.size(), 18u);
+  EXPECT_TRUE(h.nics.count("NIC17"));
+  EXPECT_EQ(Link(h, 0, 1), "NV18");
+  EXPECT_EQ(Link(h, 3, 7), "NV18");
+  EXPECT_EQ(Link(h, 4, 5), "");  // no row of GPU4..7 survived
+  EXPECT_EQ(GpuNic(h, 0, "NIC0"), "PXB");
+  EXPECT_EQ(GpuNic(h, 0, "NIC4"), "NODE");
+  EXPECT_EQ(GpuNic(h, 2, "NIC6"), "PXB");
+  EXPECT_EQ(GpuNic(h, 0, "NIC10"), "SYS");
+  EXPECT_EQ(h.gpu_nic.size(), 72u);  // 4 rows x 18 NICs
+  EXPECT_EQ(h.gpus.at(3).cpu_affinity, "0-55,112-167");
+  EXPECT_EQ(h.gpus.at(3).numa_node, 0);
+}
+
+TEST(RealNvsmiTopo, H100Nv18NineNicsOneRowThenALabelAlone) {
+  const Loaded l = Load("nvidia_smi_topo/h100_nv18_9nic_gpu_numa_id_ucx_py_issue1088_excerpt.txt",
+                        "nvidia-smi-topo");
+  EXPECT_EQ(l.in.records, 2);
+  EXPECT_EQ(l.in.accepted, 1);
+  EXPECT_TRUE(l.Has(":3: rejected: row has 0 cells, the header has 17 devices")) << l.Reasons();
+  const HostEvidence& h = l.Host();
+  EXPECT_EQ(h.gpus.size(), 8u);
+  EXPECT_EQ(h.nics.size(), 9u);
+  for (int g = 1; g < 8; ++g) EXPECT_EQ(Link(h, 0, g), "NV18") << g;
+  EXPECT_EQ(GpuNic(h, 0, "NIC0"), "PIX");
+  EXPECT_EQ(GpuNic(h, 0, "NIC1"), "PIX");
+  EXPECT_EQ(GpuNic(h, 0, "NIC8"), "SYS");
+  EXPECT_EQ(h.gpus.at(0).cpu_affinity, "0-31,64-95");
+}
+
+TEST(RealNvsmiTopo, TopoThenP2pPastedTogetherIndentedWithWrappedLegend) {
+  const Loaded l = Load(
+      "nvidia_smi_topo/topo_m_and_p2p_indented_wrapped_legend_2gpu_node_club3090_issue1125_excerpt.txt",
+      "nvidia-smi-topo");
+  EXPECT_EQ(l.in.records, 4);
+  EXPECT_EQ(l.in.accepted, 2);  // the topo -m rows
+  EXPECT_EQ(l.in.rejected, 2);  // the -p2p rows: a second matrix in the file
+  EXPECT_TRUE(l.Has("row of a second nvidia-smi topo matrix (header at line 19)")) << l.Reasons();
+  const HostEvidence& h = l.Host();
+  EXPECT_EQ(h.gpus.size(), 2u);
+  EXPECT_EQ(Link(h, 0, 1), "NODE");
+  EXPECT_TRUE(h.p2p_status.empty());
+  EXPECT_EQ(h.gpus.at(1).cpu_affinity, "0-15");
+}
+
+// --- CUDA samples p2pBandwidthLatencyTest -------------------------------------------------------
+
+TEST(RealP2p, H100EightGpusConnectivityFirstThenPcieStagedAndNvlinkWrites) {
+  const Loaded l = Load("cuda_p2p/h100_sxm_8gpu_nvlink4_connectivity_first_nccl_issue1264_excerpt.txt",
+                        "p2pBandwidthLatencyTest");
+  EXPECT_EQ(l.in.records, 17);  // 8 connectivity rows, 8 P2P=Disabled rows, 1 P2P=Enabled row
+  EXPECT_EQ(l.in.rejected, 0) << l.Reasons();
+  EXPECT_TRUE(l.Has("warning: matrix has 1 rows for 8 columns")) << l.Reasons();
+  const HostEvidence& h = l.Host();
+  EXPECT_EQ(h.gpus.size(), 8u);
+  ASSERT_EQ(h.measured.size(), 28u);
+  const MeasuredLink& m01 = h.measured.at({0, 1});
+  ASSERT_EQ(m01.samples_gbps.size(), 1u);  // GPU0 -> GPU1 writes only: the matrix is cut after row 0
+  EXPECT_DOUBLE_EQ(m01.samples_gbps[0], 371.02);
+  ASSERT_EQ(m01.staged_samples_gbps.size(), 2u);  // both directions of the P2P=Disabled matrix
+  EXPECT_DOUBLE_EQ(m01.staged_samples_gbps[0], 37.19);
+  EXPECT_DOUBLE_EQ(m01.staged_samples_gbps[1], 36.36);
+  EXPECT_TRUE(h.measured.at({5, 6}).samples_gbps.empty());
+  EXPECT_DOUBLE_EQ(h.measured.at({5, 6}).staged_samples_gbps[0], 38.05);
+}
+
+TEST(RealP2p, V100FourGpusDeviceListAndTabbedConnectivityCutBeforeBandwidth) {
+  const Loaded l = Load("cuda_p2p/v100_sxm2_4gpu_connectivity_tabs_ginkgo_issue164_excerpt.txt",
+                        "p2pBandwidthLatencyTest");
+  EXPECT_EQ(l.in.records, 4);  // the connectivity rows
+  EXPECT_EQ(l.in.rejected, 0) << l.Reasons();
+  const HostEvidence& h = l.Host();
+  ASSERT_EQ(h.gpus.size(), 4u);
+  EXPECT_EQ(h.gpus.at(0).model, "Tesla V100-SXM2-16GB");
+  EXPECT_EQ(h.gpus.at(3).model, "Tesla V100-SXM2-16GB");
+  EXPECT_TRUE(h.measured.empty());
+}
+
+// Outputs cut before any matrix: skipped with the reason, nothing read.
+TEST(RealP2p, DeviceListsWithoutAMatrixAreSkippedWithTheReason) {
+  for (const char* rel : {"cuda_p2p/a100_sxm_80gb_8gpu_prompt_devices_only_nccl_tests_issue100_excerpt.txt",
+                          "cuda_p2p/mixed_4090_5090_a6000_3090_cannot_access_open_gpu_kernel_modules_pr5_excerpt.txt"}) {
+    const Loaded l = Load(rel, "p2pBandwidthLatencyTest");
+    EXPECT_TRUE(l.in.skipped) << rel;
+    EXPECT_NE(l.in.skip_reason.find("no bandwidth matrix found"), std::string::npos) << l.in.skip_reason;
+    EXPECT_EQ(l.in.records, 0) << rel;
+    EXPECT_TRUE(l.ds.hosts.empty()) << rel;
+  }
+}
+
+// --- dcgmi dmon ---------------------------------------------------------------------------------
+
+TEST(RealDcgmDmon, DocumentationMigExampleHashSpaceEntityGpuAndGpuIRows) {
+  const Loaded l = Load("dcgmi_dmon/mig_a100_gpu_and_gpu_i_rows_gract_tenso_dcgm_docs_feature_overview_excerpt.txt",
+                        "dcgmi-dmon");
+  EXPECT_EQ(l.in.records, 30);
+  EXPECT_EQ(l.in.rejected, 0) << l.Reasons();
+  EXPECT_EQ(l.ds.dcgm.points, 60);  // 30 rows x GRACT, TENSO
+  // Today the model keys a GPU-I row by its id alone, so GPU-I 0 lands in GPU 0's series and
+  // GPU-I 1 in a series of "GPU 1" (model/dcgm_read has no entity kind to keep them apart).
+  EXPECT_EQ(Series(l.ds, 0, "GRACT").first, 20);
+  EXPECT_EQ(Series(l.ds, 1, "GRACT").first, 10);
+  EXPECT_DOUBLE_EQ(Series(l.ds, 0, "TENSO").second, 0.0);
+}
+
+TEST(RealDcgmDmon, IndentedCopyWithFiveProfilingFields) {
+  const Loaded l = Load("dcgmi_dmon/mig_gpu_i_rows_five_prof_fields_space_after_hash_zhihu_558046644_excerpt.txt",
+                        "dcgmi-dmon");
+  EXPECT_EQ(l.in.records, 3);
+  EXPECT_EQ(l.in.rejected, 0) << l.Reasons();
+  EXPECT_EQ(l.ds.dcgm.points, 15);
+  EXPECT_EQ(Series(l.ds, 1, "SMACT").first, 1);
+  EXPECT_DOUBLE_EQ(Series(l.ds, 1, "SMACT").second, 0.75);  // GPU-I 1 (see the test above)
+  EXPECT_DOUBLE_EQ(Series(l.ds, 1, "DRAMA").second, 0.8);
+}
+
+// --- dcgm-exporter /metrics ---------------------------------------------------------------------
+
+TEST(RealDcgmExporter, V100ScrapeWithHostnameLabelCutMidLine) {
+  const Loaded l = Load("dcgm_exporter/v100_sxm2_hostname_label_mid_scrape_dcgm_exporter_issue250_excerpt.prom",
+                        "prometheus-text");
+  EXPECT_EQ(l.in.records, 12);
+  EXPECT_EQ(l.in.rejected, 1);  // the last line, cut inside a label value
+  EXPECT_TRUE(l.Has(":12: rejected: bad label syntax: unterminated label value")) << l.Reasons();
+  EXPECT_EQ(l.ds.dcgm.points, 7);
+  for (const auto& [k, s] : l.ds.dcgm.series) EXPECT_EQ(k.host, "r6i3n0") << k.field;  // the Hostname label
+  EXPECT_EQ(Series(l.ds, 3, "DCGM_FI_DEV_POWER_MGMT_LIMIT").second, 300.0);
+  EXPECT_EQ(Series(l.ds, 0, "DCGM_FI_DEV_GPU_UTIL").first, 1);
+}
+
+TEST(RealDcgmExporter, MixedModelsMigLabelsLowercaseHostnameAfterACurlPrompt) {
+  const Loaded l = Load(
+      "dcgm_exporter/rtx2000ada_a30_mig_gpu_i_labels_lowercase_hostname_dcgm_exporter_pr736_excerpt.prom",
+      "prometheus-text");
+  EXPECT_EQ(l.in.records, 12);
+  EXPECT_EQ(l.in.rejected, 2);  // the `$ curl` line and the cut last line
+  EXPECT_TRUE(l.Has(":1: rejected: metric name expected")) << l.Reasons();
+  EXPECT_TRUE(l.Has(":12: rejected: bad label syntax")) << l.Reasons();
+  EXPECT_EQ(l.ds.dcgm.points, 4);
+  for (const auto& [k, s] : l.ds.dcgm.series) EXPECT_EQ(k.host, "dcgm-exporter-wwwjh") << k.field;
+  EXPECT_DOUBLE_EQ(Series(l.ds, 1, "DCGM_FI_DEV_DEC_UTIL").second, 46);
+  // The A30's MIG instance (GPU_I_ID 3) is keyed by its GPU today: the instance is not in the key.
+  EXPECT_DOUBLE_EQ(Series(l.ds, 2, "DCGM_FI_DEV_FB_FREE").second, 2207);
+}
+
+TEST(RealDcgmExporter, QueryResultWithoutAValueIsRejectedAndTheFileSkipped) {
+  const Loaded l = Load(
+      "dcgm_exporter/h100_series_without_value_driver_version_label_dcgm_exporter_issue418_excerpt.prom",
+      "prometheus-text");
+  EXPECT_TRUE(l.in.skipped);
+  EXPECT_EQ(l.in.records, 1);
+  EXPECT_EQ(l.in.rejected, 1);
+  EXPECT_TRUE(l.Has(":1: rejected: missing value")) << l.Reasons();
+  EXPECT_EQ(l.ds.dcgm.points, 0);
+}
+
+// --- ibstat / ibv_devinfo / show_gids -----------------------------------------------------------
+
+TEST(RealIbstat, ConnectX6DxRoceAfterALogBanner) {
+  const Loaded l = Load("rdma_tools/ibstat_cx6dx_mt4125_100g_roce_log_banner_l2fwd_nv_issue6_excerpt.txt", "ibstat");
+  EXPECT_EQ(l.in.records, 36);
+  EXPECT_EQ(l.in.rejected, 2);  // `Log ibstat:` and `=======`
+  const HostEvidence& h = l.Host();
+  ASSERT_EQ(h.ib_devices.size(), 2u);
+  EXPECT_EQ(h.ib_devices[0].name, "mlx5_0");
+  EXPECT_EQ(h.ib_devices[1].ca_type, "MT4125");
+  ASSERT_EQ(h.ib_devices[1].ports.size(), 1u);
+  EXPECT_EQ(h.ib_devices[1].ports[0].state, "Active");
+  EXPECT_DOUBLE_EQ(h.ib_devices[1].ports[0].rate_gbps, 100);
+  EXPECT_EQ(h.ib_devices[1].ports[0].link_layer, "Ethernet");
+}
+
+TEST(RealIbstat, Mlx4TwoPortsTabsAfterIbwarnAndShellTraceLines) {
+  const Loaded l = Load("rdma_tools/ibstat_mlx4_2port_tabs_ibwarn_set_x_trace_rdma_core_pr847_excerpt.txt", "ibstat");
+  EXPECT_EQ(l.in.records, 29);
+  EXPECT_EQ(l.in.rejected, 8);  // 5 ibwarn lines, 2 `+` trace lines, the cut `Base lid:`
+  EXPECT_TRUE(l.Has(":29: rejected: Base lid '' is not 0..65535")) << l.Reasons();
+  const HostEvidence& h = l.Host();
+  ASSERT_EQ(h.ib_devices.size(), 1u);
+  const formats::IbDevice& d = h.ib_devices[0];
+  EXPECT_EQ(d.name, "mlx4_0");
+  EXPECT_EQ(d.ca_type, "MT4099");
+  EXPECT_EQ(d.num_ports, 2);
+  ASSERT_EQ(d.ports.size(), 2u);
+  EXPECT_EQ(d.ports[0].state, "Down");
+  EXPECT_EQ(d.ports[0].lid, 38);
+  EXPECT_DOUBLE_EQ(d.ports[0].rate_gbps, 10);
+  EXPECT_EQ(d.ports[1].state, "Active");
+  EXPECT_DOUBLE_EQ(d.ports[1].rate_gbps, 56);
+}
+
+TEST(RealIbstat, ConnectX6Dx40gDownAndAConnectX7CutInItsState) {
+  const Loaded l = Load("rdma_tools/ibstat_cx6dx_40g_down_and_cx7_mt4129_sglang_issue6823_excerpt.txt", "ibstat");
+  EXPECT_EQ(l.in.records, 43);
+  EXPECT_EQ(l.in.rejected, 0) << l.Reasons();
+  const HostEvidence& h = l.Host();
+  ASSERT_EQ(h.ib_devices.size(), 3u);
+  EXPECT_EQ(h.ib_devices[0].ports[0].state, "Down");
+  EXPECT_EQ(h.ib_devices[0].ports[0].physical_state, "Disabled");
+  EXPECT_DOUBLE_EQ(h.ib_devices[0].ports[0].rate_gbps, 40);
+  EXPECT_EQ(h.ib_devices[2].name, "mlx5_10");
+  EXPECT_EQ(h.ib_devices[2].ca_type, "MT4129");
+  // Today a state cut by the excerpt (`State: Acti`) is kept as printed.
+  EXPECT_EQ(h.ib_devices[2].ports[0].state, "Acti");
+}
+
+TEST(RealIbstat, RedactedValuesAreRejectedAndTheKnownOnesKept) {
+  const Loaded l = Load("rdma_tools/ibstat_redacted_ellipsis_ibpanic_tail_gpud_pr752_excerpt.txt", "ibstat");
+  EXPECT_EQ(l.in.records, 19);
+  EXPECT_EQ(l.in.rejected, 5);  // the leading `...` and four GUID/mask fields written as `...`
+  EXPECT_TRUE(l.Has("Node GUID '...' is not a 64-bit GUID")) << l.Reasons();
+  const HostEvidence& h = l.Host();
+  ASSERT_EQ(h.ib_devices.size(), 1u);
+  EXPECT_EQ(h.ib_devices[0].name, "mlx5_7");
+  ASSERT_EQ(h.ib_devices[0].ports.size(), 1u);
+  EXPECT_EQ(h.ib_devices[0].ports[0].lid, 13305);
+  EXPECT_DOUBLE_EQ(h.ib_devices[0].ports[0].rate_gbps, 200);
+  EXPECT_EQ(h.ib_devices[0].ports[0].link_layer, "InfiniBand");
+}
+
+TEST(RealIbvDevinfo, VerboseConnectX5WithExperimentalFlagsCutBeforeItsPort) {
+  const Loaded l = Load("rdma_tools/ibv_devinfo_v_cx5_4119_tabs_exp_flags_ompi_pr6184_excerpt.txt", "ibv-devinfo");
+  EXPECT_EQ(l.in.records, 54);
+  EXPECT_EQ(l.in.rejected, 0) << l.Reasons();
+  EXPECT_TRUE(l.Has("device mlx5_1 announces 1 ports but 0 are printed")) << l.Reasons();
+  const HostEvidence& h = l.Host();
+  ASSERT_EQ(h.ib_devices.size(), 1u);
+  EXPECT_EQ(h.ib_devices[0].firmware, "16.23.1020");
+  EXPECT_EQ(h.ib_devices[0].vendor_part_id, "4119");
+  EXPECT_EQ(h.ib_devices[0].node_guid, "ec0d:9a03:007d:7d1b");
+}
+
+TEST(RealIbvDevinfo, ConnectX7InfinibandPortDownWithLid65535AfterAPrompt) {
+  const Loaded l = Load("rdma_tools/ibv_devinfo_cx7_ib_port_down_lid_65535_prompt_deepep_issue60_excerpt.txt",
+                        "ibv-devinfo");
+  EXPECT_EQ(l.in.records, 28);
+  EXPECT_EQ(l.in.rejected, 1);  // the prompt line
+  const HostEvidence& h = l.Host();
+  ASSERT_EQ(h.ib_devices.size(), 2u);
+  ASSERT_EQ(h.ib_devices[0].ports.size(), 1u);
+  EXPECT_EQ(h.ib_devices[0].ports[0].state, "PORT_DOWN");
+  EXPECT_EQ(h.ib_devices[0].ports[0].state_code, 1);
+  EXPECT_EQ(h.ib_devices[0].ports[0].lid, 65535);
+  EXPECT_EQ(h.ib_devices[0].ports[0].link_layer, "InfiniBand");
+  EXPECT_EQ(h.ib_devices[1].board_id, "MT_0000000838");
+  EXPECT_TRUE(h.ib_devices[1].ports.empty());  // cut before its ports
+}
+
+TEST(RealShowGids, ConnectX6WithIpv4AfterABracketedPrompt) {
+  const Loaded l = Load("rdma_tools/show_gids_cx6_ipv4_n_gids_found_prompt_spectrumscale_pr4_excerpt.txt", "show-gids");
+  EXPECT_EQ(l.in.records, 7);
+  EXPECT_EQ(l.in.rejected, 1);  // the prompt line
+  const HostEvidence& h = l.Host();
+  ASSERT_EQ(h.gids.size(), 6u);
+  EXPECT_EQ(h.gids[4].index, 4);
+  EXPECT_EQ(h.gids[4].ipv4, "172.19.0.60");
+  EXPECT_EQ(h.gids[4].version, "v1");
+  EXPECT_EQ(h.gids[5].version, "v2");
+  EXPECT_EQ(h.gids[5].netdev, "ens1f0");
+  EXPECT_EQ(h.gids[0].ipv4, "");
+}
+
+TEST(RealShowGids, EmptyTableAfterABracketedPrompt) {
+  const Loaded l = Load("rdma_tools/show_gids_empty_n_gids_found_0_k8s_rdma_sriov_issue30_excerpt.txt", "show-gids");
+  EXPECT_EQ(l.in.records, 1);
+  EXPECT_EQ(l.in.rejected, 1);  // the prompt line; the table has no row
+  EXPECT_TRUE(l.Host().gids.empty());
+}
+
+TEST(RealShowGids, TabsMacvlanIndexesFourToSevenCutInARow) {
+  const Loaded l = Load("rdma_tools/show_gids_tabs_macvlan_index4_7_nccl_issue1573_excerpt.txt", "show-gids");
+  EXPECT_EQ(l.in.records, 11);
+  EXPECT_EQ(l.in.rejected, 2);  // the prompt and the cut last row
+  const HostEvidence& h = l.Host();
+  ASSERT_EQ(h.gids.size(), 9u);
+  EXPECT_EQ(h.gids[0].index, 4);
+  EXPECT_EQ(h.gids[3].ipv4, "10.152.0.12");
+  EXPECT_EQ(h.gids[3].version, "v2");
+  EXPECT_EQ(h.gids[7].dev, "mlx5_1");
+  EXPECT_EQ(h.gids[7].netdev, "net2");
+}
+
+TEST(RealShowGids, BondDeviceWithVxlanNetdevs) {
+  const Loaded l = Load("rdma_tools/show_gids_bond_vxlan_netdev_ucx_pr9484_excerpt.txt", "show-gids");
+  EXPECT_EQ(l.in.records, 6);
+  EXPECT_EQ(l.in.rejected, 0) << l.Reasons();
+  const HostEvidence& h = l.Host();
+  ASSERT_EQ(h.gids.size(), 6u);
+  EXPECT_EQ(h.gids[2].dev, "mlx5_bond_0");
+  EXPECT_EQ(h.gids[2].netdev, "b3.vxlan.30100");
+  EXPECT_EQ(h.gids[2].ipv4, "30.153.10.175");
+  EXPECT_EQ(h.gids[5].netdev, "bond1");
+}
+
+// --- chronyc tracking ---------------------------------------------------------------------------
+
+TEST(RealChronyc, TrackingReportsGiveOneSyncPointEach) {
+  struct Case {
+    const char* rel;
+    int64_t offset_ns;      // Last offset
+    const char* reference;  // the name in parentheses
+  };
+  const Case cases[] = {
+      {"chrony/chronyc_tracking_opensuse_leap15_command_line_rockstor_issue2098_excerpt.txt", -193872,
+       "85.199.214.100"},
+      {"chrony/chronyc_tracking_rpi_prompt_infix_issue1458_excerpt.txt", 96487, "sto1.se.ntp.li"},
+      {"chrony/chronyc_tracking_old_dotted_refid_7495s_slow_6digit_root_telegraf_issue2988_excerpt.txt", 8273,
+       "ntp2.chewy.local"},
+  };
+  for (const Case& c : cases) {
+    const Loaded l = Load(c.rel, "chronyc-tracking");
+    EXPECT_EQ(l.in.records, 14) << c.rel;
+    EXPECT_EQ(l.in.rejected, 0) << l.Reasons();
+    const HostEvidence& h = l.Host();
+    ASSERT_EQ(h.sync_points.size(), 1u) << c.rel;
+    EXPECT_NEAR(h.sync_points[0].offset_ns, static_cast<double>(c.offset_ns), 1e-3) << c.rel;
+    EXPECT_EQ(h.sync_points[0].reference, c.reference) << c.rel;
+    EXPECT_EQ(h.sync_points[0].source, "chronyc-tracking") << c.rel;
+    EXPECT_TRUE(h.sync_points[0].synced) << c.rel;
+  }
+}
+
+// A router CLI's own `show ntp tracking` (not chronyc: wider key column) is not taken for chronyc.
+TEST(RealChronyc, RouterCliTrackingViewIsNotChronyc) {
+  const Loaded l = Load("chrony/yang_show_ntp_tracking_not_chronyc_infix_issue1458_excerpt.txt", "unknown");
+  EXPECT_TRUE(l.in.skipped);
+  EXPECT_EQ(l.in.records, 0);
+}
+
+}  // namespace
+}  // namespace toposcope::model
