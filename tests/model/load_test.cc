@@ -302,5 +302,41 @@ TEST(LoadDcgm, UntimedDmonAndScrapeBecomeSeries) {
   EXPECT_EQ(warnings, 2);
 }
 
+// DCGM numbers each entity kind on its own: "Switch 1", "CPU 1", "CX 1" and "GPU-I 1" rows of one
+// dmon are not GPU 1, and only GPU 1's row lands in GPU 1's series.
+TEST(LoadDcgm, DmonEntitiesOtherThanGpusKeepTheirKind) {
+  const std::string path = testing::TempDir() + "/dmon_entities.txt";
+  {
+    std::ofstream f(path);
+    f << "#Entity   POWER\nID\nGPU 1     300.5\nSwitch 1  20.0\nCPU 1     150.0\nCX 1      12.0\nGPU-I 1   0.0\n";
+  }
+  std::vector<DcgmPoint> points;
+  Diagnostics diag;
+  ReadCounts counts;
+  auto st = ReadDcgmFile(path, "h1", formats::FileFormat::kDcgmDmon, [&](const DcgmPoint& p) { points.push_back(p); },
+                         diag, counts, int64_t{1714521600} * 1000000000);
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  EXPECT_EQ(counts.accepted, 5);
+  ASSERT_EQ(points.size(), 5u);
+  DcgmStore store;
+  for (const DcgmPoint& p : points) store.Add(p);
+  ASSERT_EQ(store.series.size(), 5u);
+  int gpu_series = 0;
+  for (const auto& [k, s] : store.series) {
+    if (!k.IsGpu()) continue;
+    ++gpu_series;
+    EXPECT_EQ(k.gpu, 1);
+    EXPECT_DOUBLE_EQ(s.points[0].second, 300.5);
+  }
+  EXPECT_EQ(gpu_series, 1);
+  EXPECT_EQ(points[1].entity, DcgmEntity::kSwitch);
+  EXPECT_EQ(points[2].entity, DcgmEntity::kCpu);
+  EXPECT_EQ(points[3].entity, DcgmEntity::kNic);
+  EXPECT_EQ(points[4].entity, DcgmEntity::kGpuInstance);
+  EXPECT_EQ(points[4].instance, 1);
+  EXPECT_EQ(points[4].gpu, -1);
+  EXPECT_EQ(DcgmEntityName(DcgmEntity::kGpuInstance), "gpu_instance");
+}
+
 }  // namespace
 }  // namespace toposcope::model

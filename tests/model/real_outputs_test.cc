@@ -65,10 +65,12 @@ std::string GpuNic(const HostEvidence& h, int gpu, const std::string& nic) {
   return it == h.gpu_nic.end() ? "" : NvsmiCell(it->second);
 }
 
-// The DCGM series of `field` for entity `gpu`: its sample count (0 when absent) and first value.
-std::pair<int64_t, double> Series(const Dataset& ds, int gpu, const std::string& field) {
+// The DCGM series of `field` for GPU `gpu` (or, with `entity` and `instance`, for a MIG instance):
+// its sample count (0 when absent) and first value.
+std::pair<int64_t, double> Series(const Dataset& ds, int gpu, const std::string& field,
+                                  model::DcgmEntity entity = model::DcgmEntity::kGpu, int instance = -1) {
   for (const auto& [k, s] : ds.dcgm.series) {
-    if (k.gpu == gpu && k.link == -1 && k.field == field) {
+    if (k.entity == entity && k.gpu == gpu && k.instance == instance && k.link == -1 && k.field == field) {
       return {s.count, s.points.empty() ? NAN : s.points[0].second};
     }
   }
@@ -204,11 +206,15 @@ TEST(RealDcgmDmon, DocumentationMigExampleHashSpaceEntityGpuAndGpuIRows) {
   EXPECT_EQ(l.in.records, 30);
   EXPECT_EQ(l.in.rejected, 0) << l.Reasons();
   EXPECT_EQ(l.ds.dcgm.points, 60);  // 30 rows x GRACT, TENSO
-  // Today the model keys a GPU-I row by its id alone, so GPU-I 0 lands in GPU 0's series and
-  // GPU-I 1 in a series of "GPU 1" (model/dcgm_read has no entity kind to keep them apart).
-  EXPECT_EQ(Series(l.ds, 0, "GRACT").first, 20);
-  EXPECT_EQ(Series(l.ds, 1, "GRACT").first, 10);
+  // GPU 0 and the MIG instances GPU-I 0 and GPU-I 1 are three series of 10 samples each: an
+  // instance is not the GPU of the same number (dmon does not say which GPU holds an instance).
+  using model::DcgmEntity;
+  EXPECT_EQ(Series(l.ds, 0, "GRACT").first, 10);
+  EXPECT_EQ(Series(l.ds, 1, "GRACT").first, 0);
+  EXPECT_EQ(Series(l.ds, -1, "GRACT", DcgmEntity::kGpuInstance, 0).first, 10);
+  EXPECT_EQ(Series(l.ds, -1, "GRACT", DcgmEntity::kGpuInstance, 1).first, 10);
   EXPECT_DOUBLE_EQ(Series(l.ds, 0, "TENSO").second, 0.0);
+  EXPECT_EQ(l.ds.dcgm.series.size(), 6u);
 }
 
 TEST(RealDcgmDmon, IndentedCopyWithFiveProfilingFields) {
@@ -217,9 +223,11 @@ TEST(RealDcgmDmon, IndentedCopyWithFiveProfilingFields) {
   EXPECT_EQ(l.in.records, 3);
   EXPECT_EQ(l.in.rejected, 0) << l.Reasons();
   EXPECT_EQ(l.ds.dcgm.points, 15);
-  EXPECT_EQ(Series(l.ds, 1, "SMACT").first, 1);
-  EXPECT_DOUBLE_EQ(Series(l.ds, 1, "SMACT").second, 0.75);  // GPU-I 1 (see the test above)
-  EXPECT_DOUBLE_EQ(Series(l.ds, 1, "DRAMA").second, 0.8);
+  using model::DcgmEntity;
+  EXPECT_EQ(Series(l.ds, -1, "SMACT", DcgmEntity::kGpuInstance, 1).first, 1);
+  EXPECT_DOUBLE_EQ(Series(l.ds, -1, "SMACT", DcgmEntity::kGpuInstance, 1).second, 0.75);  // GPU-I 1
+  EXPECT_DOUBLE_EQ(Series(l.ds, -1, "DRAMA", DcgmEntity::kGpuInstance, 1).second, 0.8);
+  EXPECT_EQ(Series(l.ds, 1, "SMACT").first, 0);  // not GPU 1's
 }
 
 // --- dcgm-exporter /metrics ---------------------------------------------------------------------
@@ -247,8 +255,9 @@ TEST(RealDcgmExporter, MixedModelsMigLabelsLowercaseHostnameAfterACurlPrompt) {
   EXPECT_EQ(l.ds.dcgm.points, 4);
   for (const auto& [k, s] : l.ds.dcgm.series) EXPECT_EQ(k.host, "dcgm-exporter-wwwjh") << k.field;
   EXPECT_DOUBLE_EQ(Series(l.ds, 1, "DCGM_FI_DEV_DEC_UTIL").second, 46);
-  // The A30's MIG instance (GPU_I_ID 3) is keyed by its GPU today: the instance is not in the key.
-  EXPECT_DOUBLE_EQ(Series(l.ds, 2, "DCGM_FI_DEV_FB_FREE").second, 2207);
+  // The A30's MIG instance (GPU_I_ID 3) is its own series, under its GPU's index.
+  EXPECT_DOUBLE_EQ(Series(l.ds, 2, "DCGM_FI_DEV_FB_FREE", model::DcgmEntity::kGpuInstance, 3).second, 2207);
+  EXPECT_EQ(Series(l.ds, 2, "DCGM_FI_DEV_FB_FREE").first, 0);
 }
 
 TEST(RealDcgmExporter, QueryResultWithoutAValueIsRejectedAndTheFileSkipped) {

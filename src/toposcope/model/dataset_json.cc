@@ -52,7 +52,7 @@ TOPOSCOPE_JSON_FIELDS(HostEvidence, host, gpus, nics, nvsmi_links, xml_links, me
 TOPOSCOPE_JSON_FIELDS(InputFile, path, format, host, records, accepted, rejected, skipped, skip_reason)
 TOPOSCOPE_JSON_FIELDS(EventInput, path, host, format, untimed_at_ns)
 TOPOSCOPE_JSON_FIELDS(CaptureInput, path, host, point, index)
-TOPOSCOPE_JSON_FIELDS(SeriesKey, host, gpu, link, field_id, field)
+TOPOSCOPE_JSON_FIELDS(SeriesKey, host, gpu, link, field_id, field, entity, instance)
 TOPOSCOPE_JSON_FIELDS(SeriesSummary, count, first_ns, last_ns, out_of_order, first_gaps_ns, points, stride)
 TOPOSCOPE_JSON_FIELDS(DcgmStore, series, points)
 TOPOSCOPE_JSON_FIELDS(Dataset, hosts, inputs, event_inputs, captures, nccl_logs, nccl_tests, inventory, fabrics, slurm_topologies, topograph_models, qp_state_inputs, path_probes, dcgm, diag)

@@ -3,7 +3,20 @@
 #include <algorithm>
 #include <cmath>
 
+#include "toposcope/base/text.h"
+
 namespace toposcope::model {
+
+namespace {
+constexpr NamedValue<DcgmEntity> kEntityNames[] = {
+    {DcgmEntity::kGpu, "gpu"},       {DcgmEntity::kGpuInstance, "gpu_instance"},
+    {DcgmEntity::kComputeInstance, "compute_instance"}, {DcgmEntity::kSwitch, "switch"},
+    {DcgmEntity::kCpu, "cpu"},       {DcgmEntity::kCpuCore, "cpu_core"},
+    {DcgmEntity::kNic, "nic"},
+};
+}  // namespace
+
+std::string_view DcgmEntityName(DcgmEntity e) { return NameIn(kEntityNames, e, "gpu"); }
 
 void SeriesSummary::Add(int64_t ts_ns, double value) {
   if (count == 0) {
@@ -35,7 +48,7 @@ double SeriesSummary::PeriodMs() const {
 
 void DcgmStore::Add(const DcgmPoint& p) {
   if (!std::isfinite(p.value)) return;
-  series[SeriesKey{p.host, p.gpu, p.link, p.field_id, p.field}].Add(p.ts_ns, p.value);
+  series[SeriesKey{p.host, p.gpu, p.link, p.field_id, p.field, p.entity, p.instance}].Add(p.ts_ns, p.value);
   ++points;
 }
 

@@ -7,19 +7,30 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
 namespace toposcope::model {
 
+// What a DCGM sample is about. DCGM reports GPUs, MIG GPU and compute instances, NVSwitches, CPUs,
+// CPU cores and ConnectX NICs, each numbered on its own: "GPU-I 1" and "Switch 1" are not GPU 1.
+enum class DcgmEntity : uint8_t { kGpu, kGpuInstance, kComputeInstance, kSwitch, kCpu, kCpuCore, kNic };
+
+// The entity's name in result.json and messages ("gpu", "gpu_instance", ...).
+std::string_view DcgmEntityName(DcgmEntity e);
+
 struct DcgmPoint {
   std::string host;
-  int gpu = -1;        // entity id; -1 when the source has none
+  int gpu = -1;        // GPU index (for a MIG instance its GPU's, -1 when the source does not say);
+                       // for the other entities their own id; -1 when the source has none
   int link = -1;       // NVLink index for per-link samples
   int field_id = -1;   // DCGM field id, -1 when the name is not in the catalog
   std::string field;   // as the source names it (short name, DCGM_FI_ name)
   int64_t ts_ns = 0;   // on the host's clock
   double value = 0;
+  DcgmEntity entity = DcgmEntity::kGpu;
+  int instance = -1;   // MIG GPU instance id (kGpuInstance, kComputeInstance), else -1
 };
 
 struct SeriesKey {
@@ -28,9 +39,14 @@ struct SeriesKey {
   int link = -1;
   int field_id = -1;
   std::string field;
+  DcgmEntity entity = DcgmEntity::kGpu;
+  int instance = -1;
   friend bool operator<(const SeriesKey& a, const SeriesKey& b) {
-    return std::tie(a.host, a.gpu, a.link, a.field_id, a.field) < std::tie(b.host, b.gpu, b.link, b.field_id, b.field);
+    return std::tie(a.host, a.entity, a.gpu, a.instance, a.link, a.field_id, a.field) <
+           std::tie(b.host, b.entity, b.gpu, b.instance, b.link, b.field_id, b.field);
   }
+  // True for a whole GPU's series (not a MIG instance's, a switch's, a CPU's or a NIC's).
+  [[nodiscard]] bool IsGpu() const { return entity == DcgmEntity::kGpu; }
 };
 
 struct SeriesSummary {

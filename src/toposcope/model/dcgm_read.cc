@@ -23,6 +23,26 @@ int FieldId(const std::string& name) {
   return f != nullptr ? f->id : -1;
 }
 
+// The entity of a dmon row: a GPU (or one of its links) keeps its index; a MIG instance, a switch, a
+// CPU, a core or a NIC keeps its own id under its own kind (dmon does not say which GPU holds an
+// instance).
+void SetEntity(const formats::DmonEntity& e, DcgmPoint* p) {
+  using K = formats::DmonEntityKind;
+  p->link = e.link;
+  switch (e.kind) {
+    case K::kGpu:
+    case K::kGpuLink: p->gpu = e.id; return;
+    case K::kGpuI: p->entity = DcgmEntity::kGpuInstance; p->instance = e.id; return;
+    case K::kGpuCi: p->entity = DcgmEntity::kComputeInstance; p->instance = e.id; return;
+    case K::kSwitch:
+    case K::kSwitchLink: p->entity = DcgmEntity::kSwitch; break;
+    case K::kCpu: p->entity = DcgmEntity::kCpu; break;
+    case K::kCpuCore: p->entity = DcgmEntity::kCpuCore; break;
+    case K::kCx: p->entity = DcgmEntity::kNic; break;
+  }
+  p->gpu = e.id;
+}
+
 // Emits the samples of readers that name their fields (scrapes, CSV), looking each name up in the
 // field catalog once.
 class NamedFieldPoints {
@@ -31,13 +51,18 @@ class NamedFieldPoints {
       : host_(host), sink_(sink) {}
 
   // One sample; a sample without a host takes the file's.
-  void Emit(const std::string& host, int gpu, int link, const std::string& field, int64_t ts_ns, double value) {
+  void Emit(const std::string& host, int gpu, int link, const std::string& field, int64_t ts_ns, double value,
+            int mig_instance = -1) {
     auto it = ids_.find(field);
     if (it == ids_.end()) it = ids_.emplace(field, FieldId(field)).first;
     DcgmPoint p;
     p.host = host.empty() ? host_ : host;
     p.gpu = gpu;
     p.link = link;
+    if (mig_instance >= 0) {
+      p.entity = DcgmEntity::kGpuInstance;
+      p.instance = mig_instance;
+    }
     p.field_id = it->second;
     p.field = field;
     p.ts_ns = ts_ns;
@@ -114,8 +139,7 @@ Status ReadDcgmFile(const std::string& path, const std::string& host, formats::F
             for (size_t i = 0; i < row.values.size() && i < fields.size(); ++i) {
               DcgmPoint p;
               p.host = row.host.empty() ? host : row.host;
-              p.gpu = row.entity.id;
-              p.link = row.entity.link;
+              SetEntity(row.entity, &p);
               p.field_id = fields[i].field_id;
               p.field = fields[i].short_name;
               p.ts_ns = ts_ns;
@@ -137,10 +161,11 @@ Status ReadDcgmFile(const std::string& path, const std::string& host, formats::F
             const formats::DcgmPromSample d = formats::ToDcgmSample(s);
             int64_t ts_ns = d.ts_ns;
             if (ts_ns == kNoTime) {
-              const int64_t n = scrape_index[Cat({d.host, "/", std::to_string(d.gpu), "/", std::to_string(d.link), "/", d.field})]++;
+              const int64_t n = scrape_index[Cat({d.host, "/", std::to_string(d.gpu), "/", std::to_string(d.mig_instance),
+                                                  "/", std::to_string(d.link), "/", d.field})]++;
               ts_ns = untimed.At(n, kExporterDefaultIntervalMs, 0);
             }
-            points.Emit(d.host, d.gpu, d.link, d.field, ts_ns, d.value);
+            points.Emit(d.host, d.gpu, d.link, d.field, ts_ns, d.value, d.mig_instance);
           },
           diag, counts);
       if (!r.ok()) return r.error();

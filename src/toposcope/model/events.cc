@@ -8,6 +8,20 @@
 
 namespace toposcope::model {
 
+namespace {
+
+// The timeline track of a DCGM sample: "gpu3", "gpu3-mig1" (a MIG instance of GPU 3), "gpu_instance1"
+// (one whose GPU the source does not name), "switch2", "cpu0", "cpu_core5", "nic0"; "dcgm" without an id.
+std::string DcgmDevice(const DcgmPoint& p) {
+  if (p.entity == DcgmEntity::kGpu) return p.gpu >= 0 ? "gpu" + std::to_string(p.gpu) : "dcgm";
+  if (p.instance >= 0 && p.gpu >= 0) return "gpu" + std::to_string(p.gpu) + "-mig" + std::to_string(p.instance);
+  const int id = p.instance >= 0 ? p.instance : p.gpu;
+  const std::string name(DcgmEntityName(p.entity));
+  return id >= 0 ? name + std::to_string(id) : "dcgm";
+}
+
+}  // namespace
+
 Status StreamEvents(const EventInput& input, const formats::TraceEventSink& sink, Diagnostics& diag,
                     EventInputCounts* counts) {
   auto stamp = [&](formats::TraceEvent&& e) {
@@ -37,7 +51,7 @@ Status StreamEvents(const EventInput& input, const formats::TraceEventSink& sink
             formats::TraceEvent e;
             e.local_ts_ns = p.ts_ns;
             e.host = p.host;
-            e.device = p.gpu >= 0 ? "gpu" + std::to_string(p.gpu) : "dcgm";
+            e.device = DcgmDevice(p);
             e.type = p.link >= 0 ? p.field + "/link" + std::to_string(p.link) : p.field;
             e.category = "dcgm";
             e.phase = 'C';

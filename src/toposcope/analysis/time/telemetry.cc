@@ -108,6 +108,7 @@ TelemetryReport AnalyzeTelemetry(const model::DcgmStore& dcgm, const std::vector
   std::map<std::pair<std::string, int>, std::map<int, const model::SeriesSummary*>> links;
   for (const auto& [k, s] : dcgm.series) {
     int link = -1;
+    if (!k.IsGpu()) continue;  // a MIG instance, switch or CPU is not the GPU of the same number
     if (IsTemperature(k) && k.link < 0) temps[{k.host, k.gpu}] = &s;
     if (IsLinkRx(k, &link)) links[{k.host, k.gpu}][link] = &s;
   }

@@ -202,7 +202,7 @@ std::map<std::string, HostRings> CollectHostRings(const RingReport& rings, const
 std::map<std::string, GpuCounters> CollectCounters(const model::Dataset& ds) {
   std::map<std::string, GpuCounters> counters;
   for (const auto& [key, series] : ds.dcgm.series) {
-    if (key.link >= 0 || key.gpu < 0 || (key.field_id != kTxField && key.field_id != kRxField)) continue;
+    if (!key.IsGpu() || key.link >= 0 || key.gpu < 0 || (key.field_id != kTxField && key.field_id != kRxField)) continue;
     if (series.points.empty()) continue;
     auto& slot = counters[key.host][key.gpu];
     (key.field_id == kTxField ? slot.first : slot.second) = &series;
