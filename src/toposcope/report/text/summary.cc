@@ -217,6 +217,14 @@ void FabricSummary(const analysis::AnalysisResult& r, std::ostringstream& os) {
     os << "fabric: " << r.fabric.switches.size() << " switches (" << r.fabric.leaves.size() << " leaves, "
        << r.fabric.spines.size() << " spines), " << r.fabric.cas.size() << " adapters, " << r.fabric.hosts.size()
        << " hosts, " << r.fabric.links.size() << " links\n";
+    if (r.fabric.hosts_named_by_guid > 0) {
+      os << "  " << r.fabric.hosts_named_by_guid << " hosts named by adapter GUID (no host name in the description)\n";
+    }
+    for (const auto& m : r.fabric.mismatches) {
+      os << "  link ends disagree: " << m.a.node << "[" << m.a.port << "] " << m.a.width << m.a.speed << " (line "
+         << m.a.line << ") vs " << m.b.node << "[" << m.b.port << "] " << m.b.width << m.b.speed << " (line "
+         << m.b.line << ")\n";
+    }
   }
   int disagree = 0;
   for (const auto& i : r.islands) {
