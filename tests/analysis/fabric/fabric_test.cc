@@ -150,5 +150,41 @@ TEST(FabricReal, NdrSuperPodLeavesAndUnnamedAdapters) {
   EXPECT_TRUE(r.mismatches.empty());
 }
 
+// The ibnetdiscover(8) man page's example (testdata/real/ibnetdiscover): InfiniHost adapters whose
+// descriptions name no host, and two links whose ends print 1xSDR on one side and 4xSDR on the other.
+TEST(FabricRealTestdata, ManPageExampleNoHostNamesAndWidthMismatch) {
+  int64_t rejected = -1;
+  auto text = ReadFileText(std::string(TOPOSCOPE_TESTDATA) +
+                           "/real/ibnetdiscover/ibnetdiscover_man8_example_infinihost_no_hostnames_1x_vs_4x.topo");
+  ASSERT_TRUE(text.ok());
+  const FabricReport r = FromText(*text, &rejected);
+  EXPECT_EQ(rejected, 0);
+  EXPECT_EQ(r.switches.size(), 2u);
+  EXPECT_EQ(r.cas.size(), 4u);
+  EXPECT_EQ(r.leaves.size(), 2u);  // both switches hold adapters
+  EXPECT_TRUE(r.spines.empty());
+  EXPECT_EQ(r.hosts.size(), 4u);
+  EXPECT_EQ(r.hosts_named_by_guid, 4);
+  ASSERT_EQ(r.mismatches.size(), 2u);
+  const auto& m1 = r.mismatches[0];
+  EXPECT_EQ(m1.a.node, "H-0008f10403960558");
+  EXPECT_EQ(m1.a.port, 1);
+  EXPECT_EQ(m1.a.width, "1x");
+  EXPECT_EQ(m1.b.node, "S-005442ba00003080");
+  EXPECT_EQ(m1.b.port, 12);
+  EXPECT_EQ(m1.b.width, "4x");
+  EXPECT_TRUE(m1.width_differs);
+  EXPECT_FALSE(m1.speed_differs);
+  EXPECT_EQ(m1.a.line, 52);
+  EXPECT_EQ(m1.b.line, 18);
+  const auto& m2 = r.mismatches[1];
+  EXPECT_EQ(m2.a.node, "S-0008f10400410015");
+  EXPECT_EQ(m2.a.port, 1);
+  EXPECT_EQ(m2.a.width, "1x");
+  EXPECT_EQ(m2.b.node, "S-005442ba00003080");
+  EXPECT_EQ(m2.b.port, 10);
+  EXPECT_EQ(m2.b.width, "4x");
+}
+
 }  // namespace
 }  // namespace toposcope::analysis

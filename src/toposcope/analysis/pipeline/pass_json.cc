@@ -104,6 +104,9 @@ TOPOSCOPE_JSON_FIELDS(NicGid, index, gid, type, ipv4, netdev)
 TOPOSCOPE_JSON_FIELDS(NicPort, host, device, port, model, firmware, node_guid, port_guid, state, physical_state, active, rate_gbps, link_layer, lid, active_mtu, gids, qps, sources)
 TOPOSCOPE_JSON_FIELDS(NicFinding, kind, host, device, port, evidence)
 TOPOSCOPE_JSON_FIELDS(NicPortReport, present, ports, findings)
+TOPOSCOPE_JSON_FIELDS(ServoSeries, host, program, clock, reference, summaries, points, locked, first_line, last_line, offset_rms_ns, offset_max_ns, freq_min_ppb, freq_max_ppb)
+TOPOSCOPE_JSON_FIELDS(ServoFinding, kind, host, program, clock, reference, summaries, first_line, last_line, k, k_needed, n, chance, offsets_ns, freq_first_ppb, freq_last_ppb, evidence)
+TOPOSCOPE_JSON_FIELDS(ServoReport, series, findings)
 
 namespace {
 
@@ -128,6 +131,7 @@ void WithSlot(PipelineState& s, PassId id, Op&& op) {
     case PassId::kArchitecture: op(s.architecture); break;
     case PassId::kCollectives: op(s.collectives); break;
     case PassId::kNics: op(s.nics); break;
+    case PassId::kServo: op(s.servo); break;
     case PassId::kTimeline: op(s.timeline); break;
   }
 }
