@@ -108,7 +108,8 @@ TEST(ServoReal, HealthyLogsHaveNoFinding) {
         kFixtures + "srsran_issue192_phc2sys_8hz_s0_s1_s2_PARTIAL.log",
         kFixtures + "openil_linuxptp_issue1_ls1021a_ptp4l_startup_s0_s1_s2_PARTIAL.log",
         kTestdata + "openil_issue61_turn14_ptp4l_summary_s2_PARTIAL.log",
-        kTestdata + "fmadio_public_issue274_ptp4l_summary_rms_max_freq_delay.log"}) {
+        kTestdata + "fmadio_public_issue274_ptp4l_summary_rms_max_freq_delay.log",
+        kTestdata + "modaq2_docs_phc2sys_u2_clock_realtime_summaries.log"}) {
     const ServoReport r = AnalyzeServos(PointsOf(path));
     EXPECT_FALSE(r.series.empty()) << path;
     EXPECT_TRUE(r.findings.empty()) << path << ": " << (r.findings.empty() ? "" : r.findings[0].evidence);

@@ -486,6 +486,25 @@ TEST(PtpRealTestdata, Fmadio274SummariesWithDelay) {
   EXPECT_DOUBLE_EQ(last.freq_sd_ppb, 133);
 }
 
+// NatLabRockies/MODAQ2 docs: 4 phc2sys summaries (`-u 2`) with the clock name first.
+TEST(PtpRealTestdata, Modaq2Phc2sysSummaries) {
+  const std::string path = kRealDir + "modaq2_docs_phc2sys_u2_clock_realtime_summaries.log";
+  auto p = Parse(Slurp(path), path);
+  ASSERT_TRUE(p.log.ok());
+  EXPECT_EQ(p.counts.accepted, 4);
+  EXPECT_EQ(p.counts.rejected, 0) << Reasons(p.diag);
+  ASSERT_EQ(p.log->sync_points.size(), 4u);
+  for (const auto& sp : p.log->sync_points) {
+    EXPECT_EQ(sp.source, "phc2sys-summary");
+    EXPECT_EQ(sp.clock, "CLOCK_REALTIME");
+    EXPECT_EQ(sp.ref_ns, kNoTime);
+  }
+  EXPECT_DOUBLE_EQ(p.log->sync_points[3].offset_rms_ns, 464);
+  EXPECT_DOUBLE_EQ(p.log->sync_points[3].offset_max_ns, 554);
+  EXPECT_DOUBLE_EQ(p.log->sync_points[3].freq_ppb, -9514);
+  EXPECT_DOUBLE_EQ(p.log->records[2].delay_sd_ns, 36);
+}
+
 // nxp-archive/openil issue 61 (turn 14): 18 locked ptp4l summaries, rms 2-5 ns.
 TEST(PtpRealTestdata, Openil61Summaries) {
   const std::string path = kRealDir + "openil_issue61_turn14_ptp4l_summary_s2_PARTIAL.log";
