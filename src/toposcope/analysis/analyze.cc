@@ -79,6 +79,7 @@ AnalysisResult AssembleResult(const PipelineState& s, const AnalyzeOptions& opt)
     r.collectives = s.collectives->report;
   }
   if (s.nics) r.nics = *s.nics;
+  if (s.servo) r.servo = *s.servo;
   if (s.rdma) AddDiagnostics(s.rdma->diag, &r);
   if (s.dataset != nullptr) {
     const Diagnostics& diag = s.dataset->diag;

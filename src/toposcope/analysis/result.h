@@ -17,6 +17,7 @@
 #include "toposcope/analysis/node/islands.h"
 #include "toposcope/analysis/node/links.h"
 #include "toposcope/analysis/time/anchors.h"
+#include "toposcope/analysis/time/servo_health.h"
 #include "toposcope/analysis/time/telemetry.h"
 #include "toposcope/analysis/time/timeline.h"
 #include "toposcope/analysis/time/timesync.h"
@@ -57,6 +58,7 @@ struct AnalysisResult {
   bool collectives_present = false;
   CollectiveBenchReport collectives;  // nccl-tests runs: bus bandwidth per run and host set
   NicPortReport nics;                 // RDMA NIC ports from the host tools
+  ServoReport servo;                  // ptp4l / phc2sys servo series and findings
   TimelineReport timeline;
   TelemetryReport telemetry;  // DCGM fields, sampling warnings, telemetry findings
   Thresholds thresholds;

@@ -4,7 +4,8 @@
 namespace toposcope::formats {
 
 TOPOSCOPE_JSON_FIELDS(CaptureSummary, path, dlt, pcapng, snaplen, records, roce, not_roce, malformed, truncated, icrc_bad, bytes_read, broke_off, first_ts_ns, last_ts_ns, counts)
-TOPOSCOPE_JSON_FIELDS(SyncPoint, host, local_ns, ref_ns, offset_ns, uncertainty_ns, source, state, synced, line, reference, clock)
+TOPOSCOPE_JSON_FIELDS(SyncPoint, host, local_ns, ref_ns, offset_ns, uncertainty_ns, source, state, synced, line, reference, clock,
+                      freq_ppb, freq_sd_ppb, offset_rms_ns, offset_max_ns)
 TOPOSCOPE_JSON_FIELDS(RdmaQp, dev, port, lqpn, rqpn, type, subtype, state, rq_psn, sq_psn, path_mig_state, pdn, pid, comm, kernel_owner, line)
 TOPOSCOPE_JSON_FIELDS(IbPort, port, state, state_code, physical_state, rate_gbps, rate_suffix, lid, sm_lid, lmc, capability_mask, port_guid, link_layer, active_mtu, max_mtu, gids, gid_types, physical_state_code, active_width, active_speed, gid_tbl_len)
 TOPOSCOPE_JSON_FIELDS(IbDevice, name, ca_type, firmware, hardware_version, node_guid, sys_image_guid, transport, vendor_id, vendor_part_id, board_id, num_ports, ports, line)

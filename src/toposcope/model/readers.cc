@@ -111,7 +111,7 @@ Status ReadClockSamples(FileRead& f) {
     if (!p) return;
     if (auto wall = ParseIsoTimeNs(rec.syslog_time)) {
       p->local_ns = *wall;
-      p->ref_ns = *wall - static_cast<int64_t>(std::llround(p->offset_ns));
+      if (p->ref_ns != kNoTime) p->ref_ns = *wall - static_cast<int64_t>(std::llround(p->offset_ns));
     }
     sink(*p);
   };

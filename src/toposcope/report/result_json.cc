@@ -26,6 +26,7 @@ json ResultToJson(const analysis::AnalysisResult& r) {
   j["links"] = LinksJson(r.links);
   j["confidence"] = ConfidenceJson(r.confidence);
   j["clocks"] = ClocksJson(r.clocks);
+  if (!r.servo.series.empty()) j["servo"] = ServoJson(r.servo);
   if (r.anchors.present) j["clock_anchors"] = ClockAnchorsJson(r.anchors);
   AddTelemetryJson(r.telemetry, j);
   if (r.rdma.present) AddRdmaJson(r.rdma, j);

@@ -101,7 +101,7 @@ TEST(ArchitectureReal, QdrFabric) {
   const ArchitectureReport r = IdentifyArchitecture(in);
   std::printf("%s", Dump(r).c_str());
   // What it says: a fat-tree (Clos) with 3 BFS levels, 6 / 4 / 1 switches: 6 leaves holding the
-  // 89 adapters (vendor descriptions, no host names, so no default ring), 4 spines each linking
+  // 89 adapters (vendor descriptions, no host names: hosts named by GUID), 4 spines each linking
   // every leaf but one (22 of 24 leaf--spine pairs), and one host-less switch (4036-86A2) above
   // them linking 2 of the 4 spines. No leaf--leaf link and no link within or skipping a level, so
   // it is layered; the lone top switch is most likely a leaf whose adapters were down when the
@@ -119,8 +119,11 @@ TEST(ArchitectureReal, QdrFabric) {
   EXPECT_EQ(r.tiers, 3);
   EXPECT_TRUE(HasEvidence(r, "switches per level 6/4/1")) << Dump(r);
   EXPECT_TRUE(HasEvidence(r, "22 of 24 possible")) << Dump(r);
-  EXPECT_EQ(RingOrderName(r.ring_order), "none");
-  EXPECT_TRUE(std::isnan(r.avg_allreduce_hops));
+  // The adapters name no host, so each is a host named by its GUID (analysis/fabric/fabric.h): the
+  // default ring runs over the 89 of them in topology order, leaf by leaf.
+  EXPECT_EQ(RingOrderName(r.ring_order), "topology_order");
+  EXPECT_EQ(r.ring_pairs_graph, 89);
+  EXPECT_NEAR(r.avg_allreduce_hops, 2.135, 0.001);
 }
 
 TEST(ArchitectureReal, IsolatedHcaIsUnknown) {

@@ -268,13 +268,31 @@ TEST(LinuxPtp, SyslogJournalAndTags) {
   EXPECT_EQ(r[7].source_label, "pps");
   EXPECT_FALSE(r[7].delay_ns.has_value());
 
-  // Samples only: 4 sync points; the syslog host wins over the caller's.
-  ASSERT_EQ(p.log->sync_points.size(), 4u);
+  // 4 samples and 3 summaries (clock-quality points, no offset pair); the syslog host wins over the caller's.
+  ASSERT_EQ(p.log->sync_points.size(), 7u);
   EXPECT_EQ(p.log->sync_points[0].host, "gpu-node-7");
+  EXPECT_DOUBLE_EQ(p.log->sync_points[0].freq_ppb, -1234);
   EXPECT_EQ(p.log->sync_points[2].host, "node1");
   EXPECT_EQ(p.log->sync_points[2].clock, "ptp4l.0.config");
   EXPECT_TRUE(p.log->sync_points[2].synced);                      // s3
-  EXPECT_TRUE(std::isnan(p.log->sync_points[3].uncertainty_ns));  // pps: no delay
+  EXPECT_TRUE(std::isnan(p.log->sync_points[6].uncertainty_ns));  // pps: no delay
+  EXPECT_DOUBLE_EQ(p.log->sync_points[6].freq_ppb, -20);
+  const auto& sum = p.log->sync_points[3];  // phc2sys CLOCK_REALTIME rms 12 max 30 freq -3500 +/- 12
+  EXPECT_EQ(sum.source, "phc2sys-summary");
+  EXPECT_EQ(sum.clock, "CLOCK_REALTIME");
+  EXPECT_EQ(sum.local_ns, 5003000000000LL);
+  EXPECT_EQ(sum.ref_ns, kNoTime);
+  EXPECT_TRUE(std::isnan(sum.offset_ns));
+  EXPECT_FALSE(sum.synced);
+  EXPECT_DOUBLE_EQ(sum.offset_rms_ns, 12);
+  EXPECT_DOUBLE_EQ(sum.offset_max_ns, 30);
+  EXPECT_DOUBLE_EQ(sum.freq_ppb, -3500);
+  EXPECT_DOUBLE_EQ(sum.freq_sd_ppb, 12);
+  EXPECT_EQ(sum.line, 5);
+  EXPECT_EQ(p.log->sync_points[4].source, "ptp4l-summary");
+  EXPECT_EQ(p.log->sync_points[4].reference, "master");
+  EXPECT_DOUBLE_EQ(p.log->sync_points[4].freq_sd_ppb, 5);
+  EXPECT_DOUBLE_EQ(p.log->sync_points[5].offset_max_ns, 15);
   EXPECT_EQ(WritePtpLog(p.log->records), WritePtpLog(Parse(WritePtpLog(p.log->records)).log->records));
 }
 
@@ -438,6 +456,94 @@ TEST(LinuxPtpBad, OffsetOverflowingTheAxisRejected) {
   EXPECT_EQ(p.counts.rejected, 3) << Reasons(p.diag);
   EXPECT_NE(Reasons(p.diag).find("exceeds 2^53 ns"), std::string::npos) << Reasons(p.diag);
   EXPECT_TRUE(p.log->sync_points.empty());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Real files in testdata/real/linuxptp (testdata/real/PROVENANCE.md).
+
+const std::string kRealDir = std::string(TOPOSCOPE_TESTDATA) + "/real/linuxptp/";
+
+// fmadio/public issue 274: 12 ptp4l summary lines with delay; each is a clock-quality point.
+TEST(PtpRealTestdata, Fmadio274SummariesWithDelay) {
+  const std::string path = kRealDir + "fmadio_public_issue274_ptp4l_summary_rms_max_freq_delay.log";
+  auto p = Parse(Slurp(path), path);
+  ASSERT_TRUE(p.log.ok());
+  EXPECT_EQ(p.counts.read, 12);
+  EXPECT_EQ(p.counts.accepted, 12);
+  EXPECT_EQ(p.counts.rejected, 0) << Reasons(p.diag);
+  ASSERT_EQ(p.log->sync_points.size(), 12u);
+  const auto& first = p.log->sync_points.front();
+  EXPECT_EQ(first.source, "ptp4l-summary");
+  EXPECT_EQ(first.local_ns, 104370000000LL);
+  EXPECT_DOUBLE_EQ(first.offset_rms_ns, 35);
+  EXPECT_DOUBLE_EQ(first.offset_max_ns, 69);
+  EXPECT_DOUBLE_EQ(first.freq_ppb, -75896);
+  EXPECT_DOUBLE_EQ(first.freq_sd_ppb, 44);
+  EXPECT_EQ(p.log->records.front().delay_mean_ns, 9183);
+  const auto& last = p.log->sync_points.back();
+  EXPECT_DOUBLE_EQ(last.offset_rms_ns, 97);
+  EXPECT_DOUBLE_EQ(last.offset_max_ns, 222);
+  EXPECT_DOUBLE_EQ(last.freq_sd_ppb, 133);
+}
+
+// NatLabRockies/MODAQ2 docs: 4 phc2sys summaries (`-u 2`) with the clock name first.
+TEST(PtpRealTestdata, Modaq2Phc2sysSummaries) {
+  const std::string path = kRealDir + "modaq2_docs_phc2sys_u2_clock_realtime_summaries.log";
+  auto p = Parse(Slurp(path), path);
+  ASSERT_TRUE(p.log.ok());
+  EXPECT_EQ(p.counts.accepted, 4);
+  EXPECT_EQ(p.counts.rejected, 0) << Reasons(p.diag);
+  ASSERT_EQ(p.log->sync_points.size(), 4u);
+  for (const auto& sp : p.log->sync_points) {
+    EXPECT_EQ(sp.source, "phc2sys-summary");
+    EXPECT_EQ(sp.clock, "CLOCK_REALTIME");
+    EXPECT_EQ(sp.ref_ns, kNoTime);
+  }
+  EXPECT_DOUBLE_EQ(p.log->sync_points[3].offset_rms_ns, 464);
+  EXPECT_DOUBLE_EQ(p.log->sync_points[3].offset_max_ns, 554);
+  EXPECT_DOUBLE_EQ(p.log->sync_points[3].freq_ppb, -9514);
+  EXPECT_DOUBLE_EQ(p.log->records[2].delay_sd_ns, 36);
+}
+
+// nxp-archive/openil issue 61 (turn 14): 18 locked ptp4l summaries, rms 2-5 ns.
+TEST(PtpRealTestdata, Openil61Summaries) {
+  const std::string path = kRealDir + "openil_issue61_turn14_ptp4l_summary_s2_PARTIAL.log";
+  auto p = Parse(Slurp(path), path);
+  ASSERT_TRUE(p.log.ok());
+  EXPECT_EQ(p.counts.accepted, 18);
+  EXPECT_EQ(p.counts.rejected, 0) << Reasons(p.diag);
+  ASSERT_EQ(p.log->sync_points.size(), 18u);
+  EXPECT_DOUBLE_EQ(p.log->sync_points[8].offset_max_ns, 11);
+  EXPECT_DOUBLE_EQ(p.log->sync_points[8].freq_ppb, 14426);
+}
+
+// nxp-archive/openil_linuxptp issue 9: 7 s2 samples with freq pinned at -31000000 ppb.
+TEST(PtpRealTestdata, OpenilLinuxptp9FreqPinned) {
+  const std::string path = kRealDir + "openil_linuxptp_issue9_ptp4l_freq_pinned_-31000000_PARTIAL.log";
+  auto p = Parse(Slurp(path), path);
+  ASSERT_TRUE(p.log.ok());
+  EXPECT_EQ(p.counts.accepted, 7);
+  EXPECT_EQ(p.counts.rejected, 0) << Reasons(p.diag);
+  ASSERT_EQ(p.log->sync_points.size(), 7u);
+  for (const auto& sp : p.log->sync_points) EXPECT_DOUBLE_EQ(sp.freq_ppb, -31000000);
+  EXPECT_DOUBLE_EQ(p.log->sync_points.front().offset_ns, -23587382);
+  EXPECT_DOUBLE_EQ(p.log->sync_points.back().offset_ns, -23614100);
+}
+
+// nxp-archive/openil_linuxptp issue 15: s0 samples whose offset (1.6e18 ns, 51 years) is beyond 2^53 ns:
+// each is rejected with its line and reason; the port lines are kept.
+TEST(PtpRealTestdata, OpenilLinuxptp15OffsetsBeyondTheAxisAreRejected) {
+  const std::string path = kRealDir + "openil_linuxptp_issue15_ptp4l_s0_freq_pinned_offset_beyond_2e53_PARTIAL.log";
+  auto p = Parse(Slurp(path), path);
+  ASSERT_TRUE(p.log.ok());
+  EXPECT_EQ(p.counts.read, 15);
+  EXPECT_EQ(p.counts.accepted, 5);
+  EXPECT_EQ(p.counts.rejected, 10);
+  EXPECT_TRUE(p.log->sync_points.empty());
+  ASSERT_FALSE(p.diag.items().empty());
+  const std::string first = p.diag.items().front().ToString();
+  EXPECT_NE(first.find(":6"), std::string::npos) << first;
+  EXPECT_NE(first.find("exceeds 2^53 ns"), std::string::npos) << first;
 }
 
 }  // namespace

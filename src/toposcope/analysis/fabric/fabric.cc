@@ -12,6 +12,79 @@ namespace {
 constexpr NamedValue<SwitchLevel> kLevelNames[] = {
     {SwitchLevel::kLeaf, "leaf"}, {SwitchLevel::kSpine, "spine"}, {SwitchLevel::kIsolated, "isolated"}};
 
+// Service adapters are not hosts' adapters: SHARP aggregation nodes ("Mellanox Technologies
+// Aggregation Node").
+bool IsServiceAdapter(const std::string& desc) { return Contains(ToLowerAscii(desc), "aggregation node"); }
+
+// A word that names an adapter device rather than a host ("mlx5_0", "HCA-1", "ibp65s0").
+bool IsDeviceWord(std::string_view w) {
+  static constexpr std::string_view kPrefixes[] = {"mlx", "hfi", "qib", "HCA", "ibp", "bnxt", "irdma", "rxe"};
+  for (const auto p : kPrefixes) {
+    if (StartsWith(w, p)) return true;
+  }
+  return false;
+}
+
+// A description of one word that is neither a device nor a vendor part number ("MT4123") names a
+// host ("cn042"); returns it, or empty.
+std::string LoneHostWord(const std::string& desc) {
+  const auto parts = SplitWhitespace(desc);
+  if (parts.size() != 1 || IsDeviceWord(parts[0])) return {};
+  const std::string_view w = parts[0];
+  if (w.size() > 2 && w[0] == 'M' && w[1] == 'T' && w[2] >= '0' && w[2] <= '9') return {};
+  return std::string(w);
+}
+
+// Names the host an adapter belongs to (see FabricCa::name).
+void NameCaHost(FabricCa& c) {
+  std::tie(c.host, c.device) = formats::HostOfCaDesc(c.desc);
+  if (IsServiceAdapter(c.desc)) {
+    c.named_by = "service";
+    return;
+  }
+  if (!c.host.empty()) {
+    c.name = c.host;
+    c.named_by = "description";
+    return;
+  }
+  const auto parts = SplitWhitespace(c.desc);
+  if (parts.size() == 1 && IsDeviceWord(parts[0])) c.device = std::string(parts[0]);
+  c.name = LoneHostWord(c.desc);
+  c.named_by = c.name.empty() ? "guid" : "description";
+  if (c.name.empty()) c.name = c.id;
+}
+
+using PortKey = std::pair<std::string, int>;
+
+// Every printed end of every link, by (node, port): the first dump's line wins when several dumps
+// print the same port.
+std::map<PortKey, FabricLinkEnd> LinkEnds(const model::Dataset& ds) {
+  std::map<PortKey, FabricLinkEnd> ends;
+  for (size_t d = 0; d < ds.fabrics.size(); ++d) {
+    for (const auto& n : ds.fabrics[d].nodes) {
+      for (const auto& p : n.ports) {
+        ends.try_emplace({n.id, p.port}, FabricLinkEnd{n.id, p.port, p.width, p.speed, static_cast<int>(d), p.line});
+      }
+    }
+  }
+  return ends;
+}
+
+// The links (each once) whose two printed ends differ in width or speed.
+std::vector<FabricLinkMismatch> FindMismatches(const std::map<PortKey, FabricLinkEnd>& ends,
+                                               const std::vector<FabricLink>& links) {
+  std::vector<FabricLinkMismatch> out;
+  for (const auto& l : links) {
+    const auto a = ends.find({l.a, l.a_port});
+    const auto b = ends.find({l.b, l.b_port});
+    if (a == ends.end() || b == ends.end()) continue;  // printed on one end only
+    FabricLinkMismatch m{a->second, b->second, a->second.width != b->second.width,
+                         a->second.speed != b->second.speed};
+    if (m.width_differs || m.speed_differs) out.push_back(std::move(m));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string_view SwitchLevelName(SwitchLevel l) { return NameIn(kLevelNames, l, "isolated"); }
@@ -38,7 +111,7 @@ FabricReport AnalyzeFabric(const model::Dataset& ds) {
         c.id = n.id;
         c.desc = n.desc;
         c.guid = n.guid;
-        std::tie(c.host, c.device) = formats::HostOfCaDesc(n.desc);
+        NameCaHost(c);
         for (auto& p : ports) c.ports.push_back(std::move(p));
       }
     }
@@ -57,7 +130,7 @@ FabricReport AnalyzeFabric(const model::Dataset& ds) {
     for (const auto& p : s.ports) {
       any_peer = true;
       auto c = cas.find(p.peer);
-      if (c != cas.end() && !c->second.host.empty()) attached.insert(c->second.host);
+      if (c != cas.end() && !c->second.name.empty()) attached.insert(c->second.name);
     }
     s.hosts = static_cast<int>(attached.size());
     s.level =
@@ -70,10 +143,11 @@ FabricReport AnalyzeFabric(const model::Dataset& ds) {
     r.switches.push_back(s);
   }
   for (auto& [id, c] : cas) {
-    if (!c.host.empty()) hosts.insert(c.host);
+    if (!c.name.empty() && hosts.insert(c.name).second && c.named_by == "guid") ++r.hosts_named_by_guid;
     r.cas.push_back(std::move(c));
   }
   r.hosts.assign(hosts.begin(), hosts.end());
+  r.mismatches = FindMismatches(LinkEnds(ds), r.links);
   return r;
 }
 

@@ -82,10 +82,12 @@ TOPOSCOPE_JSON_FIELDS(OfferedFields, host, offered, missing)
 TOPOSCOPE_JSON_FIELDS(TelemetryReport, series, points, fields, sampling_warnings, findings, offered)
 TOPOSCOPE_JSON_FIELDS(FabricPort, port, peer, peer_port, rate_gbps)
 TOPOSCOPE_JSON_FIELDS(FabricSwitch, id, desc, port_guid, level, hosts, ports)
-TOPOSCOPE_JSON_FIELDS(FabricCa, id, desc, guid, host, device, ports)
+TOPOSCOPE_JSON_FIELDS(FabricCa, id, desc, guid, host, device, name, named_by, ports)
 TOPOSCOPE_JSON_FIELDS(FabricLink, a, a_port, b, b_port, rate_gbps)
+TOPOSCOPE_JSON_FIELDS(FabricLinkEnd, node, port, width, speed, dump, line)
+TOPOSCOPE_JSON_FIELDS(FabricLinkMismatch, a, b, width_differs, speed_differs)
 TOPOSCOPE_JSON_FIELDS(FabricLeaf, switch_id, desc, hosts)
-TOPOSCOPE_JSON_FIELDS(FabricReport, present, sources, switches, cas, hosts, links, leaves, spines)
+TOPOSCOPE_JSON_FIELDS(FabricReport, present, sources, switches, cas, hosts, hosts_named_by_guid, links, mismatches, leaves, spines)
 TOPOSCOPE_JSON_FIELDS(LinkWeight, link, latency_us, weight, identifiable, reason, paths)
 TOPOSCOPE_JSON_FIELDS(TomographyResult, links, iterations, relative_residual, paths, dropped_paths, link_count, rank_deficiency, method)
 TOPOSCOPE_JSON_FIELDS(HopWeight, port_guid, port, weight)
@@ -102,6 +104,9 @@ TOPOSCOPE_JSON_FIELDS(NicGid, index, gid, type, ipv4, netdev)
 TOPOSCOPE_JSON_FIELDS(NicPort, host, device, port, model, firmware, node_guid, port_guid, state, physical_state, active, rate_gbps, link_layer, lid, active_mtu, gids, qps, sources)
 TOPOSCOPE_JSON_FIELDS(NicFinding, kind, host, device, port, evidence)
 TOPOSCOPE_JSON_FIELDS(NicPortReport, present, ports, findings)
+TOPOSCOPE_JSON_FIELDS(ServoSeries, host, program, clock, reference, summaries, points, locked, first_line, last_line, offset_rms_ns, offset_max_ns, freq_min_ppb, freq_max_ppb)
+TOPOSCOPE_JSON_FIELDS(ServoFinding, kind, host, program, clock, reference, summaries, first_line, last_line, k, k_needed, n, chance, offsets_ns, freq_first_ppb, freq_last_ppb, evidence)
+TOPOSCOPE_JSON_FIELDS(ServoReport, series, findings)
 
 namespace {
 
@@ -126,6 +131,7 @@ void WithSlot(PipelineState& s, PassId id, Op&& op) {
     case PassId::kArchitecture: op(s.architecture); break;
     case PassId::kCollectives: op(s.collectives); break;
     case PassId::kNics: op(s.nics); break;
+    case PassId::kServo: op(s.servo); break;
     case PassId::kTimeline: op(s.timeline); break;
   }
 }

@@ -13,6 +13,7 @@
 #include "toposcope/analysis/time/align.h"
 #include "toposcope/analysis/time/anchors.h"
 #include "toposcope/analysis/time/clock_fits.h"
+#include "toposcope/analysis/time/servo_health.h"
 #include "toposcope/analysis/time/telemetry.h"
 #include "toposcope/analysis/traffic/qp_patterns.h"
 #include "toposcope/analysis/traffic/rdma.h"
@@ -148,6 +149,11 @@ PassCounts RunNics(const PipelineOptions&, PipelineState* st) {
   return {static_cast<int64_t>(st->dataset->hosts.size()), static_cast<int64_t>(st->nics->ports.size())};
 }
 
+PassCounts RunServo(const PipelineOptions&, PipelineState* st) {
+  st->servo = AnalyzeServoHealth(*st->dataset);
+  return {static_cast<int64_t>(st->servo->series.size()), static_cast<int64_t>(st->servo->findings.size())};
+}
+
 PassCounts RunLeaves(const PipelineOptions& opt, PipelineState* st) {
   const auto& probes = st->dataset->path_probes;
   LeavesOutput out;
@@ -266,6 +272,7 @@ Result<PassCounts> RunPass(PassId id, const PipelineOptions& opt, PipelineState*
     case PassId::kArchitecture: return RunArchitecture(opt, state);
     case PassId::kCollectives: return RunCollectives(opt, state);
     case PassId::kNics: return RunNics(opt, state);
+    case PassId::kServo: return RunServo(opt, state);
     case PassId::kTimeline: return RunTimeline(opt, state);
   }
   return MakeError("unknown pass");
@@ -290,6 +297,7 @@ bool HasOutput(const PipelineState& s, PassId id) {
     case PassId::kArchitecture: return s.architecture.has_value();
     case PassId::kCollectives: return s.collectives.has_value();
     case PassId::kNics: return s.nics.has_value();
+    case PassId::kServo: return s.servo.has_value();
     case PassId::kTimeline: return s.timeline.has_value();
   }
   return false;

@@ -86,6 +86,8 @@ const std::vector<PassInfo>& Passes() {
        {P::kLoad}},
       {P::kNics, "nics", "RDMA NIC ports: state, rate, GIDs, QPs from ibstat / ibv_devinfo / show_gids / rdma",
        {P::kLoad}},
+      {P::kServo, "servo", "ptp4l / phc2sys servo series: offset scale, frequency, diverging / saturated servos",
+       {P::kLoad}},
       {P::kTimeline, "timeline", "every event on the global time axis, merged (align, with --out)",
        {P::kLoad, P::kAnchors}},
   };

@@ -20,6 +20,7 @@
 #include "toposcope/analysis/node/islands.h"
 #include "toposcope/analysis/node/links.h"
 #include "toposcope/analysis/time/anchors.h"
+#include "toposcope/analysis/time/servo_health.h"
 #include "toposcope/analysis/time/telemetry.h"
 #include "toposcope/analysis/time/timeline.h"
 #include "toposcope/analysis/time/timesync.h"
@@ -50,6 +51,7 @@ enum class PassId {
   kArchitecture,   // fat-tree / dragonfly / HHRE with evidence and metrics
   kCollectives,    // nccl-tests bus bandwidth per run and host set, failed validations
   kNics,           // RDMA NIC ports from ibstat / ibv_devinfo / show_gids / rdma
+  kServo,          // ptp4l / phc2sys servo series, diverging and saturated servos
   kTimeline,       // every event on the global axis, merged (only when a sink is given)
 };
 inline constexpr int kPassCount = static_cast<int>(PassId::kTimeline) + 1;
@@ -141,6 +143,7 @@ struct PipelineState {
   std::optional<ArchitectureOutput> architecture;
   std::optional<CollectivesOutput> collectives;
   std::optional<NicPortReport> nics;
+  std::optional<ServoReport> servo;
   std::optional<TimelineOutput> timeline;
 
   // Adopts a dataset the pipeline owns (the load pass, or one read from a dump).

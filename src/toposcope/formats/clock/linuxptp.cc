@@ -376,7 +376,30 @@ std::string PtpRecord::StateText() const {
   return servo_state < 0 ? std::string() : "s" + std::to_string(servo_state);
 }
 
+namespace {
+
+// The clock-quality sample of a summary line (see sync_point.h); nullopt without a monotonic time.
+std::optional<SyncPoint> SummaryPoint(const PtpRecord& r, std::string_view host) {
+  if (r.monotonic_ns == kNoTime) return std::nullopt;
+  SyncPoint p;
+  const bool phc2sys = r.program == "phc2sys" || (r.program.empty() && !r.clock.empty());
+  p.host = r.host.empty() ? std::string(host) : r.host;
+  p.local_ns = r.monotonic_ns;
+  p.source = phc2sys ? "phc2sys-summary" : "ptp4l-summary";
+  p.line = r.line;
+  p.reference = phc2sys ? "" : "master";
+  p.clock = phc2sys ? r.clock : r.tag;
+  p.freq_ppb = r.freq_mean_ppb;
+  p.freq_sd_ppb = r.freq_sd_ppb;
+  p.offset_rms_ns = r.rms_ns;
+  p.offset_max_ns = r.max_ns;
+  return p;
+}
+
+}  // namespace
+
 std::optional<SyncPoint> ToSyncPoint(const PtpRecord& r, std::string_view host) {
+  if (r.kind == PtpLineKind::kSummary) return SummaryPoint(r, host);
   if (r.kind != PtpLineKind::kMasterOffset && r.kind != PtpLineKind::kPhc2sysOffset) {
     return std::nullopt;
   }
@@ -402,6 +425,7 @@ std::optional<SyncPoint> ToSyncPoint(const PtpRecord& r, std::string_view host) 
   p.line = r.line;
   p.reference = ptp4l ? "master" : r.source_label;
   p.clock = ptp4l ? r.tag : r.clock;
+  p.freq_ppb = r.freq_ppb;
   return p;
 }
 
@@ -483,6 +507,13 @@ Status ReadPtpLog(LineReader& lines, std::string_view source, std::string_view h
       }
       if (r.kind == PtpLineKind::kMasterOffset && r.delay_ns && *r.delay_ns < 0) {
         diag.Warn(source, ln, raw, "negative path delay: no uncertainty");
+      }
+    }
+    if (r.kind == PtpLineKind::kSummary) {
+      if (r.monotonic_ns == kNoTime) {
+        diag.Warn(source, ln, raw, "summary without a monotonic time: no clock-quality sample");
+      } else {
+        sp = ToSyncPoint(r, host);
       }
     }
     if (r.monotonic_ns != kNoTime) {

@@ -78,13 +78,14 @@ struct PtpRecord {
 
 struct PtpSinks {
   std::function<void(const PtpRecord&)> record;  // every accepted line
-  SyncPointSink sync;                            // one per sample with a monotonic time
+  SyncPointSink sync;                            // one per sample or summary with a monotonic time
 };
 
 // Streams one ptp4l/phc2sys log. Every non-blank line is a record; malformed samples, summaries
 // and port lines are rejected into `diag`. Samples give SyncPoints (local_ns = the monotonic prefix
-// time, ref_ns = local_ns - offset, synced = s2/s3, uncertainty = delay/2 when the delay is >= 0);
-// a sample without a monotonic time is accepted with a warning and gives none. Accepted with a
+// time, ref_ns = local_ns - offset, synced = s2/s3, uncertainty = delay/2 when the delay is >= 0,
+// freq_ppb = freq); summaries give clock-quality SyncPoints (sync_point.h: ref_ns = kNoTime, the rms,
+// max and freq); a sample or summary without a monotonic time is accepted with a warning and gives none. Accepted with a
 // warning: monotonic time going backwards (per program and pid), a line repeating the previous one,
 // a negative path delay. `host` names the host unless the syslog header gives one.
 // Fails only when the input is empty or has no linuxptp line at all (no prefix, no sample).
@@ -103,8 +104,8 @@ struct PtpLog {
 Result<PtpLog> ParsePtpLog(std::string_view text, std::string_view source, std::string_view host,
                            Diagnostics& diag, ReadCounts& counts);
 
-// The SyncPoint of a sample record (nullopt for other kinds or without a monotonic time, or when
-// ref_ns would overflow).
+// The SyncPoint of a sample or summary record (nullopt for other kinds or without a monotonic time, or
+// when ref_ns would overflow).
 std::optional<SyncPoint> ToSyncPoint(const PtpRecord& r, std::string_view host);
 
 // Writers in linuxptp's exact `-m` layouts (`prog[sec.ms]: ` with the milliseconds truncated).

@@ -19,6 +19,11 @@
 //                          e.g. CLOCK_REALTIME, the source a PHC). local_ns = monotonic prefix time,
 //                          ref_ns = local_ns - offset. uncertainty = read delay/2. source "phc2sys".
 //   sync CSV               the columns as written (docs/sync_csv.md). source "csv" unless given.
+//   ptp4l / phc2sys summaries (`summary_interval`: `[CLOCK] rms R max M freq F +/- S [delay D +/- S]`)
+//                          a clock-quality sample, not an offset pair: local_ns = the monotonic prefix
+//                          time, ref_ns = kNoTime, offset_ns = NaN, offset_rms_ns / offset_max_ns = R / M,
+//                          freq_ppb = F, freq_sd_ppb = S. source "ptp4l-summary" / "phc2sys-summary";
+//                          never synced (the clock fits skip it).
 #pragma once
 
 #include <cmath>
@@ -49,6 +54,11 @@ struct SyncPoint {
                                 // may be empty
   std::string clock;            // the disciplined clock: phc2sys target ("CLOCK_REALTIME", "swp3"),
                                 // ptp4l message tag/interface if any; empty = the system clock
+  double freq_ppb = NAN;        // the servo's frequency adjustment (ptp4l/phc2sys `freq`, a summary's
+                                // mean), ppb; NaN when the source prints none
+  double freq_sd_ppb = NAN;     // summaries: the `+/-` of freq; NaN otherwise
+  double offset_rms_ns = NAN;   // summaries: rms of the offsets over the interval; NaN otherwise
+  double offset_max_ns = NAN;   // summaries: max |offset| over the interval; NaN otherwise
 };
 
 // Receives sync points as a reader produces them.

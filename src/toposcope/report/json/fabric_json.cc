@@ -41,14 +41,26 @@ json FabricJson(const analysis::FabricReport& fb) {
                         {"hosts", s.hosts}, {"ports", PortsJson(s.ports)}});
   }
   for (const auto& c : fb.cas) {
-    cas.push_back({{"id", c.id}, {"guid", c.guid.empty() ? json(nullptr) : json("0x" + c.guid)}, {"desc", c.desc}, {"host", c.host}, {"device", c.device}, {"ports", PortsJson(c.ports)}});
+    cas.push_back({{"id", c.id}, {"guid", c.guid.empty() ? json(nullptr) : json("0x" + c.guid)}, {"desc", c.desc},
+                   {"host", c.host}, {"device", c.device}, {"name", c.name}, {"named_by", c.named_by},
+                   {"ports", PortsJson(c.ports)}});
   }
   for (const auto& l : fb.links) {
     links.push_back({{"a", l.a}, {"a_port", l.a_port}, {"b", l.b}, {"b_port", l.b_port}, {"rate_gbps", Num(l.rate_gbps, 1)}});
   }
   for (const auto& l : fb.leaves) leaves.push_back({{"switch", l.switch_id}, {"desc", l.desc}, {"hosts", l.hosts}});
-  return {{"switches", switches}, {"cas", cas}, {"hosts", fb.hosts}, {"links", links},
-          {"leaves", leaves}, {"spines", fb.spines}, {"source", "ibnetdiscover"}};
+  json mismatches = json::array();
+  auto end_json = [](const analysis::FabricLinkEnd& e) {
+    return json{{"node", e.node}, {"port", e.port}, {"width", e.width}, {"speed", e.speed}, {"dump", e.dump},
+                {"line", e.line}};
+  };
+  for (const auto& m : fb.mismatches) {
+    mismatches.push_back({{"a", end_json(m.a)}, {"b", end_json(m.b)}, {"width_differs", m.width_differs},
+                          {"speed_differs", m.speed_differs}});
+  }
+  return {{"switches", switches}, {"cas", cas}, {"hosts", fb.hosts}, {"hosts_named_by_guid", fb.hosts_named_by_guid},
+          {"links", links}, {"link_mismatches", mismatches}, {"leaves", leaves}, {"spines", fb.spines},
+          {"source", "ibnetdiscover"}};
 }
 
 void AddInferredLeavesJson(const analysis::LeafInference& inf, json& j) {

@@ -28,6 +28,8 @@ nlohmann::json ThresholdsJson(const analysis::Thresholds& t);
 // time_json.cc
 // Returns "clocks": every fitted clock model of every host, its segments and residuals.
 nlohmann::json ClocksJson(const std::vector<analysis::HostClockFit>& clocks);
+// The `servo` section: ptp4l / phc2sys servo series and their diverging / saturated findings.
+nlohmann::json ServoJson(const analysis::ServoReport& servo);
 // Returns "clock_anchors": the implicit anchors found in collective completions, per host.
 nlohmann::json ClockAnchorsJson(const analysis::AnchorReport& anchors);
 // Sets "dcgm" (series, fields, sampling warnings) and "telemetry_findings" in `j`.

@@ -37,6 +37,28 @@ json ClocksJson(const std::vector<analysis::HostClockFit>& fits) {
   return clocks;
 }
 
+json ServoJson(const analysis::ServoReport& servo) {
+  json series = json::array(), findings = json::array();
+  for (const auto& s : servo.series) {
+    series.push_back({{"host", s.host}, {"program", s.program}, {"clock", s.clock}, {"reference", s.reference},
+                      {"summaries", s.summaries}, {"points", s.points}, {"locked", s.locked},
+                      {"lines", {s.first_line, s.last_line}}, {"offset_rms_ns", Num(s.offset_rms_ns, 1)},
+                      {"offset_max_ns", Num(s.offset_max_ns, 1)}, {"freq_min_ppb", Num(s.freq_min_ppb, 1)},
+                      {"freq_max_ppb", Num(s.freq_max_ppb, 1)}});
+  }
+  for (const auto& f : servo.findings) {
+    json offsets = json::array();
+    for (double v : f.offsets_ns) offsets.push_back(Num(v, 1));
+    findings.push_back({{"kind", analysis::ServoFindingKindName(f.kind)}, {"host", f.host}, {"program", f.program},
+                        {"clock", f.clock}, {"reference", f.reference}, {"summaries", f.summaries},
+                        {"first_line", f.first_line}, {"last_line", f.last_line}, {"k", f.k},
+                        {"k_needed", f.k_needed}, {"n", f.n}, {"chance", f.chance > 0 ? json(f.chance) : json(nullptr)},
+                        {"offsets_ns", offsets}, {"freq_first_ppb", Num(f.freq_first_ppb, 1)},
+                        {"freq_last_ppb", Num(f.freq_last_ppb, 1)}, {"evidence", f.evidence}});
+  }
+  return {{"series", series}, {"findings", findings}};
+}
+
 json ClockAnchorsJson(const analysis::AnchorReport& anchors) {
   json hosts = json::array();
   for (const auto& h : anchors.hosts) {

@@ -76,6 +76,21 @@ void ClocksSummary(const analysis::AnalysisResult& r, std::ostringstream& os) {
   }
 }
 
+// The linuxptp servos read: one line per series (offset scale, frequency range), then every finding.
+void ServoSummary(const analysis::AnalysisResult& r, std::ostringstream& os) {
+  if (r.servo.series.empty()) return;
+  os << "servo (" << r.servo.series.size() << " ptp4l/phc2sys series, " << r.servo.findings.size() << " findings):\n";
+  for (const auto& s : r.servo.series) {
+    char line[512];
+    std::snprintf(line, sizeof(line), "  %s %s %s%s%s: %lld %s (%lld locked), offset rms %.0f max %.0f ns, freq %.0f..%.0f ppb",
+                  s.host.c_str(), s.program.c_str(), s.clock.c_str(), s.reference.empty() ? "" : " ",
+                  s.reference.c_str(), static_cast<long long>(s.points), s.summaries ? "summaries" : "samples",
+                  static_cast<long long>(s.locked), s.offset_rms_ns, s.offset_max_ns, s.freq_min_ppb, s.freq_max_ppb);
+    os << line << "\n";
+  }
+  for (const auto& f : r.servo.findings) os << "  " << analysis::ServoFindingKindName(f.kind) << ": " << f.evidence << "\n";
+}
+
 // DCGM series and sampling warnings per host, then every telemetry finding.
 void TelemetrySummary(const analysis::AnalysisResult& r, std::ostringstream& os) {
   if (r.telemetry.series > 0) {
@@ -217,6 +232,14 @@ void FabricSummary(const analysis::AnalysisResult& r, std::ostringstream& os) {
     os << "fabric: " << r.fabric.switches.size() << " switches (" << r.fabric.leaves.size() << " leaves, "
        << r.fabric.spines.size() << " spines), " << r.fabric.cas.size() << " adapters, " << r.fabric.hosts.size()
        << " hosts, " << r.fabric.links.size() << " links\n";
+    if (r.fabric.hosts_named_by_guid > 0) {
+      os << "  " << r.fabric.hosts_named_by_guid << " hosts named by adapter GUID (no host name in the description)\n";
+    }
+    for (const auto& m : r.fabric.mismatches) {
+      os << "  link ends disagree: " << m.a.node << "[" << m.a.port << "] " << m.a.width << m.a.speed << " (line "
+         << m.a.line << ") vs " << m.b.node << "[" << m.b.port << "] " << m.b.width << m.b.speed << " (line "
+         << m.b.line << ")\n";
+    }
   }
   int disagree = 0;
   for (const auto& i : r.islands) {
@@ -247,6 +270,7 @@ std::string ResultSummaryText(const analysis::AnalysisResult& r) {
   InputsSummary(r, os);
   NodesSummary(r, os);
   ClocksSummary(r, os);
+  ServoSummary(r, os);
   TelemetrySummary(r, os);
   TimelineSummary(r, os);
   RdmaSummary(r, os);
