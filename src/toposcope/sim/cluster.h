@@ -53,6 +53,17 @@ struct SimOptions {
   stats::NoiseModel noise;              // relative error of every measured P2P cell (and of the
                                         // DCGM throughput and activity samples)
 
+  // Variation (sim/variation.h): with `vary`, every option below left unset (and the DCGM periods
+  // unless dcgm_periods_fixed, nccl_version and node_types) is drawn from the seed; Simulate
+  // resolves them first (ResolveVariation) and writes the values to truth.json and the summary.
+  bool vary = false;
+  std::string switch_class;             // "" fixed 0.30-0.50 µs; "ib", "roce-cut-through",
+                                        // "ethernet-merchant"
+  std::string link_class;               // "" fixed PHY + FEC 0.05-0.12 µs; "dac", "optics"
+  std::string clock_profile;            // "" or "mixed": PTP when (i + i/4) is even; "ptp"; "ntp"
+  bool dcgm_periods_fixed = false;      // the user set the DCGM periods: `vary` keeps them
+  std::vector<std::string> drawn_options;  // filled by ResolveVariation: the options it drew
+
   // Telemetry (sim/telemetry.h): per-host clocks with their sync logs (chrony / ptp4l / sync CSV),
   // a training job's DCGM samples (dmon / exporter scrapes / CSV), per-rank Kineto traces and NCCL
   // Inspector records, plus their truth (clocks, check instants, telemetry faults, sampling).

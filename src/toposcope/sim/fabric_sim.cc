@@ -15,6 +15,7 @@
 #include "toposcope/formats/fabric/path_probe.h"
 #include "toposcope/formats/rdma/qp_state_log.h"
 #include "toposcope/sim/rdma_traffic.h"
+#include "toposcope/sim/variation.h"
 
 namespace toposcope::sim {
 namespace {
@@ -103,16 +104,24 @@ bool FlapDown(const FabricPlan& p, int64_t t_ns) {
   return false;
 }
 
+// A latency class, or the fixed one when the name is unknown (options not validated).
+LatencyClass ClassOr(const LatencyClass* c, const char* kind) {
+  if (c != nullptr) return *c;
+  return kind[0] == 'l' ? *FindLinkClass("") : *FindSwitchClass("");
+}
+
 class PlanBuilder {
  public:
-  PlanBuilder(const Cluster& /*cluster*/, FabricPlan& p, Rng& rng) : p_(p), rng_(rng) {}
+  PlanBuilder(const Cluster& cluster, FabricPlan& p, Rng& rng)
+      : p_(p), rng_(rng), switch_(ClassOr(FindSwitchClass(cluster.options.switch_class), "")),
+        link_(ClassOr(FindLinkClass(cluster.options.link_class), "l")) {}
 
   int AddSwitch(const std::string& name, const std::string& role, const std::string& group) {
     FabricSwitch s;
     s.name = name;
     s.role = role;
     s.group = group;
-    s.latency_us = rng_.Uniform(0.30, 0.50);
+    s.latency_us = rng_.Uniform(switch_.lo_us, switch_.hi_us);
     s.guid = 0xfc6a1c0300a00000ULL + (static_cast<uint64_t>(p_.switches.size()) << 4);
     s.lid = static_cast<int>(p_.switches.size()) + 1;
     s.ecmp_seed = static_cast<uint32_t>(rng_.NextU64());
@@ -134,7 +143,7 @@ class PlanBuilder {
     l.length_m = Round3(rng_.Uniform(lo_m, hi_m));
     l.a_port = NextPort(a);
     l.b_port = NextPort(b);
-    l.phy_us = rng_.Uniform(0.05, 0.12);
+    l.phy_us = rng_.Uniform(link_.lo_us, link_.hi_us);
     p_.links.push_back(l);
     return static_cast<int>(p_.links.size()) - 1;
   }
@@ -146,6 +155,8 @@ class PlanBuilder {
   }
   FabricPlan& p_;
   Rng& rng_;
+  LatencyClass switch_;  // switch and link latency ranges (sim/variation.h)
+  LatencyClass link_;
 };
 
 void BuildGraph(const Cluster& c, FabricPlan& p, Rng& rng) {

@@ -1,5 +1,6 @@
 #include "toposcope/sim/simulate.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 
@@ -9,6 +10,7 @@
 #include "toposcope/sim/fabric_sim.h"
 #include "toposcope/sim/rdma_traffic.h"
 #include "toposcope/sim/telemetry.h"
+#include "toposcope/sim/variation.h"
 #include "toposcope/sim/writers.h"
 
 namespace toposcope::sim {
@@ -46,13 +48,15 @@ Result<SimSummary> SimulateImported(const SimOptions& options, const std::string
 
 }  // namespace
 
-Result<SimSummary> Simulate(const SimOptions& options, const std::string& out_dir) {
+Result<SimSummary> Simulate(const SimOptions& given, const std::string& out_dir) {
   if (out_dir.empty()) {
     return MakeKindError(ErrorKind::kUsage, "no output directory given", "pass a directory to write into");
   }
-  if (!options.fabric_ibnet_path.empty() || !options.fabric_topograph_path.empty()) {
-    return SimulateImported(options, out_dir);
+  if (!given.fabric_ibnet_path.empty() || !given.fabric_topograph_path.empty()) {
+    return SimulateImported(given, out_dir);
   }
+  if (Status st = ValidateVariation(given); !st) return st.error();
+  const SimOptions options = ResolveVariation(given);
   Result<Cluster> cluster = BuildCluster(options);
   if (!cluster.ok()) return cluster.error();
   if (Status st = ValidateTelemetryOptions(options); !st) return st.error();
@@ -67,6 +71,8 @@ Result<SimSummary> Simulate(const SimOptions& options, const std::string& out_di
   summary.arch = options.arch;
   summary.seed = options.seed;
   summary.faults_requested = options.faults;
+  summary.variation = VariationSummary(options);
+  summary.drawn_options = options.drawn_options;
   for (const RenderedFile& f : RenderCluster(*cluster, telemetry.get())) {
     if (Status st = WriteFileText(base + f.path, f.text); !st) return st.error();
     ++summary.files_written;
@@ -115,6 +121,13 @@ std::string SimSummaryText(const SimSummary& s) {
     out += "  " + std::string(NodeFaultKindName(f.kind)) + " on " + f.host + ":";
     for (const auto& g : f.gpus) out += " " + g;
     out += " (" + f.detail + ")\n";
+  }
+  if (!s.variation.empty()) {
+    out += "variation (drawn from the seed unless given):\n";
+    for (const auto& [name, value] : s.variation) {
+      const bool drawn = std::find(s.drawn_options.begin(), s.drawn_options.end(), name) != s.drawn_options.end();
+      out += "  " + name + " " + value + (drawn ? " (drawn)" : "") + "\n";
+    }
   }
   out += "ground truth: " + s.truth_path + " (read only by `toposcope score`)\n";
   return out;

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "toposcope/base/result.h"
@@ -44,11 +45,16 @@ struct SimSummary {
   int faults_requested = 0;
   std::string truth_path;  // OUT/truth.json
   int files_written = 0;   // truth.json included
+  // With SimOptions::vary: the resolved variation (sim/variation.h VariationSummary) and the names
+  // of the options drawn from the seed (the others were given).
+  std::vector<std::pair<std::string, std::string>> variation;
+  std::vector<std::string> drawn_options;
 };
 
 // Simulates and writes the dataset into `out_dir` (created if missing; existing files of the same
-// names are overwritten, others left alone). Returns what was written. Fails with
-// ErrorKind::kUsage on an empty `out_dir` or invalid options (see BuildCluster,
+// names are overwritten, others left alone); with options.vary, resolves the variation first
+// (sim/variation.h ResolveVariation). Returns what was written. Fails with
+// ErrorKind::kUsage on an empty `out_dir` or invalid options (see ValidateVariation, BuildCluster,
 // ValidateTelemetryOptions, ValidateRdmaOptions and ValidateFabricOptions: RDMA on more than
 // kMaxRdmaHosts hosts or the fabric on more than kMaxFabricHosts is an error, see
 // WithScaleLimits), on an import that fails (sim/fabric_import.h; an unreadable or unusable fabric
@@ -64,7 +70,8 @@ Result<SimSummary> Simulate(const SimOptions& options, const std::string& out_di
 SimOptions WithScaleLimits(SimOptions options);
 
 // The text printed after simulating: host count, arch, seed, files written and where, the hosts
-// per node type, the injected faults (with their GPUs and detail) and where the ground truth is;
+// per node type, the injected faults (with their GPUs and detail), the variation (with vary: each
+// value, "(drawn)" when the seed chose it) and where the ground truth is;
 // every line ends in '\n'. Never fails.
 std::string SimSummaryText(const SimSummary& s);
 

@@ -628,7 +628,8 @@ std::string_view TelemetryFaultKindName(TelemetryFaultKind k) { return NameIn(kF
 
 HostTelemetryPlan PlanHostTelemetry(const SimOptions& o, int i) {
   HostTelemetryPlan p;
-  p.discipline = (i + i / 4) % 2 == 0 ? ClockDiscipline::kPtp : ClockDiscipline::kNtp;
+  const bool ptp = o.clock_profile == "ptp" || (o.clock_profile != "ntp" && (i + i / 4) % 2 == 0);
+  p.discipline = ptp ? ClockDiscipline::kPtp : ClockDiscipline::kNtp;
   switch (i % 8) {
     case 3:
       p.dcgm = DcgmOutput::kExporter;

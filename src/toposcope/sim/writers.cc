@@ -12,6 +12,7 @@
 #include "toposcope/sim/fabric_sim.h"
 #include "toposcope/sim/rdma_traffic.h"
 #include "toposcope/sim/telemetry.h"
+#include "toposcope/sim/variation.h"
 
 namespace toposcope::sim {
 namespace {
@@ -456,6 +457,12 @@ std::string TruthJson(const Cluster& cluster, const Telemetry* telemetry, const 
   fabric["groups"] = groups(cluster.fabric.groups, "group", "routers");
   fabric["rings"] = groups(cluster.fabric.rings, "ring", "racks");
   root["fabric"] = std::move(fabric);
+  if (cluster.options.vary) {
+    json variation = json::object();
+    for (const auto& [name, value] : VariationSummary(cluster.options)) variation[name] = value;
+    variation["drawn"] = cluster.options.drawn_options;
+    root["variation"] = std::move(variation);
+  }
   if (telemetry != nullptr) AddTelemetryTruth(cluster, *telemetry, &root);
   if (rdma != nullptr) AddRdmaTruth(cluster, *rdma, &root);
   if (fabric_plan != nullptr) {

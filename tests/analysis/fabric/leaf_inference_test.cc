@@ -29,6 +29,8 @@ struct Synth {
   int slow_host = -1;          // +1.2 µs
   double drop_pairs = 0;       // fraction of cross-leaf pairs never probed
   double leaf_switch_us = 0;   // per leaf, a switch latency uniform in [0, this) on every path through it
+  int slow_leaf = -1;          // a leaf whose switch adds slow_leaf_us on every crossing (congested)
+  double slow_leaf_us = 0;
   uint64_t seed = 1;
 };
 
@@ -42,6 +44,7 @@ std::vector<formats::PathProbe> Generate(const Synth& s) {
   if (s.slow_host >= 0) off[static_cast<size_t>(s.slow_host)] += 1.2;
   std::vector<double> sw(static_cast<size_t>(s.leaves), 0.0);
   for (double& v : sw) v = s.leaf_switch_us > 0 ? rng.Uniform(0.0, s.leaf_switch_us) : 0.0;
+  if (s.slow_leaf >= 0) sw[static_cast<size_t>(s.slow_leaf)] += s.slow_leaf_us;
   std::vector<formats::PathProbe> out;
   for (int a = 0; a < n; ++a) {
     for (int b = 0; b < n; ++b) {
@@ -149,6 +152,28 @@ TEST(LeafInference, SlowHostOffsetLargerThanTierGap) {
     LeafInferenceOptions plain;
     plain.fit_offsets = false;
     EXPECT_LT(LeafAcc(InferLeaves(Generate(s), plain), s), 1.0) << seed;
+  }
+}
+
+// One leaf whose switch delays every crossing (a congested leaf switch) by more than three
+// quarters of the tier step: its hosts' nearest peers sit above the global tier midpoint, yet each
+// of their rows still has its own gap between the leaf mates and the rest, so the leaf stays whole
+// and the single pod is not split. The tiers are close (0.7 µs, switches ~0.1 µs faster than usual).
+TEST(LeafInference, LeafWhoseSwitchDelaysEveryPairStaysWhole) {
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    Synth s;
+    s.leaves = 4;
+    s.hosts_per_leaf = 4;
+    s.leaves_per_pod = 4;
+    s.level_us = {1.0, 1.7, 3.0};
+    s.slow_leaf = 0;
+    s.slow_leaf_us = 0.32;
+    s.seed = seed;
+    const LeafInference inf = InferLeaves(Generate(s));
+    EXPECT_DOUBLE_EQ(LeafAcc(inf, s), 1.0) << seed;
+    EXPECT_EQ(inf.leaves.size(), 4U) << seed;
+    EXPECT_EQ(inf.pods.size(), 1U) << seed;
+    EXPECT_DOUBLE_EQ(PodAcc(inf, s), 1.0) << seed;
   }
 }
 

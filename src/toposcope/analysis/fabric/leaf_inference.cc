@@ -85,7 +85,9 @@ struct RowPartitionResult {
 };
 
 // Groups elements whose rows put each other below the row's own cut: per row, the first gap of at
-// least `min_gap` straddling the global midpoint tau (within a quarter tier either side), else tau;
+// least `min_gap` straddling the row's midpoint (within a quarter tier either side), else that
+// midpoint: the global midpoint tau, or half a tier above the lower of the row's and its nearest
+// peer's nearest residuals when that is higher (a leaf switch that delays all its pairs);
 // pairs below both rows' cuts are mutual; clusters merge along mutual pairs in ascending distance
 // while at least half of the measured pairs between them are mutual (one stray pair cannot chain
 // two groups).
@@ -113,13 +115,24 @@ RowPartitionResult RowPartition(const Rows& rows, double min_gap, const HasPair&
   const double w = std::isfinite(res.l1) ? res.l1 - res.l0 : 0.0;
   std::vector<std::vector<int>> mates(static_cast<size_t>(n));
   std::vector<double> cut_of(static_cast<size_t>(n), res.tau);
+  // A leaf switch that delays every pair of its hosts (a congested one) lifts all their rows alike:
+  // a host's midpoint is half a tier above the nearest residual that both it and its nearest peer
+  // see, when that is above tau. A host alone on its leaf keeps tau, as its nearest peer's row starts
+  // at that peer's own leaf mates.
+  auto nearest = [&](int h) {
+    const auto& row = rows[static_cast<size_t>(h)];
+    return row.empty() ? kInf : row[0].first;
+  };
   for (int h = 0; h < n; ++h) {
     const auto& row = rows[static_cast<size_t>(h)];
-    double cut = res.tau;
+    const double shared = row.empty() ? kInf : std::min(row[0].first, nearest(row[0].second));
+    const double row_tau =
+        std::isfinite(res.tau) && std::isfinite(shared) ? std::max(res.tau, shared + w / 2.0) : res.tau;
+    double cut = row_tau;
     for (size_t k = 0; k + 1 < row.size() && std::isfinite(res.tau); ++k) {
       const double lo = row[k].first, hi = row[k + 1].first;
-      if (lo > res.tau + w / 4.0) break;
-      if (hi - lo >= min_gap && hi >= res.tau - w / 4.0) {
+      if (lo > row_tau + w / 4.0) break;
+      if (hi - lo >= min_gap && hi >= row_tau - w / 4.0) {
         cut = (lo + hi) / 2.0;
         break;
       }

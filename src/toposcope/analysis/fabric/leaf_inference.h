@@ -12,8 +12,12 @@
 //     slow host's extra). Iterate until the partition is stable (at most `max_iterations`):
 //       a. Rows: every host's peers sorted by residual. Within a row the host's own side and its
 //          leaf switch are common, so its leaf mates sit below the row's first wide gap
-//          (>= min_level_gap_us) that straddles the global tier midpoint (between the median
-//          nearest-peer residual and the median upper side of the rows' first gaps).
+//          (>= min_level_gap_us) that straddles the row's tier midpoint: the global midpoint
+//          (between the median nearest-peer residual and the median upper side of the rows' first
+//          gaps), or, when higher, half a tier above the lower of the row's nearest residual and
+//          its nearest peer's (a leaf switch that delays every pair of its hosts, such as a
+//          congested one, lifts all their rows alike; a host alone on its leaf is not lifted, as
+//          its nearest peer's row starts at that peer's own leaf mates).
 //       b. Leaves: mutual row mates, merged in ascending residual while at least half of the
 //          measured pairs between two clusters are mutual mates (one stray pair cannot chain two
 //          leaves); then two leaves rejoin when D(A,B) - (D(A,A) + D(B,B)) / 2 is under half a tier
