@@ -67,7 +67,7 @@ TOPOSCOPE_JSON_FIELDS(ArchitectureReport, arch_class, confidence, graph_source, 
 TOPOSCOPE_JSON_FIELDS(ArchitectureOutput, present, report)
 TOPOSCOPE_JSON_FIELDS(TimelineSource, path, host, format, events, records, rejected)
 TOPOSCOPE_JSON_FIELDS(TimelineReport, present, trace_path, events_in, events_out, without_clock, sources)
-TOPOSCOPE_JSON_FIELDS(TelemetryFinding, kind, host, gpu, link, start_ns, end_ns, confidence, evidence)
+TOPOSCOPE_JSON_FIELDS(TelemetryFinding, kind, host, gpu, link, start_ns, end_ns, confidence, evidence, threshold_source, hot_c)
 TOPOSCOPE_JSON_FIELDS(TimelineOutput, timeline, stragglers, diag)
 TOPOSCOPE_JSON_FIELDS(LinkReport, a, b, type, lanes, expected_lanes, type_source, bandwidth_class, bandwidth_gbps, expected_gbps, degraded, confidence, evidence)
 TOPOSCOPE_JSON_FIELDS(GpuReport, id, host, index, island)
