@@ -55,7 +55,8 @@ PassCounts RunIslands(const PipelineOptions& opt, PipelineState* st) {
 }
 
 PassCounts RunConfidence(const PipelineOptions& opt, PipelineState* st) {
-  st->confidence = AnalyzeConfidence(*st->links, opt.analyze.noise, opt.analyze.confidence);
+  st->confidence = AnalyzeConfidence(
+      *st->links, MeasuredNoise(*st->dataset, opt.analyze.thresholds, opt.analyze.noise), opt.analyze.confidence);
   return {static_cast<int64_t>(st->links->size()), static_cast<int64_t>(st->confidence->paths.size())};
 }
 
