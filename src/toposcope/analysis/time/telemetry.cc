@@ -69,6 +69,20 @@ const model::SeriesSummary* FindGpuSeries(const model::DcgmStore& dcgm, const st
 
 // P(|N(0,1)| < z) for z >= 0: the chance that noise alone stays below z sigma.
 double TwoSidedNormalCoverage(double z) { return z > 0 ? std::erf(z / std::sqrt(2.0)) : 0.0; }
+// P(X >= k) for X ~ Binomial(n, p): the chance a rank late as often as the others is late k times.
+double BinomialTailAtLeast(int n, int k, double p) {
+  if (k <= 0) return 1.0;
+  if (k > n || p <= 0) return 0.0;
+  if (p >= 1) return 1.0;
+  double sum = 0;
+  for (int i = k; i <= n; ++i) {
+    const double log_term = std::lgamma(n + 1.0) - std::lgamma(i + 1.0) - std::lgamma(n - i + 1.0) +
+                            i * std::log(p) + (n - i) * std::log1p(-p);
+    sum += std::exp(log_term);
+  }
+  return std::min(1.0, sum);
+}
+
 // Phi(z), the standard normal CDF.
 double NormalCdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
 
@@ -423,11 +437,19 @@ std::vector<TelemetryFinding> StragglerDetector::Finish(const TelemetryOptions& 
     f.host = key.first;
     const std::string& dev_name = key.second;
     if (dev_name.rfind("gpu", 0) == 0) f.gpu = static_cast<int>(ParseInt(dev_name.substr(3)).value_or(-1));
-    f.confidence = std::min(1.0, 0.5 + static_cast<double>(n_late) / instances);
+    // How often the other ranks are late beyond the cut (Jeffreys' +0.5 when never).
+    int64_t others_late = 0, others = 0;
+    for (size_t r2 = 0; r2 < ranks; ++r2) {
+      if (static_cast<int>(r2) == r) continue;
+      others += static_cast<int64_t>(late[r2].size());
+      for (double d : late[r2]) others_late += d > cut ? 1 : 0;
+    }
+    const double p0 = (static_cast<double>(others_late) + 0.5) / (static_cast<double>(others) + 1.0);
+    f.confidence = 1.0 - BinomialTailAtLeast(static_cast<int>(v.size()), n_late, p0);
     f.evidence = "its compute phase before a collective runs longer in " + std::to_string(n_late) + " of " +
                  std::to_string(instances) + " collectives, by a median " + FormatFixed(Median(lates), 1) +
-                 " us (noise scale " +
-                 FormatFixed(sigma, 1) + " us)";
+                 " us (noise scale " + FormatFixed(sigma, 1) + " us; the other ranks are that late in " +
+                 FormatFixed(100 * p0, 2) + "% of theirs)";
     out.push_back(std::move(f));
   }
   return out;
