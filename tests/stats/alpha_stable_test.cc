@@ -136,4 +136,43 @@ TEST(NoiseModelTest, AveragingShrinksTheError) {
 }
 
 }  // namespace
+// McCulloch's quantile fit recovers the parameters of draws from our own sampler.
+TEST(StableFitTest, RecoversTheParametersOfItsOwnDraws) {
+  struct Case {
+    double alpha, beta, scale;
+  };
+  for (const Case c : {Case{1.4, 0.3, 0.08}, Case{1.8, -0.5, 2.0}, Case{1.0, 0.0, 1.0}, Case{0.8, 0.6, 0.5}}) {
+    Rng rng(99);
+    std::vector<double> x;
+    for (int i = 0; i < 40000; ++i) x.push_back(SampleAlphaStable(rng, c.alpha, c.beta, c.scale, 3.0));
+    const StableFit f = FitStableQuantiles(x);
+    ASSERT_TRUE(f.ok) << f.note;
+    EXPECT_NEAR(f.alpha, c.alpha, 0.06) << c.alpha;
+    EXPECT_NEAR(f.beta, c.beta, c.alpha >= 1.7 ? 0.35 : 0.12) << c.alpha;  // beta is weakly identified near 2
+    EXPECT_NEAR(f.scale / c.scale, 1.0, 0.08) << c.alpha;  // nu_c is steep in beta at low alpha
+    EXPECT_EQ(f.samples, 40000);
+  }
+  // Gaussian draws: alpha 2, scale sigma / sqrt(2).
+  Rng rng(7);
+  std::vector<double> g;
+  for (int i = 0; i < 40000; ++i) g.push_back(rng.Normal() * 3.0);
+  const StableFit f = FitStableQuantiles(g);
+  EXPECT_NEAR(f.alpha, 2.0, 0.05);
+  EXPECT_NEAR(f.scale, 3.0 / std::sqrt(2.0), 0.1);
+}
+
+TEST(StableFitTest, FailsWithoutEnoughSamplesOrSpread) {
+  std::vector<double> few(20, 1.0);
+  few[3] = 2.0;
+  StableFit f = FitStableQuantiles(few);
+  EXPECT_FALSE(f.ok);
+  EXPECT_TRUE(std::isnan(f.alpha));
+  EXPECT_NE(f.note.find("20 samples"), std::string::npos) << f.note;
+  f = FitStableQuantiles(std::vector<double>(100, 1.0));
+  EXPECT_FALSE(f.ok);
+  EXPECT_NE(f.note.find("no spread"), std::string::npos);
+  std::vector<double> with_nan(100, NAN);
+  EXPECT_EQ(FitStableQuantiles(with_nan).samples, 0);
+}
+
 }  // namespace toposcope::stats

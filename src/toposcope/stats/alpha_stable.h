@@ -3,7 +3,9 @@
 // (alpha 1.4, beta 0.3, scale 0.08 by default), with its quantiles estimated by Monte Carlo.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "toposcope/base/rng.h"
@@ -41,5 +43,23 @@ NoiseQuantiles EstimateNoise(const NoiseModel& model, int n = 100000, uint64_t s
 // or q is NaN.
 double MeanAbsErrorQuantile(const NoiseModel& model, int n_avg, double q, int trials = 20000,
                             uint64_t seed = 777);
+
+// An alpha-stable fit of a sample (McCulloch's quantile method).
+struct StableFit {
+  bool ok = false;        // false: too few samples or no spread (the parameters are NaN)
+  double alpha = NAN;     // 0.6 .. 2 (the table's range; values beyond are clamped)
+  double beta = NAN;      // -1 .. 1
+  double scale = NAN;     // sigma, in the sample's units
+  double location = NAN;  // the sample's median
+  int samples = 0;
+  std::string note;       // why the fit failed ("" when ok)
+};
+
+// McCulloch (1986) quantile estimates of alpha, beta and scale: alpha and beta from nu_alpha =
+// (x95 - x05) / (x75 - x25) and nu_beta = (x95 + x05 - 2 x50) / (x95 - x05) through the quantile-ratio
+// table (tests/stats/mcculloch_table_gen.py; bilinear in alpha and beta, beta < 0 by symmetry),
+// scale = (x75 - x25) / nu_c(alpha, beta). Closed form: one sort. NaNs are ignored. Fails (ok =
+// false, with a note) with fewer than `min_samples` values or a zero interquartile range.
+StableFit FitStableQuantiles(std::vector<double> x, int min_samples = 50);
 
 }  // namespace toposcope::stats

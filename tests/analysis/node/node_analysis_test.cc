@@ -14,6 +14,7 @@
 #include "toposcope/analysis/node/confidence.h"
 #include "toposcope/analysis/node/islands.h"
 #include "toposcope/analysis/node/links.h"
+#include "toposcope/base/rng.h"
 #include "toposcope/formats/node/nvsmi_topo.h"
 #include "toposcope/formats/node/p2p_matrix.h"
 
@@ -440,6 +441,69 @@ TEST(Confidence, ErrorShrinksWithLongerSamplingAndHopsGrow) {
   ASSERT_EQ(p.paths.size(), 1U);
   EXPECT_EQ(p.paths[0].hops.size(), 5U);
   EXPECT_LT(p.paths[0].delta, 1.0);
+}
+
+// `hosts` hosts of 8 GPUs measured pair by pair (both directions) at 200 GB/s under `noise`, named
+// with `prefix`.
+model::Dataset NoisyMatrix(const stats::NoiseModel& noise, int hosts, const std::string& prefix = "node") {
+  model::Dataset ds;
+  Rng rng(4242);
+  for (int k = 0; k < hosts; ++k) {
+    model::HostEvidence& h = ds.Host(prefix + std::to_string(k));
+    for (int a = 0; a < 8; ++a) {
+      for (int b = a + 1; b < 8; ++b) {
+        h.gpus[a].index = a;
+        h.gpus[b].index = b;
+        auto& m = h.measured[model::MakePair(a, b)];
+        for (int d = 0; d < 2; ++d) m.samples_gbps.push_back(200.0 * (1.0 + noise.Sample(rng)));
+      }
+    }
+  }
+  return ds;
+}
+
+// The noise is fitted to the repeated measurements: it follows the data (a noisier fleet gets a
+// wider error bound), says how many residuals it saw, and does not depend on the host names.
+TEST(Confidence, NoiseIsFittedToTheRepeatedMeasurements) {
+  stats::NoiseModel quiet{1.7, 0.0, 0.01, 0};
+  stats::NoiseModel loud{1.7, 0.0, 0.04, 0};
+  const model::Dataset ds_quiet = NoisyMatrix(quiet, 8);
+  const NoiseFit fq = MeasuredNoise(ds_quiet, ModernThresholds(), stats::NoiseModel{});
+  ASSERT_TRUE(fq.fitted) << fq.note;
+  EXPECT_EQ(fq.samples, 8 * 28 * 2);
+  EXPECT_EQ(fq.source, "p2p_bandwidth_repeats");
+  EXPECT_NEAR(fq.model.alpha, 1.7, 0.3);
+  EXPECT_NEAR(fq.model.scale / 0.01, 1.0, 0.3);
+  const NoiseFit fl = MeasuredNoise(NoisyMatrix(loud, 8), ModernThresholds(), stats::NoiseModel{});
+  ASSERT_TRUE(fl.fitted);
+  EXPECT_NEAR(fl.model.scale / 0.04, 1.0, 0.3);
+  const ConfidenceReport rq = AnalyzeConfidence({}, fq);
+  const ConfidenceReport rl = AnalyzeConfidence({}, fl);
+  ASSERT_FALSE(rq.sampling.empty());
+  EXPECT_LT(rq.sampling[0].per_hop_error, rl.sampling[0].per_hop_error);
+  EXPECT_GT(rq.sampling[0].max_hops, rl.sampling[0].max_hops);
+  EXPECT_TRUE(rq.noise_fitted);
+  EXPECT_EQ(rq.noise_samples, 448);
+  // Deterministic, and free of the host names.
+  const NoiseFit renamed = MeasuredNoise(NoisyMatrix(quiet, 8, "other-"), ModernThresholds(), stats::NoiseModel{});
+  EXPECT_EQ(renamed.seed, fq.seed);
+  const ConfidenceReport again = AnalyzeConfidence({}, renamed);
+  for (size_t i = 0; i < rq.sampling.size(); ++i) EXPECT_EQ(again.sampling[i].per_hop_error, rq.sampling[i].per_hop_error);
+}
+
+// Two GPUs measured once each way cannot support a fit: the prior is kept, and the report says so.
+TEST(Confidence, PriorWhenTheDataCannotSupportAFit) {
+  model::Dataset ds;
+  Measure(ds.Host("h"), 0, 1, 20.0);
+  const NoiseFit f = MeasuredNoise(ds, ModernThresholds(), stats::NoiseModel{});
+  EXPECT_FALSE(f.fitted);
+  EXPECT_EQ(f.source, "prior");
+  EXPECT_NE(f.note.find("fewer than"), std::string::npos) << f.note;
+  EXPECT_DOUBLE_EQ(f.model.alpha, stats::NoiseModel{}.alpha);
+  const ConfidenceReport r = AnalyzeConfidence({}, f);
+  const ConfidenceReport prior = AnalyzeConfidence({}, stats::NoiseModel{});
+  EXPECT_FALSE(r.noise_fitted);
+  for (size_t i = 0; i < r.sampling.size(); ++i) EXPECT_EQ(r.sampling[i].per_hop_error, prior.sampling[i].per_hop_error);
 }
 
 }  // namespace

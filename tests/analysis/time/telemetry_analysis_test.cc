@@ -3,6 +3,11 @@
 
 #include "toposcope/analysis/time/telemetry.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -89,6 +94,9 @@ TEST(Telemetry, StragglerStartsItsKernelsLate) {
   EXPECT_EQ(TelemetryFindingKindName(f[0].kind), "straggler");
   EXPECT_EQ(f[0].host, "b");
   EXPECT_EQ(f[0].gpu, 2);
+  // Measured: late in all 19 collectives where the others never are, so binomially certain.
+  EXPECT_GT(f[0].confidence, 0.999);
+  EXPECT_NE(f[0].evidence.find("the other ranks are that late in"), std::string::npos) << f[0].evidence;
 }
 
 TEST(Telemetry, NoStragglerWhenEveryoneIsOnTime) {
@@ -117,6 +125,209 @@ TEST(Telemetry, ClockStepsBecomeFindings) {
   const TelemetryReport r = AnalyzeTelemetry({}, {fit});
   ASSERT_EQ(r.findings.size(), 1U);
   EXPECT_EQ(TelemetryFindingKindName(r.findings[0].kind), "clock_step");
+}
+
+// A GPU whose link 3 slows to `drop` of its share while the GPU is "hot" (samples 300..449 of 600,
+// every 100 ms); its temperature is `cool_c` / `hot_c`; `extra` adds other series at each sample.
+template <typename Extra>
+model::DcgmStore HotGpuStore(double cool_c, double hot_c, double drop, double noise, Extra extra) {
+  model::DcgmStore s;
+  uint64_t x = 12345;
+  auto jitter = [&]() {  // deterministic, +-noise
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    return noise * (static_cast<double>(x >> 11) / 9007199254740992.0 * 2 - 1);
+  };
+  for (int i = 0; i < 600; ++i) {
+    const int64_t t = i * 100'000'000LL;
+    const bool hot = i >= 300 && i < 450;
+    const double load = 1.0 + 0.3 * ((i / 7) % 2);
+    s.Add(Point("h", 2, 150, t, hot ? hot_c : cool_c));
+    for (int link = 0; link < 4; ++link) {
+      double rx = 20e9 * load * (1 + jitter());
+      if (hot && link == 3) rx *= drop;
+      s.Add(Point("h", 2, 1041 + 2 * link, t, rx));
+    }
+    extra(s, t, hot);
+  }
+  return s;
+}
+
+model::DcgmStore HotGpuStore(double cool_c, double hot_c, double drop = 0.45, double noise = 0.0) {
+  return HotGpuStore(cool_c, hot_c, drop, noise, [](model::DcgmStore&, int64_t, bool) {});
+}
+
+// The threshold follows DCGM's own max operating temperature (field 152): the same 82 C samples are
+// hot on a GPU that reports 80 C and not on one that reports 90 C.
+TEST(Telemetry, HotThresholdFollowsDcgmMaxOperatingTemperature) {
+  for (double limit : {80.0, 90.0}) {
+    const auto s = HotGpuStore(70, 82, 0.45, 0.0, [&](model::DcgmStore& st, int64_t t, bool) {
+      st.Add(Point("h", 2, 152, t, limit));
+    });
+    const TelemetryReport r = AnalyzeTelemetry(s, {});
+    if (limit == 80.0) {
+      ASSERT_EQ(r.findings.size(), 1U);
+      EXPECT_EQ(r.findings[0].threshold_source, "dcgm_max_operating_temp");
+      EXPECT_DOUBLE_EQ(r.findings[0].hot_c, 80.0);
+      EXPECT_NE(r.findings[0].evidence.find("temperature >= 80 C (dcgm_max_operating_temp)"), std::string::npos)
+          << r.findings[0].evidence;
+    } else {
+      EXPECT_TRUE(r.findings.empty());
+    }
+  }
+  // Without 152, DCGM's slowdown temperature (158) is used.
+  const auto s = HotGpuStore(70, 82, 0.45, 0.0, [&](model::DcgmStore& st, int64_t t, bool) {
+    st.Add(Point("h", 2, 158, t, 81));
+  });
+  const TelemetryReport r = AnalyzeTelemetry(s, {});
+  ASSERT_EQ(r.findings.size(), 1U);
+  EXPECT_EQ(r.findings[0].threshold_source, "dcgm_slowdown_temp");
+}
+
+// With DCGM's clock throttle reasons the thermal slowdown bits decide, whatever the temperature: a
+// GPU at 75 C with HW thermal slowdown (0x40) is hot; power capping (0x04) is not thermal.
+TEST(Telemetry, ThermalThrottleBitsMarkTheHotSamples) {
+  for (int bits : {0x40, 0x20, 0x04}) {
+    const auto s = HotGpuStore(70, 75, 0.45, 0.0, [&](model::DcgmStore& st, int64_t t, bool hot) {
+      st.Add(Point("h", 2, 112, t, hot ? bits : 0));
+    });
+    const TelemetryReport r = AnalyzeTelemetry(s, {});
+    if (bits == 0x04) {
+      EXPECT_TRUE(r.findings.empty());
+      continue;
+    }
+    ASSERT_EQ(r.findings.size(), 1U) << bits;
+    EXPECT_EQ(r.findings[0].threshold_source, "dcgm_clock_throttle_reasons");
+    EXPECT_TRUE(std::isnan(r.findings[0].hot_c));
+    EXPECT_EQ(r.findings[0].link, 3);
+  }
+}
+
+// Without DCGM limits the GPU's model decides: 86 C is hot for an A100 (max operating 85 C) and not
+// for an H100 SXM (87 C); an unknown model gets the lowest limit of the table.
+TEST(Telemetry, HotThresholdFromTheGpuModel) {
+  const auto s = HotGpuStore(70, 86);
+  GpuModels models;
+  models[{"h", 2}] = "NVIDIA A100-SXM4-80GB";
+  TelemetryReport r = AnalyzeTelemetry(s, {}, {}, models);
+  ASSERT_EQ(r.findings.size(), 1U);
+  EXPECT_EQ(r.findings[0].threshold_source, "gpu_model");
+  EXPECT_DOUBLE_EQ(r.findings[0].hot_c, 85.0);
+  models[{"h", 2}] = "NVIDIA H100 80GB HBM3";
+  EXPECT_TRUE(AnalyzeTelemetry(s, {}, {}, models).findings.empty());
+  EXPECT_EQ(AnalyzeTelemetry(HotGpuStore(70, 88), {}, {}, models).findings.size(), 1U);
+  r = AnalyzeTelemetry(s, {});
+  ASSERT_EQ(r.findings.size(), 1U);
+  EXPECT_EQ(r.findings[0].threshold_source, "lowest_known_model_limit");
+  EXPECT_DOUBLE_EQ(r.findings[0].hot_c, LowestKnownMaxOperatingC());
+  // The caller's option overrides the data.
+  TelemetryOptions opt;
+  opt.hot_c = 90;
+  EXPECT_TRUE(AnalyzeTelemetry(s, {}, opt).findings.empty());
+}
+
+// The confidence measures the drop against its noise: a clear drop on quiet links is near 1, a
+// marginal drop on noisy links is lower, and the noise-free case is 1.
+TEST(Telemetry, ThermalConfidenceGrowsWithTheDropOverTheNoise) {
+  const auto clear = AnalyzeTelemetry(HotGpuStore(70, 95, 0.45, 0.02), {});
+  const auto marginal = AnalyzeTelemetry(HotGpuStore(70, 95, 0.66, 0.4), {});
+  const auto exact = AnalyzeTelemetry(HotGpuStore(70, 95, 0.45, 0.0), {});
+  ASSERT_EQ(clear.findings.size(), 1U);
+  ASSERT_EQ(marginal.findings.size(), 1U);
+  ASSERT_EQ(exact.findings.size(), 1U);
+  EXPECT_GT(clear.findings[0].confidence, 0.999);
+  EXPECT_LT(marginal.findings[0].confidence, clear.findings[0].confidence);
+  EXPECT_GT(marginal.findings[0].confidence, 0.5);
+  EXPECT_DOUBLE_EQ(exact.findings[0].confidence, 1.0);
+  EXPECT_NE(clear.findings[0].evidence.find("standard errors below"), std::string::npos);
+}
+
+// The clock-step confidence comes from the step's size over the model's noise: a 50 us step on a
+// model with 1 us residuals is certain, a step of one noise sigma is not.
+TEST(Telemetry, ClockStepConfidenceFromTheStepOverTheNoise) {
+  auto fit_with = [](double step_ns, double mean_abs_us) {
+    HostClockFit fit;
+    fit.host = "h";
+    ClockModel m;
+    m.kind = ClockModelKind::kRobust;
+    m.segments = {{0, 1'000'000'000, 0, 0, 0, 0}, {1'000'000'000, 2'000'000'000, 0, step_ns, 0, 0}};
+    m.steps_local_ns = {1'000'000'000};
+    m.mean_abs_residual_us = mean_abs_us;
+    fit.models = {m};
+    return AnalyzeTelemetry({}, {fit});
+  };
+  const auto big = fit_with(50'000, 1.0);
+  const auto small = fit_with(1'253, 1.0);
+  ASSERT_EQ(big.findings.size(), 1U);
+  ASSERT_EQ(small.findings.size(), 1U);
+  EXPECT_GT(big.findings[0].confidence, 0.999);
+  EXPECT_NEAR(small.findings[0].confidence, 0.68, 0.02);  // P(|N| < 1)
+  EXPECT_NE(big.findings[0].evidence.find("by 50.0 us"), std::string::npos) << big.findings[0].evidence;
+  EXPECT_TRUE(std::isnan(fit_with(50'000, NAN).findings[0].confidence));
+}
+
+// Golden: the limits table agrees with real `nvidia-smi -q` output (testdata/real/nvidia_smi_q):
+// absolute "GPU Max Operating Temp" where the driver prints it, else current + T.Limit headroom
+// (newer drivers), the median over the file's GPUs.
+TEST(Telemetry, ThermalLimitsTableMatchesRealNvidiaSmiOutput) {
+  struct Case {
+    const char* file;
+    int gpus;
+    bool absolute;
+  };
+  const Case cases[] = {{"a100_sxm4_80gb_x4_driver555_nvidia_smi_q.txt", 4, true},
+                        {"h800_driver525_nvidia_smi_q.txt", 1, true},
+                        {"h100_80gb_hbm3_x8_driver565_tlimit_nvidia_smi_q.txt", 8, false}};
+  for (const Case& c : cases) {
+    std::ifstream in(std::string(TOPOSCOPE_TESTDATA) + "/real/nvidia_smi_q/" + c.file);
+    ASSERT_TRUE(in) << c.file;
+    std::string line, product;
+    std::vector<double> max_op, slowdown, shutdown, current, tlimit, slowdown_tl, shutdown_tl;
+    auto value = [&](const std::string& key) -> double {
+      const auto k = line.find(key);
+      if (k == std::string::npos || line.find(':', k) == std::string::npos) return NAN;
+      const std::string rest = line.substr(line.find(':', k) + 1);
+      char* end = nullptr;
+      const double v = std::strtod(rest.c_str(), &end);
+      return end != rest.c_str() ? v : NAN;
+    };
+    auto key_is = [&](const std::string& key) {
+      const auto k = line.find_first_not_of(' ');
+      return k != std::string::npos && line.compare(k, key.size() + 1, key + " ") == 0;
+    };
+    while (std::getline(in, line)) {
+      if (key_is("Product Name")) product = line.substr(line.find(':') + 2);
+      if (key_is("GPU Max Operating Temp")) max_op.push_back(value("GPU Max Operating Temp"));
+      if (key_is("GPU Slowdown Temp")) slowdown.push_back(value("GPU Slowdown Temp"));
+      if (key_is("GPU Shutdown Temp")) shutdown.push_back(value("GPU Shutdown Temp"));
+      if (key_is("GPU Current Temp")) current.push_back(value("GPU Current Temp"));
+      if (key_is("GPU T.Limit Temp")) tlimit.push_back(value("GPU T.Limit Temp"));
+      if (key_is("GPU Slowdown T.Limit Temp")) slowdown_tl.push_back(value("GPU Slowdown T.Limit Temp"));
+      if (key_is("GPU Shutdown T.Limit Temp")) shutdown_tl.push_back(value("GPU Shutdown T.Limit Temp"));
+    }
+    const auto limits = FindGpuThermalLimits(product);
+    ASSERT_TRUE(limits.has_value()) << product;
+    ASSERT_EQ(current.size(), static_cast<size_t>(c.gpus)) << c.file;
+    if (c.absolute) {
+      ASSERT_EQ(max_op.size(), static_cast<size_t>(c.gpus)) << c.file;
+      for (size_t g = 0; g < max_op.size(); ++g) {
+        EXPECT_DOUBLE_EQ(max_op[g], limits->max_operating_c) << c.file;
+        EXPECT_DOUBLE_EQ(slowdown[g], limits->slowdown_c) << c.file;
+        EXPECT_DOUBLE_EQ(shutdown[g], limits->shutdown_c) << c.file;
+      }
+    } else {
+      EXPECT_TRUE(max_op.empty()) << c.file;  // T.Limit only
+      ASSERT_EQ(tlimit.size(), current.size());
+      std::vector<double> sum;
+      for (size_t g = 0; g < current.size(); ++g) sum.push_back(current[g] + tlimit[g]);
+      std::sort(sum.begin(), sum.end());
+      EXPECT_DOUBLE_EQ(sum[sum.size() / 2], limits->max_operating_c) << c.file;
+      ASSERT_EQ(slowdown_tl.size(), current.size());
+      for (size_t g = 0; g < current.size(); ++g) {  // "-2 C": 2 C past the max operating temperature
+        EXPECT_DOUBLE_EQ(limits->max_operating_c - slowdown_tl[g], limits->slowdown_c) << c.file;
+        EXPECT_DOUBLE_EQ(limits->max_operating_c - shutdown_tl[g], limits->shutdown_c) << c.file;
+      }
+    }
+  }
 }
 
 // `dcgmi dmon -l` (real, DCGM 3.1.8): the host's field list is read and checked against the

@@ -44,7 +44,22 @@ std::vector<std::string> PathHops(const LinkReport& l) {
 
 ConfidenceReport AnalyzeConfidence(const std::vector<LinkReport>& links, const stats::NoiseModel& noise,
                                    const ConfidenceOptions& opt) {
+  NoiseFit nf;
+  nf.model = noise;
+  nf.source = "prior";
+  nf.note = "given by the caller";
+  return AnalyzeConfidence(links, nf, opt);
+}
+
+ConfidenceReport AnalyzeConfidence(const std::vector<LinkReport>& links, const NoiseFit& fit,
+                                   const ConfidenceOptions& opt) {
+  const stats::NoiseModel& noise = fit.model;
+  const uint64_t seed = fit.fitted ? fit.seed : 777;
   ConfidenceReport r;
+  r.noise_fitted = fit.fitted;
+  r.noise_samples = fit.samples;
+  r.noise_source = fit.source;
+  r.noise_note = fit.note;
   r.alpha = noise.alpha;
   r.beta = noise.beta;
   r.scale = noise.scale;
@@ -55,7 +70,7 @@ ConfidenceReport AnalyzeConfidence(const std::vector<LinkReport>& links, const s
   std::map<double, double> eps_at;
   for (double period : opt.periods_ms) {
     const int n_avg = std::max(1, static_cast<int>(std::lround(period / opt.base_period_ms)));
-    const double eps = stats::MeanAbsErrorQuantile(noise, n_avg, opt.quantile, 20000, 777);
+    const double eps = stats::MeanAbsErrorQuantile(noise, n_avg, opt.quantile, 20000, seed);
     eps_at[period] = eps;
     SamplingRow row;
     row.period_ms = period;
@@ -68,7 +83,7 @@ ConfidenceReport AnalyzeConfidence(const std::vector<LinkReport>& links, const s
     eps_path = it->second;
   } else {
     const int n_avg = std::max(1, static_cast<int>(std::lround(opt.path_period_ms / opt.base_period_ms)));
-    eps_path = stats::MeanAbsErrorQuantile(noise, n_avg, opt.quantile, 20000, 777);
+    eps_path = stats::MeanAbsErrorQuantile(noise, n_avg, opt.quantile, 20000, seed);
   }
   for (const auto& l : links) {
     PathConfidence p;

@@ -26,7 +26,11 @@ struct PathConfidence {
 };
 
 struct ConfidenceReport {
-  double alpha = 0, beta = 0, scale = 0, truncation = 0;
+  double alpha = 0, beta = 0, scale = 0, truncation = 0;  // the noise model used
+  bool noise_fitted = false;   // alpha, beta, scale fitted to the data (else the prior)
+  int noise_samples = 0;       // residuals the fit saw
+  std::string noise_source;    // NoiseFit::source
+  std::string noise_note;      // why the prior was kept ("" when fitted)
   double quantile = 0;       // quantile used for eps
   double delta_min = 0;      // confidence a path must keep
   double base_period_ms = 0; // period of the raw counter updates that a sample averages
@@ -46,8 +50,12 @@ struct ConfidenceOptions {
 // fails.
 int PathEdges(LinkType t);
 
-// The per-period error bounds and max hops under the noise model, and the delta of every link's path
-// at opt.path_period_ms. Returns the report; never fails.
+// The per-period error bounds and max hops under the noise (MeasuredNoise: fitted, or the prior; its
+// Monte Carlo seeded from the data), and the delta of every link's path at opt.path_period_ms.
+// Returns the report; never fails.
+ConfidenceReport AnalyzeConfidence(const std::vector<LinkReport>& links, const NoiseFit& noise,
+                                   const ConfidenceOptions& opt = {});
+// The same under a given noise model (reported as the prior, seed 777). Never fails.
 ConfidenceReport AnalyzeConfidence(const std::vector<LinkReport>& links, const stats::NoiseModel& noise,
                                    const ConfidenceOptions& opt = {});
 

@@ -4,8 +4,10 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "toposcope/analysis/node/gpu_design.h"
+#include "toposcope/base/hash.h"
 #include "toposcope/base/names.h"
 #include "toposcope/base/text.h"
 #include "toposcope/stats/order_stats.h"
@@ -408,8 +410,8 @@ std::string SetExpectation(const model::HostEvidence& h, const Draft& d, const R
 // Notes on what the physics and the other inputs say of the pair: the PCIe ceiling it exceeds or the
 // island it sits in, P2P-enabled copies slower than staged ones (a finding: degraded), the
 // nvidia-smi -p2p status, and a declared type the bandwidth contradicts.
-void AddPhysicsNotes(const model::HostEvidence& h, const Draft& d, const Thresholds& t, LinkReport* l,
-                     std::string* ev) {
+void AddPhysicsNotes(const model::HostEvidence& h, const Draft& d, const Thresholds& t,
+                     const stats::NoiseQuantiles& nq, LinkReport* l, std::string* ev) {
   auto note = [&](const std::string& s) {
     if (!ev->empty()) *ev += "; ";
     *ev += s;
@@ -425,7 +427,9 @@ void AddPhysicsNotes(const model::HostEvidence& h, const Draft& d, const Thresho
   const double staged_ratio = d.bw / d.staged_bw;
   if (!std::isnan(staged_ratio) && staged_ratio < t.degraded_ratio) {
     l->degraded = true;
-    if (std::isnan(l->confidence) || l->confidence < 0.99) l->confidence = 0.99;
+    // How unlikely a path whose P2P copies are as fast as its staged ones measures this much slower.
+    const double c = 1.0 - nq.Cdf(staged_ratio - 1.0);
+    if (std::isnan(l->confidence) || l->confidence < c) l->confidence = c;
     note("P2P-enabled copies at " + FormatFixed(d.bw, 1) + " GB/s are slower than staged (P2P=Disabled) ones at " +
          FormatFixed(d.staged_bw, 1) + " GB/s: peer-to-peer is broken on this path (ACS or the IOMMU redirecting it)");
   }
@@ -464,27 +468,69 @@ void JudgeLink(const model::HostEvidence& h, const Draft& d, const std::string& 
     // Confidence in the verdict under the noise model: for a degraded verdict, how unlikely a
     // healthy link measures this low; for a healthy one, how unlikely a link degraded to the
     // threshold measures this high.
+    // A lane deficit is judged the same way: how unlikely a link with the lanes it should have
+    // measures this low.
     const double p_healthy_this_low = nq.Cdf(ratio - 1.0);
     const double p_degraded_this_high = 1.0 - nq.Cdf(ratio / t.degraded_ratio - 1.0);
-    l->confidence = l->degraded ? (bw_low ? 1.0 - p_healthy_this_low : 0.99) : 1.0 - p_degraded_this_high;
-    if (lanes_low) l->confidence = std::max(l->confidence, 0.99);
+    l->confidence = l->degraded ? 1.0 - p_healthy_this_low : 1.0 - p_degraded_this_high;
   } else if (lanes_low) {
-    l->confidence = 0.99;
-    ev += " (declared; bandwidth not measured)";
+    l->confidence = NAN;  // a declaration alone: no sample to measure it by
+    ev += " (declared; bandwidth not measured, so the confidence is not measured)";
   } else if (std::isnan(l->bandwidth_gbps)) {
     ev += "not measured";
   } else {
     ev += "measured " + FormatFixed(l->bandwidth_gbps, 1) + " GB/s; no reference for its type";
   }
-  AddPhysicsNotes(h, d, t, l, &ev);
+  AddPhysicsNotes(h, d, t, nq, l, &ev);
   l->evidence = ev;
 }
 
 }  // namespace
 
+NoiseFit MeasuredNoise(const model::Dataset& ds, const Thresholds& t, const stats::NoiseModel& prior) {
+  std::map<std::tuple<std::string, LinkType, int>, std::vector<double>> groups;
+  for (const Draft& d : DraftLinks(ds, t)) {
+    auto it = ds.hosts.at(d.host).measured.find(d.pair);
+    if (it == ds.hosts.at(d.host).measured.end()) continue;
+    auto& g = groups[{d.host, d.cls.type, d.cls.lanes}];
+    for (double v : it->second.samples_gbps) {
+      if (std::isfinite(v) && v > 0) g.push_back(v);
+    }
+  }
+  std::vector<double> residuals;
+  for (const auto& [key, v] : groups) {
+    if (v.size() < 4) continue;
+    const double m = Median(v);
+    for (double x : v) residuals.push_back(x / m - 1.0);
+  }
+  NoiseFit nf;
+  nf.model = prior;
+  nf.samples = static_cast<int>(residuals.size());
+  const stats::StableFit fit = stats::FitStableQuantiles(residuals, 50);
+  if (!fit.ok) {
+    nf.source = "prior";
+    nf.note = "repeated P2P bandwidth measurements: " + fit.note;
+    return nf;
+  }
+  nf.fitted = true;
+  nf.source = "p2p_bandwidth_repeats";
+  nf.model.alpha = fit.alpha;
+  nf.model.beta = fit.beta;
+  nf.model.scale = fit.scale;
+  std::sort(residuals.begin(), residuals.end());
+  uint64_t h = kFnv1aOffsetBasis;
+  for (double r : residuals) {
+    const auto q = static_cast<int64_t>(std::llround(r * 1e9));
+    for (int b = 0; b < 8; ++b) h = Fnv1aByte(h, static_cast<uint8_t>(static_cast<uint64_t>(q) >> (8 * b)));
+  }
+  nf.seed = h;
+  return nf;
+}
+
 std::vector<LinkReport> AnalyzeLinks(const model::Dataset& ds, const Thresholds& t,
                                      const stats::NoiseModel& noise) {
-  const stats::NoiseQuantiles nq = stats::EstimateNoise(noise, 50000, 12345);
+  const NoiseFit nf = MeasuredNoise(ds, t, noise);
+  const stats::NoiseQuantiles nq = stats::EstimateNoise(nf.model, 50000, nf.seed);
   const std::vector<Draft> drafts = DraftLinks(ds, t);
   LinkRefs refs = BuildRefs(drafts);
   std::vector<LinkReport> out;

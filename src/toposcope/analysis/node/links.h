@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -73,6 +74,24 @@ struct LinkReport {
   std::string evidence;            // short human explanation
 };
 
+// The measurement noise the link and path confidences use: McCulloch's alpha-stable fit
+// (stats::FitStableQuantiles) of the relative spread of repeated bandwidth measurements, or the
+// prior when the data cannot support a fit.
+struct NoiseFit {
+  stats::NoiseModel model;  // fitted alpha, beta, scale (the prior's truncation), or the prior
+  bool fitted = false;
+  int samples = 0;          // relative residuals the fit saw
+  std::string source;       // "p2p_bandwidth_repeats" (fitted) or "prior"
+  std::string note;         // why the prior was kept ("" when fitted)
+  uint64_t seed = 12345;    // Monte Carlo seed: FNV-1a of the residuals (the prior's seed when not fitted)
+};
+
+// The residuals: every measured P2P bandwidth sample over the median of its group, minus 1; a group
+// is the links of one host with the same type and lanes that hold at least 4 samples (the
+// directions and repeats of each link, its like links). Fitted when there are at least 50; else
+// the prior, saying why. Never fails.
+NoiseFit MeasuredNoise(const model::Dataset& ds, const Thresholds& t, const stats::NoiseModel& prior);
+
 // The seed's thresholds (>= 12 GB/s NVLink, <= 2 GB/s PCIe through the CPU).
 Thresholds SeedThresholds();
 // Thresholds for current hardware (PCIe Gen4/Gen5 P2P reaches 22-57 GB/s).
@@ -91,7 +110,8 @@ BandwidthClass ClassifyBandwidth(double bandwidth_gbps, const Thresholds& t);
 BandwidthClass ClassifyPairBandwidth(double bandwidth_gbps, double pcie_ceiling_gbps, const Thresholds& t);
 
 // The links of every host, sorted by host then pair, with their type, expected bandwidth and
-// degraded verdict. Never fails: unknown bandwidths leave the verdict to the lanes.
+// degraded verdict; confidences under MeasuredNoise(ds, t, noise) (`noise` is the prior). Never
+// fails: unknown bandwidths leave the verdict to the lanes.
 std::vector<LinkReport> AnalyzeLinks(const model::Dataset& ds, const Thresholds& t,
                                      const stats::NoiseModel& noise);
 

@@ -56,7 +56,8 @@ PassCounts RunIslands(const PipelineOptions& opt, PipelineState* st) {
 }
 
 PassCounts RunConfidence(const PipelineOptions& opt, PipelineState* st) {
-  st->confidence = AnalyzeConfidence(*st->links, opt.analyze.noise, opt.analyze.confidence);
+  st->confidence = AnalyzeConfidence(
+      *st->links, MeasuredNoise(*st->dataset, opt.analyze.thresholds, opt.analyze.noise), opt.analyze.confidence);
   return {static_cast<int64_t>(st->links->size()), static_cast<int64_t>(st->confidence->paths.size())};
 }
 
@@ -86,7 +87,7 @@ PassCounts RunAnchors(const PipelineOptions& opt, PipelineState* st) {
 }
 
 PassCounts RunTelemetry(const PipelineOptions&, PipelineState* st) {
-  st->telemetry = AnalyzeTelemetry(st->dataset->dcgm, st->anchors->clocks);
+  st->telemetry = AnalyzeTelemetry(st->dataset->dcgm, st->anchors->clocks, {}, GpuModelsOf(*st->dataset));
   st->telemetry->offered = CheckOfferedFields(*st->dataset);
   return {st->dataset->dcgm.points, static_cast<int64_t>(st->telemetry->findings.size())};
 }

@@ -66,7 +66,7 @@ const std::vector<PassInfo>& Passes() {
       {P::kLoad, "load", "read every input (formats detected by content) into the dataset", {}},
       {P::kLinks, "links", "GPU-pair link types, NVLink lanes, degraded links", {P::kLoad}},
       {P::kIslands, "islands", "NVLink / NVSwitch islands by spectral clustering", {P::kLoad, P::kLinks}},
-      {P::kConfidence, "confidence", "confidence bounds of edges and paths (seed 2.5)", {P::kLinks}},
+      {P::kConfidence, "confidence", "confidence bounds of edges and paths (seed 2.5)", {P::kLoad, P::kLinks}},
       {P::kClocks, "clocks", "per-host clock models fitted from sync records", {P::kLoad}},
       {P::kAnchors, "anchors", "clock models refined by collective-completion anchors", {P::kLoad, P::kClocks}},
       {P::kTelemetry, "telemetry", "DCGM fields, sampling warnings, thermal and clock-step findings",

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <string>
 #include <string_view>
@@ -45,6 +46,42 @@ enum class TelemetryFindingKind { kThermalLinkDownspeed, kStraggler, kClockStep 
 // Its name (one of those above).
 std::string_view TelemetryFindingKindName(TelemetryFindingKind k);
 
+// Where a GPU's hot threshold came from (in the order they are tried).
+enum class HotSource {
+  kOption,           // "option": TelemetryOptions::hot_c set by the caller
+  kThrottleReasons,  // "dcgm_clock_throttle_reasons": DCGM's clocks-event reasons (field 112) with
+                     // the SW or HW thermal slowdown bit set mark the hot samples
+  kDcgmLimit,        // "dcgm_max_operating_temp" / "dcgm_slowdown_temp": the GPU's own limit (152 / 158)
+  kModelLimit,       // "gpu_model": the max operating temperature of the GPU's model (sourced table)
+  kLowestKnown,      // "lowest_known_model_limit": model unknown; the lowest max operating temperature
+                     // of any model in the table
+};
+// Its name (one of those above; kDcgmLimit names the field used: see HotThreshold::source).
+std::string_view HotSourceName(HotSource s);
+
+// A GPU model's temperature limits as nvidia-smi -q reports them ("GPU Max Operating Temp", "GPU
+// Slowdown Temp", "GPU Shutdown Temp"), with where the numbers come from.
+struct GpuThermalLimits {
+  std::string_view match;    // the part of the model name that identifies it ("A100", "H100")
+  double max_operating_c = NAN;  // SW thermal slowdown keeps the GPU below this
+  double slowdown_c = NAN;       // HW thermal slowdown (clocks halved or worse) at or above this
+  double shutdown_c = NAN;
+  std::string_view source;   // the real nvidia-smi -q output the numbers were read from
+};
+// The limits of the GPU model named `model` (case-insensitive, first match in table order);
+// nullopt for an empty or unknown model.
+std::optional<GpuThermalLimits> FindGpuThermalLimits(std::string_view model);
+// The lowest max operating temperature of any model in the table (the fallback for unknown models).
+double LowestKnownMaxOperatingC();
+
+// The threshold a GPU's temperature was judged against.
+struct HotThreshold {
+  HotSource source = HotSource::kLowestKnown;
+  std::string source_name;  // HotSourceName, or the DCGM field for kDcgmLimit
+  double hot_c = NAN;       // NaN for kThrottleReasons (the bits decide, not a temperature)
+  std::string model;        // the GPU model, when known
+};
+
 struct TelemetryFinding {
   TelemetryFindingKind kind = TelemetryFindingKind::kThermalLinkDownspeed;
   std::string host;
@@ -53,10 +90,13 @@ struct TelemetryFinding {
   int64_t start_ns = 0, end_ns = 0;  // local (DCGM, clock steps) or global (stragglers) ns
   double confidence = NAN;
   std::string evidence;
+  std::string threshold_source;  // thermal findings: HotThreshold::source_name
+  double hot_c = NAN;            // thermal findings: the temperature threshold (NaN: throttle bits)
 };
 
 struct TelemetryOptions {
-  double hot_c = 85.0;          // temperature at or above which a GPU is "hot"
+  double hot_c = NAN;           // temperature at or above which a GPU is "hot"; NaN: from the data
+                                // (HotThreshold: DCGM throttle reasons, DCGM limits, GPU model)
   double link_drop_ratio = 0.7; // hot/cool median rx below this ...
   double peer_margin = 0.8;     // ... and below this fraction of its peers' ratio
   double straggler_min_us = 200; // median lateness a straggler must exceed
@@ -78,10 +118,24 @@ struct TelemetryReport {
   std::vector<OfferedFields> offered;  // per host with a `dcgmi dmon -l` list
 };
 
-// Fields, sampling warnings and thermal down-speed from the DCGM store; clock steps from the fits.
-// Returns the report (empty for an empty store and no fits); never fails.
+// (host, GPU index) -> GPU model name, as the node evidence names it.
+using GpuModels = std::map<std::pair<std::string, int>, std::string>;
+
+// The models of every GPU the dataset names. Never fails.
+GpuModels GpuModelsOf(const model::Dataset& ds);
+
+// The hot threshold of one GPU: opt.hot_c when set, else DCGM's thermal throttle bits when the GPU
+// has a clock-throttle-reasons series, else its DCGM max operating (152) or slowdown (158)
+// temperature, else its model's max operating temperature, else the lowest in the table. Never
+// fails.
+HotThreshold HotThresholdOf(const model::DcgmStore& dcgm, const std::string& host, int gpu,
+                            const GpuModels& models, const TelemetryOptions& opt = {});
+
+// Fields, sampling warnings and thermal down-speed from the DCGM store (hot thresholds from the
+// data and `models`, HotThresholdOf); clock steps from the fits. Returns the report (empty for an
+// empty store and no fits); never fails.
 TelemetryReport AnalyzeTelemetry(const model::DcgmStore& dcgm, const std::vector<HostClockFit>& clocks,
-                                 const TelemetryOptions& opt = {});
+                                 const TelemetryOptions& opt = {}, const GpuModels& models = {});
 
 // For every host with a `dcgmi dmon -l` list: how many fields it offers and which of the fields
 // the analyses read it lacks (GPU temperature for the thermal findings, NVLink byte counters for

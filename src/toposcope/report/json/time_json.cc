@@ -91,9 +91,13 @@ void AddTelemetryJson(const analysis::TelemetryReport& t, json& j) {
                {"offered", offered}};
   json findings = json::array();
   for (const auto& f : t.findings) {
-    findings.push_back({{"kind", analysis::TelemetryFindingKindName(f.kind)}, {"host", f.host}, {"gpu", f.gpu},
-                        {"link", f.link}, {"start_ns", f.start_ns}, {"end_ns", f.end_ns},
-                        {"confidence", Num(f.confidence, 4)}, {"evidence", f.evidence}});
+    json one = {{"kind", analysis::TelemetryFindingKindName(f.kind)}, {"host", f.host}, {"gpu", f.gpu},
+                {"link", f.link}, {"start_ns", f.start_ns}, {"end_ns", f.end_ns},
+                {"confidence", Num(f.confidence, 4)}, {"evidence", f.evidence}};
+    if (f.kind == analysis::TelemetryFindingKind::kThermalLinkDownspeed) {
+      one["hot_threshold"] = {{"source", f.threshold_source}, {"hot_c", Num(f.hot_c, 1)}};
+    }
+    findings.push_back(std::move(one));
   }
   j["telemetry_findings"] = findings;
 }

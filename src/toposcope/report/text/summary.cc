@@ -1,6 +1,7 @@
 #include "toposcope/report/text/summary.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <sstream>
@@ -55,7 +56,8 @@ void NodesSummary(const analysis::AnalysisResult& r, std::ostringstream& os) {
     if (!l.degraded) continue;
     os << "  DEGRADED " << l.a << " <-> " << l.b << " " << LinkTypeName(l.type);
     if (l.lanes > 0) os << " NV" << l.lanes;
-    os << " (confidence " << FormatFixed(l.confidence, 3) << "): " << l.evidence << "\n";
+    os << " (confidence " << (std::isnan(l.confidence) ? std::string("not measured") : FormatFixed(l.confidence, 3))
+       << "): " << l.evidence << "\n";
   }
 }
 
@@ -255,6 +257,12 @@ void ConfidenceSummary(const analysis::AnalysisResult& r, std::ostringstream& os
   os << "confidence (seed 2.5, alpha-stable a=" << FormatFixed(c.alpha, 2) << " b=" << FormatFixed(c.beta, 2)
      << " scale=" << FormatFixed(c.scale, 2) << ", eps = q" << FormatFixed(100 * c.quantile, 0)
      << " |error|, delta >= " << FormatFixed(c.delta_min, 2) << "):\n";
+  if (c.noise_fitted) {
+    os << "  noise fitted to the data (McCulloch quantiles of " << c.noise_samples << " residuals, "
+       << c.noise_source << ")\n";
+  } else {
+    os << "  noise: the seed's prior (" << (c.noise_note.empty() ? c.noise_source : c.noise_note) << ")\n";
+  }
   os << "  period_ms  per_hop_error  max_hops\n";
   for (const auto& s : c.sampling) {
     char line[96];
