@@ -510,6 +510,91 @@ TEST(NcclLogPrefix, Variants) {
   EXPECT_FALSE(ParseNcclLogPrefix("plain text", &p, &msg));
 }
 
+// Console captures put launcher and logger prefixes before NCCL's own: Ray (nested), Python
+// logging, torchrun's --tee/--log-dir ("[rank3]:", "[default0]:"), `srun -l`, kubectl --timestamps.
+TEST(NcclLogPrefix, LauncherAndLoggerPrefixes) {
+  struct Case {
+    const char* line;
+    int64_t ts_ns;  // kNoTime when the prefix has no stamp we read
+  };
+  const Case cases[] = {
+      {"(RayTrainWorker pid=1234, ip=10.0.0.1) node-a:1234:1300 [2] NCCL INFO Channel 00/02 :    0   1", kNoTime},
+      {"(EngineCore_DP0 pid=1088) (RayWorkerWrapper pid=285, ip=192.168.177.12) node-a:1234:1300 [2] NCCL INFO x",
+       kNoTime},
+      {"(pid=21065) node-a:1234:1300 [2] NCCL INFO x", kNoTime},
+      {"2024-05-01 12:00:00,123 - INFO - node-a:1234:1300 [2] NCCL INFO x", kNoTime},
+      {"[2024-05-01 12:00:00] node-a:1234:1300 [2] NCCL INFO x", *ParseIsoTimeNs("2024-05-01 12:00:00")},
+      {"[rank3]:node-a:1234:1300 [2] NCCL INFO x", kNoTime},
+      {"[default0]:node-a:1234:1300 [2] NCCL INFO x", kNoTime},
+      {"0: node-a:1234:1300 [2] NCCL INFO x", kNoTime},
+      {"12: node-a:1234:1300 [2] NCCL INFO x", kNoTime},
+      {"[155] node-a:1234:1300 [2] NCCL INFO x", kNoTime},
+      {"2024-05-01T12:00:00.123456789Z node-a:1234:1300 [2] NCCL INFO x", *ParseIsoTimeNs("2024-05-01T12:00:00.123456789Z")},
+  };
+  for (const Case& c : cases) {
+    NcclLogPrefix p;
+    std::string_view msg;
+    ASSERT_TRUE(ParseNcclLogPrefix(c.line, &p, &msg)) << c.line;
+    EXPECT_EQ(p.host, "node-a") << c.line;
+    EXPECT_EQ(p.pid, 1234) << c.line;
+    EXPECT_EQ(p.tid, 1300) << c.line;
+    EXPECT_EQ(p.cuda_dev, 2) << c.line;
+    EXPECT_EQ(p.ts_ns, c.ts_ns) << c.line;
+  }
+}
+
+// NCCL 2.3-2.7 label connections "Ring" (2.4's NET lines without the device in brackets), 2.3 prints
+// rank 0's order as "Ring 00 :    0   1 ...", and 2.5 prints the down tree after '|'. A console
+// preamble (prompt, banner) and every prefixed line are counted.
+TEST(NcclLogOldEras, RingConnectionsOrdersAndSplitTrees) {
+  const std::string text =
+      "$ mpirun -np 4 ./all_reduce_perf -b 8 -e 128M\n"
+      "NCCL version 2.4.8+cuda10.1\n"
+      "0: hostA:100:200 [0] NCCL INFO Ring 00 :    0   1   2   3\n"
+      "0: hostA:100:200 [0] NCCL INFO Ring 00 : 0[0] -> 1[1] via P2P/IPC\n"
+      "1: hostA:101:201 [1] NCCL INFO Ring 00 : 1 -> 2 [send] via NET/Socket/0\n"
+      "2: hostB:300:400 [0] NCCL INFO Ring 00 : 1[23000] -> 2[1e000] [receive] via NET/IB/1/GDRDMA\n"
+      "2: hostB:300:400 [0] NCCL INFO Trees [0] 154/-1/-1->155->153|153->155->154/-1/-1 [1] -1/-1/-1->155->154|154->155->-1/-1/-1\n"
+      "2: hostB:300:400 [0] NCCL INFO Ring 00 : 2[0] 3[1] via P2P/IPC\n";  // no '->': rejected
+  Diagnostics diag;
+  const NcclLog log = ParseOk(text, diag);
+  ExpectCounts(log, 8, 1);
+  EXPECT_EQ(log.nccl_version, "2.4.8+cuda10.1");
+  ASSERT_EQ(log.ring_orders.size(), 1u);
+  EXPECT_EQ(log.ring_orders[0].ranks, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(log.ring_orders[0].nchannels, -1);
+  EXPECT_TRUE(log.rings.empty());
+  ASSERT_EQ(log.connections.size(), 3u);
+  const NcclConnection& p2p = log.connections[0];
+  EXPECT_EQ(p2p.channel, 0);
+  EXPECT_FALSE(p2p.has_conn_index);
+  EXPECT_EQ(p2p.from_rank, 0);
+  EXPECT_EQ(p2p.to_rank, 1);
+  EXPECT_EQ(p2p.from_dev, "0");
+  EXPECT_EQ(p2p.transport, NcclTransport::kP2p);
+  EXPECT_EQ(p2p.p2p_kind, "IPC");
+  const NcclConnection& sock = log.connections[1];
+  EXPECT_EQ(sock.from_rank, 1);
+  EXPECT_EQ(sock.to_rank, 2);
+  EXPECT_TRUE(sock.from_dev.empty());
+  EXPECT_EQ(sock.dir, Dir::kSend);
+  EXPECT_EQ(sock.transport, NcclTransport::kNet);
+  EXPECT_EQ(sock.net_name, "Socket");
+  EXPECT_EQ(sock.net_dev, 0);
+  EXPECT_EQ(log.connections[1].at.host, "hostA");
+  EXPECT_EQ(log.connections[2].to_dev, "1e000");
+  EXPECT_TRUE(log.connections[2].gdrdma);
+  EXPECT_EQ(log.connections[2].dir, Dir::kReceive);
+  ASSERT_EQ(log.trees.size(), 2u);
+  EXPECT_EQ(log.trees[0].me, 155);
+  EXPECT_EQ(log.trees[0].up, 153);
+  EXPECT_EQ(log.trees[0].down[0], 154);
+  EXPECT_EQ(log.trees[1].up, 154);
+  ASSERT_EQ(diag.items().size(), 1u);
+  EXPECT_EQ(diag.items()[0].line, 8);
+  EXPECT_NE(diag.items()[0].reason.find("->"), std::string::npos) << diag.items()[0].reason;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Writer round trips.
 
