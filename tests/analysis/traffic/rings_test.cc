@@ -289,6 +289,75 @@ TEST(RingsFromLogs, CutShortOrderIsAPartialRing) {
   EXPECT_NE(r.notes.back().find("0 cross-node host cycle(s) in the NCCL logs"), std::string::npos) << r.notes.back();
 }
 
+// Real console captures (testdata/real/nccl_log, PROVENANCE.md).
+const std::string kRealLog = std::string(TOPOSCOPE_TESTDATA) + "/real/nccl_log/";
+
+RingReport RealRings(const std::string& name) {
+  model::Dataset ds;
+  ds.nccl_logs.push_back(Load(kRealLog + name));
+  return RingsFromLogs(ds);
+}
+
+bool HasNote(const RingReport& r, std::string_view part) {
+  for (const auto& n : r.notes) {
+    if (n.find(part) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// NVIDIA/nccl issue #514: rank 0's orders of a 32-rank comm cut by NCCL at 20 ranks: every ring is
+// partial (its ranks name rank 31, so the comm has at least 32).
+TEST(RingsFromLogsReal, Issue514CutShortOrdersArePartial) {
+  const RingReport r = RealRings("nccl2.x_cut_short_ring_orders_32ranks_nccl_issue514_excerpt.log");
+  ASSERT_EQ(r.rings.size(), 8u);
+  for (const auto& v : r.rings) {
+    EXPECT_FALSE(v.complete) << v.channel;
+    EXPECT_EQ(v.ranks.size(), 20u);
+  }
+  EXPECT_EQ(r.rings[0].ranks.front(), 0);
+  EXPECT_EQ(r.rings[0].ranks.back(), 21);
+  EXPECT_TRUE(HasNote(r, "channel 0: partial ring of 20 of 32 ranks"));
+  EXPECT_TRUE(RingHostOrders(r).empty());
+}
+
+// torchrun's "[rank0]:" prefix, 2.23+ one-digit spacing: ten whole rings of four ranks.
+TEST(RingsFromLogsReal, TorchrunPrefixedOrdersAreWholeRings) {
+  const RingReport r = RealRings("torchrun_rank_prefix_4gpu_channel_orders_torchtitan_issue1570_excerpt.log");
+  ASSERT_EQ(r.rings.size(), 10u);
+  for (const auto& v : r.rings) {
+    EXPECT_TRUE(v.complete);
+    EXPECT_EQ(v.ranks, (std::vector<int>{0, 1, 2, 3}));
+    EXPECT_EQ(v.comm, "nranks=4");
+    EXPECT_EQ(v.gpus[0], "costa-671b-5-worker-1/gpu0");
+  }
+}
+
+// Python logging prefix: the channel 23 order is a whole ring of 8; rank 0's Ring lines alone close
+// no cycle for channels 0-9.
+TEST(RingsFromLogsReal, PythonLoggingPrefixedOrder) {
+  const RingReport r = RealRings("pylogging_prefix_8gpu_ring_lines_easydistill_issue4_excerpt.log");
+  ASSERT_EQ(r.rings.size(), 1u);
+  EXPECT_EQ(r.rings[0].channel, 23);
+  EXPECT_TRUE(r.rings[0].complete);
+  EXPECT_EQ(r.rings[0].ranks, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(r.rings[0].gpus[0], "g340-cd51-4900-b72a-d104-a9bf-df48/gpu0");
+  EXPECT_TRUE(HasNote(r, "channel 9: no ring order and neither Ring lines nor connections close a cycle"));
+}
+
+// NCCL 2.4 connection excerpts of 32 and 64 ranks: some ranks' lines are missing, so no cycle
+// closes and no ring is claimed.
+TEST(RingsFromLogsReal, Nccl24ConnectionExcerptsCloseNoRing) {
+  const RingReport a = RealRings("nccl2.4_ring_connections_4node_32gpu_nccl_tests_issue29_excerpt.log");
+  EXPECT_TRUE(a.rings.empty());
+  EXPECT_TRUE(HasNote(a, "channel 0: no ring order and neither Ring lines nor connections close a cycle"));
+  const RingReport b = RealRings("nccl2.4_socket_ring_send_receive_aws_nccl_issue226_excerpt.log");
+  EXPECT_TRUE(b.rings.empty());
+  // 2.5.6 labels tree connections "Ring" too: rank 155 has three successors and no cycle closes.
+  const RingReport c = RealRings("nccl2.5.6_mpi_rank_tag_split_trees_ring_conns_nccl_issue302_excerpt.log");
+  EXPECT_TRUE(c.rings.empty());
+  EXPECT_EQ(c.trees.size(), 4u);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Rings from flows
 // ---------------------------------------------------------------------------------------------

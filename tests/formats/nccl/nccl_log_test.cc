@@ -596,6 +596,134 @@ TEST(NcclLogOldEras, RingConnectionsOrdersAndSplitTrees) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Real console captures collected from public posts (testdata/real/nccl_log, PROVENANCE.md).
+
+const std::string kRealLog = std::string(TOPOSCOPE_TESTDATA) + "/real/nccl_log/";
+
+NcclLog ReadReal(const std::string& name, Diagnostics& diag) { return ReadFile(kRealLog + name, diag); }
+
+TEST(NcclLogReal, RayTrainWorkerPrefixes) {
+  Diagnostics diag;
+  const NcclLog log = ReadReal("ray_train_worker_prefix_channel_orders_ray_issue40850_excerpt.log", diag);
+  ExpectCounts(log, 12, 0);
+  ASSERT_EQ(log.ring_orders.size(), 4u);
+  for (const auto& o : log.ring_orders) {
+    EXPECT_EQ(o.ranks, (std::vector<int>{0, 1, 2, 3, 4}));
+    EXPECT_EQ(o.nchannels, 4);
+    EXPECT_EQ(o.at.host, "localhost");
+    EXPECT_EQ(o.at.pid, 83498);
+  }
+  EXPECT_EQ(log.ring_orders[3].channel, 3);
+}
+
+TEST(NcclLogReal, RayNestedPrefixesCommAndTrees) {
+  Diagnostics diag;
+  const NcclLog log = ReadReal("ray_nested_prefix_2node_comm_trees_fastsafetensors_issue36_excerpt.log", diag);
+  ExpectCounts(log, 8, 0);
+  ASSERT_EQ(log.comms.size(), 1u);
+  EXPECT_EQ(log.comms[0].at.host, "spark2");
+  EXPECT_EQ(log.comms[0].at.pid, 285);
+  EXPECT_EQ(log.comms[0].rank, 1);
+  EXPECT_EQ(log.comms[0].nranks, 2);
+  EXPECT_EQ(log.comms[0].nnodes, 2);
+  ASSERT_EQ(log.trees.size(), 16u);
+  EXPECT_EQ(log.trees[0].up, 0);
+  EXPECT_EQ(log.trees[15].down[0], 0);
+  EXPECT_EQ(log.trees[15].up, -1);
+}
+
+TEST(NcclLogReal, RayPidPrefixOldChannelConnections) {
+  Diagnostics diag;
+  const NcclLog log = ReadReal("ray_pid_prefix_nccl2.7_1node4gpu_shm_p2p_ray_issue16979_excerpt.log", diag);
+  ExpectCounts(log, 12, 0);
+  ASSERT_EQ(log.connections.size(), 7u);
+  for (const auto& c : log.connections) {
+    EXPECT_FALSE(c.has_conn_index);
+    EXPECT_EQ(c.at.host, "dev-duanjiangfei-ap0");
+  }
+  EXPECT_EQ(log.connections[1].transport, NcclTransport::kShm);
+  EXPECT_EQ(log.connections[1].to_dev, "80");
+  ASSERT_EQ(log.comms.size(), 1u);
+  EXPECT_EQ(log.comms[0].kind, NcclCommInitKind::kInitComplete);
+  EXPECT_EQ(log.comms[0].bus_id, "a0");
+}
+
+TEST(NcclLogReal, PythonLoggingPrefix) {
+  Diagnostics diag;
+  const NcclLog log = ReadReal("pylogging_prefix_8gpu_ring_lines_easydistill_issue4_excerpt.log", diag);
+  ExpectCounts(log, 12, 1);
+  ASSERT_EQ(log.ring_orders.size(), 1u);
+  EXPECT_EQ(log.ring_orders[0].channel, 23);
+  EXPECT_EQ(log.ring_orders[0].at.host, "g340-cd51-4900-b72a-d104-a9bf-df48");
+  ASSERT_EQ(log.rings.size(), 10u);
+  EXPECT_EQ(log.rings[9].channel, 9);
+  EXPECT_EQ(log.rings[9].prev, 7);
+  EXPECT_EQ(log.rings[9].next, 1);
+  ASSERT_EQ(diag.items().size(), 1u);
+  EXPECT_EQ(diag.items()[0].line, 12);  // the excerpt's cut "Ring 10 : 7 ->"
+}
+
+TEST(NcclLogReal, TorchrunRankPrefix) {
+  Diagnostics diag;
+  const NcclLog log = ReadReal("torchrun_rank_prefix_4gpu_channel_orders_torchtitan_issue1570_excerpt.log", diag);
+  ExpectCounts(log, 16, 0);
+  ASSERT_EQ(log.comms.size(), 1u);
+  EXPECT_EQ(log.comms[0].at.host, "costa-671b-5-worker-1");
+  EXPECT_EQ(log.comms[0].nranks, 4);
+  ASSERT_EQ(log.ring_orders.size(), 10u);
+  EXPECT_EQ(log.ring_orders[9].ranks, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(log.ring_orders[9].nchannels, 24);
+  EXPECT_EQ(log.ring_orders[9].comm, "0x43be0680");
+}
+
+TEST(NcclLogReal, Nccl24RingConnectionLines) {
+  Diagnostics diag;
+  const NcclLog log = ReadReal("nccl2.4_ring_connections_4node_32gpu_nccl_tests_issue29_excerpt.log", diag);
+  ExpectCounts(log, 20, 0);
+  ASSERT_EQ(log.connections.size(), 19u);
+  EXPECT_EQ(log.connections[0].at.host, "server4");
+  EXPECT_EQ(log.connections[0].from_rank, 26);
+  EXPECT_EQ(log.connections[0].to_rank, 24);
+  EXPECT_EQ(log.connections[0].to_dev, "0");
+  EXPECT_EQ(log.connections[0].p2p_kind, "IPC");
+
+  Diagnostics d2;
+  const NcclLog sock = ReadReal("nccl2.4_socket_ring_send_receive_aws_nccl_issue226_excerpt.log", d2);
+  ExpectCounts(sock, 16, 1);
+  ASSERT_EQ(sock.connections.size(), 15u);
+  EXPECT_EQ(sock.connections[0].dir, Dir::kSend);
+  EXPECT_TRUE(sock.connections[0].from_dev.empty());
+  EXPECT_EQ(sock.connections[0].net_name, "Socket");
+  EXPECT_EQ(sock.connections[1].dir, Dir::kReceive);
+  ASSERT_EQ(d2.items().size(), 1u);
+  EXPECT_EQ(d2.items()[0].line, 16);  // "via NET/Socket" cut before the device
+  EXPECT_NE(d2.items()[0].reason.find("network transport"), std::string::npos) << d2.items()[0].reason;
+}
+
+TEST(NcclLogReal, CutShortRingOrdersAndSplitTrees) {
+  Diagnostics diag;
+  const NcclLog log = ReadReal("nccl2.x_cut_short_ring_orders_32ranks_nccl_issue514_excerpt.log", diag);
+  ExpectCounts(log, 8, 0);
+  ASSERT_EQ(log.ring_orders.size(), 8u);
+  for (const auto& o : log.ring_orders) EXPECT_EQ(o.ranks.size(), 20u);
+  EXPECT_FALSE(log.ring_orders[0].truncated);  // NCCL <= 2.22 cuts without '...'
+
+  Diagnostics d2;
+  const NcclLog t = ReadReal("nccl2.5.6_mpi_rank_tag_split_trees_ring_conns_nccl_issue302_excerpt.log", d2);
+  ExpectCounts(t, 11, 0);
+  ASSERT_EQ(t.trees.size(), 4u);
+  EXPECT_EQ(t.trees[3].down, (std::array<int, 3>{153, 146, 162}));
+  EXPECT_EQ(t.trees[3].me, 155);
+  EXPECT_EQ(t.trees[3].up, 154);
+  ASSERT_EQ(t.connections.size(), 3u);
+  EXPECT_EQ(t.connections[2].to_rank, 154);
+  ASSERT_EQ(t.net_using.size(), 1u);
+  EXPECT_EQ(t.net_using[0].devices.size(), 5u);
+  EXPECT_EQ(t.net_using[0].devices[3].link_layer, "RoCE");
+  EXPECT_EQ(t.net_using[0].at.host, "crow-ib-new-nccl-256-info-19");
+}
+
+// ---------------------------------------------------------------------------------------------
 // Writer round trips.
 
 NcclLogPrefix Pre(std::string host, int64_t pid, int64_t tid, int dev, int64_t ts = kNoTime) {

@@ -376,8 +376,13 @@ std::optional<RingView> ChannelRing(const std::string& gname, int ch, const Grou
   auto oit = g.orders.find(ch);
   auto nit = g.ring_next.find(ch);
   // Cut short: marked '...', or fewer ranks than the logs name (NCCL <= 2.22 prints rank 0's
-  // order into a fixed-size line).
-  const size_t expected = std::max(g.ranks.size(), g.nranks > 0 ? static_cast<size_t>(g.nranks) : size_t{0});
+  // order into a fixed-size line). A comm's ranks are 0..n-1, so a rank r anywhere means n > r.
+  size_t expected = std::max(g.ranks.size(), g.nranks > 0 ? static_cast<size_t>(g.nranks) : size_t{0});
+  if (!g.ranks.empty()) expected = std::max(expected, static_cast<size_t>(g.ranks.rbegin()->first) + 1);
+  for (const auto& [unused, order] : g.orders) {
+    (void)unused;
+    for (int r : order->ranks) expected = std::max(expected, static_cast<size_t>(r) + 1);
+  }
   const bool truncated = oit != g.orders.end() && (oit->second->truncated || oit->second->ranks.size() < expected);
   if (oit != g.orders.end()) {
     v.ranks = oit->second->ranks;
