@@ -52,7 +52,7 @@ seed_dirs() {
     nccl_topo_xml_fuzz) echo "$fixtures/nccl_topo_xml" ;;
     nccl_graph_xml_fuzz) echo "$fixtures/nccl_graph_xml" ;;
     p2p_bandwidth_latency_fuzz) echo "$fixtures/cuda_p2p $root/testdata/real/cuda_p2p" ;;
-    nvbandwidth_fuzz) echo "$fixtures/nvbandwidth" ;;
+    nvbandwidth_fuzz) echo "$fixtures/nvbandwidth $root/testdata/real/nvbandwidth" ;;
     p2p_csv_fuzz) echo "$root/testdata/p2p" ;;
     chrome_trace_fuzz) echo "$fixtures/kineto_trace $fixtures/nccl_inspector" ;;
     nccl_inspector_fuzz) echo "$fixtures/nccl_inspector" ;;
@@ -66,7 +66,7 @@ seed_dirs() {
     sync_csv_fuzz) echo "$root/testdata/sync" ;;
     roce_packet_fuzz) echo "$root/testdata/pcap/frames" ;;
     pcap_capture_fuzz) echo "$fixtures/pcap/derived $root/testdata/pcap" ;;
-    nccl_log_fuzz) echo "$fixtures/nccl_debug_log $root/testdata/nccl_log" ;;
+    nccl_log_fuzz) echo "$fixtures/nccl_debug_log $root/testdata/nccl_log $root/testdata/real/nccl_log" ;;
     nccl_tests_fuzz) echo "$fixtures/nccl_tests $root/testdata/real/nccl_tests" ;;
     rdma_tools_fuzz) echo "$fixtures/rdma_tools $root/testdata/rdma_tools" ;;
     inventory_csv_fuzz) echo "$root/testdata/inventory" ;;

@@ -39,6 +39,14 @@ std::string_view FirstElement(std::string_view s) {
   return {};
 }
 
+// True for text that opens a JSON array: '[' then (after blanks) '{', '[', ']' or '"'.
+bool OpensJsonArray(std::string_view t) {
+  if (t.empty() || t[0] != '[') return false;
+  size_t i = 1;
+  while (i < t.size() && (t[i] == ' ' || t[i] == '\n' || t[i] == '\r' || t[i] == '\t')) ++i;
+  return i >= t.size() || t[i] == '{' || t[i] == '[' || t[i] == ']' || t[i] == '"';
+}
+
 // True when some line of the text starts with `prefix`.
 bool LineStartsWith(std::string_view text, std::string_view prefix) {
   if (StartsWith(text, prefix)) return true;
@@ -158,7 +166,11 @@ SniffResult SniffFormat(std::string_view head) {
   if (!t.empty() && t[0] != '{' && t[0] != '<' && LooksLikeNcclTests(head)) {
     return {FileFormat::kNcclTests, "nccl-tests output (nThread/nGpus header or bus bandwidth)"};
   }
-  if (!t.empty() && t[0] != '{' && t[0] != '[' && LooksLikeNcclLog(head)) return {FileFormat::kNcclLog, "NCCL INFO log lines"};
+  // Console captures may open with "[rank0]:", "[2024-05-01 12:00:00] " or "[1,0]<stdout>:": only a
+  // JSON array ("[{", "[[", ...) is kept from the log reader.
+  if (!t.empty() && t[0] != '{' && !OpensJsonArray(t) && LooksLikeNcclLog(head)) {
+    return {FileFormat::kNcclLog, "NCCL INFO log lines"};
+  }
   switch (SniffRdmaTool(head)) {
     case RdmaToolKind::kRdmaResQp: return {FileFormat::kRdmaResQp, "rdma res show qp output"};
     case RdmaToolKind::kIbstat: return {FileFormat::kIbstat, "ibstat output (CA '...')"};

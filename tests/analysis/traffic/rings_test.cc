@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "toposcope/analysis/fabric/architecture.h"
 #include "toposcope/base/file_io.h"
 #include "toposcope/formats/nccl/nccl_log.h"
 
@@ -193,6 +194,168 @@ TEST(RingsFromLogs, RebuiltFromRingLinesAndDisagreements) {
   }
   EXPECT_TRUE(rebuilt);
   EXPECT_TRUE(disagree);
+}
+
+// Two hosts, four ranks, NCCL 2.4 spelling: connections labelled "Ring", the NET ones without the
+// device in brackets; no ring order and no "prev -> me -> next" line. The connections close a cycle.
+TEST(RingsFromLogs, Nccl24RingConnectionLinesAcrossHosts) {
+  Diagnostics d;
+  auto a = formats::ParseNcclLog(
+      "hostA:100:200 [0] NCCL INFO Ring 00 : 0[0] -> 1[1] via P2P/IPC\n"
+      "hostA:101:201 [1] NCCL INFO Ring 00 : 1 -> 2 [send] via NET/Socket/0\n"
+      "hostA:100:200 [0] NCCL INFO Ring 00 : 3 -> 0 [receive] via NET/Socket/0\n",
+      "a.log", d);
+  auto b = formats::ParseNcclLog(
+      "hostB:300:400 [0] NCCL INFO Ring 00 : 1 -> 2 [receive] via NET/Socket/0\n"
+      "hostB:300:400 [0] NCCL INFO Ring 00 : 2[0] -> 3[1] via P2P/IPC\n"
+      "hostB:301:401 [1] NCCL INFO Ring 00 : 3 -> 0 [send] via NET/Socket/0\n",
+      "b.log", d);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(d.items().size(), 0u);
+  model::Dataset ds;
+  ds.nccl_logs = {*a, *b};
+  RingReport r = RingsFromLogs(ds);
+  ASSERT_EQ(r.rings.size(), 1u);
+  EXPECT_EQ(r.rings[0].ranks, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(r.rings[0].hosts, (Strings{"hostA", "hostB"}));
+  EXPECT_EQ(r.rings[0].gpus, (Strings{"hostA/gpu0", "hostA/gpu1", "hostB/gpu0", "hostB/gpu1"}));
+  EXPECT_TRUE(r.rings[0].complete);
+  EXPECT_EQ(RingHostOrders(r).size(), 1u);
+}
+
+// Newer logs: "Channel 05/0" connection lines of every rank, the tree connections after the ring
+// ones (so ranks have two successors), and "/1" point-to-point lines, which are not ring hops.
+TEST(RingsFromLogs, ChannelConnectionsWithTreeConnectionsCloseTheRing) {
+  Diagnostics d;
+  auto log = formats::ParseNcclLog(
+      "n1:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 4 nNodes 2 localRanks 2 localRank 0 MNNVL 0\n"
+      "n1:1:1 [0] NCCL INFO Channel 05/0 : 0[0] -> 1[1] via P2P/CUMEM\n"
+      "n1:1:2 [1] NCCL INFO comm 0x2 rank 1 nRanks 4 nNodes 2 localRanks 2 localRank 1 MNNVL 0\n"
+      "n1:1:2 [1] NCCL INFO Channel 05/0 : 1[1] -> 2[0] [send] via NET/IB/0\n"
+      "n2:2:1 [0] NCCL INFO comm 0x3 rank 2 nRanks 4 nNodes 2 localRanks 2 localRank 0 MNNVL 0\n"
+      "n2:2:1 [0] NCCL INFO Channel 05/0 : 1[1] -> 2[0] [receive] via NET/IB/0\n"
+      "n2:2:1 [0] NCCL INFO Channel 05/0 : 2[0] -> 3[1] via P2P/CUMEM\n"
+      "n2:2:2 [1] NCCL INFO comm 0x4 rank 3 nRanks 4 nNodes 2 localRanks 2 localRank 1 MNNVL 0\n"
+      "n2:2:2 [1] NCCL INFO Channel 05/0 : 3[1] -> 0[0] [send] via NET/IB/0\n"
+      "n1:1:1 [0] NCCL INFO Channel 05/0 : 3[1] -> 0[0] [receive] via NET/IB/0\n"
+      "n1:1:1 [0] NCCL INFO Connected all rings\n"
+      "n1:1:1 [0] NCCL INFO Channel 05/0 : 0[0] -> 2[0] [send] via NET/IB/0\n"   // tree
+      "n2:2:1 [0] NCCL INFO Channel 05/0 : 2[0] -> 0[0] [send] via NET/IB/0\n"   // tree
+      "n1:1:2 [1] NCCL INFO Channel 05/0 : 1[1] -> 0[0] via P2P/CUMEM\n"         // tree
+      "n1:1:1 [0] NCCL INFO Channel 02/1 : 0[0] -> 3[1] [send] via NET/IB/0\n",  // point to point
+      "n.log", d);
+  ASSERT_TRUE(log.ok());
+  model::Dataset ds;
+  ds.nccl_logs = {*log};
+  RingReport r = RingsFromLogs(ds);
+  ASSERT_EQ(r.rings.size(), 1u);
+  EXPECT_EQ(r.rings[0].channel, 5);
+  EXPECT_EQ(r.rings[0].ranks, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(r.rings[0].hosts, (Strings{"n1", "n2"}));
+  EXPECT_TRUE(r.rings[0].complete);
+  bool first = false;
+  for (const auto& n : r.notes) first = first || n.find("rebuilt from 4 first connection lines") != std::string::npos;
+  EXPECT_TRUE(first);
+}
+
+// NCCL <= 2.22 prints at most 20 ranks of rank 0's order; with nothing else to rebuild it from, the
+// ring is partial: complete = false, no hop from the last printed rank back to rank 0, and neither
+// the architecture's host orders nor the log/flow comparison use it.
+TEST(RingsFromLogs, CutShortOrderIsAPartialRing) {
+  Diagnostics d;
+  std::string text = "h0:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 32 nNodes 4 localRanks 8 localRank 0 MNNVL 0\n";
+  text += "h0:1:1 [0] NCCL INFO Channel 00/02 :    0   1   2   3   4   5   6   7   8   9  10  11  12  13  14  15  16  17"
+          "  18  19\n";
+  auto log = formats::ParseNcclLog(text, "cut.log", d);
+  ASSERT_TRUE(log.ok());
+  model::Dataset ds;
+  ds.nccl_logs = {*log};
+  RingReport r = RingsFromLogs(ds);
+  ASSERT_EQ(r.rings.size(), 1u);
+  EXPECT_FALSE(r.rings[0].complete);
+  EXPECT_EQ(r.rings[0].ranks.size(), 20u);
+  EXPECT_EQ(RingHostOrders(r).size(), 0u);
+  bool partial = false;
+  for (const auto& n : r.notes) partial = partial || n.find("partial ring of 20 of 32 ranks") != std::string::npos;
+  EXPECT_TRUE(partial);
+  // Hosts of ranks 0..19 on two hosts in a row: h0 then "?" (unknown), never wrapped back to h0.
+  EXPECT_EQ(r.rings[0].hosts, (Strings{"h0", "?"}));
+  EXPECT_EQ(r.rings[0].cross_node_nics.size(), 1u);
+  std::vector<RingView> flows(1);
+  flows[0].source = RingSource::kFlows;
+  flows[0].hosts = {"?", "h0"};
+  CompareRings(&r, flows);
+  EXPECT_EQ(r.log_flow_agree + r.log_flow_disagree, 0);
+  EXPECT_NE(r.notes.back().find("0 cross-node host cycle(s) in the NCCL logs"), std::string::npos) << r.notes.back();
+}
+
+// Real console captures (testdata/real/nccl_log, PROVENANCE.md).
+const std::string kRealLog = std::string(TOPOSCOPE_TESTDATA) + "/real/nccl_log/";
+
+RingReport RealRings(const std::string& name) {
+  model::Dataset ds;
+  ds.nccl_logs.push_back(Load(kRealLog + name));
+  return RingsFromLogs(ds);
+}
+
+bool HasNote(const RingReport& r, std::string_view part) {
+  for (const auto& n : r.notes) {
+    if (n.find(part) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// NVIDIA/nccl issue #514: rank 0's orders of a 32-rank comm cut by NCCL at 20 ranks: every ring is
+// partial (its ranks name rank 31, so the comm has at least 32).
+TEST(RingsFromLogsReal, Issue514CutShortOrdersArePartial) {
+  const RingReport r = RealRings("nccl2.x_cut_short_ring_orders_32ranks_nccl_issue514_excerpt.log");
+  ASSERT_EQ(r.rings.size(), 8u);
+  for (const auto& v : r.rings) {
+    EXPECT_FALSE(v.complete) << v.channel;
+    EXPECT_EQ(v.ranks.size(), 20u);
+  }
+  EXPECT_EQ(r.rings[0].ranks.front(), 0);
+  EXPECT_EQ(r.rings[0].ranks.back(), 21);
+  EXPECT_TRUE(HasNote(r, "channel 0: partial ring of 20 of 32 ranks"));
+  EXPECT_TRUE(RingHostOrders(r).empty());
+}
+
+// torchrun's "[rank0]:" prefix, 2.23+ one-digit spacing: ten whole rings of four ranks.
+TEST(RingsFromLogsReal, TorchrunPrefixedOrdersAreWholeRings) {
+  const RingReport r = RealRings("torchrun_rank_prefix_4gpu_channel_orders_torchtitan_issue1570_excerpt.log");
+  ASSERT_EQ(r.rings.size(), 10u);
+  for (const auto& v : r.rings) {
+    EXPECT_TRUE(v.complete);
+    EXPECT_EQ(v.ranks, (std::vector<int>{0, 1, 2, 3}));
+    EXPECT_EQ(v.comm, "nranks=4");
+    EXPECT_EQ(v.gpus[0], "costa-671b-5-worker-1/gpu0");
+  }
+}
+
+// Python logging prefix: the channel 23 order is a whole ring of 8; rank 0's Ring lines alone close
+// no cycle for channels 0-9.
+TEST(RingsFromLogsReal, PythonLoggingPrefixedOrder) {
+  const RingReport r = RealRings("pylogging_prefix_8gpu_ring_lines_easydistill_issue4_excerpt.log");
+  ASSERT_EQ(r.rings.size(), 1u);
+  EXPECT_EQ(r.rings[0].channel, 23);
+  EXPECT_TRUE(r.rings[0].complete);
+  EXPECT_EQ(r.rings[0].ranks, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(r.rings[0].gpus[0], "g340-cd51-4900-b72a-d104-a9bf-df48/gpu0");
+  EXPECT_TRUE(HasNote(r, "channel 9: no ring order and neither Ring lines nor connections close a cycle"));
+}
+
+// NCCL 2.4 connection excerpts of 32 and 64 ranks: some ranks' lines are missing, so no cycle
+// closes and no ring is claimed.
+TEST(RingsFromLogsReal, Nccl24ConnectionExcerptsCloseNoRing) {
+  const RingReport a = RealRings("nccl2.4_ring_connections_4node_32gpu_nccl_tests_issue29_excerpt.log");
+  EXPECT_TRUE(a.rings.empty());
+  EXPECT_TRUE(HasNote(a, "channel 0: no ring order and neither Ring lines nor connections close a cycle"));
+  const RingReport b = RealRings("nccl2.4_socket_ring_send_receive_aws_nccl_issue226_excerpt.log");
+  EXPECT_TRUE(b.rings.empty());
+  // 2.5.6 labels tree connections "Ring" too: rank 155 has three successors and no cycle closes.
+  const RingReport c = RealRings("nccl2.5.6_mpi_rank_tag_split_trees_ring_conns_nccl_issue302_excerpt.log");
+  EXPECT_TRUE(c.rings.empty());
+  EXPECT_EQ(c.trees.size(), 4u);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -510,6 +510,219 @@ TEST(NcclLogPrefix, Variants) {
   EXPECT_FALSE(ParseNcclLogPrefix("plain text", &p, &msg));
 }
 
+// Console captures put launcher and logger prefixes before NCCL's own: Ray (nested), Python
+// logging, torchrun's --tee/--log-dir ("[rank3]:", "[default0]:"), `srun -l`, kubectl --timestamps.
+TEST(NcclLogPrefix, LauncherAndLoggerPrefixes) {
+  struct Case {
+    const char* line;
+    int64_t ts_ns;  // kNoTime when the prefix has no stamp we read
+  };
+  const Case cases[] = {
+      {"(RayTrainWorker pid=1234, ip=10.0.0.1) node-a:1234:1300 [2] NCCL INFO Channel 00/02 :    0   1", kNoTime},
+      {"(EngineCore_DP0 pid=1088) (RayWorkerWrapper pid=285, ip=192.168.177.12) node-a:1234:1300 [2] NCCL INFO x",
+       kNoTime},
+      {"(pid=21065) node-a:1234:1300 [2] NCCL INFO x", kNoTime},
+      {"2024-05-01 12:00:00,123 - INFO - node-a:1234:1300 [2] NCCL INFO x", kNoTime},
+      {"[2024-05-01 12:00:00] node-a:1234:1300 [2] NCCL INFO x", *ParseIsoTimeNs("2024-05-01 12:00:00")},
+      {"[rank3]:node-a:1234:1300 [2] NCCL INFO x", kNoTime},
+      {"[default0]:node-a:1234:1300 [2] NCCL INFO x", kNoTime},
+      {"0: node-a:1234:1300 [2] NCCL INFO x", kNoTime},
+      {"12: node-a:1234:1300 [2] NCCL INFO x", kNoTime},
+      {"[155] node-a:1234:1300 [2] NCCL INFO x", kNoTime},
+      {"2024-05-01T12:00:00.123456789Z node-a:1234:1300 [2] NCCL INFO x", *ParseIsoTimeNs("2024-05-01T12:00:00.123456789Z")},
+  };
+  for (const Case& c : cases) {
+    NcclLogPrefix p;
+    std::string_view msg;
+    ASSERT_TRUE(ParseNcclLogPrefix(c.line, &p, &msg)) << c.line;
+    EXPECT_EQ(p.host, "node-a") << c.line;
+    EXPECT_EQ(p.pid, 1234) << c.line;
+    EXPECT_EQ(p.tid, 1300) << c.line;
+    EXPECT_EQ(p.cuda_dev, 2) << c.line;
+    EXPECT_EQ(p.ts_ns, c.ts_ns) << c.line;
+  }
+}
+
+// NCCL 2.3-2.7 label connections "Ring" (2.4's NET lines without the device in brackets), 2.3 prints
+// rank 0's order as "Ring 00 :    0   1 ...", and 2.5 prints the down tree after '|'. A console
+// preamble (prompt, banner) and every prefixed line are counted.
+TEST(NcclLogOldEras, RingConnectionsOrdersAndSplitTrees) {
+  const std::string text =
+      "$ mpirun -np 4 ./all_reduce_perf -b 8 -e 128M\n"
+      "NCCL version 2.4.8+cuda10.1\n"
+      "0: hostA:100:200 [0] NCCL INFO Ring 00 :    0   1   2   3\n"
+      "0: hostA:100:200 [0] NCCL INFO Ring 00 : 0[0] -> 1[1] via P2P/IPC\n"
+      "1: hostA:101:201 [1] NCCL INFO Ring 00 : 1 -> 2 [send] via NET/Socket/0\n"
+      "2: hostB:300:400 [0] NCCL INFO Ring 00 : 1[23000] -> 2[1e000] [receive] via NET/IB/1/GDRDMA\n"
+      "2: hostB:300:400 [0] NCCL INFO Trees [0] 154/-1/-1->155->153|153->155->154/-1/-1 [1] -1/-1/-1->155->154|154->155->-1/-1/-1\n"
+      "2: hostB:300:400 [0] NCCL INFO Ring 00 : 2[0] 3[1] via P2P/IPC\n";  // no '->': rejected
+  Diagnostics diag;
+  const NcclLog log = ParseOk(text, diag);
+  ExpectCounts(log, 8, 1);
+  EXPECT_EQ(log.nccl_version, "2.4.8+cuda10.1");
+  ASSERT_EQ(log.ring_orders.size(), 1u);
+  EXPECT_EQ(log.ring_orders[0].ranks, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(log.ring_orders[0].nchannels, -1);
+  EXPECT_TRUE(log.rings.empty());
+  ASSERT_EQ(log.connections.size(), 3u);
+  const NcclConnection& p2p = log.connections[0];
+  EXPECT_EQ(p2p.channel, 0);
+  EXPECT_FALSE(p2p.has_conn_index);
+  EXPECT_EQ(p2p.from_rank, 0);
+  EXPECT_EQ(p2p.to_rank, 1);
+  EXPECT_EQ(p2p.from_dev, "0");
+  EXPECT_EQ(p2p.transport, NcclTransport::kP2p);
+  EXPECT_EQ(p2p.p2p_kind, "IPC");
+  const NcclConnection& sock = log.connections[1];
+  EXPECT_EQ(sock.from_rank, 1);
+  EXPECT_EQ(sock.to_rank, 2);
+  EXPECT_TRUE(sock.from_dev.empty());
+  EXPECT_EQ(sock.dir, Dir::kSend);
+  EXPECT_EQ(sock.transport, NcclTransport::kNet);
+  EXPECT_EQ(sock.net_name, "Socket");
+  EXPECT_EQ(sock.net_dev, 0);
+  EXPECT_EQ(log.connections[1].at.host, "hostA");
+  EXPECT_EQ(log.connections[2].to_dev, "1e000");
+  EXPECT_TRUE(log.connections[2].gdrdma);
+  EXPECT_EQ(log.connections[2].dir, Dir::kReceive);
+  ASSERT_EQ(log.trees.size(), 2u);
+  EXPECT_EQ(log.trees[0].me, 155);
+  EXPECT_EQ(log.trees[0].up, 153);
+  EXPECT_EQ(log.trees[0].down[0], 154);
+  EXPECT_EQ(log.trees[1].up, 154);
+  ASSERT_EQ(diag.items().size(), 1u);
+  EXPECT_EQ(diag.items()[0].line, 8);
+  EXPECT_NE(diag.items()[0].reason.find("->"), std::string::npos) << diag.items()[0].reason;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Real console captures collected from public posts (testdata/real/nccl_log, PROVENANCE.md).
+
+const std::string kRealLog = std::string(TOPOSCOPE_TESTDATA) + "/real/nccl_log/";
+
+NcclLog ReadReal(const std::string& name, Diagnostics& diag) { return ReadFile(kRealLog + name, diag); }
+
+TEST(NcclLogReal, RayTrainWorkerPrefixes) {
+  Diagnostics diag;
+  const NcclLog log = ReadReal("ray_train_worker_prefix_channel_orders_ray_issue40850_excerpt.log", diag);
+  ExpectCounts(log, 12, 0);
+  ASSERT_EQ(log.ring_orders.size(), 4u);
+  for (const auto& o : log.ring_orders) {
+    EXPECT_EQ(o.ranks, (std::vector<int>{0, 1, 2, 3, 4}));
+    EXPECT_EQ(o.nchannels, 4);
+    EXPECT_EQ(o.at.host, "localhost");
+    EXPECT_EQ(o.at.pid, 83498);
+  }
+  EXPECT_EQ(log.ring_orders[3].channel, 3);
+}
+
+TEST(NcclLogReal, RayNestedPrefixesCommAndTrees) {
+  Diagnostics diag;
+  const NcclLog log = ReadReal("ray_nested_prefix_2node_comm_trees_fastsafetensors_issue36_excerpt.log", diag);
+  ExpectCounts(log, 8, 0);
+  ASSERT_EQ(log.comms.size(), 1u);
+  EXPECT_EQ(log.comms[0].at.host, "spark2");
+  EXPECT_EQ(log.comms[0].at.pid, 285);
+  EXPECT_EQ(log.comms[0].rank, 1);
+  EXPECT_EQ(log.comms[0].nranks, 2);
+  EXPECT_EQ(log.comms[0].nnodes, 2);
+  ASSERT_EQ(log.trees.size(), 16u);
+  EXPECT_EQ(log.trees[0].up, 0);
+  EXPECT_EQ(log.trees[15].down[0], 0);
+  EXPECT_EQ(log.trees[15].up, -1);
+}
+
+TEST(NcclLogReal, RayPidPrefixOldChannelConnections) {
+  Diagnostics diag;
+  const NcclLog log = ReadReal("ray_pid_prefix_nccl2.7_1node4gpu_shm_p2p_ray_issue16979_excerpt.log", diag);
+  ExpectCounts(log, 12, 0);
+  ASSERT_EQ(log.connections.size(), 7u);
+  for (const auto& c : log.connections) {
+    EXPECT_FALSE(c.has_conn_index);
+    EXPECT_EQ(c.at.host, "dev-duanjiangfei-ap0");
+  }
+  EXPECT_EQ(log.connections[1].transport, NcclTransport::kShm);
+  EXPECT_EQ(log.connections[1].to_dev, "80");
+  ASSERT_EQ(log.comms.size(), 1u);
+  EXPECT_EQ(log.comms[0].kind, NcclCommInitKind::kInitComplete);
+  EXPECT_EQ(log.comms[0].bus_id, "a0");
+}
+
+TEST(NcclLogReal, PythonLoggingPrefix) {
+  Diagnostics diag;
+  const NcclLog log = ReadReal("pylogging_prefix_8gpu_ring_lines_easydistill_issue4_excerpt.log", diag);
+  ExpectCounts(log, 12, 1);
+  ASSERT_EQ(log.ring_orders.size(), 1u);
+  EXPECT_EQ(log.ring_orders[0].channel, 23);
+  EXPECT_EQ(log.ring_orders[0].at.host, "g340-cd51-4900-b72a-d104-a9bf-df48");
+  ASSERT_EQ(log.rings.size(), 10u);
+  EXPECT_EQ(log.rings[9].channel, 9);
+  EXPECT_EQ(log.rings[9].prev, 7);
+  EXPECT_EQ(log.rings[9].next, 1);
+  ASSERT_EQ(diag.items().size(), 1u);
+  EXPECT_EQ(diag.items()[0].line, 12);  // the excerpt's cut "Ring 10 : 7 ->"
+}
+
+TEST(NcclLogReal, TorchrunRankPrefix) {
+  Diagnostics diag;
+  const NcclLog log = ReadReal("torchrun_rank_prefix_4gpu_channel_orders_torchtitan_issue1570_excerpt.log", diag);
+  ExpectCounts(log, 16, 0);
+  ASSERT_EQ(log.comms.size(), 1u);
+  EXPECT_EQ(log.comms[0].at.host, "costa-671b-5-worker-1");
+  EXPECT_EQ(log.comms[0].nranks, 4);
+  ASSERT_EQ(log.ring_orders.size(), 10u);
+  EXPECT_EQ(log.ring_orders[9].ranks, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(log.ring_orders[9].nchannels, 24);
+  EXPECT_EQ(log.ring_orders[9].comm, "0x43be0680");
+}
+
+TEST(NcclLogReal, Nccl24RingConnectionLines) {
+  Diagnostics diag;
+  const NcclLog log = ReadReal("nccl2.4_ring_connections_4node_32gpu_nccl_tests_issue29_excerpt.log", diag);
+  ExpectCounts(log, 20, 0);
+  ASSERT_EQ(log.connections.size(), 19u);
+  EXPECT_EQ(log.connections[0].at.host, "server4");
+  EXPECT_EQ(log.connections[0].from_rank, 26);
+  EXPECT_EQ(log.connections[0].to_rank, 24);
+  EXPECT_EQ(log.connections[0].to_dev, "0");
+  EXPECT_EQ(log.connections[0].p2p_kind, "IPC");
+
+  Diagnostics d2;
+  const NcclLog sock = ReadReal("nccl2.4_socket_ring_send_receive_aws_nccl_issue226_excerpt.log", d2);
+  ExpectCounts(sock, 16, 1);
+  ASSERT_EQ(sock.connections.size(), 15u);
+  EXPECT_EQ(sock.connections[0].dir, Dir::kSend);
+  EXPECT_TRUE(sock.connections[0].from_dev.empty());
+  EXPECT_EQ(sock.connections[0].net_name, "Socket");
+  EXPECT_EQ(sock.connections[1].dir, Dir::kReceive);
+  ASSERT_EQ(d2.items().size(), 1u);
+  EXPECT_EQ(d2.items()[0].line, 16);  // "via NET/Socket" cut before the device
+  EXPECT_NE(d2.items()[0].reason.find("network transport"), std::string::npos) << d2.items()[0].reason;
+}
+
+TEST(NcclLogReal, CutShortRingOrdersAndSplitTrees) {
+  Diagnostics diag;
+  const NcclLog log = ReadReal("nccl2.x_cut_short_ring_orders_32ranks_nccl_issue514_excerpt.log", diag);
+  ExpectCounts(log, 8, 0);
+  ASSERT_EQ(log.ring_orders.size(), 8u);
+  for (const auto& o : log.ring_orders) EXPECT_EQ(o.ranks.size(), 20u);
+  EXPECT_FALSE(log.ring_orders[0].truncated);  // NCCL <= 2.22 cuts without '...'
+
+  Diagnostics d2;
+  const NcclLog t = ReadReal("nccl2.5.6_mpi_rank_tag_split_trees_ring_conns_nccl_issue302_excerpt.log", d2);
+  ExpectCounts(t, 11, 0);
+  ASSERT_EQ(t.trees.size(), 4u);
+  EXPECT_EQ(t.trees[3].down, (std::array<int, 3>{153, 146, 162}));
+  EXPECT_EQ(t.trees[3].me, 155);
+  EXPECT_EQ(t.trees[3].up, 154);
+  ASSERT_EQ(t.connections.size(), 3u);
+  EXPECT_EQ(t.connections[2].to_rank, 154);
+  ASSERT_EQ(t.net_using.size(), 1u);
+  EXPECT_EQ(t.net_using[0].devices.size(), 5u);
+  EXPECT_EQ(t.net_using[0].devices[3].link_layer, "RoCE");
+  EXPECT_EQ(t.net_using[0].at.host, "crow-ib-new-nccl-256-info-19");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Writer round trips.
 

@@ -366,16 +366,64 @@ TEST(NcclTopoXmlBad, BinaryGarbage) {
   EXPECT_FALSE(p.topo.error().ToString().empty());
 }
 
+// A dump cut in half (a full disk, a partial copy) keeps the GPUs, NICs and links read before the
+// cut, plus one rejected record that says where the file stops. (It used to be refused whole.)
 TEST(NcclTopoXmlBad, TruncatedIbmDump) {
   const std::string text = Slurp(kIbm);
   const std::string half = text.substr(0, text.size() / 2);
+  Parsed whole;
+  ParseTopo(text, whole, kIbm);
+  ASSERT_TRUE(whole.topo.ok());
   Parsed p;
   ParseTopo(half, p, "half.xml");
-  ASSERT_FALSE(p.topo.ok());
-  EXPECT_NE(p.topo.error().message.find("not well-formed XML"), std::string::npos);
-  EXPECT_EQ(p.topo.error().path, "half.xml");
-  EXPECT_GT(p.topo.error().line, 1);
-  EXPECT_EQ(p.counts.read, 0);
+  ASSERT_TRUE(p.topo.ok()) << p.topo.error().ToString();
+  // Every GPU and NIC whose start tag lies before the cut, with the same attributes as in the whole file.
+  size_t gpus_before = 0, nics_before = 0;
+  for (size_t pos = 0; (pos = half.find("<gpu ", pos)) != std::string::npos; ++pos) gpus_before++;
+  for (size_t pos = 0; (pos = half.find("<net ", pos)) != std::string::npos; ++pos) nics_before++;
+  ASSERT_GT(gpus_before, 0u);
+  EXPECT_EQ(p.topo->gpus.size(), gpus_before);
+  EXPECT_EQ(p.topo->nics.size(), nics_before);
+  for (size_t i = 0; i < p.topo->gpus.size(); ++i) {
+    EXPECT_EQ(p.topo->gpus[i].bus_id, whole.topo->gpus[i].bus_id);
+    EXPECT_EQ(p.topo->gpus[i].dev, whole.topo->gpus[i].dev);
+  }
+  EXPECT_TRUE(p.counts.Balanced());
+  EXPECT_EQ(p.counts.rejected, 1);
+  ASSERT_EQ(p.diag.items().size(), 1u);
+  const auto& d = p.diag.items()[0];
+  EXPECT_EQ(d.severity, Severity::kRejected);
+  EXPECT_GT(d.line, 1);
+  EXPECT_NE(d.reason.find("stops at byte offset"), std::string::npos) << d.reason;
+  EXPECT_NE(d.ToString().find("half.xml:"), std::string::npos) << d.ToString();
+}
+
+// Cut anywhere after the root's start tag, the dump still reads: counts balance, exactly one record
+// says where it stops, and the GPUs only grow as more of the file is kept.
+TEST(NcclTopoXmlBad, EveryCutPointKeepsWhatItHolds) {
+  const std::string text = Slurp(kIbm);
+  const size_t root_end = text.find('>', text.find("<system")) + 1;
+  size_t prev_gpus = 0;
+  for (size_t n = root_end; n < text.size() - 1; n += 7) {
+    Parsed p;
+    ParseTopo(text.substr(0, n), p, "cut.xml");
+    ASSERT_TRUE(p.topo.ok()) << n << ": " << p.topo.error().ToString();
+    ASSERT_TRUE(p.counts.Balanced()) << n;
+    size_t cuts = 0;
+    for (const auto& item : p.diag.items()) cuts += item.reason.find("stops at byte offset") != std::string::npos;
+    ASSERT_EQ(cuts, 1u) << n;
+    ASSERT_GE(p.topo->gpus.size(), prev_gpus) << n;
+    prev_gpus = p.topo->gpus.size();
+  }
+  EXPECT_EQ(prev_gpus, 8u);
+  // Not a cut: a mismatched end tag in the middle still fails the whole file.
+  Parsed bad;
+  ParseTopo("<system version=\"1\">\n  <cpu numaid=\"0\">\n  </pci>\n  <cpu numaid=\"1\"/>\n</system>\n", bad);
+  EXPECT_FALSE(bad.topo.ok());
+  // Nor is a file cut inside the root's own start tag.
+  Parsed root_cut;
+  ParseTopo("<system vers", root_cut);
+  EXPECT_FALSE(root_cut.topo.ok());
 }
 
 TEST(NcclTopoXmlBad, WrongRoot) {
@@ -628,13 +676,43 @@ TEST(NcclGraphXmlBad, NotXmlOrWrongRoot) {
   auto e = ParseNcclGraphXml("", "e.xml", diag, counts);
   ASSERT_FALSE(e.ok());
   EXPECT_NE(e.error().message.find("not well-formed XML"), std::string::npos);
+  // Cut inside the first graph's start tag: no graph, one record saying where the file stops (this
+  // used to refuse the file).
   auto t = ParseNcclGraphXml("<graphs version=\"1\"><graph id=\"0\"", "t.xml", diag, counts);
-  ASSERT_FALSE(t.ok());
-  auto r = ParseNcclGraphXml(Slurp(kNcv4), "r.xml", diag, counts);
+  ASSERT_TRUE(t.ok());
+  EXPECT_TRUE(t->graphs.empty());
+  EXPECT_EQ(counts.read, 1);
+  EXPECT_EQ(counts.rejected, 1);
+  ASSERT_EQ(diag.items().size(), 1u);
+  EXPECT_NE(diag.items()[0].reason.find("inside the start tag of <graph>"), std::string::npos) << diag.items()[0].reason;
+  ReadCounts counts2;
+  auto r = ParseNcclGraphXml(Slurp(kNcv4), "r.xml", diag, counts2);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message, "root element is <system>, expected <graphs>");
+  EXPECT_TRUE(counts2.Balanced());
+  EXPECT_EQ(counts2.read, 0);
+}
+
+// A graph dump cut in the middle keeps its whole graphs and the channels read before the cut.
+TEST(NcclGraphXmlBad, TruncatedGraphDump) {
+  const std::string text = Slurp(kGraph);
+  Diagnostics d0;
+  ReadCounts c0;
+  auto whole = ParseNcclGraphXml(text, kGraph, d0, c0);
+  ASSERT_TRUE(whole.ok());
+  const std::string part = text.substr(0, text.rfind("<graph "));  // cut before the last graph
+  Diagnostics diag;
+  ReadCounts counts;
+  auto g = ParseNcclGraphXml(part, "part.xml", diag, counts);
+  ASSERT_TRUE(g.ok()) << g.error().ToString();
+  ASSERT_EQ(g->graphs.size(), whole->graphs.size() - 1);
+  for (size_t i = 0; i < g->graphs.size(); ++i) {
+    EXPECT_EQ(g->graphs[i].channels.size(), whole->graphs[i].channels.size());
+    EXPECT_EQ(g->graphs[i].pattern, whole->graphs[i].pattern);
+  }
   EXPECT_TRUE(counts.Balanced());
-  EXPECT_EQ(counts.read, 0);
+  EXPECT_EQ(counts.rejected, 1);
+  EXPECT_EQ(counts.read, c0.read - 1 - static_cast<int64_t>(whole->graphs.back().channels.size()) + 1);
 }
 
 }  // namespace

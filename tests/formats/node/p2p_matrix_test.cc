@@ -550,6 +550,72 @@ TEST(Nvbandwidth, BidirectionalWaivedAndSumMismatch) {
   EXPECT_EQ(p.counts.rejected, 0);
 }
 
+// --- Real outputs whose testcase was waived or stopped before its matrix (testdata/real/nvbandwidth) ---
+
+const std::string kRealNv = std::string(TOPOSCOPE_TESTDATA) + "/real/nvbandwidth/";
+
+// NVIDIA/nvbandwidth issue #13: the only testcase asked for is waived (no peer access over PCIe).
+// The two GPUs of the Device lines are kept; the waived testcase is named with its line. (Refused
+// whole before: no matrix.)
+TEST(NvbandwidthReal, Issue13WaivedTestKeepsTheGpus) {
+  Parsed p = ParseFile(Fmt::kNv, kRealNv + "nvbandwidth_issue13_v0.2_2x_rtx2080ti_waived_d2d_write_ce.txt");
+  ASSERT_TRUE(p.report.ok()) << p.report.error().ToString();
+  EXPECT_EQ(p.report->version, "v0.2");
+  ASSERT_EQ(p.report->devices.size(), 2u);
+  EXPECT_EQ(p.report->devices[1].name, "NVIDIA GeForce RTX 2080 Ti");
+  EXPECT_TRUE(p.report->matrices.empty());
+  EXPECT_EQ(p.counts.read, 0);
+  bool named = false;
+  for (const Diagnostic& d : p.diag.items()) {
+    named = named || (d.line == 15 && d.reason.find("testcase `device_to_device_memcpy_write_ce` was waived") !=
+                                          std::string::npos);
+  }
+  EXPECT_TRUE(named) << Warnings(p.diag);
+  EXPECT_NE(Warnings(p.diag).find("the 2 GPU(s) of the Device lines are kept"), std::string::npos);
+}
+
+// NVIDIA/nvbandwidth issue #34: the testcase ASSERTs before its matrix; the 8 A100s with their bus ids stay.
+TEST(NvbandwidthReal, Issue34AssertBeforeTheMatrixKeepsTheGpus) {
+  Parsed p = ParseFile(Fmt::kNv, kRealNv + "nvbandwidth_issue34_v0.7_8x_a100_d2d_read_assert_no_matrix.txt");
+  ASSERT_TRUE(p.report.ok()) << p.report.error().ToString();
+  ASSERT_EQ(p.report->devices.size(), 8u);
+  EXPECT_EQ(p.report->devices[7].pci_bus_id, "00000000:9e:00");
+  EXPECT_TRUE(p.report->matrices.empty());
+  bool named = false;
+  for (const Diagnostic& d : p.diag.items()) {
+    named = named || (d.line == 17 && d.reason.find("`device_to_device_memcpy_read_ce` printed no matrix") !=
+                                          std::string::npos);
+  }
+  EXPECT_TRUE(named) << Warnings(p.diag);
+}
+
+// A waived D2D testcase next to a host<->device one: the matrix that ran is kept and the waived one
+// is named with its line.
+TEST(Nvbandwidth, WaivedTestcaseNextToOneThatRan) {
+  Parsed p = ParseText(Fmt::kNv,
+                       "Running host_to_device_memcpy_ce.\n"
+                       "memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n"
+                       "           0         1         2\n"
+                       " 0     25.50     24.26     23.90\n"
+                       "\n"
+                       "SUM host_to_device_memcpy_ce 73.66\n"
+                       "\n"
+                       "Waiving device_to_device_memcpy_write_ce.\n"
+                       "\n");
+  ASSERT_TRUE(p.report.ok());
+  ASSERT_EQ(p.report->matrices.size(), 1u);
+  EXPECT_EQ(p.report->matrices[0].col_ids, (std::vector<int>{0, 1, 2}));
+  bool named = false;
+  for (const Diagnostic& d : p.diag.items()) {
+    named = named || (d.line == 8 && d.reason.find("testcase `device_to_device_memcpy_write_ce` was waived") !=
+                                         std::string::npos);
+  }
+  EXPECT_TRUE(named) << Warnings(p.diag);
+  // Nothing at all (no device, no matrix) still fails.
+  Parsed none = ParseText(Fmt::kNv, "nvbandwidth Version: v0.8\nWaiving device_to_device_memcpy_write_ce.\n");
+  EXPECT_FALSE(none.report.ok());
+}
+
 TEST(Nvbandwidth, BadRowsGetSpecificReasons) {
   const std::string text =
       "nvbandwidth Version: v0.8\n"

@@ -996,7 +996,7 @@ std::vector<std::vector<std::string>> RingHostOrders(const RingReport& rings) {
   std::set<std::vector<std::string>> seen;
   std::vector<std::vector<std::string>> out;
   for (const RingView& r : rings.rings) {
-    if (r.source != RingSource::kNcclLog || r.hosts.size() < 2) continue;
+    if (r.source != RingSource::kNcclLog || r.hosts.size() < 2 || !r.complete) continue;
     if (seen.insert(CanonicalCycle(r.hosts)).second) out.push_back(r.hosts);
   }
   return out;

@@ -164,7 +164,7 @@ struct ArchitectureReport {
 // Never fails: missing inputs give "unknown" / NaN metrics with evidence saying why.
 ArchitectureReport IdentifyArchitecture(const ArchitectureInputs& in, const ArchitectureOptions& opt = {});
 
-// The distinct cross-node host cycles of the NCCL-log rings of a RingReport (source "nccl_log",
+// The distinct cross-node host cycles of the complete NCCL-log rings of a RingReport (source "nccl_log",
 // rings of >= 2 hosts), in the order first seen, for ArchitectureInputs::rings. Never fails: empty
 // when the report has no such ring.
 std::vector<std::vector<std::string>> RingHostOrders(const RingReport& rings);

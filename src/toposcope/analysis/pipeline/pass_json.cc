@@ -57,7 +57,7 @@ TOPOSCOPE_JSON_FIELDS(LinkEntropySample, link, window_start_ns, packets, bits, e
 TOPOSCOPE_JSON_FIELDS(LinkEntropySummary, link, packets, windows, seed_bits_median, miller_madow_bits_median, flow_bits_median, message_size_bits_median, qps, deterministic, polarisation_risk, advice, udp_src_ports, payload_bytes, messages, message_size_bits_pooled, message_windows_fraction, regular)
 TOPOSCOPE_JSON_FIELDS(LinkEntropyMode, link, mode, low_freq_peak_ratio, spectral_flatness, dominant_period_s, evidence, series, spectrum_windows, fisher_p, cv)
 TOPOSCOPE_JSON_FIELDS(TrafficEntropyReport, samples, links, modes)
-TOPOSCOPE_JSON_FIELDS(RingView, source, channel, ranks, hosts, gpus, cross_node_nics, comm, bytes, channels)
+TOPOSCOPE_JSON_FIELDS(RingView, source, channel, ranks, hosts, gpus, cross_node_nics, comm, bytes, channels, complete)
 TOPOSCOPE_JSON_FIELDS(TreeView, channel, edges, comm, root)
 TOPOSCOPE_JSON_FIELDS(RingReport, rings, trees, notes, log_flow_agree, log_flow_disagree)
 TOPOSCOPE_JSON_FIELDS(RdmaReport, present, flows, entropy, entropy_window_ns, rings)

@@ -142,9 +142,11 @@ struct RankInfo {
 
 struct GroupData {
   std::map<int, RankInfo> ranks;
+  int nranks = -1;  // the largest nranks its comm lines print; -1 when none does
   std::map<int, const formats::NcclRingOrder*> orders;                // channel -> order
   std::map<int, std::map<int, int>> ring_next;                        // channel -> me -> next
   std::map<int, std::map<int, std::set<int>>> conn_next;              // channel -> from -> to (connection lines)
+  std::map<int, std::map<int, int>> conn_first;                       // channel -> from -> first `to` printed
   std::map<int, std::set<std::pair<int, int>>> tree_edges;            // channel -> child->parent
   std::map<int, std::set<int>> tree_nodes;                            // channel -> ranks
   // (channel, from, to, is_send) -> (host that printed, net dev)
@@ -214,8 +216,10 @@ void AddConnectionLine(const formats::NcclConnection& c, GroupData& g) {
   const bool recv = c.dir == formats::NcclConnection::Dir::kReceive;
   if (send || c.dir == formats::NcclConnection::Dir::kNone) PutRank(g, c.from_rank, c.at.host, c.at.cuda_dev);
   if (recv) PutRank(g, c.to_rank, c.at.host, c.at.cuda_dev);
-  if (c.from_rank >= 0 && c.to_rank >= 0 && c.from_rank != c.to_rank) {
+  // Rings connect on connection index 0 ("Channel 05/0"); "/1" lines are point-to-point connections.
+  if (c.from_rank >= 0 && c.to_rank >= 0 && c.from_rank != c.to_rank && c.conn_index == 0) {
     g.conn_next[c.channel][c.from_rank].insert(c.to_rank);
+    g.conn_first[c.channel].emplace(c.from_rank, c.to_rank);
   }
   if (c.transport == formats::NcclTransport::kNet && (send || recv)) {
     g.net_conns[{c.channel, c.from_rank, c.to_rank, send}] = {c.at.host, c.net_dev};
@@ -229,7 +233,9 @@ std::map<std::string, GroupData> CollectGroups(const std::vector<formats::NcclLo
     const auto& log = logs[fi];
     for (const auto& c : log.comms) {
       const std::string gname = index.GroupOf(fi, c.at, c.line, c.comm);
-      PutRank(groups[gname], c.rank, c.at.host, c.cuda_dev >= 0 ? c.cuda_dev : c.at.cuda_dev);
+      GroupData& g = groups[gname];
+      PutRank(g, c.rank, c.at.host, c.cuda_dev >= 0 ? c.cuda_dev : c.at.cuda_dev);
+      g.nranks = std::max(g.nranks, c.nranks);
     }
     for (const auto& o : log.ring_orders) {
       GroupData& g = groups[index.GroupOf(fi, o.at, o.line, o.comm)];
@@ -288,7 +294,8 @@ bool RebuildRing(const std::string& gname, int ch, const GroupData& g, const std
     next = *ring_next;
     from = "Ring lines";
   }
-  std::vector<int> seq = CycleFrom(next, v->ranks.empty() ? -1 : v->ranks.front());
+  const int start = v->ranks.empty() ? -1 : v->ranks.front();
+  std::vector<int> seq = CycleFrom(next, start);
   if (seq.empty()) {
     next.clear();
     bool unique = true;
@@ -298,8 +305,14 @@ bool RebuildRing(const std::string& gname, int ch, const GroupData& g, const std
         next[a] = *bs.begin();
       }
     }
-    if (unique) seq = CycleFrom(next, v->ranks.empty() ? -1 : v->ranks.front());
+    if (unique) seq = CycleFrom(next, start);
     from = "connection lines";
+    if (!unique) {
+      // Tree connections on the same channel: each rank's first connection is its ring successor.
+      if (auto fit = g.conn_first.find(ch); fit != g.conn_first.end()) next = fit->second;
+      seq = CycleFrom(next, start);
+      from = "first connection lines";
+    }
   }
   if (!seq.empty()) {
     // A cut order must be the start of the rebuilt cycle.
@@ -331,9 +344,15 @@ void MapRingRanks(const GroupData& g, const NicNames& nic_names, RingView* v) {
     v->gpus.push_back(gpu >= 0 ? h + "/gpu" + std::to_string(gpu) : h + "/?");
   }
   v->hosts = CollapseHosts(per_rank);
+  if (!v->complete) {  // the start of a ring: no hop back from the last rank to the first
+    v->hosts.clear();
+    for (const auto& h : per_rank) {
+      if (v->hosts.empty() || v->hosts.back() != h) v->hosts.push_back(h);
+    }
+  }
   const size_t nr = v->ranks.size();
   if (nr <= 1) return;
-  for (size_t i = 0; i < nr; ++i) {
+  for (size_t i = 0; i + (v->complete ? 0 : 1) < nr; ++i) {
     const int a = v->ranks[i], b = v->ranks[(i + 1) % nr];
     const std::string ha = per_rank[i], hb = per_rank[(i + 1) % nr];
     if (ha == hb) continue;
@@ -357,14 +376,19 @@ std::optional<RingView> ChannelRing(const std::string& gname, int ch, const Grou
   auto oit = g.orders.find(ch);
   auto nit = g.ring_next.find(ch);
   // Cut short: marked '...', or fewer ranks than the logs name (NCCL <= 2.22 prints rank 0's
-  // order into a fixed-size line).
-  const bool truncated = oit != g.orders.end() &&
-                         (oit->second->truncated || oit->second->ranks.size() < g.ranks.size());
+  // order into a fixed-size line). A comm's ranks are 0..n-1, so a rank r anywhere means n > r.
+  size_t expected = std::max(g.ranks.size(), g.nranks > 0 ? static_cast<size_t>(g.nranks) : size_t{0});
+  if (!g.ranks.empty()) expected = std::max(expected, static_cast<size_t>(g.ranks.rbegin()->first) + 1);
+  for (const auto& [unused, order] : g.orders) {
+    (void)unused;
+    for (int r : order->ranks) expected = std::max(expected, static_cast<size_t>(r) + 1);
+  }
+  const bool truncated = oit != g.orders.end() && (oit->second->truncated || oit->second->ranks.size() < expected);
   if (oit != g.orders.end()) {
     v.ranks = oit->second->ranks;
     if (truncated) {
       report->notes.push_back(StringPrintf("comm %s channel %d: rank 0's ring order is cut short (%zu of %zu ranks)",
-                                           gname.c_str(), ch, oit->second->ranks.size(), g.ranks.size()));
+                                           gname.c_str(), ch, oit->second->ranks.size(), expected));
     }
     if (nit != g.ring_next.end() && !v.ranks.empty() && !truncated) {
       CheckRingLines(gname, ch, v.ranks, nit->second, report);
@@ -375,6 +399,11 @@ std::optional<RingView> ChannelRing(const std::string& gname, int ch, const Grou
     if (!RebuildRing(gname, ch, g, ring_next, oit != g.orders.end(), &v, report)) return std::nullopt;
   }
   if (v.ranks.empty()) return std::nullopt;
+  v.complete = v.ranks.size() >= expected;
+  if (!v.complete) {
+    report->notes.push_back(StringPrintf("comm %s channel %d: partial ring of %zu of %zu ranks (complete: false)",
+                                         gname.c_str(), ch, v.ranks.size(), expected));
+  }
   MapRingRanks(g, nic_names, &v);
   return v;
 }
@@ -410,6 +439,7 @@ RingReport RingsFromLogs(const model::Dataset& ds) {
     std::set<int> channels;
     for (const auto& [ch, o] : g.orders) channels.insert(ch);
     for (const auto& [ch, m] : g.ring_next) channels.insert(ch);
+    for (const auto& [ch, m] : g.conn_next) channels.insert(ch);
     for (int ch : channels) {
       std::optional<RingView> v = ChannelRing(gname, ch, g, nic_names, &report);
       if (v) report.rings.push_back(std::move(*v));
@@ -576,7 +606,7 @@ void CompareRings(RingReport* report, const std::vector<RingView>& from_flows) {
   // Distinct cross-node host cycles of the logs, with the channels that use them.
   std::map<std::vector<std::string>, std::vector<std::string>> log_cycles;
   for (const auto& v : report->rings) {
-    if (v.source != RingSource::kNcclLog || v.hosts.size() < 2) continue;
+    if (v.source != RingSource::kNcclLog || v.hosts.size() < 2 || !v.complete) continue;
     log_cycles[CanonicalCycle(v.hosts)].push_back(v.comm + "/" + std::to_string(v.channel));
   }
   std::set<std::vector<std::string>> flow_cycles;

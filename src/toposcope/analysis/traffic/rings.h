@@ -42,6 +42,11 @@ struct RingView {
                         // "?" when no comm line says
   double bytes = 0;     // flows: the cycle's bottleneck data bytes (the weight it carried)
   int channels = 0;     // logs: how many channels of the comm share this ring's host cycle
+  // Logs: false when the ring holds fewer ranks than the comm has (rank 0's order cut short by NCCL
+  // and not rebuilt from Ring or connection lines, or a cycle of only some ranks): `ranks` is then
+  // the start of the ring, not a cycle (no hop from the last rank back to the first). Always true for
+  // flows.
+  bool complete = true;
 };
 
 struct TreeView {
@@ -62,9 +67,12 @@ struct RingReport {
 
 // Merges the ring orders / Ring lines / Trees / connections of all ranks' logs (one or many files;
 // ranks map to hosts by the log prefix host and comm lines; a comm is identified by its commId, or
-// by its size when the log prints no commId) into one cross-node view. A channel without a ring
-// order is rebuilt from its Ring lines (prev -> me -> next) when they close a cycle. Never fails;
-// an empty report when there are no logs.
+// by its size when the log prints no commId) into one cross-node view. A channel without a whole
+// ring order is rebuilt from its Ring lines (prev -> me -> next) when they close a cycle, else from
+// its connection lines ("Channel 05/0 : 3[3] -> 4[4] via ..." and the "Ring 00 : 3[3] -> 4[4] via ..."
+// of NCCL 2.3-2.7): each rank's one successor, or when tree connections give it several, the first
+// one its log printed (NCCL connects the rings before the trees). A ring with fewer ranks than the
+// comm is kept with complete = false. Never fails; an empty report when there are no logs.
 RingReport RingsFromLogs(const model::Dataset& ds);
 
 // From host-level flows: each rank sends to one successor per channel; the directed host graph of
@@ -76,7 +84,7 @@ RingReport RingsFromLogs(const model::Dataset& ds);
 // heaviest first; empty when the flows close no cycle. Never fails.
 std::vector<RingView> RingsFromFlows(const FlowReport& flows, double min_share = 0.05);
 
-// Compares every distinct cross-node host cycle of the log rings with the flow rings (the same
+// Compares every distinct cross-node host cycle of the complete log rings with the flow rings (the same
 // cyclic sequence in the same direction): counts agreements and disagreements and adds notes (also
 // for flow rings no log ring explains) to *report; a note says so when either side has no cycle.
 // Does nothing when `report` is null.

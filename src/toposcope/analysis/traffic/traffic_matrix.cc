@@ -178,7 +178,7 @@ std::map<std::string, HostRings> CollectHostRings(const RingReport& rings, const
       refs.push_back(ParseGpuName(v.gpus[i]));
       if (refs.back()) rank_gpu[v.ranks[i]] = *refs.back();
     }
-    for (size_t i = 0; i < n && n > 1; ++i) {
+    for (size_t i = 0; i + (v.complete ? 0 : 1) < n && n > 1; ++i) {  // a partial ring has no hop back
       const auto& a = refs[i];
       const auto& b = refs[(i + 1) % n];
       if (!a || !b || a->host != b->host || a->index == b->index) continue;

@@ -8,8 +8,11 @@
 //   ring order "Channel %02d/%02d : " + " %3d"... (<= 2.22, at most 20 ranks)
 //              "Channel %02d/%02d :" + " %*d"... (2.23+, width digits(nranks-1), cut at 127 chars
 //              with "...")
-//   ring       "Ring %02d : %d -> %d -> %d"
-//   trees      "Trees [%d] %d/%d/%d->%d->%d ..."; old "Tree %d : %d -> %d -> %d/%d/%d" (up -> me -> down)
+//   ring       "Ring %02d : %d -> %d -> %d"; 2.3's ring order "Ring %02d : " + " %3d"...
+//   old conn   "Ring %02d : %d[%s] -> %d[%s][ [send]| [receive]] via <transport>" (2.3-2.7; 2.4's NET
+//              lines without the "[%s]")
+//   trees      "Trees [%d] %d/%d/%d->%d->%d ..." (2.5: "...|%d->%d->%d/%d/%d", the down tree, skipped);
+//              old "Tree %d : %d -> %d -> %d/%d/%d" (up -> me -> down)
 //   comm       "comm %p rank %d nRanks %d nNodes %d localRanks %d localRank %d MNNVL %d" (2.19+)
 //              "[api ]comm %p rank %d nranks %d cudaDev %d [nvmlDev %d ]busId %lx [commId 0x%llx ]- Init START|COMPLETE"
 //   connection "Channel %02d[/%d] : %d[%s] -> %d[%s][ [send]| [receive]] via <transport>"
@@ -338,6 +341,8 @@ std::string ParseTrees(std::string_view msg, const NcclTreeLine& base, std::vect
     if (!sc.Int(&t.me, 0)) return NumWhy(sc, "the tree rank");
     if (!sc.Lit("->")) return "Trees entry missing '->' after the rank";
     if (!sc.Int(&t.up, -1)) return NumWhy(sc, "the tree parent");
+    // 2.5 prints the down tree after '|' ("...->155->153|153->155->154/-1/-1"): the same edges.
+    if (sc.Lit("|")) sc.Until(' ');
     out->push_back(std::move(t));
     sc.Spaces();
   }
@@ -387,12 +392,13 @@ std::string ParseRingOrderRanks(std::string_view rest, NcclRingOrder* r) {
   return {};
 }
 
-// "<rank>[<dev>]".
-bool ParseRankDev(Scan& sc, int* rank, std::string* dev, std::string* why) {
+// "<rank>[<dev>]"; with `dev_optional` a bare "<rank>" too (2.4's "Ring 00 : 7 -> 8 [send] via NET").
+bool ParseRankDev(Scan& sc, int* rank, std::string* dev, std::string* why, bool dev_optional = false) {
   if (!sc.Int(rank, 0)) {
     *why = NumWhy(sc, "a rank");
     return false;
   }
+  if (dev_optional && sc.Peek() != '[') return true;
   if (!sc.Lit("[")) {
     *why = "expected '[dev]' after rank";
     return false;
@@ -518,6 +524,39 @@ std::string ParseConnectionTail(Scan& sc, NcclConnection* c) {
   if (!sc.Tok("->")) return "connection line missing '->' between the ranks";
   if (!ParseRankDev(sc, &c->to_rank, &c->to_dev, &why)) return why;
   return ParseDirVia(sc, c);
+}
+
+// The connection lines of NCCL 2.3-2.7, labelled "Ring": "Ring 00 : 3[3] -> 4[4] via P2P/IPC",
+// "Ring 00 : 1[23000] -> 8[1e000] [send] via NET/IB/1/GDRDMA", and 2.4's "Ring 00 : 7 -> 8 [receive]
+// via NET/Socket/0" without the device in brackets. Read as connections without "/conn".
+std::string ParseRingConnection(std::string_view msg, NcclConnection* c) {
+  Scan sc(msg);
+  sc.Lit("Ring");
+  sc.Spaces();
+  if (!sc.Int(&c->channel, 0)) return NumWhy(sc, "the ring channel");
+  c->has_conn_index = false;
+  if (!sc.Tok(":")) return "expected ':' after the ring channel";
+  std::string why;
+  if (!ParseRankDev(sc, &c->from_rank, &c->from_dev, &why, true)) return why;
+  if (!sc.Tok("->")) return "ring connection line missing '->' between the ranks";
+  if (!ParseRankDev(sc, &c->to_rank, &c->to_dev, &why, true)) return why;
+  why = ParseDirVia(sc, c);
+  if (why.empty() && c->transport == NcclTransport::kCollNet) {
+    why = "COLLNET transport on a Ring line (NCCL prints those as 'CollNet NN/N : rank ...')";
+  }
+  return why;
+}
+
+// The ring order of NCCL 2.3 (rank 0): "Ring 00 :    0   1   2   3" (no channel count: nchannels -1).
+bool IsOldRingOrder(std::string_view msg) {
+  const size_t colon = msg.find(':');
+  if (colon == std::string_view::npos) return false;
+  const std::string_view rest = Trim(msg.substr(colon + 1));
+  if (rest.empty()) return false;
+  for (const char c : rest) {
+    if (!IsDigit(c) && c != ' ' && c != '.') return false;
+  }
+  return true;
 }
 
 // "CollNet 00/0 : 3 [send] via COLLNET/SHARP/0/GDRDMA".
@@ -932,6 +971,24 @@ class Parser {
     sink_(std::move(rec));
   }
 
+  // "Ring 00 :    0   1   2" (2.3): rank 0's ring order, with the comm of its thread.
+  void SendOldRingOrder(std::string_view msg, NcclLogPrefix at, std::string_view raw, int64_t line_no) {
+    NcclRingOrder order;
+    Scan sc(msg);
+    sc.Lit("Ring");
+    sc.Spaces();
+    std::string why;
+    if (!sc.Int(&order.channel, 0)) why = NumWhy(sc, "the ring channel");
+    if (why.empty() && !sc.Tok(":")) why = "expected ':' after the ring channel";
+    if (why.empty()) why = ParseRingOrderRanks(sc.Rest(), &order);
+    if (!why.empty()) return Reject(line_no, raw, why);
+    Accept();
+    order.line = line_no;
+    if (auto it = last_comm_.find(ThreadKey{at.host, at.pid, at.tid}); it != last_comm_.end()) order.comm = it->second;
+    order.at = std::move(at);
+    sink_(std::move(order));
+  }
+
   void Dispatch(std::string_view msg, NcclLogPrefix at, std::string_view raw, int64_t line_no) {
     std::string why;
     if (msg.starts_with("NCCL version ")) {
@@ -964,7 +1021,11 @@ class Parser {
       return ParseAndSend<NcclConnection>(ParseCollNet, msg, std::move(at), raw, line_no);
     }
     if (msg.starts_with("Ring ") && msg.size() > 5 && IsDigit(msg[5])) {
-      if (msg.find(" via ") != std::string_view::npos) return Ignore();  // TRACE-style P2P line
+      if (msg.find(" via ") != std::string_view::npos) {
+        if (msg.find("<-") != std::string_view::npos) return Ignore();  // a receive-side trace spelling
+        return ParseAndSend<NcclConnection>(ParseRingConnection, msg, std::move(at), raw, line_no);
+      }
+      if (IsOldRingOrder(msg)) return SendOldRingOrder(msg, std::move(at), raw, line_no);
       return ParseAndSend<NcclRingLine>(ParseRingLine, msg, std::move(at), raw, line_no);
     }
     if (msg.starts_with("Trees")) {

@@ -44,6 +44,8 @@ struct TreeBuilder {
   const LineTable& lines;
   std::string_view source;
   std::optional<Error> error;
+  // Byte offset (of its name) of an element whose start tag the text cuts off: not copied.
+  ptrdiff_t skip_offset = -1;
 
   // Copies a pugixml element (and its element children) into `out`; fails past kMaxDepth.
   bool Copy(const pugi::xml_node& node, int depth, XmlElement& out) {
@@ -62,6 +64,7 @@ struct TreeBuilder {
     }
     for (const pugi::xml_node& child : node.children()) {
       if (child.type() != pugi::node_element) continue;  // text, comments, PIs dropped
+      if (skip_offset >= 0 && child.offset_debug() == skip_offset) continue;
       out.children.emplace_back();
       if (!Copy(child, depth + 1, out.children.back())) return false;
     }
@@ -531,16 +534,74 @@ bool XmlElement::SameAs(const XmlElement& other) const {
   return true;
 }
 
-Result<XmlElement> ParseXmlTree(std::string_view text, std::string_view source) {
+namespace {
+
+// The last element of the document in document order (the deepest last child), or null.
+pugi::xml_node LastElement(const pugi::xml_node& root) {
+  pugi::xml_node last;
+  for (pugi::xml_node n = root; n;) {
+    last = n;
+    pugi::xml_node child = n.last_child();
+    while (child && child.type() != pugi::node_element) child = child.previous_sibling();
+    n = child;
+  }
+  return last;
+}
+
+// An element's tag as read ("<gpu dev=\"3\" ...>"), for the diagnostic of a cut document.
+std::string OpenTag(const pugi::xml_node& n) {
+  std::string t = std::string("<") + n.name();
+  int shown = 0;
+  for (const pugi::xml_attribute& a : n.attributes()) {
+    if (++shown > 3) {
+      t += " ...";
+      break;
+    }
+    t += std::string(" ") + a.name() + "=\"" + a.value() + "\"";
+  }
+  return t + ">";
+}
+
+// Parses `text`; when `cut` is non-null and the text is well-formed up to an early end (a dump cut
+// off by a full disk, a copy or a paste: pugixml's error lies at or after the last '<'), returns the
+// elements read so far, without one whose start tag is cut, and fills *cut with where the text stops.
+Result<XmlElement> ParseTree(std::string_view text, std::string_view source, XmlCut* cut) {
   const LineTable lines(text);
   pugi::xml_document doc;
   // UTF-8 only, so offsets stay byte offsets into `text`.
   const pugi::xml_parse_result res =
       doc.load_buffer(text.data(), text.size(), pugi::parse_default, pugi::encoding_utf8);
+  TreeBuilder builder{lines, source, std::nullopt};
   if (!res) {
     const size_t off = std::min(static_cast<size_t>(std::max<ptrdiff_t>(res.offset, 0)), text.size());
-    return MakeError(std::string(source), lines.Line(off), lines.Col(off),
-                     std::string("not well-formed XML: ") + res.description());
+    const size_t last_lt = text.rfind('<');
+    pugi::xml_node root = doc.first_child();
+    while (root && root.type() != pugi::node_element) root = root.next_sibling();
+    const bool root_whole = root && root.offset_debug() >= 0 &&
+                            text.find('>', static_cast<size_t>(root.offset_debug())) != std::string_view::npos;
+    const bool at_end = last_lt != std::string_view::npos && off >= last_lt && root_whole;
+    if (cut == nullptr || !at_end) {
+      return MakeError(std::string(source), lines.Line(off), lines.Col(off),
+                       std::string("not well-formed XML: ") + res.description());
+    }
+    const pugi::xml_node last = LastElement(root);
+    const ptrdiff_t last_off = last.offset_debug();
+    const bool last_cut = last != root && last_off >= 0 &&
+                          text.find('>', static_cast<size_t>(last_off)) == std::string_view::npos;
+    if (last_cut) builder.skip_offset = last_off;
+    const pugi::xml_node shown = last_cut ? last.parent() : last;
+    cut->offset = static_cast<int64_t>(off);
+    cut->line = lines.Line(off);
+    cut->col = lines.Col(off);
+    cut->last_line = shown.offset_debug() >= 0 ? lines.Line(static_cast<size_t>(shown.offset_debug())) : 0;
+    cut->reason = "the document stops at byte offset " + std::to_string(off) + " (line " + std::to_string(cut->line) +
+                  ", column " + std::to_string(cut->col) + ") before it closes (" + res.description() + ")" +
+                  (last_cut ? ", inside the start tag of <" + std::string(last.name()) + ">" : std::string()) +
+                  "; the last element read is " + OpenTag(shown) + " at line " + std::to_string(cut->last_line) +
+                  ": the elements read so far are kept, the rest of the file is missing";
+    XmlElement out;
+    if (!builder.Copy(root, 0, out)) return *builder.error;
+    return out;
   }
   pugi::xml_node root;
   for (const pugi::xml_node& n : doc.children()) {
@@ -556,10 +617,19 @@ Result<XmlElement> ParseXmlTree(std::string_view text, std::string_view source) 
   if (!root) {
     return MakeError(std::string(source), 1, 1, "not well-formed XML: no document element");
   }
-  TreeBuilder builder{lines, source, std::nullopt};
   XmlElement out;
   if (!builder.Copy(root, 0, out)) return *builder.error;
   return out;
+}
+
+}  // namespace
+
+Result<XmlElement> ParseXmlTree(std::string_view text, std::string_view source) {
+  return ParseTree(text, source, nullptr);
+}
+
+Result<XmlElement> ParseXmlTreeUpToCut(std::string_view text, std::string_view source, XmlCut* cut) {
+  return ParseTree(text, source, cut);
 }
 
 std::string WriteXmlTree(const XmlElement& root) {
@@ -571,13 +641,20 @@ std::string WriteXmlTree(const XmlElement& root) {
 namespace {
 
 // The XML tree of a dump whose root element must be <`root`>; fails (with `hint`) when it is not.
+// A dump cut short keeps the elements read before the cut: one rejected record says where it stops.
 Result<XmlElement> ParseDump(std::string_view text, std::string_view source, const std::string& root,
-                             const char* hint) {
-  Result<XmlElement> tree = ParseXmlTree(text, source);
+                             const char* hint, Diagnostics& diag, ReadCounts& counts) {
+  XmlCut cut;
+  Result<XmlElement> tree = ParseXmlTreeUpToCut(text, source, &cut);
   if (!tree) return tree.error();
   if (tree->name != root) {
     return MakeError(std::string(source), tree->line, 0,
                      "root element is <" + tree->name + ">, expected <" + root + ">", hint);
+  }
+  if (cut.offset >= 0) {
+    diag.Reject(source, cut.line, "", cut.reason);
+    ++counts.read;
+    ++counts.rejected;
   }
   return tree;
 }
@@ -586,7 +663,8 @@ Result<XmlElement> ParseDump(std::string_view text, std::string_view source, con
 
 Result<NcclTopo> ParseNcclTopoXml(std::string_view text, std::string_view source, Diagnostics& diag,
                                   ReadCounts& counts) {
-  Result<XmlElement> tree = ParseDump(text, source, "system", "is this an NCCL topology dump (NCCL_TOPO_DUMP_FILE)?");
+  Result<XmlElement> tree =
+      ParseDump(text, source, "system", "is this an NCCL topology dump (NCCL_TOPO_DUMP_FILE)?", diag, counts);
   if (!tree) return tree.error();
   NcclTopo topo;
   topo.root = std::move(tree).value();
@@ -599,7 +677,8 @@ Result<NcclTopo> ParseNcclTopoXml(std::string_view text, std::string_view source
 
 Result<NcclGraphs> ParseNcclGraphXml(std::string_view text, std::string_view source, Diagnostics& diag,
                                      ReadCounts& counts) {
-  Result<XmlElement> tree = ParseDump(text, source, "graphs", "is this an NCCL graph dump (NCCL_GRAPH_DUMP_FILE)?");
+  Result<XmlElement> tree =
+      ParseDump(text, source, "graphs", "is this an NCCL graph dump (NCCL_GRAPH_DUMP_FILE)?", diag, counts);
   if (!tree) return tree.error();
   NcclGraphs graphs;
   GraphReader(source, diag, counts, graphs).Run(*tree);

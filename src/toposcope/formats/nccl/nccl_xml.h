@@ -32,6 +32,19 @@ struct XmlElement {
 // Parses XML text into an element tree (comments and declarations dropped). Fails with the line
 // and column of the first syntax error.
 Result<XmlElement> ParseXmlTree(std::string_view text, std::string_view source);
+
+// Where a document that ends before it closes stops.
+struct XmlCut {
+  int64_t offset = -1;    // byte offset of pugixml's error (at the end of the text); -1 when not cut
+  int64_t line = 0, col = 0;
+  int64_t last_line = 0;  // line of the last element kept
+  std::string reason;     // the diagnostic: offset, line, pugixml's description, the last element
+};
+// As ParseXmlTree, but a document well-formed up to where its text ends early (the error lies at or
+// after its last '<') gives the elements read so far, without an element whose start tag is cut,
+// and sets *cut. Fails as ParseXmlTree for any other error, or when not even the root's start tag is
+// whole.
+Result<XmlElement> ParseXmlTreeUpToCut(std::string_view text, std::string_view source, XmlCut* cut);
 // Writes an element tree the way NCCL does: 2 spaces of indent per level, attributes in order,
 // `<x .../>` for elements without children, values XML-escaped.
 std::string WriteXmlTree(const XmlElement& root);
@@ -95,8 +108,9 @@ struct NcclTopo {
 };
 
 // Parses a topology XML. Records are the cpu, pci, gpu, nic/net and nvlink elements; a record with
-// missing or malformed required attributes is rejected and counted. Fails when the text is not XML
-// or the root is not <system>.
+// missing or malformed required attributes is rejected and counted. A dump cut short keeps what it
+// holds plus one rejected record saying where it stops (ParseXmlTreeUpToCut). Fails when the text is
+// not XML or the root is not <system>.
 Result<NcclTopo> ParseNcclTopoXml(std::string_view text, std::string_view source, Diagnostics& diag,
                                   ReadCounts& counts);
 
@@ -124,8 +138,8 @@ struct NcclGraphs {
   std::vector<NcclGraph> graphs;
 };
 
-// Parses a graph XML. Records are graph and channel elements. Fails when not XML or the root is
-// not <graphs>.
+// Parses a graph XML. Records are graph and channel elements; a dump cut short keeps what it holds
+// plus one rejected record saying where it stops. Fails when not XML or the root is not <graphs>.
 Result<NcclGraphs> ParseNcclGraphXml(std::string_view text, std::string_view source, Diagnostics& diag,
                                      ReadCounts& counts);
 // Writes a graph XML as NCCL does (floats as %g, dev decimal or hex per dev_hex).

@@ -584,6 +584,9 @@ class NvbandwidthReader {
     return std::move(report_);
   }
 
+  // How many `Waiving`/`Waived` lines were read.
+  [[nodiscard]] int waived() const { return waived_; }
+
  private:
   // Closes the open matrix; a good one becomes the one a SUM line may belong to.
   void Close() {
@@ -620,7 +623,7 @@ class NvbandwidthReader {
     } else if (StartsWith(t, "Running ")) {
       StartTestcase(t, line_no);
     } else if (StartsWith(t, "Waiving ") || StartsWith(t, "Waived")) {
-      // A skipped test: nothing to record.
+      WaivedLine(t, raw, line_no);
     } else if (StartsWith(t, "SUM ")) {
       SumLine(t, raw, line_no);
     } else if (auto d = ParseNvDeviceLine(t)) {
@@ -636,6 +639,19 @@ class NvbandwidthReader {
       RejectRowWithoutHeader(source_, line_no, raw, diag_, counts_);
     }
     // Other lines (NOTE paragraphs, `...`, COEFFICIENT_OF_VARIATION, errors) carry no data.
+  }
+
+  // `Waiving <testcase>.` (nvbandwidth skips a testcase whose filter fails, e.g. without peer access
+  // between the GPUs, and prints no `Running` line for it) or a bare `Waived:`: a warning naming it.
+  void WaivedLine(std::string_view t, std::string_view raw, int64_t line_no) {
+    std::string_view name = StartsWith(t, "Waiving ") ? Trim(t.substr(8)) : std::string_view();
+    if (!name.empty() && name.back() == '.') name.remove_suffix(1);
+    ++waived_;
+    diag_.Warn(source_, line_no, raw,
+               name.empty() ? std::string("a testcase was waived (nvbandwidth skipped it): its matrix is missing")
+                            : "testcase `" + Str(Trim(name)) +
+                                  "` was waived (nvbandwidth skipped it, e.g. no peer access between the GPUs): "
+                                  "its matrix is missing");
   }
 
   // `Running <testcase>.`
@@ -748,14 +764,27 @@ class NvbandwidthReader {
   int last_matrix_ = -1;     // the matrix a SUM line may belong to
   bool any_sum_ = false;
   bool seen_matrix_ = false;
+  int waived_ = 0;
 };
 
 }  // namespace
 
+// Output whose testcases were all waived (`Waiving <testcase>.`, each a warning with its name and
+// line) or stopped before a matrix still gives its `Device N:` GPUs. Fails as the header says when
+// there is neither a matrix nor a Device line.
 Result<P2pReport> ParseNvbandwidth(std::string_view text, std::string_view source, Diagnostics& diag,
                                    ReadCounts& counts) {
   if (LooksBinary(text.substr(0, kBinaryProbe))) return RejectBinary(text, source, diag, counts);
-  return ReportOrNoMatrix(NvbandwidthReader(text, source, diag, counts).Run(), text, source,
+  NvbandwidthReader reader(text, source, diag, counts);
+  P2pReport report = reader.Run();
+  // Every testcase waived or cut short (an ASSERT before its matrix): the GPUs of the Device lines stay.
+  if (report.matrices.empty() && !report.devices.empty()) {
+    diag.Warn(source, 0, "",
+              "no matrix: " + std::to_string(reader.waived()) + " testcase(s) waived and none printed a matrix; the " +
+                  std::to_string(report.devices.size()) + " GPU(s) of the Device lines are kept");
+    return report;
+  }
+  return ReportOrNoMatrix(std::move(report), text, source,
                           "expected `Running <testcase>.`, a description line, a header of device ids and rows");
 }
 

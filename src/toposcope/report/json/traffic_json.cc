@@ -115,7 +115,8 @@ void AddRingsJson(const analysis::RdmaReport& rd, json& j) {
   for (const auto& g : rd.rings.rings) {
     rings.push_back({{"source", analysis::RingSourceName(g.source)}, {"channel", g.channel}, {"comm", g.comm},
                      {"ranks", g.ranks}, {"hosts", g.hosts}, {"gpus", g.gpus}, {"cross_node_nics", g.cross_node_nics},
-                     {"channels", g.channels}, {"bytes", Num(g.bytes, 0)}});
+                     {"channels", g.channels}, {"bytes", Num(g.bytes, 0)},
+                     {"complete", g.complete}});
   }
   j["rings"] = std::move(rings);
   json trees = json::array();

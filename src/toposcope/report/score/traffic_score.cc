@@ -132,7 +132,7 @@ json ScoreRings(const json& tr, const json& result) {
       std::vector<std::string> hosts = g.value("hosts", std::vector<std::string>{});
       if (StrField(g, "source") == "flows") {
         flow_cycles.insert(Rotated(hosts));
-      } else {
+      } else if (g.value("complete", true)) {  // a partial ring (cut short) never counts as recovered
         log_rings.insert({g.value("channel", -1), Rotated(g.value("ranks", std::vector<int>{}))});
         log_cycles.insert(Rotated(hosts));
       }

@@ -1,0 +1,39 @@
+// Tests of format detection by content (formats/sniff) on console captures of NCCL logs: a preamble
+// before the first NCCL line, and lines that open with a launcher's or logger's bracketed prefix.
+#include "toposcope/formats/sniff.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace toposcope::formats {
+namespace {
+
+TEST(SniffNcclLog, BracketedPrefixesAtTheStartOfTheFile) {
+  for (const char* first : {"[rank0]:node-a:1234:1300 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n",
+                            "[default0]:node-a:1234:1300 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n",
+                            "[2024-05-01 12:00:00] node-a:1234:1300 [0] NCCL INFO Channel 00/02 :    0   1\n",
+                            "[1,0]<stdout>:node-a:1234:1300 [0] NCCL INFO Channel 00/02 :    0   1\n",
+                            "[155] node-a:1234:1300 [0] NCCL INFO Ring 00 : 0[0] -> 1[1] via P2P/IPC\n"}) {
+    const SniffResult r = SniffFormat(std::string(first) + "node-a:1234:1300 [0] NCCL INFO Connected all rings\n");
+    EXPECT_EQ(r.format, FileFormat::kNcclLog) << first << " -> " << r.reason;
+  }
+}
+
+TEST(SniffNcclLog, PreambleBeforeTheFirstNcclLine) {
+  std::string text = "$ torchrun --nproc-per-node 8 train.py\n"
+                     "W0501 12:00:00.000000 1234 torch/distributed/run.py:779] Setting OMP_NUM_THREADS\n";
+  for (int i = 0; i < 40; ++i) text += "Epoch 0: loading shard " + std::to_string(i) + " of the dataset\n";
+  text += "(RayTrainWorker pid=1234, ip=10.0.0.1) node-a:1234:1300 [0] NCCL INFO comm 0x1 rank 0 nranks 2\n";
+  EXPECT_EQ(SniffFormat(text).format, FileFormat::kNcclLog);
+}
+
+TEST(SniffNcclLog, JsonArraysAreNotLogs) {
+  // A Chrome trace event array whose arguments quote an NCCL line stays a trace.
+  const std::string trace = "[{\"ph\": \"X\", \"name\": \"h:1:2 [0] NCCL INFO Channel 00/02 :    0   1\"}]\n";
+  EXPECT_EQ(SniffFormat(trace).format, FileFormat::kChromeTrace);
+  EXPECT_NE(SniffFormat("[ \"h:1:2 [0] NCCL INFO x\" ]").format, FileFormat::kNcclLog);
+}
+
+}  // namespace
+}  // namespace toposcope::formats
