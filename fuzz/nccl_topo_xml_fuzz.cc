@@ -26,7 +26,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!again.ok() || !counts2.Balanced()) __builtin_trap();
   if (!again->root.SameAs(topo->root)) __builtin_trap();
   if (WriteXmlTree(again->root) != written) __builtin_trap();
-  if (counts2.read != counts.read || counts2.accepted != counts.accepted) __builtin_trap();
+  // A dump cut short has one rejected record for the cut that the rewritten text does not.
+  if (counts2.read > counts.read || counts2.accepted != counts.accepted) __builtin_trap();
   if (again->gpus.size() != topo->gpus.size() || again->nics.size() != topo->nics.size() ||
       again->pcis.size() != topo->pcis.size() || again->cpus.size() != topo->cpus.size()) {
     __builtin_trap();

@@ -43,7 +43,7 @@ int RoundTrip(const uint8_t* data, size_t size, Parse parse, Write write) {
   if (!counts.Balanced()) __builtin_trap();
   if (diag.rejected_total() != counts.rejected) __builtin_trap();
   if (!report.ok()) return 0;
-  if (report->matrices.empty()) __builtin_trap();
+  if (report->matrices.empty()) return 0;  // devices only (a waived or cut test): nothing to rewrite
   const std::string written = write(*report);
   Diagnostics diag2;
   ReadCounts counts2;
