@@ -55,7 +55,9 @@ case "$mode" in
     /usr/bin/python3 scripts/check_dump_fields.py
     # No function over 150 lines.
     /usr/bin/python3 scripts/check_function_size.py
-    /usr/bin/python3 scripts/check_clang.py "$build_dir"
+    # Every library and CLI source compiles with clang too: here those the fuzz build below does not
+    # compile (it builds base, formats and model with clang and -Werror for the reader harnesses).
+    /usr/bin/python3 scripts/check_clang.py "$build_dir" --skip base,formats,model
     (cd "$build_dir" && ctest --output-on-failure -j "$jobs")
     # Every fuzz target briefly, and the toposcope CLI built with clang and -Werror in the same
     # build directory (build-fuzz), so code clang rejects fails here as well as g++ errors do.

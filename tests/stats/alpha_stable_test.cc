@@ -175,4 +175,36 @@ TEST(StableFitTest, FailsWithoutEnoughSamplesOrSpread) {
   EXPECT_EQ(FitStableQuantiles(with_nan).samples, 0);
 }
 
+// A fit near alpha = 1 (as repeated P2P bandwidths give): with S1 location 0 the draws' centre lies
+// far outside the truncation bound, so under 5 % of draws fall inside it (each sample costs dozens of
+// resamples); the location from LocationForMedian centres them on
+// the data's median instead.
+TEST(NoiseModelTest, LocationForMedianCentresAFitNearAlphaOne) {
+  NoiseModel model;
+  model.alpha = 0.9642;
+  model.beta = -0.5752;
+  model.scale = 0.0749;
+  const double bound = model.truncation * model.scale;
+  auto inside_share = [&](double location) {
+    Rng rng(5);
+    int inside = 0;
+    constexpr int kDraws = 20000;
+    for (int i = 0; i < kDraws; ++i) {
+      inside += std::abs(SampleAlphaStable(rng, model.alpha, model.beta, model.scale, location)) <= bound ? 1 : 0;
+    }
+    return static_cast<double>(inside) / kDraws;
+  };
+  EXPECT_LT(inside_share(0.0), 0.05);
+  model.location = LocationForMedian(model, 0.0, 9);
+  ASSERT_TRUE(std::isfinite(model.location));
+  EXPECT_GT(inside_share(model.location), 0.5);
+  EXPECT_LT(std::abs(EstimateNoise(model, 20000, 11).Quantile(0.5)), 0.15 * bound);
+}
+
+TEST(NoiseModelTest, LocationForMedianOfInvalidParametersIsNaN) {
+  NoiseModel model;
+  model.alpha = 3.0;
+  EXPECT_TRUE(std::isnan(LocationForMedian(model, 0.0, 1)));
+}
+
 }  // namespace toposcope::stats

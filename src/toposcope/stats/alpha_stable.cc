@@ -159,12 +159,12 @@ double SampleAlphaStable(Rng& rng, double alpha, double beta, double sigma, doub
 double NoiseModel::Sample(Rng& rng) const {
   // truncation <= 0 (or infinite) means no truncation.
   if (!(truncation > 0.0) || std::isinf(truncation)) {
-    return SampleAlphaStable(rng, alpha, beta, scale);
+    return SampleAlphaStable(rng, alpha, beta, scale, location);
   }
   const double bound = truncation * scale;
   double y = 0;
   for (int tries = 0; tries < 1000; ++tries) {
-    y = SampleAlphaStable(rng, alpha, beta, scale);
+    y = SampleAlphaStable(rng, alpha, beta, scale, location);
     if (std::abs(y) <= bound) return y;
   }
   if (std::isnan(y)) return y;
@@ -198,6 +198,13 @@ NoiseQuantiles EstimateNoise(const NoiseModel& model, int n, uint64_t seed) {
   }
   std::sort(out.sorted.begin(), out.sorted.end());
   return out;
+}
+
+double LocationForMedian(NoiseModel model, double median, uint64_t seed) {
+  model.truncation = 0;
+  model.location = 0;
+  const NoiseQuantiles q = EstimateNoise(model, 20000, seed);
+  return median - q.Quantile(0.5);
 }
 
 double MeanAbsErrorQuantile(const NoiseModel& model, int n_avg, double q, int trials, uint64_t seed) {

@@ -22,9 +22,16 @@ struct NoiseModel {
   double scale = 0.08;
   double truncation = 3.0;  // |noise| <= truncation * scale; larger draws are resampled (up to
                             // 1000 tries, then clipped); <= 0 or infinite: no truncation
+  double location = 0.0;    // S1 location of a draw, before truncation. 0 for the seed's prior; a model
+                            // fitted to data sets it so that the draws' median is the data's (near
+                            // alpha = 1 the S1 location of a median-0 sample is far from 0)
   // One relative error draw (multiply a true value by 1 + Sample()); NaN for invalid parameters.
   [[nodiscard]] double Sample(Rng& rng) const;
 };
+
+// The S1 location that puts the untruncated median of `model`'s draws at `median` (Monte Carlo,
+// 20,000 draws with `seed`); NaN for invalid parameters.
+double LocationForMedian(NoiseModel model, double median, uint64_t seed);
 
 // Quantiles of the model's relative error, from n Monte Carlo draws with a fixed seed (draws that
 // are NaN, from invalid parameters, are left out).

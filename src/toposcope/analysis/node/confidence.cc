@@ -64,6 +64,7 @@ ConfidenceReport AnalyzeConfidence(const std::vector<LinkReport>& links, const N
   r.beta = noise.beta;
   r.scale = noise.scale;
   r.truncation = noise.truncation;
+  r.location = noise.location;
   r.quantile = opt.quantile;
   r.delta_min = opt.delta_min;
   r.base_period_ms = opt.base_period_ms;

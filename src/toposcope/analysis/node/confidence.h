@@ -26,7 +26,7 @@ struct PathConfidence {
 };
 
 struct ConfidenceReport {
-  double alpha = 0, beta = 0, scale = 0, truncation = 0;  // the noise model used
+  double alpha = 0, beta = 0, scale = 0, truncation = 0, location = 0;  // the noise model used
   bool noise_fitted = false;   // alpha, beta, scale fitted to the data (else the prior)
   int noise_samples = 0;       // residuals the fit saw
   std::string noise_source;    // NoiseFit::source

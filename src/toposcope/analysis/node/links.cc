@@ -524,6 +524,10 @@ NoiseFit MeasuredNoise(const model::Dataset& ds, const Thresholds& t, const stat
     for (int b = 0; b < 8; ++b) h = Fnv1aByte(h, static_cast<uint8_t>(static_cast<uint64_t>(q) >> (8 * b)));
   }
   nf.seed = h;
+  // The residuals are relative to each group's median: the model's draws are centred the same way
+  // (without this, a fit near alpha = 1 puts most S1 draws outside the truncation bound).
+  nf.model.location = stats::LocationForMedian(nf.model, fit.location, h);
+  if (!std::isfinite(nf.model.location)) nf.model.location = 0;
   return nf;
 }
 

@@ -75,7 +75,7 @@ TOPOSCOPE_JSON_FIELDS(IslandReport, id, host, members, kind, method, agrees_with
 TOPOSCOPE_JSON_FIELDS(IslandOutput, gpus, islands)
 TOPOSCOPE_JSON_FIELDS(SamplingRow, period_ms, per_hop_error, max_hops)
 TOPOSCOPE_JSON_FIELDS(PathConfidence, a, b, hops, delta)
-TOPOSCOPE_JSON_FIELDS(ConfidenceReport, alpha, beta, scale, truncation, noise_fitted, noise_samples, noise_source, noise_note, quantile, delta_min, base_period_ms, sampling, paths)
+TOPOSCOPE_JSON_FIELDS(ConfidenceReport, alpha, beta, scale, truncation, location, noise_fitted, noise_samples, noise_source, noise_note, quantile, delta_min, base_period_ms, sampling, paths)
 TOPOSCOPE_JSON_FIELDS(FieldReport, field_id, field, long_name, field_class, needed_period_ms, series, worst_period_ms, ok)
 TOPOSCOPE_JSON_FIELDS(SamplingWarning, host, field, gpu, period_ms, needed_period_ms)
 TOPOSCOPE_JSON_FIELDS(OfferedFields, host, offered, missing)

@@ -69,6 +69,7 @@ json ConfidenceJson(const analysis::ConfidenceReport& c) {
                      {"beta", Num(c.beta, 4)},
                      {"scale", Num(c.scale, 4)},
                      {"truncation_scales", Num(c.truncation, 4)},
+                     {"location", Num(c.location, 4)},
                      {"fitted", c.noise_fitted},
                      {"source", c.noise_source},
                      {"samples", c.noise_samples},
