@@ -91,13 +91,24 @@ TEST(SlowNodeSearch, BeliefUpdateRunsTheLighterHalfAndInfersTheOther) {
   for (const std::string& h : p[0].hosts) EXPECT_TRUE(h >= "h108" && h <= "h115") << h;
   EXPECT_EQ(s.runs()[1].verdict, RunVerdict::kSlow);
   EXPECT_EQ(s.runs()[0].verdict, RunVerdict::kHealthy);
-  const bool half_has_slow = std::count(p[0].hosts.begin(), p[0].hosts.end(), slow) > 0;
+  EXPECT_EQ(std::count(p[0].hosts.begin(), p[0].hosts.end(), slow), 0);  // the lighter half: h112..h115
   ASSERT_TRUE(s.Observe({p[0].id, oracle(p[0]), -1, false, ""}).ok());
+  // It read healthy: the other half is inferred slow without a run and split; its lighter quarter runs.
   p = s.Pending();
-  ASSERT_EQ(p.size(), half_has_slow ? 2u : 1u);  // slow half: split it and run the other half too
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].hosts, (std::vector<std::string>{"h110", "h111"}));
+  ASSERT_TRUE(s.Observe({p[0].id, oracle(p[0]), -1, false, ""}).ok());
+  // That quarter read slow: the search goes on in it ({h111} with a known-good host); {h108, h109} waits.
+  p = s.Pending();
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(std::count(p[0].hosts.begin(), p[0].hosts.end(), "h111"), 1);
+  EXPECT_EQ(p[0].hosts.size(), 2u);
   const SlowNodeAnswer a = RunAll(s, oracle);
   EXPECT_EQ(a.slow, std::vector<std::string>{slow});
-  EXPECT_LE(a.runs, 8 + 3 + 2);  // screen + one run per halving + a confirmation
+  // screen + one run per halving + a confirmation + the rest of the screen group ({h108, h109}).
+  EXPECT_EQ(a.runs, 8 + 3 + 1 + 1);
+  EXPECT_EQ(s.runs().back().plan.hosts, (std::vector<std::string>{"h108", "h109"}));
+  EXPECT_NE(s.runs().back().plan.reason.find("rest of screen group 2"), std::string::npos);
   EXPECT_GT(a.confidence, 0.9);
 }
 

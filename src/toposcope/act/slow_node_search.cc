@@ -105,7 +105,6 @@ void SlowNodeSearch::PlanScreen() {
     }
   }
   if (!cur.empty()) screens.push_back(std::move(cur));
-  recovered_screen_.assign(screens.size(), false);
   for (size_t i = 0; i < screens.size(); ++i) {
     Group g;
     g.members = std::move(screens[i]);
@@ -274,7 +273,6 @@ void SlowNodeSearch::AdvanceRound() {
 
 void SlowNodeSearch::Decide(int gi, bool slow) {
   const int parent = groups_[gi].parent, sibling = groups_[gi].sibling;
-  const bool parent_infers = parent >= 0 && !groups_[parent].direct;
   if (!slow) {
     groups_[gi].state = GroupState::kHealthy;
     for (int i : groups_[gi].members) {
@@ -283,10 +281,10 @@ void SlowNodeSearch::Decide(int gi, bool slow) {
     if (groups_[gi].confirm) {
       notes_.push_back(hosts_[groups_[gi].members[0]] + " was inferred slow but read healthy with a known-good host (run " +
                        std::to_string(groups_[gi].runs.back()) + ")");
-      Recover(gi);
+      PlanRest(gi, true);
       return;
     }
-    if (parent_infers && groups_[sibling].state == GroupState::kWaiting) {
+    if (parent >= 0 && groups_[sibling].state == GroupState::kWaiting) {
       groups_[sibling].state = GroupState::kInferred;  // the parent is slow and this half is not
       if (groups_[sibling].members.size() == 1) {
         groups_[sibling].confirm = true;
@@ -301,17 +299,13 @@ void SlowNodeSearch::Decide(int gi, bool slow) {
   groups_[gi].state = GroupState::kSlow;
   if (groups_[gi].members.size() == 1) {
     host_state_[groups_[gi].members[0]] = 2;
+    PlanRest(gi, false);
   } else {
-    SplitAndPlan(gi);
-  }
-  if (parent >= 0 && groups_[sibling].state == GroupState::kWaiting) {
-    PlanTest(sibling, "other half of group after run " + std::to_string(groups_[gi].runs.back()) +
-                          " (that half is slow; this one may be too)");
+    SplitAndPlan(gi);  // the other half waits: it is run with the rest of the screen group later
   }
 }
 
-// Splits a slow (or inferred slow) group in two at equal prior mass and runs the lighter half (both
-// halves in a recovery search).
+// Splits a slow (or inferred slow) group in two at equal prior mass and runs the lighter half.
 void SlowNodeSearch::SplitAndPlan(int gi) {
   std::vector<int> members = groups_[gi].members;
   std::stable_sort(members.begin(), members.end(), [&](int a, int b) { return prior_[a] > prior_[b]; });
@@ -328,56 +322,49 @@ void SlowNodeSearch::SplitAndPlan(int gi) {
     }
   }
   const int ia = static_cast<int>(groups_.size()), ib = ia + 1;
-  const bool direct = groups_[gi].direct;
   const int screen = groups_[gi].screen;
   const std::string why = groups_[gi].state == GroupState::kInferred ? "inferred slow" : "slow";
   for (auto* part : {&a, &b}) {
     Group g;
     g.members = *part;
     g.parent = gi;
-    g.direct = direct;
     g.screen = screen;
     groups_.push_back(std::move(g));
   }
   groups_[ia].sibling = ib;
   groups_[ib].sibling = ia;
-  const std::string of = " of a " + why + " group of " + std::to_string(members.size()) + " hosts";
-  if (direct) {
-    PlanTest(ia, "half" + of + " (recheck: both halves)");
-    PlanTest(ib, "half" + of + " (recheck: both halves)");
-    return;
-  }
   const int lighter = Mass(b) <= ma ? ib : ia;
-  PlanTest(lighter, "lighter half" + of);
+  PlanTest(lighter, "lighter half of a " + why + " group of " + std::to_string(members.size()) + " hosts");
 }
 
-// An inferred slow host read healthy: some reading on its way was wrong. Rechecks the hosts of its
-// screen group no run has cleared, running both halves at every split from now on (once per screen).
-void SlowNodeSearch::Recover(int gi) {
+// A chain of halvings ended (a host named, or an inferred host cleared): runs the hosts of the
+// screen group no run has cleared or named yet (the halves left waiting) as one group. Healthy:
+// the screen group is done; slow: it holds another slow host (or a reading was wrong) and is split.
+void SlowNodeSearch::PlanRest(int gi, bool contradiction) {
   const int screen = groups_[gi].screen;
-  if (recovered_screen_[screen]) {
-    notes_.push_back("screen group " + std::to_string(screen + 1) + " was rechecked already: no further recheck");
-    return;
-  }
-  recovered_screen_[screen] = true;
   std::set<int> busy;
   for (const Group& g : groups_) {
     if (g.state == GroupState::kTesting) busy.insert(g.members.begin(), g.members.end());
+  }
+  for (Group& g : groups_) {
+    if (g.screen == screen && g.state == GroupState::kWaiting) g.state = GroupState::kMerged;  // run below
   }
   Group g;
   for (int i : groups_[screen].members) {
     if (host_state_[i] == 0 && !busy.count(i)) g.members.push_back(i);
   }
   if (g.members.empty()) {
-    notes_.push_back("screen run " + std::to_string(groups_[screen].runs.front()) +
-                     " read slow, but no host of it is slow alone: a transient, or a slow link between two of them");
+    if (contradiction) {
+      notes_.push_back("screen run " + std::to_string(groups_[screen].runs.front()) +
+                       " read slow, but no host of it is slow alone: a transient, or a slow link between two of them");
+    }
     return;
   }
-  g.direct = true;
   g.screen = screen;
   groups_.push_back(std::move(g));
-  PlanTest(static_cast<int>(groups_.size()) - 1, "recheck of screen group " + std::to_string(screen + 1) +
-                                                     "'s hosts no run has cleared");
+  PlanTest(static_cast<int>(groups_.size()) - 1, "rest of screen group " + std::to_string(screen + 1) + " (" +
+                                                     std::to_string(groups_.back().members.size()) +
+                                                     " hosts no run has cleared or named)");
 }
 
 SlowNodeAnswer SlowNodeSearch::Answer() const {

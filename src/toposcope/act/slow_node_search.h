@@ -5,11 +5,14 @@
 //   1. screens: splits the hosts into a few groups of equal prior mass (passive evidence raises a
 //      host's prior, so a suspect lands in a small group) and runs each;
 //   2. splits every slow group in two at equal prior mass and runs the lighter half; when that half
-//      is healthy, the other half is inferred slow without a run (Hwang's binary splitting), when it
-//      is slow the other half is run too (a group may hold several slow nodes);
+//      is healthy, the other half is inferred slow without a run, when it is slow the search goes
+//      on in it and the other half waits (binary splitting);
 //   3. runs a single host with a host already cleared by a healthy run (runs need >= 2 hosts); a
 //      host inferred slow is confirmed that way before it is named;
-//   4. stops when every host is cleared or named.
+//   4. when a host is named (or an inferred one reads healthy), runs the rest of its screen group
+//      that no run has cleared as one group: healthy ends that group, slow starts a new chain (a
+//      group may hold several slow nodes; a wrong reading is caught this way too);
+//   5. stops when every host is cleared or named.
 // The line between healthy and slow comes from the runs themselves: the healthy level is the
 // median of the top cluster of observed busbw, the noise the spread of that cluster (and of each
 // run's out-of-place / in-place pair), floored at the 1 % nccl-tests precision the collectives pass
@@ -106,14 +109,13 @@ class SlowNodeSearch {
   [[nodiscard]] const std::vector<double>& priors() const { return prior_; }
 
  private:
-  enum class GroupState { kWaiting, kTesting, kHealthy, kSlow, kInferred };
+  enum class GroupState { kWaiting, kTesting, kHealthy, kSlow, kInferred, kMerged };  // merged: into a rest run
   struct Group {
     std::vector<int> members;  // host indices
     int parent = -1, sibling = -1;
     GroupState state = GroupState::kWaiting;
     std::vector<int> runs;     // the runs that tested it (repeats included)
     bool confirm = false;      // a single host inferred slow, run to confirm it
-    bool direct = false;       // its children are all run (no inference): a recovery search
     int screen = -1;           // its first-round ancestor
   };
 
@@ -125,7 +127,7 @@ class SlowNodeSearch {
   void Decide(int gi, bool slow);
   void SplitAndPlan(int gi);
   void PlanTest(int gi, const std::string& reason);
-  void Recover(int gi);
+  void PlanRest(int gi, bool contradiction);
   int Partner(int exclude) const;
   double Mass(const std::vector<int>& members) const;
 
@@ -137,7 +139,6 @@ class SlowNodeSearch {
   std::vector<int> run_group_;        // per run: the group it tested
   std::vector<int> host_state_;       // 0 unknown, 1 cleared, 2 named slow
   std::vector<int> to_test_;          // groups to plan in the next round
-  std::vector<bool> recovered_screen_;
   int round_ = 0;
   double healthy_gbps_ = 0, noise_rel_ = 0;
   double log_confidence_ = 0;
