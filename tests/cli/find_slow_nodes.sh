@@ -3,7 +3,7 @@
 # node found within 2 k log2 N + 4 runs; the directory protocol (plan-NNN.sh written, result-NNN.txt
 # read, re-entrant) reaches the simulation's answer from the same result files; evidence from a
 # dataset (--from) is read; a garbled result names its file and line (exit 3); a request without
-# --results or --simulate is a usage error (exit 2).
+# --results or --simulate is a usage error (exit 2), a missing hosts file an input error (exit 3).
 set -euo pipefail
 bin=$1
 tmp=$(mktemp -d)
@@ -73,4 +73,10 @@ set +e
 rc=$?
 set -e
 [ "$rc" -eq 2 ] || fail "no --results: exit $rc, not 2"
+set +e
+"$bin" find-slow-nodes --hosts "$tmp/nosuch.txt" --results "$tmp/x" > /dev/null 2> "$tmp/nosuch.err"
+rc=$?
+set -e
+[ "$rc" -eq 3 ] || fail "missing hosts file: exit $rc, not 3"
+grep -q "nosuch.txt" "$tmp/nosuch.err" || { cat "$tmp/nosuch.err"; fail "missing hosts file not named"; }
 echo ok

@@ -378,7 +378,7 @@ std::vector<Command> Commands(Flags& f) {
       {"find-slow-nodes", "plan nccl-tests runs over host subsets that find the slow nodes; read their results",
        [&f](CLI::App* c) {
          app::FindSlowNodesRequest& r = f.find_slow;
-         c->add_option("--hosts", r.hosts_file, "the hosts to search, one a line")->check(CLI::ExistingFile);
+         c->add_option("--hosts", r.hosts_file, "the hosts to search, one a line");
          c->add_option("--from", r.from, "datasets whose analysis sets the priors (stragglers, degraded links, ...)");
          c->add_option("--results", r.results_dir, "DIR: writes plan-NNN.sh, reads result-NNN.txt (run again after)");
          c->add_flag("--simulate", r.simulate, "answer the runs from the simulator (real nccl-tests output)");
