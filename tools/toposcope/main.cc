@@ -18,6 +18,7 @@
 #include "toposcope/app/analyze_command.h"
 #include "toposcope/app/anonymize_command.h"
 #include "toposcope/app/demo_command.h"
+#include "toposcope/app/find_slow_nodes_command.h"
 #include "toposcope/app/simulate_command.h"
 #include "toposcope/experiments/architecture_compare.h"
 #include "toposcope/report/pipeline/pass_report.h"
@@ -227,6 +228,8 @@ struct Flags {
   std::string truth, result;
   app::DemoRequest demo;
   app::AnonymizeRequest anonymize;
+  app::FindSlowNodesRequest find_slow;
+  bool find_slow_json = false;
 };
 
 void AddSimulateFlags(CLI::App* c, toposcope::sim::SimOptions& o, std::string& arch, std::string& out,
@@ -370,6 +373,29 @@ std::vector<Command> Commands(Flags& f) {
          auto s = app::RunAnonymize(f.anonymize);
          if (!s.ok()) return Fail(s.error());
          std::fputs(app::AnonymizeSummaryText(*s, f.anonymize).c_str(), stdout);
+         return int{kOk};
+       }},
+      {"find-slow-nodes", "plan nccl-tests runs over host subsets that find the slow nodes; read their results",
+       [&f](CLI::App* c) {
+         app::FindSlowNodesRequest& r = f.find_slow;
+         c->add_option("--hosts", r.hosts_file, "the hosts to search, one a line");
+         c->add_option("--from", r.from, "datasets whose analysis sets the priors (stragglers, degraded links, ...)");
+         c->add_option("--results", r.results_dir, "DIR: writes plan-NNN.sh, reads result-NNN.txt (run again after)");
+         c->add_flag("--simulate", r.simulate, "answer the runs from the simulator (real nccl-tests output)");
+         c->add_option("--hosts-count", r.hosts_count, "--simulate without --hosts: node0001..")->check(CLI::Range(2, 100000));
+         c->add_option("--slow", r.slow, "--simulate: slow nodes to hide")->check(CLI::Range(0, 100000));
+         c->add_option("--seed", r.seed, "--simulate: random seed");
+         c->add_option("--hinted", r.hinted, "--simulate: slow nodes passive evidence names")->check(CLI::Range(0, 100000));
+         c->add_option("--launcher", r.launcher, "mpirun (default) or srun")->check(CLI::IsMember({"mpirun", "srun"}));
+         c->add_option("--nccl-tests", r.binary, "the all_reduce_perf binary (default: on PATH)");
+         c->add_option("--gpus-per-host", r.gpus_per_host, "ranks per host (default 8)")->check(CLI::Range(1, 64));
+         c->add_flag("--json", f.find_slow_json, "print the answer, pending runs and run log as JSON");
+       },
+       [&f] {
+         auto o = app::RunFindSlowNodes(f.find_slow);
+         if (!o.ok()) return Fail(o.error());
+         std::fputs((f.find_slow_json ? app::FindSlowNodesJson(*o, f.find_slow)
+                                      : app::FindSlowNodesText(*o, f.find_slow)).c_str(), stdout);
          return int{kOk};
        }},
       {"passes", "list the analysis passes, what each needs and produces", [](CLI::App*) {},
