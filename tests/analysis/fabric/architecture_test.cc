@@ -215,7 +215,7 @@ TEST(Architecture, ProbesRingsWithCoresAreHhre) {
 
 // The confidence follows the evidence: a leaf whose host was never probed beyond it shows no link
 // (3 of 4 leaves seen, 4 of 5 fat-tree checks hold: 0.8 x 0.75), and a ring whose core no probe
-// crossed rests on 1 of hhre's 4 checks (0.25).
+// crossed rests on 1 of hhre's 4 checks (it holds: 1 x sqrt(1/4)).
 TEST(Architecture, ConfidenceFollowsTheEvidence) {
   std::vector<std::string> hosts;
   for (int i = 0; i < 8; ++i) hosts.push_back("h" + std::to_string(i));
@@ -253,7 +253,7 @@ TEST(Architecture, ConfidenceFollowsTheEvidence) {
   rin.probes = &ring_probes;
   const auto rr = IdentifyArchitecture(rin);
   EXPECT_EQ(ArchClassName(rr.arch_class), "hhre") << Dump(rr);
-  EXPECT_NEAR(rr.confidence, 0.25, 1e-9) << Dump(rr);
+  EXPECT_NEAR(rr.confidence, 0.5, 1e-9) << Dump(rr);
   EXPECT_TRUE(HasEvidence(rr, "hhre: unobserved - every rack links a core")) << Dump(rr);
 }
 

@@ -522,12 +522,19 @@ struct Check {
   bool observed = true;
 };
 
-// The share of the class's checks that hold, unobserved ones counted as not holding (0 when there
-// are none): how much of what the class predicts the data showed.
+// The share of the class's observed checks that hold, x sqrt(observed / all checks): a share
+// measured on fewer checks is less precise (its standard error grows as 1 / sqrt(checks)), so a
+// class resting on 1 of its 4 checks keeps half the weight of one resting on all 4 (0 when none
+// was observed).
 double HoldingFraction(const std::vector<Check>& checks) {
-  int ok = 0;
-  for (const Check& c : checks) ok += c.observed && c.ok ? 1 : 0;
-  return checks.empty() ? 0.0 : static_cast<double>(ok) / static_cast<double>(checks.size());
+  int ok = 0, observed = 0;
+  for (const Check& c : checks) {
+    observed += c.observed ? 1 : 0;
+    ok += c.observed && c.ok ? 1 : 0;
+  }
+  if (observed == 0) return 0.0;
+  return static_cast<double>(ok) / static_cast<double>(observed) *
+         std::sqrt(static_cast<double>(observed) / static_cast<double>(checks.size()));
 }
 
 // Whether every observed required check holds.
