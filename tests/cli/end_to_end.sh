@@ -7,7 +7,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
-"$bin" demo --out "$tmp/demo" > "$tmp/demo.log"
+# The fixed configuration (--no-vary): its thresholds include the NVLink parts (thermal fault,
+# traffic matrix) that a drawn node-type mix without NVLink hosts lacks; the varied configurations
+# are scored by tests/experiments/varied_ground_truth_test.cc.
+"$bin" demo --no-vary --out "$tmp/demo" > "$tmp/demo.log"
 grep -q '"ari"' "$tmp/demo.log" || fail "demo printed no scores"
 /usr/bin/python3 - "$tmp/demo/score.json" <<'PY'
 import json, sys
@@ -75,6 +78,14 @@ PY
 "$bin" simulate --arch hhre --seed 9 --hosts 6 --out "$tmp/a" > /dev/null
 "$bin" simulate --arch hhre --seed 9 --hosts 6 --out "$tmp/b" > /dev/null
 diff -r "$tmp/a" "$tmp/b" > /dev/null || fail "simulate is not deterministic"
+# Variation is the default: the seed draws the configuration (truth.json "variation"); --no-vary
+# keeps the fixed one.
+"$bin" simulate --seed 4 --hosts 4 --no-rdma --no-fabric --out "$tmp/v" > "$tmp/v.log"
+grep -q '(drawn)' "$tmp/v.log" || fail "simulate does not vary by default"
+grep -q '"variation"' "$tmp/v/truth.json" || fail "no variation in truth.json by default"
+"$bin" simulate --seed 4 --hosts 4 --no-rdma --no-fabric --no-vary --out "$tmp/f" > "$tmp/f.log"
+! grep -q '(drawn)' "$tmp/f.log" || fail "--no-vary still draws"
+! grep -q '"variation"' "$tmp/f/truth.json" || fail "--no-vary wrote a variation"
 "$bin" analyze "$tmp/a" --out "$tmp/ra" > /dev/null
 "$bin" analyze "$tmp/b" --out "$tmp/rb" > /dev/null
 sed 's#'"$tmp"'/r\?a#X#g' "$tmp/ra/result.json" > "$tmp/ra.norm"

@@ -22,9 +22,14 @@
 namespace toposcope {
 namespace {
 
-TEST(VariedGroundTruth, ScoresHoldOverDrawnConfigurations) {
-  for (uint64_t seed : {1, 2, 3, 4}) {
+// Seeds 1-5 on each of the three architectures (the variation is what `simulate` and the demo do
+// by default).
+class VariedGroundTruth : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(VariedGroundTruth, ScoresHoldOverDrawnConfigurations) {
+  for (uint64_t seed : {1, 2, 3, 4, 5}) {
     sim::SimOptions opt;
+    opt.arch = sim::ParseArch(GetParam()).value();
     opt.seed = seed;
     opt.vary = true;
     opt.hosts = 8;
@@ -33,7 +38,7 @@ TEST(VariedGroundTruth, ScoresHoldOverDrawnConfigurations) {
     opt.with_fabric = true;
     opt.probes_per_pair = 32;  // the CLI's default
     const sim::SimOptions drawn = sim::ResolveVariation(opt);
-    std::string what = "seed " + std::to_string(seed) + ":";
+    std::string what = GetParam() + " seed " + std::to_string(seed) + ":";
     for (const auto& [name, value] : sim::VariationSummary(drawn)) what += " " + name + "=" + value;
 
     const std::string dir =
@@ -81,6 +86,13 @@ TEST(VariedGroundTruth, ScoresHoldOverDrawnConfigurations) {
     std::filesystem::remove_all(dir);
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Archs, VariedGroundTruth, ::testing::Values("fat-tree", "dragonfly", "hhre"),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           for (char& c : n) c = c == '-' ? '_' : c;
+                           return n;
+                         });
 
 }  // namespace
 }  // namespace toposcope

@@ -268,18 +268,19 @@ void AddSimulateFlags(CLI::App* c, toposcope::sim::SimOptions& o, std::string& a
                 "added to every simulated switch's port-to-port latency")->check(CLI::Range(-0.25, 5.0));
   c->add_option("--nccl-version", o.nccl_version, "NCCL log format: 2.26.2 or 2.16.5 (default: by seed)")
       ->check(CLI::IsMember({"2.26.2", "2.16.5"}));
-  c->add_flag("--vary", o.vary, "draw from the seed what real clusters vary (switch and link class, clocks, DCGM "
-              "periods, NCCL version, node types) unless given; the draws go to truth.json and the summary");
-  c->add_option("--switch-class", o.switch_class, "switch latency class (default: fixed 0.30-0.50 us, or by seed with "
-                "--vary)")->check(CLI::IsMember({"ib", "roce-cut-through", "ethernet-merchant"}));
-  c->add_option("--link-class", o.link_class, "link PHY + FEC class (default: fixed 0.05-0.12 us, or by seed with --vary)")
+  c->add_flag("--vary,!--no-vary", o.vary, "draw from the seed what real clusters vary (switch and link class, clocks, "
+              "DCGM periods, NCCL version, node types) unless given (the default; --no-vary: the fixed configuration); "
+              "the draws go to truth.json and the summary");
+  c->add_option("--switch-class", o.switch_class, "switch latency class (default: by seed; fixed 0.30-0.50 us with "
+                "--no-vary)")->check(CLI::IsMember({"ib", "roce-cut-through", "ethernet-merchant"}));
+  c->add_option("--link-class", o.link_class, "link PHY + FEC class (default: by seed; fixed 0.05-0.12 us with --no-vary)")
       ->check(CLI::IsMember({"dac", "optics"}));
-  c->add_option("--clock-profile", o.clock_profile, "hosts' clock discipline: mixed (default), ptp or ntp")
+  c->add_option("--clock-profile", o.clock_profile, "hosts' clock discipline: mixed, ptp or ntp (default: by seed; mixed with --no-vary)")
       ->check(CLI::IsMember({"mixed", "ptp", "ntp"}));
   auto fix_periods = [&o](const std::string&) { o.dcgm_periods_fixed = true; };
-  c->add_option("--dcgm-period-ms", o.dcgm_period_ms, "DCGM sampling period of most hosts (default 100)")
+  c->add_option("--dcgm-period-ms", o.dcgm_period_ms, "DCGM sampling period of most hosts (default: by seed; 100 with --no-vary)")
       ->check(CLI::Range(10, 10000))->each(fix_periods);
-  c->add_option("--slow-dcgm-period-ms", o.slow_dcgm_period_ms, "DCGM period of the slow hosts (default 1000)")
+  c->add_option("--slow-dcgm-period-ms", o.slow_dcgm_period_ms, "DCGM period of the slow hosts (default: by seed; 1000 with --no-vary)")
       ->check(CLI::Range(10, 60000))->each(fix_periods);
 }
 
@@ -357,6 +358,7 @@ std::vector<Command> Commands(Flags& f) {
          c->add_option("--out", f.demo.out, "output directory");
          c->add_option("--seed", f.demo.seed, "random seed");
          c->add_option("--hosts", f.demo.hosts, "number of hosts")->check(CLI::Range(1, 100000));
+         c->add_flag("--vary,!--no-vary", f.demo.vary, "vary the cluster by seed (the default; --no-vary: fixed)");
        },
        [&f] {
          const toposcope::Status st = app::RunDemo(f.demo, stdout);

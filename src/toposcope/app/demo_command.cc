@@ -27,6 +27,7 @@ Status SimulateStep(const DemoRequest& req, const std::string& data_dir, std::FI
   sim::SimOptions o = SimulateDefaults();
   o.seed = req.seed;
   o.hosts = req.hosts;
+  o.vary = req.vary;
   o.naming = sim::NameStyleOfSeed(req.seed);  // real-style names, in no placement order
   Result<sim::SimSummary> s = RunSimulate(o, data_dir);
   if (!s.ok()) return s.error();

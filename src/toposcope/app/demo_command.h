@@ -15,6 +15,7 @@ struct DemoRequest {
   std::string out = "toposcope-demo";  // DIR: DIR/data (simulated), DIR/analysis, DIR/score.json
   uint64_t seed = 1;
   int hosts = 16;
+  bool vary = true;  // SimOptions::vary (false: --no-vary, the fixed configuration)
 };
 
 // Runs the demo, printing to `out` (stdout in the CLI). Fails with the kind of the step that

@@ -18,6 +18,7 @@ sim::SimOptions SimulateDefaults() {
   o.max_probe_peers = 64;
   o.probe_extra_rtt_us = 0;
   o.fabric_faults = true;
+  o.vary = true;  // what real clusters vary is drawn from the seed (sim/variation.h); --no-vary: fixed
   return o;
 }
 

@@ -11,7 +11,9 @@ namespace toposcope::app {
 
 // What `simulate` and `demo` simulate unless told otherwise: a 16-host fat-tree with 4 faults and
 // every part on (telemetry, RDMA, fabric), 32 probes per host pair (tomography needs the floor of
-// each route; the library's default is 8), 64 probe peers.
+// each route; the library's default is 8), 64 probe peers, and the variation on (SimOptions::vary:
+// switch and link classes, clocks, DCGM periods, NCCL version and node types drawn from the seed;
+// `--no-vary` keeps the fixed configuration).
 sim::SimOptions SimulateDefaults();
 
 // Simulates `options` into `out_dir` after the simulator's own scale limits (parts the simulator

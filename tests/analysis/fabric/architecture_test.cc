@@ -178,7 +178,7 @@ TEST(Architecture, ProbesFatTree) {
   EXPECT_EQ(r.host_switches, 4);
   EXPECT_EQ(r.core_switches, 2);
   EXPECT_EQ(r.tiers, 2);
-  EXPECT_NEAR(r.confidence, 0.9, 1e-9);  // all checks, probe source factor
+  EXPECT_NEAR(r.confidence, 1.0, 1e-9);  // all checks hold, no rival class, every leaf seen linked
   // Default ring h0..h7: 4 in-leaf pairs (2 links) and 4 cross-leaf pairs (4 links).
   EXPECT_EQ(RingOrderName(r.ring_order), "topology_order");
   EXPECT_EQ(r.ring_pairs, 8);
@@ -211,6 +211,50 @@ TEST(Architecture, ProbesRingsWithCoresAreHhre) {
   EXPECT_EQ(r.ring_lengths, (std::vector<int>{4, 4}));
   EXPECT_TRUE(r.cores_complete);
   EXPECT_EQ(r.core_switches, 2);
+}
+
+// The confidence follows the evidence: a leaf whose host was never probed beyond it shows no link
+// (3 of 4 leaves seen, 4 of 5 fat-tree checks hold: 0.8 x 0.75), and a ring whose core no probe
+// crossed rests on 1 of hhre's 4 checks (it holds: 1 x sqrt(1/4)).
+TEST(Architecture, ConfidenceFollowsTheEvidence) {
+  std::vector<std::string> hosts;
+  for (int i = 0; i < 8; ++i) hosts.push_back("h" + std::to_string(i));
+  auto leaf = [](const std::string& h) { return "leaf" + std::to_string((h[1] - '0') / 2); };
+  std::vector<formats::PathProbe> probes;
+  for (const auto& a : hosts) {
+    for (const auto& b : hosts) {
+      if (a == b) continue;
+      if (leaf(a) == leaf(b)) {
+        probes.push_back(P(a, b, {leaf(a)}));
+      } else if (leaf(a) != "leaf3" && leaf(b) != "leaf3") {
+        const int sp = ((a[1] - '0') + (b[1] - '0')) % 2;
+        probes.push_back(P(a, b, {leaf(a), "spine" + std::to_string(sp), leaf(b)}));
+      }
+    }
+  }
+  ArchitectureInputs in;
+  in.probes = &probes;
+  const auto r = IdentifyArchitecture(in);
+  EXPECT_EQ(ArchClassName(r.arch_class), "fat-tree") << Dump(r);
+  EXPECT_NEAR(r.confidence, 0.8 * 0.75, 1e-9) << Dump(r);
+
+  const std::vector<std::string> ring{"h0", "h1", "h2", "h3"};
+  const auto ring_probes = AllPairs(ring, [&](const std::string& a, const std::string& b) {
+    int i = a[1] - '0';
+    const int j = b[1] - '0';
+    std::vector<std::string> hops{"rack" + std::to_string(i)};
+    while (i != j) {
+      i = (i + 1) % 4;
+      hops.push_back("rack" + std::to_string(i));
+    }
+    return hops;
+  });
+  ArchitectureInputs rin;
+  rin.probes = &ring_probes;
+  const auto rr = IdentifyArchitecture(rin);
+  EXPECT_EQ(ArchClassName(rr.arch_class), "hhre") << Dump(rr);
+  EXPECT_NEAR(rr.confidence, 0.5, 1e-9) << Dump(rr);
+  EXPECT_TRUE(HasEvidence(rr, "hhre: unobserved - every rack links a core")) << Dump(rr);
 }
 
 TEST(Architecture, SingleRingWithoutCoreSeenIsHhreAtLowerConfidence) {

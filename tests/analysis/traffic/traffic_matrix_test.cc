@@ -233,6 +233,63 @@ TEST(TrafficMatrix, HostsThatCannotBeEstimatedSayWhy) {
   EXPECT_EQ(rep.hosts_estimable, 0);
 }
 
+// Slow DCGM periods leave a host few sample instants: it is still estimated (what it needs follows
+// from its fit, not a fixed count), with the noise part widened to the Student-t quantile of its
+// few blocks and a lower stated confidence; one instant is still too little, and says so.
+TEST(TrafficMatrix, FewSamplesGiveWiderBarsAndLowerConfidence) {
+  model::Dataset ds;
+  const Matrix truth = TwoChannelTruth(4e9, 0);
+  Render(&ds, "fast", truth, 0.05, 11);
+  Render(&ds, "slow", truth, 0.05, 12, 3);
+  Render(&ds, "single", truth, 0.05, 13, 1);
+  RingReport rings = TwoChannels("fast");
+  for (const RingView& v : TwoChannels("slow").rings) rings.rings.push_back(v);
+  for (const RingView& v : TwoChannels("single").rings) rings.rings.push_back(v);
+  TrafficMatrixOptions opt;
+  opt.pipeline_successor_edges = false;
+  const TrafficMatrixReport rep = EstimateTrafficMatrix(ds, rings, opt);
+  std::map<std::string, const HostTrafficMatrix*> by;
+  for (const HostTrafficMatrix& h : rep.hosts) by[h.host] = &h;
+  ASSERT_EQ(by.size(), 3u);
+  const HostTrafficMatrix& fast = *by["fast"];
+  const HostTrafficMatrix& slow = *by["slow"];
+  ASSERT_TRUE(fast.estimable) << fast.reason;
+  ASSERT_TRUE(slow.estimable) << slow.reason;
+  EXPECT_EQ(slow.samples, 3);
+  EXPECT_EQ(slow.samples_needed, 2);  // 2 patterns, 16 margins: a spread needs two instants
+  EXPECT_EQ(slow.noise_blocks, 3);
+  EXPECT_EQ(slow.noise_dof, 2);
+  EXPECT_NEAR(slow.noise_z, 4.303, 0.01);  // Student-t, 2 dof, 95 %
+  EXPECT_NEAR(fast.noise_z, 1.96, 0.05);
+  EXPECT_GT(fast.confidence, 0.85);
+  EXPECT_NEAR(slow.confidence, 0.5, 1e-9);  // 1 - 1/sqrt(4)
+  EXPECT_LT(slow.confidence, fast.confidence);
+  int covered = 0, n = 0;
+  for (const auto& [k, v] : truth) {
+    const PairTraffic* p = Find(slow, k.first, k.second);
+    ASSERT_NE(p, nullptr);
+    EXPECT_NEAR(p->bytes_per_s, v, 0.1 * v) << k.first << "->" << k.second;
+    const PairTraffic* q = Find(fast, k.first, k.second);
+    ASSERT_NE(q, nullptr);
+    EXPECT_GT(p->err_bytes_per_s, q->err_bytes_per_s);
+    ++n;
+    if (std::abs(p->bytes_per_s - v) <= p->err_bytes_per_s) ++covered;
+  }
+  EXPECT_EQ(covered, n);
+  const HostTrafficMatrix& single = *by["single"];
+  EXPECT_FALSE(single.estimable);
+  EXPECT_EQ(single.samples_needed, 2);
+  EXPECT_NE(single.reason.find("too few common DCGM samples (1, need 2"), std::string::npos) << single.reason;
+  // An explicit minimum still applies.
+  opt.min_samples = 8;
+  const TrafficMatrixReport strict = EstimateTrafficMatrix(ds, rings, opt);
+  for (const HostTrafficMatrix& h : strict.hosts) {
+    if (h.host == "slow") {
+      EXPECT_FALSE(h.estimable);
+    }
+  }
+}
+
 TEST(TrafficMatrix, EmptyInputs) {
   const model::Dataset ds;
   const TrafficMatrixReport rep = EstimateTrafficMatrix(ds, RingReport{});

@@ -513,24 +513,34 @@ GroupFacts MeasureGroups(const SwitchRoles& s, ArchitectureReport& rep) {
   return f;
 }
 
-// One structural check of a class: what was measured, whether it holds, whether the class needs it.
+// One structural check of a class: what was measured, whether it holds, whether the class needs it,
+// whether the data could show it at all (an unobserved check neither holds nor rules the class out).
 struct Check {
   std::string what;
   bool ok;
   bool required;
+  bool observed = true;
 };
 
-// The share of `checks` that hold (0 when there are none).
+// The share of the class's observed checks that hold, x sqrt(observed / all checks): a share
+// measured on fewer checks is less precise (its standard error grows as 1 / sqrt(checks)), so a
+// class resting on 1 of its 4 checks keeps half the weight of one resting on all 4 (0 when none
+// was observed).
 double HoldingFraction(const std::vector<Check>& checks) {
-  int ok = 0;
-  for (const Check& c : checks) ok += c.ok ? 1 : 0;
-  return checks.empty() ? 0.0 : static_cast<double>(ok) / static_cast<double>(checks.size());
+  int ok = 0, observed = 0;
+  for (const Check& c : checks) {
+    observed += c.observed ? 1 : 0;
+    ok += c.observed && c.ok ? 1 : 0;
+  }
+  if (observed == 0) return 0.0;
+  return static_cast<double>(ok) / static_cast<double>(observed) *
+         std::sqrt(static_cast<double>(observed) / static_cast<double>(checks.size()));
 }
 
-// Whether every required check holds.
+// Whether every observed required check holds.
 bool RequiredHold(const std::vector<Check>& checks) {
   for (const Check& c : checks) {
-    if (c.required && !c.ok) return false;
+    if (c.observed && c.required && !c.ok) return false;
   }
   return true;
 }
@@ -538,8 +548,30 @@ bool RequiredHold(const std::vector<Check>& checks) {
 // Appends one evidence line per check, prefixed by the class name.
 void AddChecks(const std::string& cls, const std::vector<Check>& checks, ArchitectureReport& rep) {
   for (const Check& c : checks) {
-    rep.evidence.push_back(cls + ": " + (c.ok ? "yes" : "no") + " - " + c.what);
+    rep.evidence.push_back(cls + ": " + (!c.observed ? "unobserved" : c.ok ? "yes" : "no") + " - " + c.what);
   }
+}
+
+// The share of host switches with at least one switch link in the graph: a host switch with none
+// told nothing about the structure above it (probes that never left it, a dump cut short).
+double ObservedShare(const SwitchRoles& s) {
+  int seen = 0;
+  for (const int h : s.hs) seen += s.sadj[static_cast<size_t>(h)].empty() ? 0 : 1;
+  return s.hs.empty() ? 0.0 : static_cast<double>(seen) / static_cast<double>(s.hs.size());
+}
+
+// The named class's confidence: (its holding fraction - the best holding fraction among the other
+// classes the data also allow, i.e. whose observed required checks hold) x the observed share of
+// host switches. 1 means every check of the class was observed and holds, no other class is
+// possible and every host switch showed its links; a class resting on unobserved checks, with a
+// close rival or on a partly seen graph gets proportionally less.
+double ClassConfidence(const std::vector<Check>& best, const std::vector<const std::vector<Check>*>& others,
+                       double observed_share) {
+  double rival = 0;
+  for (const auto* o : others) {
+    if (RequiredHold(*o)) rival = std::max(rival, HoldingFraction(*o));
+  }
+  return std::max(0.0, HoldingFraction(best) - rival) * observed_share;
 }
 
 std::vector<Check> FatTreeChecks(const SwitchRoles& s, const LayerFacts& f, const ArchitectureReport& rep) {
@@ -580,9 +612,11 @@ std::vector<Check> HhreChecks(const SwitchRoles& s, const RingFacts& f, bool fro
        rep.cores_complete, false},
   };
   // From probes, links no probe crossed are invisible: the core checks only weigh in the
-  // confidence; with no core seen at all they are left out (unobservable), the class kept at a
-  // lower confidence.
-  if (s.cs.empty() && from_probes) hh.resize(1);
+  // confidence; with no core seen at all they are unobserved: they neither hold nor rule hhre
+  // out, and the confidence counts them as not holding.
+  if (s.cs.empty() && from_probes) {
+    for (size_t i = 1; i < hh.size(); ++i) hh[i].observed = false;
+  }
   return hh;
 }
 
@@ -603,10 +637,10 @@ std::vector<Check> DragonflyChecks(const SwitchRoles& s, const GroupFacts& f, co
 }
 
 // Names the class whose required checks hold (fat-tree, then hhre, then dragonfly; else unknown),
-// its confidence and the checks' evidence.
+// its confidence (ClassConfidence) and the checks' evidence.
 void Decide(const SwitchRoles& s, const LayerFacts& layers, const RingFacts& rings, const GroupFacts& groups,
             bool from_probes, ArchitectureReport& rep) {
-  const double source_factor = from_probes ? 0.9 : 1.0;
+  const double observed = ObservedShare(s);
   const std::vector<Check> ft = FatTreeChecks(s, layers, rep);
   std::vector<int> sorted_rings = rings.ring_lengths;
   std::sort(sorted_rings.begin(), sorted_rings.end(), std::greater<>());
@@ -615,11 +649,11 @@ void Decide(const SwitchRoles& s, const LayerFacts& layers, const RingFacts& rin
   const std::vector<Check> df = DragonflyChecks(s, groups, rings, rep);
   if (RequiredHold(ft)) {
     rep.arch_class = ArchClass::kFatTree;
-    rep.confidence = HoldingFraction(ft) * source_factor;
+    rep.confidence = ClassConfidence(ft, {&hh, &df}, observed);
     AddChecks("fat-tree", ft, rep);
   } else if (RequiredHold(hh)) {
     rep.arch_class = ArchClass::kHhre;
-    rep.confidence = HoldingFraction(hh) * source_factor * (cores_seen ? 1.0 : 0.6);
+    rep.confidence = ClassConfidence(hh, {&ft, &df}, observed);
     rep.ring_lengths = sorted_rings;
     AddChecks("hhre", hh, rep);
     if (!cores_seen) {
@@ -629,7 +663,7 @@ void Decide(const SwitchRoles& s, const LayerFacts& layers, const RingFacts& rin
     }
   } else if (RequiredHold(df)) {
     rep.arch_class = ArchClass::kDragonfly;
-    rep.confidence = HoldingFraction(df) * source_factor;
+    rep.confidence = ClassConfidence(df, {&ft, &hh}, observed);
     AddChecks("dragonfly", df, rep);
   } else {
     rep.arch_class = ArchClass::kUnknown;

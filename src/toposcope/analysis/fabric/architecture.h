@@ -22,9 +22,14 @@
 //    routers (groups; maximal cliques taken largest first) joined by sparser global links (the
 //    density of inter-group links < the intra-group density), >= 2 groups, and some router has
 //    > 2 router neighbours (else it is a ring).
-//  - else "unknown". Every check's measured value is an evidence string. Confidence = the
-//    fraction of the named class's checks that hold x a source factor (1 for a fabric dump, 0.9
-//    for probes: links no probe crossed are invisible) x 0.6 when hhre's cores were not seen.
+//  - else "unknown". Every check's measured value is an evidence string ("unobserved" for the
+//    core checks hhre cannot make from probes that saw no core).
+// Confidence, from the evidence alone: (the share of the named class's observed checks that hold,
+// x sqrt(observed checks / its checks) since a share of fewer checks is less precise - the best
+// such figure among the other classes whose required checks the data also pass, the margin over
+// the runner-up) x the share of host switches with at least one switch link in the graph (what
+// the probes or the dump showed of each leaf).
+// 1: every check observed and holding, no rival class, every host switch seen linked; 0: unknown.
 #pragma once
 
 #include <cstdint>

@@ -93,7 +93,7 @@ TOPOSCOPE_JSON_FIELDS(TomographyResult, links, iterations, relative_residual, pa
 TOPOSCOPE_JSON_FIELDS(HopWeight, port_guid, port, weight)
 TOPOSCOPE_JSON_FIELDS(LinkWeightReport, present, tomography, queue_spread_us, links_queueing, routes_queueing, probes, probes_used, probes_unusable, probes_by_level, level_source, routes, rtt_statistic, hop_weights, cables_mapped, cables_unmapped)
 TOPOSCOPE_JSON_FIELDS(PairTraffic, src_gpu, dst_gpu, bytes_per_s, bytes, err_bytes_per_s, sigma_noise, sigma_margin, sigma_ambiguity, range_lo, range_hi, supported, channels, pipeline)
-TOPOSCOPE_JSON_FIELDS(HostTrafficMatrix, host, estimable, reason, gpus, window_start_ns, window_end_ns, window_s, samples, tx_bytes_per_s, rx_bytes_per_s, unknowns, margins, margin_rank, separable, assumption, channel_ids, channel_bytes_per_s, pipeline_bytes_per_s, margin_residual_rel, margin_mismatch_rel, pairs)
+TOPOSCOPE_JSON_FIELDS(HostTrafficMatrix, host, estimable, reason, gpus, window_start_ns, window_end_ns, window_s, samples, samples_needed, noise_blocks, noise_dof, noise_z, confidence, tx_bytes_per_s, rx_bytes_per_s, unknowns, margins, margin_rank, separable, assumption, channel_ids, channel_bytes_per_s, pipeline_bytes_per_s, margin_residual_rel, margin_mismatch_rel, pairs)
 TOPOSCOPE_JSON_FIELDS(TrafficMatrixReport, present, comm, channels, method, hosts, notes, hosts_estimable)
 TOPOSCOPE_JSON_FIELDS(CollectiveRun, source, first_line, test, version, hosts, ranks, gpu_models, sizes, largest_bytes, busbw_at_largest_gbps, peak_busbw_gbps, peak_at_bytes, avg_busbw_gbps, wrong, out_of_bounds, validation)
 TOPOSCOPE_JSON_FIELDS(HostSetBandwidth, hosts, test, ranks, runs, best_busbw_gbps, largest_bytes, peers, peer_median_gbps, z, slow)

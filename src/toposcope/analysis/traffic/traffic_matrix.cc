@@ -5,6 +5,7 @@
 #include <bit>
 #include <cmath>
 #include <map>
+#include <numbers>
 #include <optional>
 #include <set>
 #include <utility>
@@ -45,6 +46,45 @@ struct Blocks {
 };
 
 double Sq(double v) { return v * v; }
+
+// P(|T| <= t) for Student's t with `dof` >= 1 degrees of freedom (the finite sums of Abramowitz &
+// Stegun 26.7.3 / 26.7.4 for integer dof).
+double StudentTwoSided(double t, int dof) {
+  const double theta = std::atan(t / std::sqrt(static_cast<double>(dof)));
+  const double c2 = Sq(std::cos(theta)), s = std::sin(theta);
+  double sum = 0, term = 1;
+  if (dof % 2 == 1) {
+    if (dof > 1) {
+      term = std::cos(theta);
+      sum = term;
+      for (int k = 3; k <= dof - 2; k += 2) {
+        term *= c2 * static_cast<double>(k - 1) / static_cast<double>(k);
+        sum += term;
+      }
+    }
+    return 2.0 / std::numbers::pi * (theta + s * sum);
+  }
+  sum = 1;
+  for (int k = 2; k <= dof - 2; k += 2) {
+    term *= c2 * static_cast<double>(k - 1) / static_cast<double>(k);
+    sum += term;
+  }
+  return s * sum;
+}
+
+// The Student-t quantile with `dof` degrees of freedom at the two-sided level of the normal
+// quantile z (z = 1.96: the 95 % level); z itself when dof < 1 (nothing to widen by).
+double StudentQuantile(double z, int dof) {
+  if (dof < 1 || z <= 0) return z;
+  const double level = std::erf(z / std::numbers::sqrt2);
+  double lo = 0, hi = z;
+  while (StudentTwoSided(hi, dof) < level && hi < 1e12) hi *= 2;
+  for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; ++i) {
+    const double mid = (lo + hi) / 2;
+    (StudentTwoSided(mid, dof) < level ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
 
 // Non-negative least squares by cyclic coordinate descent (a few unknowns): min |M theta - m|.
 std::vector<double> Nnls(const Eigen::MatrixXd& m, const Eigen::VectorXd& b) {
@@ -322,17 +362,28 @@ std::string BlockSamples(const GpuCounters& counters, int g, const TrafficMatrix
   hm->window_start_ns = w0;
   hm->window_end_ns = w1;
   hm->samples = static_cast<int>(n_min);
-  if (w1 <= w0 || static_cast<int>(n_min) < opt.min_samples) {
-    return StringPrintf("too few common DCGM samples (%zu, need %d)", n_min == SIZE_MAX ? size_t{0} : n_min,
-                        opt.min_samples);
+  if (w1 <= w0 || static_cast<int>(n_min) < hm->samples_needed) {
+    return StringPrintf("too few common DCGM samples (%zu, need %d: %s)", n_min == SIZE_MAX ? size_t{0} : n_min,
+                        hm->samples_needed,
+                        opt.min_samples > 0 ? "the min_samples option"
+                                            : "a spread between instants and more margin equations than pattern "
+                                              "volumes");
   }
   // Each sample averages the period before it: the window covers one period before the first.
   const double period_ns = static_cast<double>(w1 - w0) / static_cast<double>(n_min - 1);
   hm->window_s = (static_cast<double>(w1 - w0) + period_ns) / 1e9;
-  const int block_len = opt.block_samples > 0
-                            ? opt.block_samples
-                            : std::max(2, static_cast<int>(std::lround(std::cbrt(static_cast<double>(n_min)))));
+  // Blocks of n^(1/3) samples (at least 2, for the autocorrelation of fast samples) while that
+  // leaves 4 blocks; with fewer samples every sample is a block (slow periods: each sample already
+  // averages a long period).
+  constexpr int kMinMovingBlocks = 4;
+  int block_len = std::max(2, static_cast<int>(std::lround(std::cbrt(static_cast<double>(n_min)))));
+  if (static_cast<int>(n_min) / block_len < kMinMovingBlocks) block_len = 1;
+  if (opt.block_samples > 0) block_len = opt.block_samples;
   const int n_blocks = std::max(1, static_cast<int>(n_min) / block_len);
+  hm->noise_blocks = n_blocks;
+  hm->noise_dof = n_blocks - 1;
+  hm->noise_z = StudentQuantile(opt.z, hm->noise_dof);
+  hm->confidence = hm->noise_dof > 0 ? std::max(0.0, 1.0 - 1.0 / std::sqrt(2.0 * hm->noise_dof)) : 0.0;
   // Block b covers instants [b * n / n_blocks, (b + 1) * n / n_blocks).
   std::vector<int64_t> block_start;
   for (int b = 0; b < n_blocks; ++b) {
@@ -419,6 +470,15 @@ HostModel FitHostModel(const HostRings& hr, int g, const TrafficMatrixOptions& o
     if (m.patterns[j].pipeline) hm->pipeline_bytes_per_s = m.fit.theta[j];
   }
   return m;
+}
+
+// The common sample instants a host of `g` GPUs with rings `hr` needs: two for a spread between
+// instants, and enough that the pooled per-instant regression of its P pattern volumes on its 2G
+// margins has more equations than unknowns (n x 2G > P). Never fails.
+int SamplesNeeded(const HostRings& hr, int g) {
+  std::vector<int> channel_ids;
+  const int unknowns = static_cast<int>(BuildPatterns(hr, &channel_ids).size());
+  return std::max(2, unknowns / std::max(1, 2 * g) + 1);
 }
 
 // Per GPU: the tx / rx sums of the IPF matrix, and the measured margins minus the pattern fit's.
@@ -521,10 +581,12 @@ void DescribeAssumption(const HostRings& hr, HostTrafficMatrix* hm) {
 // mean, per edge of the IPF matrix and per GPU of the margins.
 struct BootstrapMoments {
   int reps = 0;
+  double scale = 1;                  // sqrt(B / (B - 1)) for B blocks: the bootstrap's small-sample bias
   std::vector<double> m2;            // per edge
   std::vector<double> tx_m2, rx_m2;  // per GPU
-  // The replicates' standard deviation from a sum of squared deviations (0 with fewer than two).
-  [[nodiscard]] double Sd(double m2v) const { return reps > 1 ? std::sqrt(m2v / (reps - 1)) : 0.0; }
+  // The replicates' standard deviation from a sum of squared deviations, corrected by `scale`
+  // (0 with fewer than two replicates).
+  [[nodiscard]] double Sd(double m2v) const { return reps > 1 ? scale * std::sqrt(m2v / (reps - 1)) : 0.0; }
 };
 
 // The seed of a host's bootstrap stream: FNV-1a over its blocks' sums and counts, so that the stream
@@ -553,6 +615,7 @@ BootstrapMoments Bootstrap(const HostModel& m, const SampleBlocks& blocks, const
   const int n_blocks = blocks.n_blocks;
   Rng rng(Rng::Mix(opt.seed, BlocksHash(blocks)));
   BootstrapMoments out;
+  if (n_blocks > 1) out.scale = std::sqrt(static_cast<double>(n_blocks) / static_cast<double>(n_blocks - 1));
   std::vector<double> mean(n_edges, 0.0);
   out.m2.assign(n_edges, 0.0);
   std::vector<double> tx_m(static_cast<size_t>(g), 0.0), rx_m(static_cast<size_t>(g), 0.0);
@@ -599,6 +662,7 @@ std::vector<double> AmbiguitySq(const HostModel& m, const HostTrafficMatrix& hm,
 
 // What one host's error bars are made of.
 struct ErrorParts {
+  double noise_z = 0;             // the noise part's quantile (HostTrafficMatrix::noise_z)
   double stx = 0, srx = 0;        // measured tx / rx totals
   MarginResiduals residuals;
   std::vector<double> lo, hi;     // per edge: feasible range under the margins alone
@@ -631,19 +695,19 @@ void FillSupportedPair(const HostModel& m, const ErrorParts& err, size_t e, cons
     p->channels.insert(p->channels.end(), pat.channels.begin(), pat.channels.end());
   }
   std::sort(p->channels.begin(), p->channels.end());
-  p->err_bytes_per_s = opt.z * std::sqrt(Sq(p->sigma_noise) + Sq(p->sigma_margin) + Sq(p->sigma_ambiguity));
+  p->err_bytes_per_s =
+      std::sqrt(Sq(err.noise_z * p->sigma_noise) + Sq(opt.z * p->sigma_margin) + Sq(opt.z * p->sigma_ambiguity));
 }
 
 // A pair on no fitted edge: 0, bounded by what the fitted matrix leaves unexplained on the sender's
 // tx and the receiver's rx, plus their noise.
-void FillUnsupportedPair(const HostTrafficMatrix& hm, const ErrorParts& err, const TrafficMatrixOptions& opt,
-                         PairTraffic* p) {
+void FillUnsupportedPair(const HostTrafficMatrix& hm, const ErrorParts& err, PairTraffic* p) {
   const auto us = static_cast<size_t>(p->src_gpu), ud = static_cast<size_t>(p->dst_gpu);
   p->supported = false;
   const double free_tx =
-      std::max(0.0, hm.tx_bytes_per_s[us] - err.residuals.xtx[us]) + opt.z * err.noise.Sd(err.noise.tx_m2[us]);
+      std::max(0.0, hm.tx_bytes_per_s[us] - err.residuals.xtx[us]) + err.noise_z * err.noise.Sd(err.noise.tx_m2[us]);
   const double free_rx =
-      std::max(0.0, hm.rx_bytes_per_s[ud] - err.residuals.xrx[ud]) + opt.z * err.noise.Sd(err.noise.rx_m2[ud]);
+      std::max(0.0, hm.rx_bytes_per_s[ud] - err.residuals.xrx[ud]) + err.noise_z * err.noise.Sd(err.noise.rx_m2[ud]);
   p->err_bytes_per_s = std::min(free_tx, free_rx);
   p->range_hi = p->err_bytes_per_s;
 }
@@ -660,7 +724,7 @@ void BuildPairs(const HostModel& m, const ErrorParts& err, const TrafficMatrixOp
       if (it != m.edge_index.end() && m.fit.x[it->second] > 0) {
         FillSupportedPair(m, err, it->second, opt, &p);
       } else {
-        FillUnsupportedPair(*hm, err, opt, &p);
+        FillUnsupportedPair(*hm, err, &p);
       }
       p.bytes = p.bytes_per_s * hm->window_s;
       hm->pairs.push_back(std::move(p));
@@ -678,11 +742,13 @@ std::string EstimateHost(const model::Dataset& ds, const GpuCounters* counters, 
   hm->gpus = g;
   hm->margins = 2 * g;
   if (std::string why = PreconditionFailure(counters, rings, evidence, g); !why.empty()) return why;
+  hm->samples_needed = opt.min_samples > 0 ? opt.min_samples : SamplesNeeded(*rings, g);
   SampleBlocks blocks;
   if (std::string why = BlockSamples(*counters, g, opt, hm, &blocks); !why.empty()) return why;
   blocks.Margins(std::vector<int>(static_cast<size_t>(blocks.n_blocks), 1), &hm->tx_bytes_per_s,
                  &hm->rx_bytes_per_s);
   ErrorParts err;
+  err.noise_z = hm->noise_z;
   for (int gpu = 0; gpu < g; ++gpu) {
     err.stx += hm->tx_bytes_per_s[static_cast<size_t>(gpu)];
     err.srx += hm->rx_bytes_per_s[static_cast<size_t>(gpu)];

@@ -32,9 +32,18 @@
 // along each null-space direction until a pair hits 0) is reported as range_lo/range_hi.
 // Pairs no pattern connects are reported as 0 with a bound: the largest margin residual of their
 // sender's tx and receiver's rx (bytes/s nobody accounted for).
+// How much data a host needs follows from its own problem, not from a fixed count: the noise part
+// needs a spread between sample instants (two at least), and the pooled per-instant regression of
+// the host's P pattern volumes on its 2G margins needs more equations than unknowns (n x 2G > P);
+// samples_needed is the larger of the two. With few samples (slow DCGM periods: 30 s over a one-
+// minute job is 2 instants) every sample is its own bootstrap block and the noise part is widened
+// to the Student-t quantile of the blocks' degrees of freedom (the bootstrap's spread, corrected by
+// sqrt(B / (B - 1)), underestimates the sample spread of B blocks); `confidence` says how far the
+// bar's noise part can be trusted (1 - 1 / sqrt(2 dof), the relative spread of a standard
+// deviation estimated from dof degrees of freedom).
 // Not estimable (with the reason): hosts whose GPUs are not all NVLink-connected (bridges, PCIe
-// only), hosts without the two counters, hosts no ring of the logs crosses with known GPUs, too
-// few common samples.
+// only), hosts without the two counters, hosts no ring of the logs crosses with known GPUs, fewer
+// common samples than samples_needed.
 #pragma once
 
 #include <cstdint>
@@ -53,7 +62,7 @@ struct TrafficMatrixOptions {
   int bootstrap_replicates = 200;
   int block_samples = 0;        // bootstrap block length in samples; 0 = automatic (n^(1/3), >= 2)
   uint64_t seed = 1;            // bootstrap RNG (fixed: output is deterministic)
-  int min_samples = 8;          // common sample instants a host needs
+  int min_samples = 0;          // common sample instants a host needs; 0: derived per host (samples_needed)
   int ipf_iterations = 200;
   double ipf_tolerance = 1e-9;  // relative margin error at which IPF stops
 };
@@ -63,7 +72,7 @@ struct PairTraffic {
   int src_gpu = -1, dst_gpu = -1;
   double bytes_per_s = 0;      // mean over the host's common DCGM window
   double bytes = 0;            // bytes_per_s x window_s
-  double err_bytes_per_s = 0;  // error bar half-width (z x sigma_total)
+  double err_bytes_per_s = 0;  // half-width: sqrt((noise_z sigma_noise)^2 + (z sigma_margin)^2 + (z sigma_ambiguity)^2)
   double sigma_noise = 0, sigma_margin = 0, sigma_ambiguity = 0;  // its parts (1 sigma)
   double range_lo = 0, range_hi = 0;  // feasible range under the margins alone (bytes/s)
   bool supported = true;       // on a ring / pipeline edge; false: reported as 0 with its bound
@@ -79,6 +88,11 @@ struct HostTrafficMatrix {
   int64_t window_start_ns = 0, window_end_ns = 0;  // common DCGM window, host clock
   double window_s = 0;
   int samples = 0;             // common sample instants used
+  int samples_needed = 0;      // what this host's fit needs (see the file comment), or min_samples when set
+  int noise_blocks = 0;        // bootstrap blocks the samples were cut into
+  int noise_dof = 0;           // degrees of freedom of the noise part (noise_blocks - 1)
+  double noise_z = 0;          // the noise part's quantile: Student-t at z's two-sided level, noise_dof
+  double confidence = 0;       // 1 - 1/sqrt(2 noise_dof): trust in the error bars' noise part (0..1)
   std::vector<double> tx_bytes_per_s, rx_bytes_per_s;  // measured margins per GPU index
   // Shape of the problem.
   int unknowns = 0;            // supported directed pairs

@@ -150,7 +150,8 @@ json HostTrafficJson(const analysis::HostTrafficMatrix& h) {
     channels.push_back({{"channel", h.channel_ids[c]}, {"bytes_per_s", Num(h.channel_bytes_per_s[c], 0)}});
   }
   return {{"host", h.host}, {"estimable", h.estimable}, {"reason", h.reason}, {"gpus", h.gpus},
-          {"window_s", Num(h.window_s, 3)}, {"samples", h.samples},
+          {"window_s", Num(h.window_s, 3)}, {"samples", h.samples}, {"samples_needed", h.samples_needed},
+          {"noise_dof", h.noise_dof}, {"noise_z", Num(h.noise_z, 4)}, {"confidence", Num(h.confidence, 4)},
           {"tx_bytes_per_s", tx}, {"rx_bytes_per_s", rx}, {"unknowns", h.unknowns},
           {"margins", h.margins}, {"margin_rank", h.margin_rank}, {"separable", h.separable},
           {"assumption", h.assumption}, {"channels", channels},
