@@ -358,7 +358,7 @@ std::vector<Command> Commands(Flags& f) {
          c->add_option("--out", f.demo.out, "output directory");
          c->add_option("--seed", f.demo.seed, "random seed");
          c->add_option("--hosts", f.demo.hosts, "number of hosts")->check(CLI::Range(1, 100000));
-         c->add_flag("--vary,!--no-vary", f.demo.vary, "vary the cluster by seed (the default; --no-vary: fixed)");
+         c->add_flag("--vary,!--no-vary", f.demo.vary, "draw the cluster from the seed as simulate does (default: the fixed cluster that shows every analysis)");
        },
        [&f] {
          const toposcope::Status st = app::RunDemo(f.demo, stdout);

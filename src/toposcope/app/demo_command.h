@@ -15,7 +15,7 @@ struct DemoRequest {
   std::string out = "toposcope-demo";  // DIR: DIR/data (simulated), DIR/analysis, DIR/score.json
   uint64_t seed = 1;
   int hosts = 16;
-  bool vary = true;  // SimOptions::vary (false: --no-vary, the fixed configuration)
+  bool vary = false;  // SimOptions::vary (false, the default: the fixed showcase configuration)
 };
 
 // Runs the demo, printing to `out` (stdout in the CLI). Fails with the kind of the step that
