@@ -9,6 +9,7 @@
 #include <zlib.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -57,6 +58,118 @@ const InputFile* FindInput(const Dataset& ds, const std::string& name) {
     if (fs::path(in.path).filename() == name) return &in;
   }
   return nullptr;
+}
+
+// A console capture: a long preamble (shell banner, pip output, Python logging) before the data.
+std::string Preamble(size_t min_bytes) {
+  std::string out = "Welcome to Ubuntu 22.04.4 LTS (GNU/Linux 5.15.0-105-generic x86_64)\n\n"
+                    "$ pip install -r requirements.txt\n";
+  for (int i = 0; out.size() < min_bytes; ++i) {
+    out += "Requirement already satisfied: package" + std::to_string(i) +
+           ">=1.0 in /usr/local/lib/python3.10/dist-packages (from -r requirements.txt (line " + std::to_string(i) +
+           "))\n";
+    out += "2024-05-01 12:00:0" + std::to_string(i % 10) + ",123 - root - INFO - preparing step " + std::to_string(i) +
+           "\n";
+  }
+  return out;
+}
+
+// What a loaded data set holds, in numbers: DCGM samples, NCCL trees and ring lines, GPUs and
+// measured GPU pairs of every host.
+std::vector<size_t> Payload(const Dataset& ds) {
+  size_t nccl = 0;
+  for (const auto& log : ds.nccl_logs) nccl += log.trees.size() + log.rings.size() + log.comms.size();
+  size_t gpus = 0;
+  size_t measured = 0;
+  for (const auto& [name, h] : ds.hosts) {
+    gpus += h.gpus.size();
+    measured += h.measured.size();
+  }
+  return {static_cast<size_t>(ds.dcgm.points), nccl, gpus, measured};
+}
+
+// The file `fixture` with a preamble of more than 8 KiB before it, written plain, gzip'd and as zstd:
+// each is detected as `format` (the same as the fixture alone) and gives the same accepted records.
+void ExpectFoundAfterPreamble(const std::string& fixture, const std::string& format, const std::string& name) {
+  const fs::path d = FreshDir("preamble_" + name);
+  const std::string text = Preamble(20000) + Slurp(fixture);
+  ASSERT_GT(Preamble(20000).size(), 8192U);
+  WriteBytes(d / (name + ".txt"), text);
+  WriteBytes(d / (name + ".txt.gz"), Gzip(text));
+  const std::string zst = (d / (name + ".txt.zst")).string();
+  const bool have_zstd = std::system(("zstd -q -f -o " + zst + " " + (d / (name + ".txt")).string()).c_str()) == 0;
+  auto alone = LoadPaths({fixture}, {});
+  ASSERT_TRUE(alone.ok());
+  ASSERT_EQ(alone->inputs[0].format, format);
+  std::vector<std::string> files = {name + ".txt", name + ".txt.gz"};
+  if (have_zstd) files.push_back(name + ".txt.zst");
+  for (const std::string& f : files) {
+    auto ds = LoadPaths({(d / f).string()}, {});
+    ASSERT_TRUE(ds.ok());
+    ASSERT_EQ(ds->inputs.size(), 1U);
+    const InputFile& in = ds->inputs[0];
+    EXPECT_EQ(in.format, format) << f << ": " << in.skip_reason;
+    EXPECT_FALSE(in.skipped) << f << ": " << in.skip_reason;
+    EXPECT_EQ(in.rejected, alone->inputs[0].rejected) << f;  // the preamble is no rejected row
+    EXPECT_GE(in.accepted, alone->inputs[0].accepted) << f;  // (an NCCL log counts every line it reads)
+    EXPECT_EQ(Payload(*ds), Payload(*alone)) << f;
+  }
+  fs::remove_all(d);
+}
+
+// Detection looks past the first 8 KiB (up to 1 MiB): NCCL lines, a P2P matrix and a dmon header
+// after a long preamble are found, in plain, .gz and .zst files.
+TEST(LoadSniff, FindsTheFormatAfterALongPreamble) {
+  ExpectFoundAfterPreamble(kFix + "/nccl_debug_log/nccl2.26.2_2node16gpu_h100_ib_rings_trees_excerpt.log", "nccl-log",
+                           "nccl");
+  ExpectFoundAfterPreamble(kFix + "/cuda_p2p/rtx2080ti_x2_nop2p_p2pBandwidthLatencyTest.txt",
+                           "p2pBandwidthLatencyTest", "p2p");
+  ExpectFoundAfterPreamble(kFix + "/dcgmi_dmon/dcgm318_4gpu_nvltx_nvlrx.txt", "dcgmi-dmon", "dmon");
+}
+
+// Past the 1 MiB bound the format is not looked for: the file is skipped and the reason says how far.
+TEST(LoadSniff, StopsAtTheBound) {
+  const fs::path d = FreshDir("preamble_bound");
+  WriteBytes(d / "late.txt",
+             Preamble(size_t{1} << 21) + Slurp(kFix + "/nccl_debug_log/nccl2.26.2_2node16gpu_h100_ib_rings_trees_excerpt.log"));
+  auto ds = LoadPaths({(d / "late.txt").string()}, {});
+  ASSERT_TRUE(ds.ok());
+  EXPECT_TRUE(ds->inputs[0].skipped);
+  EXPECT_NE(ds->inputs[0].skip_reason.find("1048576 bytes"), std::string::npos) << ds->inputs[0].skip_reason;
+  fs::remove_all(d);
+}
+
+// The bytes this process has read so far (`rchar` of /proc/self/io); -1 when it cannot be read.
+int64_t BytesReadSoFar() {
+  std::ifstream io("/proc/self/io");
+  std::string key;
+  int64_t value = 0;
+  while (io >> key >> value) {
+    if (key == "rchar:") return value;
+  }
+  return -1;
+}
+
+// nccl-tests output run with NCCL_DEBUG=INFO gives its runs and its NCCL log records from one pass
+// over the file (it was read twice before: once per reader).
+TEST(LoadNcclTests, OutputWithNcclLinesIsReadOnce) {
+  const fs::path d = FreshDir("nccl_tests_once");
+  const std::string log = Slurp(kFix + "/nccl_debug_log/nccl2.26.2_2node16gpu_h100_ib_rings_trees_excerpt.log");
+  std::string text = Slurp(kFix + "/nccl_tests/gcp_a3mega_h100_2node16gpu_all_reduce_perf.txt");
+  while (text.size() < (size_t{4} << 20)) text += log;
+  WriteBytes(d / "all_reduce.txt", text);
+  const int64_t before = BytesReadSoFar();
+  if (before < 0) GTEST_SKIP() << "no /proc/self/io";
+  auto ds = LoadPaths({(d / "all_reduce.txt").string()}, {});
+  const int64_t read = BytesReadSoFar() - before;
+  ASSERT_TRUE(ds.ok());
+  ASSERT_EQ(ds->inputs.size(), 1U);
+  EXPECT_EQ(ds->inputs[0].format, "nccl-tests");
+  EXPECT_EQ(ds->nccl_tests.size(), 1U);
+  ASSERT_EQ(ds->nccl_logs.size(), 1U);
+  EXPECT_FALSE(ds->nccl_logs[0].trees.empty());
+  EXPECT_LT(read, static_cast<int64_t>(text.size()) * 3 / 2) << "bytes read for a file of " << text.size();
+  fs::remove_all(d);
 }
 
 TEST(LoadWalk, ListsSymlinksFifosAndSocketsWithAReason) {

@@ -155,7 +155,8 @@ struct LoadOptions {
 };
 
 // Loads files and directories (recursively, in sorted order). A file's host is, in order: the
-// override; a hostname the file itself names (nvbandwidth); the first directory below the given
+// override; a hostname the file itself names (nvbandwidth's hostname line, the `user@host` of a shell
+// prompt before ibstat / ibv_devinfo / show_gids output, `localhost` aside); the first directory below the given
 // root; for a file given directly or lying in the root, the file name without extensions.
 // Unreadable paths are reported as skipped inputs, never fatal. Fails only when a path does not
 // exist.

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <system_error>
 #include <unordered_map>
 
@@ -41,6 +42,17 @@ void SetEntity(const formats::DmonEntity& e, DcgmPoint* p) {
     case K::kCx: p->entity = DcgmEntity::kNic; break;
   }
   p->gpu = e.id;
+}
+
+// dmon rows of MIG instances name the instance's DCGM entity id only, not its GPU: each stays an
+// entity of its own (not linked to a GPU), and one warning per file says so, naming them.
+void WarnUnparentedInstances(const std::string& path, int64_t line, const std::set<std::string>& labels,
+                             Diagnostics& diag) {
+  std::string names;
+  for (const std::string& l : labels) names += (names.empty() ? "" : ", ") + l;
+  diag.Warn(path, line, "",
+            Cat({std::to_string(static_cast<int64_t>(labels.size())), " MIG instance(s) (", names,
+                 "): dmon does not say which GPU holds them; each kept as an entity of its own, not linked to a GPU"}));
 }
 
 // Emits the samples of readers that name their fields (scrapes, CSV), looking each name up in the
@@ -131,9 +143,16 @@ Status ReadDcgmFile(const std::string& path, const std::string& host, formats::F
       formats::DmonOptions opt;
       opt.host = host;
       std::vector<formats::DmonField> fields;
+      std::set<std::string> instances;  // the GPU-I / GPU-CI labels seen, first line of each
+      int64_t instance_line = 0;
       auto r = formats::ReadDmon(
           lines, path, opt, diag, counts,
           [&](const formats::DmonRow& row) {
+            if (row.entity.kind == formats::DmonEntityKind::kGpuI || row.entity.kind == formats::DmonEntityKind::kGpuCi) {
+              if (instances.insert(formats::DmonEntityLabel(row.entity)).second && instance_line == 0) {
+                instance_line = row.line;
+              }
+            }
             const int64_t ts_ns =
                 row.ts_ns != kNoTime ? row.ts_ns : untimed.At(row.iteration, kDmonDefaultDelayMs, row.line);
             for (size_t i = 0; i < row.values.size() && i < fields.size(); ++i) {
@@ -148,6 +167,7 @@ Status ReadDcgmFile(const std::string& path, const std::string& host, formats::F
             }
           },
           [&](const formats::DmonHeader& h) { fields = h.fields; });
+      if (!instances.empty()) WarnUnparentedInstances(path, instance_line, instances, diag);
       if (!r.ok()) return r.error();
       return {};
     }

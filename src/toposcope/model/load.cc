@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "toposcope/base/file_io.h"
+#include "toposcope/base/text.h"
 #include "toposcope/model/dataset.h"
 #include "toposcope/model/readers.h"
 
@@ -20,6 +21,33 @@ void Skip(Dataset& ds, InputFile in, std::string reason) {
   in.skipped = true;
   in.skip_reason = std::move(reason);
   ds.inputs.push_back(std::move(in));
+}
+
+// Format detection reads the first kSniffHeadBytes of the (decompressed) input. When they show no
+// known format and the input is longer, it reads on, streamed, to at most kSniffDeepBytes (1 MiB,
+// whatever the file's size or compression): a console capture whose NCCL lines, P2P matrix or dmon
+// header come after a long preamble (shell banner, pip output, Python logging) is still recognised.
+constexpr size_t kSniffHeadBytes = 8192;
+constexpr size_t kSniffDeepBytes = size_t{1} << 20;
+
+// The format of the input at `path` (its head read through OpenInput, so .gz/.zst alike); fails
+// when the input cannot be opened or its first bytes cannot be read.
+Result<formats::SniffResult> SniffInput(const std::string& path) {
+  auto head = ReadHead(path, kSniffHeadBytes);
+  if (!head.ok()) return head.error();
+  formats::SniffResult sniff = formats::SniffFormat(*head);
+  if (sniff.format != formats::FileFormat::kUnknown || head->size() < kSniffHeadBytes || LooksBinary(*head)) {
+    return sniff;
+  }
+  auto deep = ReadHead(path, kSniffDeepBytes);
+  if (!deep.ok()) return sniff;  // the first bytes were read: keep what they said
+  formats::SniffResult further = formats::SniffFormat(*deep);
+  if (further.format == formats::FileFormat::kUnknown) {
+    sniff.reason += " (nor in the first " + std::to_string(deep->size()) + " bytes)";
+    return sniff;
+  }
+  further.reason += ", found after the first " + std::to_string(kSniffHeadBytes) + " bytes";
+  return further;
 }
 
 // A streamed file whose reader failed after it had accepted records (a truncated or corrupt tail):
@@ -37,9 +65,9 @@ void ReadEndsInError(Dataset& ds, const std::string& path, const Error& e, ReadC
 void LoadFile(Dataset& ds, const fs::path& file, const std::string& default_host, const LoadOptions& opt) {
   InputFile in;
   in.path = file.string();
-  auto head = ReadHead(in.path);
-  if (!head.ok()) return Skip(ds, std::move(in), head.error().ToString());
-  const formats::SniffResult sniff = formats::SniffFormat(*head);
+  auto sniffed = SniffInput(in.path);
+  if (!sniffed.ok()) return Skip(ds, std::move(in), sniffed.error().ToString());
+  const formats::SniffResult& sniff = *sniffed;
   in.format = std::string(formats::FormatName(sniff.format));
   using formats::FileFormat;
   if (sniff.format == FileFormat::kUnknown || sniff.format == FileFormat::kTruthJson ||

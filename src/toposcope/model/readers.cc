@@ -174,20 +174,21 @@ Status ReadNcclLog(FileRead& f) {
 }
 
 // nccl-tests output: its runs, and the NCCL log lines among them when the tests ran with
-// NCCL_DEBUG=INFO (rings, connections, QPs: as from a log). The two readers reject disjoint lines
-// (table rows and footers; malformed NCCL lines), so the file's rejects are their sum.
+// NCCL_DEBUG=INFO (rings, connections, QPs: as from a log), both from one pass over the file. The
+// two readers reject disjoint lines (table rows and footers; malformed NCCL lines), so the file's
+// rejects are their sum.
 Status ReadNcclTestsOutput(FileRead& f) {
   auto lines = OpenLines(f.path);
   if (!lines.ok()) return lines.error();
-  auto report = formats::ReadNcclTests(*lines, f.path, f.ds.diag);
+  Diagnostics log_diag;
+  formats::NcclLogLineParser log_lines(f.path, log_diag);
+  auto report = formats::ReadNcclTests(*lines, f.path, f.ds.diag,
+                                       [&](std::string_view line, int64_t no) { log_lines.Feed(line, no); });
   if (!report.ok()) return report.error();
   f.counts = report->counts;
   RejectOversizedLines(*lines, f.ds.diag, f.counts);
   f.ds.nccl_tests.push_back(std::move(*report));
-  auto again = OpenLines(f.path);
-  if (!again.ok()) return {};
-  Diagnostics log_diag;
-  auto log = formats::ReadNcclLog(*again, f.path, log_diag);
+  auto log = log_lines.Finish();
   if (!log.ok() || log->nccl_lines == 0) return {};
   f.ds.diag.Absorb(log_diag.items(), log_diag.rejected_total(), log_diag.warnings_total(),
                    log_diag.rejected_per_source());
@@ -214,12 +215,18 @@ Status ReadRdmaQps(FileRead& f) {
                       &HostEvidence::rdma_qps);
 }
 
+// The host a shell prompt in the file names (`root@node7:~# show_gids`) attributes the file unless
+// the host is overridden, as nvbandwidth's hostname line does; `localhost` names no host.
+void TakePromptHost(FileRead& f, const std::string& prompt_host) {
+  if (f.opt.host_override.empty() && !prompt_host.empty() && prompt_host != "localhost") f.host = prompt_host;
+}
+
 // ibstat or ibv_devinfo.
 Status ReadIbDevices(FileRead& f) {
-  return AppendToHost(f,
-                      f.format == FileFormat::kIbstat ? formats::ParseIbstat(f.text, f.path, f.ds.diag)
-                                                      : formats::ParseIbvDevinfo(f.text, f.path, f.ds.diag),
-                      &formats::IbDeviceList::devices, &HostEvidence::ib_devices);
+  auto t = f.format == FileFormat::kIbstat ? formats::ParseIbstat(f.text, f.path, f.ds.diag)
+                                           : formats::ParseIbvDevinfo(f.text, f.path, f.ds.diag);
+  if (t.ok()) TakePromptHost(f, t->prompt_host);
+  return AppendToHost(f, std::move(t), &formats::IbDeviceList::devices, &HostEvidence::ib_devices);
 }
 
 // `dcgmi dmon -l`: which fields this host's DCGM offers.
@@ -232,8 +239,9 @@ Status ReadDcgmFieldList(FileRead& f) {
 }
 
 Status ReadGids(FileRead& f) {
-  return AppendToHost(f, formats::ParseShowGids(f.text, f.path, f.ds.diag), &formats::GidTable::gids,
-                      &HostEvidence::gids);
+  auto t = formats::ParseShowGids(f.text, f.path, f.ds.diag);
+  if (t.ok()) TakePromptHost(f, t->prompt_host);
+  return AppendToHost(f, std::move(t), &formats::GidTable::gids, &HostEvidence::gids);
 }
 
 Status ReadFabric(FileRead& f) {
