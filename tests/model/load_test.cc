@@ -8,6 +8,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -413,6 +415,74 @@ TEST(LoadDcgm, UntimedDmonAndScrapeBecomeSeries) {
     if (d.reason.find("samples carry no time") != std::string::npos) ++warnings;
   }
   EXPECT_EQ(warnings, 2);
+}
+
+// Without --at, samples that carry no time start at the earliest time of their host in the data set
+// (here its sync points), else of the whole data set: the same files give the same times whatever
+// their modification times (which they started at before), and each file's warning says which.
+TEST(LoadDcgm, UntimedSamplesStartAtTheEarliestTimeInTheDataSet) {
+  const int64_t t0 = int64_t{1714521600} * 1000000000;  // 2024-05-01T00:00:00Z
+  const std::string dmon = kFix + "/dcgmi_dmon/dcgm318_4gpu_nvltx_nvlrx.txt";
+  struct Got {
+    int64_t h1_first = 0, h2_first = 0, h1_event_at = 0;
+    std::string reasons;
+  };
+  const auto load = [&](const std::string& name, int64_t mtime_shift_s) {
+    const fs::path d = FreshDir(name);
+    fs::create_directories(d / "h1");
+    fs::create_directories(d / "h2");
+    WriteBytes(d / "h1" / "sync.csv", "host,local_ns,ref_ns\nh1," + std::to_string(t0 + 5000000000) + "," +
+                                          std::to_string(t0 + 5000000000) + "\nh1," + std::to_string(t0) + "," +
+                                          std::to_string(t0) + "\n");
+    fs::copy_file(dmon, d / "h1" / "dmon.txt");
+    fs::copy_file(dmon, d / "h2" / "dmon.txt");
+    for (const char* h : {"h1", "h2"}) {
+      const fs::path f = d / h / "dmon.txt";
+      fs::last_write_time(f, fs::last_write_time(f) + std::chrono::seconds(mtime_shift_s));
+    }
+    auto ds = LoadPaths({d.string()}, {});
+    EXPECT_TRUE(ds.ok());
+    Got g;
+    g.h1_first = g.h2_first = INT64_MAX;
+    for (const auto& [key, series] : ds->dcgm.series) {
+      int64_t& first = key.host == "h1" ? g.h1_first : g.h2_first;
+      first = std::min(first, series.first_ns);
+    }
+    for (const auto& e : ds->event_inputs) {
+      if (e.host == "h1") g.h1_event_at = e.untimed_at_ns;
+    }
+    for (const auto& diag : ds->diag.items()) g.reasons += diag.ToString() + "\n";
+    fs::remove_all(d);
+    return g;
+  };
+  const Got a = load("untimed_a", 0);
+  const Got b = load("untimed_b", -86400 * 30);  // the same files, copied a month earlier
+  EXPECT_EQ(a.h1_first, t0);
+  EXPECT_EQ(a.h2_first, t0);  // h2 has no time of its own: the data set's earliest
+  EXPECT_EQ(a.h1_event_at, t0);  // the timeline places them the same
+  EXPECT_EQ(b.h1_first, a.h1_first);
+  EXPECT_EQ(b.h2_first, a.h2_first);
+  EXPECT_NE(a.reasons.find("(no --at: the earliest time of host h1 in the data set)"), std::string::npos) << a.reasons;
+  EXPECT_NE(a.reasons.find("(no --at: the earliest time in the data set (none for host h2))"), std::string::npos)
+      << a.reasons;
+}
+
+// With --at the samples start there; with no time anywhere, at the file's modification time, and
+// the warning says so.
+TEST(LoadDcgm, UntimedSamplesFollowAtElseTheModificationTime) {
+  const std::string dmon = kFix + "/dcgmi_dmon/dcgm318_4gpu_nvltx_nvlrx.txt";
+  LoadOptions at;
+  at.untimed_at_ns = int64_t{1700000000} * 1000000000;
+  auto with_at = LoadPaths({dmon}, at);
+  ASSERT_TRUE(with_at.ok());
+  for (const auto& [key, series] : with_at->dcgm.series) EXPECT_GE(series.first_ns, at.untimed_at_ns);
+  auto alone = LoadPaths({dmon}, {});
+  ASSERT_TRUE(alone.ok());
+  std::string reasons;
+  for (const auto& d : alone->diag.items()) reasons += d.ToString() + "\n";
+  EXPECT_NE(reasons.find("no --at and no time in the data set: the file's modification time"), std::string::npos)
+      << reasons;
+  EXPECT_EQ(alone->dcgm.points, with_at->dcgm.points);
 }
 
 // DCGM numbers each entity kind on its own: "Switch 1", "CPU 1", "CX 1" and "GPU-I 1" rows of one

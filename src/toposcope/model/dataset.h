@@ -150,7 +150,8 @@ std::map<GpuPair, LinkClass> ClassifyNcclTopoPairs(const formats::NcclTopo& topo
 struct LoadOptions {
   std::string host_override;  // attribute every file to this host
   // Where samples that carry no time start (plain dcgmi dmon output, a scrape without timestamps);
-  // kNoTime: each file's modification time.
+  // kNoTime: the earliest time of the file's host in the data set, else of the whole data set, else
+  // the file's modification time (each file's warning says which).
   int64_t untimed_at_ns = kNoTime;
 };
 

@@ -121,12 +121,24 @@ Status ReadClockSamples(FileRead& f) {
 }
 
 // DCGM samples: into the store, and an event input of the timeline too (counters) unless the file was
-// refused before any record was accepted (then it gives the timeline nothing).
+// refused before any record was accepted (then it gives the timeline nothing). Without --at (and a
+// list to put it on), samples that carry no time wait: the file is listed in f.untimed_dcgm and its
+// untimed samples are placed once every input is read.
 Status ReadDcgm(FileRead& f) {
+  UntimedPlacement place;
+  place.origin_ns = f.opt.untimed_at_ns;
+  int64_t untimed = 0;
+  const bool defer = f.opt.untimed_at_ns == kNoTime && f.untimed_dcgm != nullptr;
+  if (defer) {
+    place.emit = UntimedSamples::kSkip;
+    place.untimed = &untimed;
+  }
   const Status st = ReadDcgmFile(
-      f.path, f.host, f.format, [&](const DcgmPoint& p) { f.ds.dcgm.Add(p); }, f.ds.diag, f.counts,
-      f.opt.untimed_at_ns);
-  if (st.ok() || f.counts.accepted > 0) f.ds.event_inputs.push_back({f.path, f.host, f.format, f.opt.untimed_at_ns});
+      f.path, f.host, f.format, [&](const DcgmPoint& p) { f.ds.dcgm.Add(p); }, f.ds.diag, f.counts, place);
+  if (st.ok() || f.counts.accepted > 0) {
+    f.ds.event_inputs.push_back({f.path, f.host, f.format, f.opt.untimed_at_ns});
+    if (defer && untimed > 0) f.untimed_dcgm->push_back({f.path, f.host, f.format, f.ds.event_inputs.size() - 1});
+  }
   return st;
 }
 
