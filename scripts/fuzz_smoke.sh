@@ -49,6 +49,7 @@ PY
 seed_dirs() {
   case "$1" in
     nvsmi_topo_fuzz) echo "$fixtures/nvidia_smi_topo $root/testdata/real/nvidia_smi_topo" ;;
+    nvsmi_query_fuzz) echo "$root/testdata/real/nvidia_smi_q" ;;
     nccl_topo_xml_fuzz) echo "$fixtures/nccl_topo_xml" ;;
     nccl_graph_xml_fuzz) echo "$fixtures/nccl_graph_xml" ;;
     p2p_bandwidth_latency_fuzz) echo "$fixtures/cuda_p2p $root/testdata/real/cuda_p2p" ;;
