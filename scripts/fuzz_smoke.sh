@@ -72,6 +72,7 @@ seed_dirs() {
     rdma_tools_fuzz) echo "$fixtures/rdma_tools $root/testdata/rdma_tools" ;;
     inventory_csv_fuzz) echo "$root/testdata/inventory" ;;
     ibnetdiscover_fuzz) echo "$fixtures/ibnetdiscover $root/testdata/ibnetdiscover" ;;
+    iblinkinfo_fuzz) echo "$root/testdata/real/iblinkinfo" ;;
     slurm_topology_fuzz) echo "$fixtures/slurm_topology $root/testdata/slurm_topology" ;;
     topograph_model_fuzz) echo "$fixtures/topograph_models" ;;
     qp_state_log_fuzz) echo "$root/testdata/qp_state" ;;
