@@ -49,6 +49,7 @@ PY
 seed_dirs() {
   case "$1" in
     nvsmi_topo_fuzz) echo "$fixtures/nvidia_smi_topo $root/testdata/real/nvidia_smi_topo" ;;
+    nvsmi_query_fuzz) echo "$root/testdata/real/nvidia_smi_q" ;;
     nccl_topo_xml_fuzz) echo "$fixtures/nccl_topo_xml" ;;
     nccl_graph_xml_fuzz) echo "$fixtures/nccl_graph_xml" ;;
     p2p_bandwidth_latency_fuzz) echo "$fixtures/cuda_p2p $root/testdata/real/cuda_p2p" ;;
@@ -71,6 +72,7 @@ seed_dirs() {
     rdma_tools_fuzz) echo "$fixtures/rdma_tools $root/testdata/rdma_tools" ;;
     inventory_csv_fuzz) echo "$root/testdata/inventory" ;;
     ibnetdiscover_fuzz) echo "$fixtures/ibnetdiscover $root/testdata/ibnetdiscover" ;;
+    iblinkinfo_fuzz) echo "$root/testdata/real/iblinkinfo" ;;
     slurm_topology_fuzz) echo "$fixtures/slurm_topology $root/testdata/slurm_topology" ;;
     topograph_model_fuzz) echo "$fixtures/topograph_models" ;;
     qp_state_log_fuzz) echo "$root/testdata/qp_state" ;;

@@ -8,7 +8,10 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -57,6 +60,118 @@ const InputFile* FindInput(const Dataset& ds, const std::string& name) {
     if (fs::path(in.path).filename() == name) return &in;
   }
   return nullptr;
+}
+
+// A console capture: a long preamble (shell banner, pip output, Python logging) before the data.
+std::string Preamble(size_t min_bytes) {
+  std::string out = "Welcome to Ubuntu 22.04.4 LTS (GNU/Linux 5.15.0-105-generic x86_64)\n\n"
+                    "$ pip install -r requirements.txt\n";
+  for (int i = 0; out.size() < min_bytes; ++i) {
+    out += "Requirement already satisfied: package" + std::to_string(i) +
+           ">=1.0 in /usr/local/lib/python3.10/dist-packages (from -r requirements.txt (line " + std::to_string(i) +
+           "))\n";
+    out += "2024-05-01 12:00:0" + std::to_string(i % 10) + ",123 - root - INFO - preparing step " + std::to_string(i) +
+           "\n";
+  }
+  return out;
+}
+
+// What a loaded data set holds, in numbers: DCGM samples, NCCL trees and ring lines, GPUs and
+// measured GPU pairs of every host.
+std::vector<size_t> Payload(const Dataset& ds) {
+  size_t nccl = 0;
+  for (const auto& log : ds.nccl_logs) nccl += log.trees.size() + log.rings.size() + log.comms.size();
+  size_t gpus = 0;
+  size_t measured = 0;
+  for (const auto& [name, h] : ds.hosts) {
+    gpus += h.gpus.size();
+    measured += h.measured.size();
+  }
+  return {static_cast<size_t>(ds.dcgm.points), nccl, gpus, measured};
+}
+
+// The file `fixture` with a preamble of more than 8 KiB before it, written plain, gzip'd and as zstd:
+// each is detected as `format` (the same as the fixture alone) and gives the same accepted records.
+void ExpectFoundAfterPreamble(const std::string& fixture, const std::string& format, const std::string& name) {
+  const fs::path d = FreshDir("preamble_" + name);
+  const std::string text = Preamble(20000) + Slurp(fixture);
+  ASSERT_GT(Preamble(20000).size(), 8192U);
+  WriteBytes(d / (name + ".txt"), text);
+  WriteBytes(d / (name + ".txt.gz"), Gzip(text));
+  const std::string zst = (d / (name + ".txt.zst")).string();
+  const bool have_zstd = std::system(("zstd -q -f -o " + zst + " " + (d / (name + ".txt")).string()).c_str()) == 0;
+  auto alone = LoadPaths({fixture}, {});
+  ASSERT_TRUE(alone.ok());
+  ASSERT_EQ(alone->inputs[0].format, format);
+  std::vector<std::string> files = {name + ".txt", name + ".txt.gz"};
+  if (have_zstd) files.push_back(name + ".txt.zst");
+  for (const std::string& f : files) {
+    auto ds = LoadPaths({(d / f).string()}, {});
+    ASSERT_TRUE(ds.ok());
+    ASSERT_EQ(ds->inputs.size(), 1U);
+    const InputFile& in = ds->inputs[0];
+    EXPECT_EQ(in.format, format) << f << ": " << in.skip_reason;
+    EXPECT_FALSE(in.skipped) << f << ": " << in.skip_reason;
+    EXPECT_EQ(in.rejected, alone->inputs[0].rejected) << f;  // the preamble is no rejected row
+    EXPECT_GE(in.accepted, alone->inputs[0].accepted) << f;  // (an NCCL log counts every line it reads)
+    EXPECT_EQ(Payload(*ds), Payload(*alone)) << f;
+  }
+  fs::remove_all(d);
+}
+
+// Detection looks past the first 8 KiB (up to 1 MiB): NCCL lines, a P2P matrix and a dmon header
+// after a long preamble are found, in plain, .gz and .zst files.
+TEST(LoadSniff, FindsTheFormatAfterALongPreamble) {
+  ExpectFoundAfterPreamble(kFix + "/nccl_debug_log/nccl2.26.2_2node16gpu_h100_ib_rings_trees_excerpt.log", "nccl-log",
+                           "nccl");
+  ExpectFoundAfterPreamble(kFix + "/cuda_p2p/rtx2080ti_x2_nop2p_p2pBandwidthLatencyTest.txt",
+                           "p2pBandwidthLatencyTest", "p2p");
+  ExpectFoundAfterPreamble(kFix + "/dcgmi_dmon/dcgm318_4gpu_nvltx_nvlrx.txt", "dcgmi-dmon", "dmon");
+}
+
+// Past the 1 MiB bound the format is not looked for: the file is skipped and the reason says how far.
+TEST(LoadSniff, StopsAtTheBound) {
+  const fs::path d = FreshDir("preamble_bound");
+  WriteBytes(d / "late.txt",
+             Preamble(size_t{1} << 21) + Slurp(kFix + "/nccl_debug_log/nccl2.26.2_2node16gpu_h100_ib_rings_trees_excerpt.log"));
+  auto ds = LoadPaths({(d / "late.txt").string()}, {});
+  ASSERT_TRUE(ds.ok());
+  EXPECT_TRUE(ds->inputs[0].skipped);
+  EXPECT_NE(ds->inputs[0].skip_reason.find("1048576 bytes"), std::string::npos) << ds->inputs[0].skip_reason;
+  fs::remove_all(d);
+}
+
+// The bytes this process has read so far (`rchar` of /proc/self/io); -1 when it cannot be read.
+int64_t BytesReadSoFar() {
+  std::ifstream io("/proc/self/io");
+  std::string key;
+  int64_t value = 0;
+  while (io >> key >> value) {
+    if (key == "rchar:") return value;
+  }
+  return -1;
+}
+
+// nccl-tests output run with NCCL_DEBUG=INFO gives its runs and its NCCL log records from one pass
+// over the file (it was read twice before: once per reader).
+TEST(LoadNcclTests, OutputWithNcclLinesIsReadOnce) {
+  const fs::path d = FreshDir("nccl_tests_once");
+  const std::string log = Slurp(kFix + "/nccl_debug_log/nccl2.26.2_2node16gpu_h100_ib_rings_trees_excerpt.log");
+  std::string text = Slurp(kFix + "/nccl_tests/gcp_a3mega_h100_2node16gpu_all_reduce_perf.txt");
+  while (text.size() < (size_t{4} << 20)) text += log;
+  WriteBytes(d / "all_reduce.txt", text);
+  const int64_t before = BytesReadSoFar();
+  if (before < 0) GTEST_SKIP() << "no /proc/self/io";
+  auto ds = LoadPaths({(d / "all_reduce.txt").string()}, {});
+  const int64_t read = BytesReadSoFar() - before;
+  ASSERT_TRUE(ds.ok());
+  ASSERT_EQ(ds->inputs.size(), 1U);
+  EXPECT_EQ(ds->inputs[0].format, "nccl-tests");
+  EXPECT_EQ(ds->nccl_tests.size(), 1U);
+  ASSERT_EQ(ds->nccl_logs.size(), 1U);
+  EXPECT_FALSE(ds->nccl_logs[0].trees.empty());
+  EXPECT_LT(read, static_cast<int64_t>(text.size()) * 3 / 2) << "bytes read for a file of " << text.size();
+  fs::remove_all(d);
 }
 
 TEST(LoadWalk, ListsSymlinksFifosAndSocketsWithAReason) {
@@ -300,6 +415,74 @@ TEST(LoadDcgm, UntimedDmonAndScrapeBecomeSeries) {
     if (d.reason.find("samples carry no time") != std::string::npos) ++warnings;
   }
   EXPECT_EQ(warnings, 2);
+}
+
+// Without --at, samples that carry no time start at the earliest time of their host in the data set
+// (here its sync points), else of the whole data set: the same files give the same times whatever
+// their modification times (which they started at before), and each file's warning says which.
+TEST(LoadDcgm, UntimedSamplesStartAtTheEarliestTimeInTheDataSet) {
+  const int64_t t0 = int64_t{1714521600} * 1000000000;  // 2024-05-01T00:00:00Z
+  const std::string dmon = kFix + "/dcgmi_dmon/dcgm318_4gpu_nvltx_nvlrx.txt";
+  struct Got {
+    int64_t h1_first = 0, h2_first = 0, h1_event_at = 0;
+    std::string reasons;
+  };
+  const auto load = [&](const std::string& name, int64_t mtime_shift_s) {
+    const fs::path d = FreshDir(name);
+    fs::create_directories(d / "h1");
+    fs::create_directories(d / "h2");
+    WriteBytes(d / "h1" / "sync.csv", "host,local_ns,ref_ns\nh1," + std::to_string(t0 + 5000000000) + "," +
+                                          std::to_string(t0 + 5000000000) + "\nh1," + std::to_string(t0) + "," +
+                                          std::to_string(t0) + "\n");
+    fs::copy_file(dmon, d / "h1" / "dmon.txt");
+    fs::copy_file(dmon, d / "h2" / "dmon.txt");
+    for (const char* h : {"h1", "h2"}) {
+      const fs::path f = d / h / "dmon.txt";
+      fs::last_write_time(f, fs::last_write_time(f) + std::chrono::seconds(mtime_shift_s));
+    }
+    auto ds = LoadPaths({d.string()}, {});
+    EXPECT_TRUE(ds.ok());
+    Got g;
+    g.h1_first = g.h2_first = INT64_MAX;
+    for (const auto& [key, series] : ds->dcgm.series) {
+      int64_t& first = key.host == "h1" ? g.h1_first : g.h2_first;
+      first = std::min(first, series.first_ns);
+    }
+    for (const auto& e : ds->event_inputs) {
+      if (e.host == "h1") g.h1_event_at = e.untimed_at_ns;
+    }
+    for (const auto& diag : ds->diag.items()) g.reasons += diag.ToString() + "\n";
+    fs::remove_all(d);
+    return g;
+  };
+  const Got a = load("untimed_a", 0);
+  const Got b = load("untimed_b", -86400 * 30);  // the same files, copied a month earlier
+  EXPECT_EQ(a.h1_first, t0);
+  EXPECT_EQ(a.h2_first, t0);  // h2 has no time of its own: the data set's earliest
+  EXPECT_EQ(a.h1_event_at, t0);  // the timeline places them the same
+  EXPECT_EQ(b.h1_first, a.h1_first);
+  EXPECT_EQ(b.h2_first, a.h2_first);
+  EXPECT_NE(a.reasons.find("(no --at: the earliest time of host h1 in the data set)"), std::string::npos) << a.reasons;
+  EXPECT_NE(a.reasons.find("(no --at: the earliest time in the data set (none for host h2))"), std::string::npos)
+      << a.reasons;
+}
+
+// With --at the samples start there; with no time anywhere, at the file's modification time, and
+// the warning says so.
+TEST(LoadDcgm, UntimedSamplesFollowAtElseTheModificationTime) {
+  const std::string dmon = kFix + "/dcgmi_dmon/dcgm318_4gpu_nvltx_nvlrx.txt";
+  LoadOptions at;
+  at.untimed_at_ns = int64_t{1700000000} * 1000000000;
+  auto with_at = LoadPaths({dmon}, at);
+  ASSERT_TRUE(with_at.ok());
+  for (const auto& [key, series] : with_at->dcgm.series) EXPECT_GE(series.first_ns, at.untimed_at_ns);
+  auto alone = LoadPaths({dmon}, {});
+  ASSERT_TRUE(alone.ok());
+  std::string reasons;
+  for (const auto& d : alone->diag.items()) reasons += d.ToString() + "\n";
+  EXPECT_NE(reasons.find("no --at and no time in the data set: the file's modification time"), std::string::npos)
+      << reasons;
+  EXPECT_EQ(alone->dcgm.points, with_at->dcgm.points);
 }
 
 // DCGM numbers each entity kind on its own: "Switch 1", "CPU 1", "CX 1" and "GPU-I 1" rows of one

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "toposcope/base/file_io.h"
+#include "toposcope/base/text.h"
 #include "toposcope/formats/sniff.h"
 #include "toposcope/model/dataset.h"
 #include "toposcope/model/topology.h"
@@ -97,6 +98,42 @@ TEST(LoadPaths, NvbandwidthHostnameLineNamesTheHost) {
   ASSERT_TRUE(a6000.measured.count({0, 1}));
   EXPECT_EQ(a6000.measured.at({0, 1}).samples_gbps.size(), 2U);  // both directions
   EXPECT_NEAR(a6000.measured.at({0, 1}).samples_gbps[0], 26.34, 1e-9);
+}
+
+// nvbandwidth outputs whose `Device N:` lines are missing (cut, or hidden by the poster) still give
+// the GPUs their matrices name: host<->device and local tests name them on the GPU side only.
+TEST(P2pReport, GpusComeFromTheMatricesWithoutDeviceLines) {
+  std::string text;
+  {
+    auto whole = ReadFileText(kFix + "/nvbandwidth/nvbandwidth_issue15_v0.2_8x_rtx4090_h2d_d2h_ce_PARTIAL.txt");
+    ASSERT_TRUE(whole.ok());
+    for (std::string_view line : SplitLines(*whole)) {
+      if (line.rfind("Device ", 0) != 0) text += std::string(line) + "\n";
+    }
+  }
+  ASSERT_EQ(text.find("Device "), std::string::npos);
+  Diagnostics diag;
+  ReadCounts counts;
+  auto r = formats::ParseNvbandwidth(text, "h2d.txt", diag, counts);
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  Dataset ds;
+  AddP2pReport(ds, "h", "h2d.txt", *r);
+  ASSERT_EQ(ds.hosts.at("h").gpus.size(), 8U);
+  EXPECT_EQ(ds.hosts.at("h").gpus.rbegin()->first, 7);
+  // A device-to-device matrix whose diagonal is N/A and one GPU's row and column too: the GPU stays.
+  const std::string d2d =
+      "Running device_to_device_memcpy_read_ce.\n"
+      "memcpy CE GPU(row) <- GPU(column) bandwidth (GB/s)\n"
+      "           0         1         2\n"
+      " 0       N/A     20.00       N/A\n"
+      " 1     20.00       N/A       N/A\n"
+      " 2       N/A       N/A       N/A\n"
+      "\n"
+      "SUM device_to_device_memcpy_read_ce 40.00\n";
+  auto r2 = formats::ParseNvbandwidth(d2d, "d2d.txt", diag, counts);
+  ASSERT_TRUE(r2.ok()) << r2.error().ToString();
+  AddP2pReport(ds, "g", "d2d.txt", *r2);
+  EXPECT_EQ(ds.hosts.at("g").gpus.size(), 3U);
 }
 
 TEST(NvsmiTopo, NicColumnsWithoutNicLegendStayVerticesOfTheirOwn) {

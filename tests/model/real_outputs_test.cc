@@ -186,15 +186,27 @@ TEST(RealP2p, V100FourGpusDeviceListAndTabbedConnectivityCutBeforeBandwidth) {
   EXPECT_TRUE(h.measured.empty());
 }
 
-// Outputs cut before any matrix: skipped with the reason, nothing read.
-TEST(RealP2p, DeviceListsWithoutAMatrixAreSkippedWithTheReason) {
-  for (const char* rel : {"cuda_p2p/a100_sxm_80gb_8gpu_prompt_devices_only_nccl_tests_issue100_excerpt.txt",
-                          "cuda_p2p/mixed_4090_5090_a6000_3090_cannot_access_open_gpu_kernel_modules_pr5_excerpt.txt"}) {
-    const Loaded l = Load(rel, "p2pBandwidthLatencyTest");
-    EXPECT_TRUE(l.in.skipped) << rel;
-    EXPECT_NE(l.in.skip_reason.find("no bandwidth matrix found"), std::string::npos) << l.in.skip_reason;
-    EXPECT_EQ(l.in.records, 0) << rel;
-    EXPECT_TRUE(l.ds.hosts.empty()) << rel;
+// Outputs cut before any matrix: the GPUs of their Device lines are kept (the host's GPU inventory),
+// each line an accepted record, and a warning says there was no matrix. (Skipped whole before.)
+TEST(RealP2p, DeviceListsWithoutAMatrixKeepTheGpus) {
+  struct Case {
+    const char* rel;
+    size_t gpus;
+    const char* last_model;
+  };
+  for (const Case& c : {Case{"cuda_p2p/a100_sxm_80gb_8gpu_prompt_devices_only_nccl_tests_issue100_excerpt.txt", 8,
+                             "NVIDIA A100-SXM-80GB"},
+                        Case{"cuda_p2p/mixed_4090_5090_a6000_3090_cannot_access_open_gpu_kernel_modules_pr5_excerpt.txt",
+                             7, "NVIDIA GeForce RTX 3090"}}) {
+    const Loaded l = Load(c.rel, "p2pBandwidthLatencyTest");
+    EXPECT_FALSE(l.in.skipped) << c.rel << ": " << l.in.skip_reason;
+    EXPECT_EQ(l.in.records, static_cast<int64_t>(c.gpus)) << c.rel;
+    EXPECT_EQ(l.in.accepted, static_cast<int64_t>(c.gpus)) << c.rel;
+    const HostEvidence& h = l.Host();
+    ASSERT_EQ(h.gpus.size(), c.gpus) << c.rel;
+    EXPECT_EQ(h.gpus.rbegin()->second.model, c.last_model) << c.rel;
+    EXPECT_TRUE(h.measured.empty()) << c.rel;
+    EXPECT_TRUE(l.Has("GPU(s) of the Device lines are kept")) << l.Reasons();
   }
 }
 
@@ -215,6 +227,8 @@ TEST(RealDcgmDmon, DocumentationMigExampleHashSpaceEntityGpuAndGpuIRows) {
   EXPECT_EQ(Series(l.ds, -1, "GRACT", DcgmEntity::kGpuInstance, 1).first, 10);
   EXPECT_DOUBLE_EQ(Series(l.ds, 0, "TENSO").second, 0.0);
   EXPECT_EQ(l.ds.dcgm.series.size(), 6u);
+  // ... and the file says so once, naming the instances and the line of the first.
+  EXPECT_TRUE(l.Has("2 MIG instance(s) (GPU-I 0, GPU-I 1): dmon does not say which GPU holds them")) << l.Reasons();
 }
 
 TEST(RealDcgmDmon, IndentedCopyWithFiveProfilingFields) {
@@ -350,8 +364,12 @@ TEST(RealIbvDevinfo, VerboseConnectX5WithExperimentalFlagsCutBeforeItsPort) {
 TEST(RealIbvDevinfo, ConnectX7InfinibandPortDownWithLid65535AfterAPrompt) {
   const Loaded l = Load("rdma_tools/ibv_devinfo_cx7_ib_port_down_lid_65535_prompt_deepep_issue60_excerpt.txt",
                         "ibv-devinfo");
-  EXPECT_EQ(l.in.records, 28);
-  EXPECT_EQ(l.in.rejected, 1);  // the prompt line
+  // The prompt `root@f51fec68bf55:~# ibv_devinfo` is preamble, no record (a rejected row before), and
+  // names the host.
+  EXPECT_EQ(l.in.records, 27);
+  EXPECT_EQ(l.in.rejected, 0) << l.Reasons();
+  EXPECT_EQ(l.in.host, "f51fec68bf55");
+  EXPECT_TRUE(l.Has("shell prompt running ibv_devinfo: skipped as preamble")) << l.Reasons();
   const HostEvidence& h = l.Host();
   ASSERT_EQ(h.ib_devices.size(), 2u);
   ASSERT_EQ(h.ib_devices[0].ports.size(), 1u);
@@ -365,8 +383,12 @@ TEST(RealIbvDevinfo, ConnectX7InfinibandPortDownWithLid65535AfterAPrompt) {
 
 TEST(RealShowGids, ConnectX6WithIpv4AfterABracketedPrompt) {
   const Loaded l = Load("rdma_tools/show_gids_cx6_ipv4_n_gids_found_prompt_spectrumscale_pr4_excerpt.txt", "show-gids");
-  EXPECT_EQ(l.in.records, 7);
-  EXPECT_EQ(l.in.rejected, 1);  // the prompt line
+  // The prompt `[root@localhost ~]# show_gids mlx5_0` is preamble, no record (a rejected row before);
+  // `localhost` names no host.
+  EXPECT_EQ(l.in.records, 6);
+  EXPECT_EQ(l.in.rejected, 0) << l.Reasons();
+  EXPECT_EQ(l.in.host, "show_gids_cx6_ipv4_n_gids_found_prompt_spectrumscale_pr4_excerpt");
+  EXPECT_TRUE(l.Has("shell prompt running show_gids: skipped as preamble")) << l.Reasons();
   const HostEvidence& h = l.Host();
   ASSERT_EQ(h.gids.size(), 6u);
   EXPECT_EQ(h.gids[4].index, 4);
@@ -379,15 +401,18 @@ TEST(RealShowGids, ConnectX6WithIpv4AfterABracketedPrompt) {
 
 TEST(RealShowGids, EmptyTableAfterABracketedPrompt) {
   const Loaded l = Load("rdma_tools/show_gids_empty_n_gids_found_0_k8s_rdma_sriov_issue30_excerpt.txt", "show-gids");
-  EXPECT_EQ(l.in.records, 1);
-  EXPECT_EQ(l.in.rejected, 1);  // the prompt line; the table has no row
+  EXPECT_EQ(l.in.records, 0);  // the prompt is preamble (a rejected row before); the table has no row
+  EXPECT_EQ(l.in.rejected, 0) << l.Reasons();
+  EXPECT_FALSE(l.in.skipped) << l.in.skip_reason;
+  EXPECT_EQ(l.in.host, "rdma-test-wv8kj");
   EXPECT_TRUE(l.Host().gids.empty());
 }
 
 TEST(RealShowGids, TabsMacvlanIndexesFourToSevenCutInARow) {
   const Loaded l = Load("rdma_tools/show_gids_tabs_macvlan_index4_7_nccl_issue1573_excerpt.txt", "show-gids");
-  EXPECT_EQ(l.in.records, 11);
-  EXPECT_EQ(l.in.rejected, 2);  // the prompt and the cut last row
+  EXPECT_EQ(l.in.records, 10);
+  EXPECT_EQ(l.in.rejected, 1);  // the cut last row (the prompt is preamble: a rejected row before)
+  EXPECT_EQ(l.in.host, "test-macvlan-pod-2");
   const HostEvidence& h = l.Host();
   ASSERT_EQ(h.gids.size(), 9u);
   EXPECT_EQ(h.gids[0].index, 4);

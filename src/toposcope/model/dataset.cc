@@ -159,6 +159,28 @@ void AddNcclTopo(Dataset& ds, const std::string& host, const std::string& source
   }
 }
 
+namespace {
+
+// The GPU indices a matrix's header and rows name: both sides of a GPU<->GPU matrix, of a
+// p2pBandwidthLatencyTest CPU latency table and of a CSV matrix; the side an nvbandwidth description
+// calls `GPU(row)` / `GPU(column)` of a host<->device or local test (its other side is the CPU;
+// without a description, the columns, as nvbandwidth prints the CPU as the row).
+std::set<int> MatrixGpuIds(const formats::P2pMatrix& m, formats::P2pTool tool) {
+  bool rows = true;
+  bool cols = true;
+  if (tool == formats::P2pTool::kNvbandwidth && !m.gpu_to_gpu) {
+    rows = Contains(m.description, "GPU(row)");
+    cols = m.description.empty() || Contains(m.description, "GPU(column)");
+  }
+  std::set<int> ids;
+  if (rows) ids.insert(m.row_ids.begin(), m.row_ids.end());
+  if (cols) ids.insert(m.col_ids.begin(), m.col_ids.end());
+  ids.erase(-1);
+  return ids;
+}
+
+}  // namespace
+
 void AddP2pReport(Dataset& ds, const std::string& host, const std::string& source,
                   const formats::P2pReport& report) {
   HostEvidence& h = ds.Host(host);
@@ -167,6 +189,11 @@ void AddP2pReport(Dataset& ds, const std::string& host, const std::string& sourc
     GpuInfo& g = h.gpus[d.index];
     g.index = d.index;
     if (!d.name.empty()) g.model = d.name;
+  }
+  // An output without `Device N:` lines (cut, or hidden by the poster) still names its GPUs in every
+  // matrix, whichever quantity it measures.
+  for (const auto& m : report.matrices) {
+    for (int x : MatrixGpuIds(m, report.tool)) h.gpus[x].index = x;
   }
   // Prefer unidirectional P2P-enabled GPU<->GPU matrices; fall back to P2P-disabled ones.
   auto usable = [](const formats::P2pMatrix& m, bool p2p) {

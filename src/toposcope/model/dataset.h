@@ -150,12 +150,14 @@ std::map<GpuPair, LinkClass> ClassifyNcclTopoPairs(const formats::NcclTopo& topo
 struct LoadOptions {
   std::string host_override;  // attribute every file to this host
   // Where samples that carry no time start (plain dcgmi dmon output, a scrape without timestamps);
-  // kNoTime: each file's modification time.
+  // kNoTime: the earliest time of the file's host in the data set, else of the whole data set, else
+  // the file's modification time (each file's warning says which).
   int64_t untimed_at_ns = kNoTime;
 };
 
 // Loads files and directories (recursively, in sorted order). A file's host is, in order: the
-// override; a hostname the file itself names (nvbandwidth); the first directory below the given
+// override; a hostname the file itself names (nvbandwidth's hostname line, the `user@host` of a shell
+// prompt before ibstat / ibv_devinfo / show_gids output, `localhost` aside); the first directory below the given
 // root; for a file given directly or lying in the root, the file name without extensions.
 // Unreadable paths are reported as skipped inputs, never fatal. Fails only when a path does not
 // exist.

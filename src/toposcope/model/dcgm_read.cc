@@ -4,6 +4,7 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <system_error>
 #include <unordered_map>
 
@@ -43,6 +44,17 @@ void SetEntity(const formats::DmonEntity& e, DcgmPoint* p) {
   p->gpu = e.id;
 }
 
+// dmon rows of MIG instances name the instance's DCGM entity id only, not its GPU: each stays an
+// entity of its own (not linked to a GPU), and one warning per file says so, naming them.
+void WarnUnparentedInstances(const std::string& path, int64_t line, const std::set<std::string>& labels,
+                             Diagnostics& diag) {
+  std::string names;
+  for (const std::string& l : labels) names += (names.empty() ? "" : ", ") + l;
+  diag.Warn(path, line, "",
+            Cat({std::to_string(static_cast<int64_t>(labels.size())), " MIG instance(s) (", names,
+                 "): dmon does not say which GPU holds them; each kept as an entity of its own, not linked to a GPU"}));
+}
+
 // Emits the samples of readers that name their fields (scrapes, CSV), looking each name up in the
 // field catalog once.
 class NamedFieldPoints {
@@ -77,11 +89,22 @@ class NamedFieldPoints {
 };
 
 // Times for samples that carry none: from the origin (the file's modification time unless given),
-// with one warning per file.
+// with one warning per file; and which samples the read emits (UntimedSamples).
 class UntimedClock {
  public:
-  UntimedClock(const std::string& path, int64_t origin_ns, Diagnostics& diag)
-      : path_(path), origin_ns_(origin_ns), diag_(diag) {}
+  UntimedClock(const std::string& path, const UntimedPlacement& place, Diagnostics& diag)
+      : path_(path), place_(place), origin_ns_(place.origin_ns), diag_(place.note_to ? *place.note_to : diag) {}
+
+  // Whether a sample with (`untimed` false) or without a time goes to the sink; counts the latter.
+  bool Emits(bool untimed) {
+    if (untimed && place_.untimed != nullptr) ++*place_.untimed;
+    switch (place_.emit) {
+      case UntimedSamples::kPlace: return true;
+      case UntimedSamples::kSkip: return !untimed;
+      case UntimedSamples::kOnly: return untimed;
+    }
+    return true;
+  }
 
   // The time of the `index`-th sample at `step_ms` steps; warns on the first call.
   int64_t At(int64_t index, int64_t step_ms, int64_t line) {
@@ -89,9 +112,12 @@ class UntimedClock {
       warned_ = true;
       const bool given = origin_ns_ != kNoTime;
       if (!given) origin_ns_ = FileTimeNs(path_);
+      const std::string note = !place_.origin_note.empty() ? place_.origin_note
+                               : given                     ? std::string("--at")
+                                                           : std::string("the file's modification time; set --at");
       diag_.Warn(path_, line, "",
                  Cat({"samples carry no time: placed ", std::to_string(step_ms), " ms apart from ",
-                      FormatIsoTimeNs(origin_ns_), given ? " (--at)" : " (the file's modification time; set --at)"}));
+                      FormatIsoTimeNs(origin_ns_), " (", note, ")"}));
     }
     return origin_ns_ + index * step_ms * 1000000;
   }
@@ -106,6 +132,7 @@ class UntimedClock {
   }
 
   const std::string& path_;
+  const UntimedPlacement& place_;
   int64_t origin_ns_;
   Diagnostics& diag_;
   bool warned_ = false;
@@ -116,6 +143,14 @@ class UntimedClock {
 Status ReadDcgmFile(const std::string& path, const std::string& host, formats::FileFormat format,
                     const std::function<void(const DcgmPoint&)>& sink, Diagnostics& diag, ReadCounts& counts,
                     int64_t untimed_origin_ns) {
+  UntimedPlacement place;
+  place.origin_ns = untimed_origin_ns;
+  return ReadDcgmFile(path, host, format, sink, diag, counts, place);
+}
+
+Status ReadDcgmFile(const std::string& path, const std::string& host, formats::FileFormat format,
+                    const std::function<void(const DcgmPoint&)>& sink, Diagnostics& diag, ReadCounts& counts,
+                    const UntimedPlacement& place) {
   auto in = OpenInput(path);
   if (!in.ok()) return in.error();
   LineReader lines(std::move(*in));
@@ -125,15 +160,23 @@ Status ReadDcgmFile(const std::string& path, const std::string& host, formats::F
     ReadCounts& counts;
     ~CountOversized() { RejectOversizedLines(lines, diag, counts); }
   } count_oversized{lines, diag, counts};
-  UntimedClock untimed(path, untimed_origin_ns, diag);
+  UntimedClock untimed(path, place, diag);
   switch (format) {
     case formats::FileFormat::kDcgmDmon: {
       formats::DmonOptions opt;
       opt.host = host;
       std::vector<formats::DmonField> fields;
+      std::set<std::string> instances;  // the GPU-I / GPU-CI labels seen, first line of each
+      int64_t instance_line = 0;
       auto r = formats::ReadDmon(
           lines, path, opt, diag, counts,
           [&](const formats::DmonRow& row) {
+            if (row.entity.kind == formats::DmonEntityKind::kGpuI || row.entity.kind == formats::DmonEntityKind::kGpuCi) {
+              if (instances.insert(formats::DmonEntityLabel(row.entity)).second && instance_line == 0) {
+                instance_line = row.line;
+              }
+            }
+            if (!untimed.Emits(row.ts_ns == kNoTime)) return;
             const int64_t ts_ns =
                 row.ts_ns != kNoTime ? row.ts_ns : untimed.At(row.iteration, kDmonDefaultDelayMs, row.line);
             for (size_t i = 0; i < row.values.size() && i < fields.size(); ++i) {
@@ -148,6 +191,7 @@ Status ReadDcgmFile(const std::string& path, const std::string& host, formats::F
             }
           },
           [&](const formats::DmonHeader& h) { fields = h.fields; });
+      if (!instances.empty()) WarnUnparentedInstances(path, instance_line, instances, diag);
       if (!r.ok()) return r.error();
       return {};
     }
@@ -160,6 +204,7 @@ Status ReadDcgmFile(const std::string& path, const std::string& host, formats::F
             if (!formats::IsDcgmMetric(s.name)) return;
             const formats::DcgmPromSample d = formats::ToDcgmSample(s);
             int64_t ts_ns = d.ts_ns;
+            if (!untimed.Emits(ts_ns == kNoTime)) return;
             if (ts_ns == kNoTime) {
               const int64_t n = scrape_index[Cat({d.host, "/", std::to_string(d.gpu), "/", std::to_string(d.mig_instance),
                                                   "/", std::to_string(d.link), "/", d.field})]++;

@@ -19,12 +19,35 @@ namespace toposcope::model {
 // accepted but not emitted. Fails when the file cannot be opened or is not of `format` at all.
 //
 // Samples that carry no time (plain `dcgmi dmon` output, a `/metrics` scrape without timestamps)
-// are placed from `untimed_origin_ns` (kNoTime: the file's modification time): a dmon row at
+// are placed from `untimed_origin_ns` (kNoTime: the file's modification time; the loader chooses the
+// origin from the data set first, see LoadOptions::untimed_at_ns): a dmon row at
 // origin + iteration x kDmonDefaultDelayMs, the n-th sample of one scrape series at origin + n x
 // kExporterDefaultIntervalMs. One warning per file says so.
 Status ReadDcgmFile(const std::string& path, const std::string& host, formats::FileFormat format,
                     const std::function<void(const DcgmPoint&)>& sink, Diagnostics& diag, ReadCounts& counts,
                     int64_t untimed_origin_ns = kNoTime);
+
+// Which samples a read hands to its sink, by whether they carry a time of their own.
+enum class UntimedSamples : uint8_t {
+  kPlace,  // all; those without a time placed from the origin
+  kSkip,   // only those with a time; the others are counted (UntimedPlacement::untimed), no warning
+  kOnly,   // only those without a time, placed from the origin
+};
+
+// Where a read places the samples that carry no time, and what it says about it.
+struct UntimedPlacement {
+  int64_t origin_ns = kNoTime;  // where they start; kNoTime: the file's modification time
+  std::string origin_note;      // what the origin is, in the warning; empty: "--at" (or the mtime's note)
+  UntimedSamples emit = UntimedSamples::kPlace;
+  int64_t* untimed = nullptr;       // when set, counts the samples without a time
+  Diagnostics* note_to = nullptr;   // where the placement warning goes; null: the read's diagnostics
+};
+
+// ReadDcgmFile with the placement spelled out (the loader reads a file's timed samples first, and
+// its untimed ones once it knows where they start). Fails as ReadDcgmFile.
+Status ReadDcgmFile(const std::string& path, const std::string& host, formats::FileFormat format,
+                    const std::function<void(const DcgmPoint&)>& sink, Diagnostics& diag, ReadCounts& counts,
+                    const UntimedPlacement& untimed);
 
 // `dcgmi dmon -d` default: 1000 ms between iterations (dcgmi dmon --help, DCGM 3.x).
 inline constexpr int64_t kDmonDefaultDelayMs = 1000;

@@ -7,7 +7,9 @@
 #include <optional>
 
 #include "toposcope/base/file_io.h"
+#include "toposcope/base/text.h"
 #include "toposcope/model/dataset.h"
+#include "toposcope/model/dcgm_read.h"
 #include "toposcope/model/readers.h"
 
 namespace toposcope::model {
@@ -22,6 +24,33 @@ void Skip(Dataset& ds, InputFile in, std::string reason) {
   ds.inputs.push_back(std::move(in));
 }
 
+// Format detection reads the first kSniffHeadBytes of the (decompressed) input. When they show no
+// known format and the input is longer, it reads on, streamed, to at most kSniffDeepBytes (1 MiB,
+// whatever the file's size or compression): a console capture whose NCCL lines, P2P matrix or dmon
+// header come after a long preamble (shell banner, pip output, Python logging) is still recognised.
+constexpr size_t kSniffHeadBytes = 8192;
+constexpr size_t kSniffDeepBytes = size_t{1} << 20;
+
+// The format of the input at `path` (its head read through OpenInput, so .gz/.zst alike); fails
+// when the input cannot be opened or its first bytes cannot be read.
+Result<formats::SniffResult> SniffInput(const std::string& path) {
+  auto head = ReadHead(path, kSniffHeadBytes);
+  if (!head.ok()) return head.error();
+  formats::SniffResult sniff = formats::SniffFormat(*head);
+  if (sniff.format != formats::FileFormat::kUnknown || head->size() < kSniffHeadBytes || LooksBinary(*head)) {
+    return sniff;
+  }
+  auto deep = ReadHead(path, kSniffDeepBytes);
+  if (!deep.ok()) return sniff;  // the first bytes were read: keep what they said
+  formats::SniffResult further = formats::SniffFormat(*deep);
+  if (further.format == formats::FileFormat::kUnknown) {
+    sniff.reason += " (nor in the first " + std::to_string(deep->size()) + " bytes)";
+    return sniff;
+  }
+  further.reason += ", found after the first " + std::to_string(kSniffHeadBytes) + " bytes";
+  return further;
+}
+
 // A streamed file whose reader failed after it had accepted records (a truncated or corrupt tail):
 // the file counts as read, the failure as one more rejected record with its position and reason.
 void ReadEndsInError(Dataset& ds, const std::string& path, const Error& e, ReadCounts& counts) {
@@ -34,12 +63,13 @@ void ReadEndsInError(Dataset& ds, const std::string& path, const Error& e, ReadC
 // Sniffs one file and folds it into the dataset through its format's reader; every file becomes
 // one input of ds.inputs (skipped, with the reason, when it is unreadable, of no known format, or
 // refused by its reader).
-void LoadFile(Dataset& ds, const fs::path& file, const std::string& default_host, const LoadOptions& opt) {
+void LoadFile(Dataset& ds, const fs::path& file, const std::string& default_host, const LoadOptions& opt,
+              std::vector<UntimedDcgmInput>& untimed) {
   InputFile in;
   in.path = file.string();
-  auto head = ReadHead(in.path);
-  if (!head.ok()) return Skip(ds, std::move(in), head.error().ToString());
-  const formats::SniffResult sniff = formats::SniffFormat(*head);
+  auto sniffed = SniffInput(in.path);
+  if (!sniffed.ok()) return Skip(ds, std::move(in), sniffed.error().ToString());
+  const formats::SniffResult& sniff = *sniffed;
   in.format = std::string(formats::FormatName(sniff.format));
   using formats::FileFormat;
   if (sniff.format == FileFormat::kUnknown || sniff.format == FileFormat::kTruthJson ||
@@ -59,7 +89,7 @@ void LoadFile(Dataset& ds, const fs::path& file, const std::string& default_host
     in.skipped = true;
     in.skip_reason = "recognised as " + in.format + ", which `analyze` does not use yet";
   } else {
-    FileRead f{ds, file, in.path, sniff.format, *text, opt, host, counts};
+    FileRead f{ds, file, in.path, sniff.format, *text, opt, host, counts, &untimed};
     const int64_t rejected_before = ds.diag.RejectedFor(in.path);
     const Status st = reader->read(f);
     if (!st.ok() && reader->mode == ReadMode::kStreamed && counts.accepted > 0) {
@@ -85,6 +115,58 @@ void LoadFile(Dataset& ds, const fs::path& file, const std::string& default_host
     in.host = host;
   }
   ds.inputs.push_back(std::move(in));
+}
+
+// Times before 2000-01-01T00:00:00Z are on a monotonic axis (linuxptp's `[sec.ms]` stamps, uptime),
+// not on the wall clock that DCGM samples are on: they give no origin.
+constexpr int64_t kWallClockFloorNs = int64_t{946684800} * 1000000000;
+
+// The earliest wall-clock time the data set holds on `host`'s clock (its timed DCGM samples, its
+// clock sync points), or on any host's when `host` is empty; kNoTime when there is none.
+int64_t EarliestTimeNs(const Dataset& ds, const std::string& host) {
+  int64_t best = kNoTime;
+  const auto take = [&](int64_t t) {
+    if (t != kNoTime && t >= kWallClockFloorNs && (best == kNoTime || t < best)) best = t;
+  };
+  for (const auto& [key, s] : ds.dcgm.series) {
+    if (s.count > 0 && (host.empty() || key.host == host)) take(s.first_ns);
+  }
+  for (const auto& [name, h] : ds.hosts) {
+    if (!host.empty() && name != host) continue;
+    for (const auto& p : h.sync_points) take(p.local_ns);
+  }
+  return best;
+}
+
+// Places the samples without a time of the DCGM inputs read without --at (`untimed`): from the
+// earliest time of the same host in the data set, else of the whole data set, else the file's
+// modification time; each file's warning says which, and its timeline input gets the same origin.
+// Every origin is chosen before any file is placed: the order of the files does not matter.
+void PlaceUntimedDcgm(Dataset& ds, const std::vector<UntimedDcgmInput>& untimed) {
+  std::vector<UntimedPlacement> places(untimed.size());
+  for (size_t i = 0; i < untimed.size(); ++i) {
+    UntimedPlacement& p = places[i];
+    p.emit = UntimedSamples::kOnly;
+    p.note_to = &ds.diag;
+    if (const int64_t host_ns = EarliestTimeNs(ds, untimed[i].host); host_ns != kNoTime) {
+      p.origin_ns = host_ns;
+      p.origin_note = "no --at: the earliest time of host " + untimed[i].host + " in the data set";
+    } else if (const int64_t any_ns = EarliestTimeNs(ds, ""); any_ns != kNoTime) {
+      p.origin_ns = any_ns;
+      p.origin_note = "no --at: the earliest time in the data set (none for host " + untimed[i].host + ")";
+    } else {
+      p.origin_note = "no --at and no time in the data set: the file's modification time; set --at";
+    }
+  }
+  for (size_t i = 0; i < untimed.size(); ++i) {
+    const UntimedDcgmInput& u = untimed[i];
+    Diagnostics again;  // the first read reported this file's diagnostics
+    ReadCounts counts;
+    (void)ReadDcgmFile(u.path, u.host, u.format, [&](const DcgmPoint& p) { ds.dcgm.Add(p); }, again, counts, places[i]);
+    if (places[i].origin_ns != kNoTime && u.event_input < ds.event_inputs.size()) {
+      ds.event_inputs[u.event_input].untimed_at_ns = places[i].origin_ns;
+    }
+  }
 }
 
 // One entry of a directory walk: a file to read, or an entry listed as skipped with why.
@@ -140,6 +222,7 @@ std::vector<WalkEntry> WalkDirectory(const fs::path& root) {
 
 Result<Dataset> LoadPaths(const std::vector<std::string>& paths, const LoadOptions& opt) {
   Dataset ds;
+  std::vector<UntimedDcgmInput> untimed;  // DCGM inputs whose untimed samples wait for their origin
   for (const auto& p : paths) {
     std::error_code ec;
     const fs::path root(p);
@@ -147,7 +230,7 @@ Result<Dataset> LoadPaths(const std::vector<std::string>& paths, const LoadOptio
       return MakeError(p, 0, 0, "no such file or directory");
     }
     if (!fs::is_directory(root, ec)) {
-      LoadFile(ds, root, StemOf(root), opt);
+      LoadFile(ds, root, StemOf(root), opt, untimed);
       continue;
     }
     for (const WalkEntry& e : WalkDirectory(root)) {
@@ -166,9 +249,10 @@ Result<Dataset> LoadPaths(const std::vector<std::string>& paths, const LoadOptio
       } else {
         host = StemOf(f);
       }
-      LoadFile(ds, f, host, opt);
+      LoadFile(ds, f, host, opt, untimed);
     }
   }
+  PlaceUntimedDcgm(ds, untimed);
   return ds;
 }
 

@@ -121,12 +121,24 @@ Status ReadClockSamples(FileRead& f) {
 }
 
 // DCGM samples: into the store, and an event input of the timeline too (counters) unless the file was
-// refused before any record was accepted (then it gives the timeline nothing).
+// refused before any record was accepted (then it gives the timeline nothing). Without --at (and a
+// list to put it on), samples that carry no time wait: the file is listed in f.untimed_dcgm and its
+// untimed samples are placed once every input is read.
 Status ReadDcgm(FileRead& f) {
+  UntimedPlacement place;
+  place.origin_ns = f.opt.untimed_at_ns;
+  int64_t untimed = 0;
+  const bool defer = f.opt.untimed_at_ns == kNoTime && f.untimed_dcgm != nullptr;
+  if (defer) {
+    place.emit = UntimedSamples::kSkip;
+    place.untimed = &untimed;
+  }
   const Status st = ReadDcgmFile(
-      f.path, f.host, f.format, [&](const DcgmPoint& p) { f.ds.dcgm.Add(p); }, f.ds.diag, f.counts,
-      f.opt.untimed_at_ns);
-  if (st.ok() || f.counts.accepted > 0) f.ds.event_inputs.push_back({f.path, f.host, f.format, f.opt.untimed_at_ns});
+      f.path, f.host, f.format, [&](const DcgmPoint& p) { f.ds.dcgm.Add(p); }, f.ds.diag, f.counts, place);
+  if (st.ok() || f.counts.accepted > 0) {
+    f.ds.event_inputs.push_back({f.path, f.host, f.format, f.opt.untimed_at_ns});
+    if (defer && untimed > 0) f.untimed_dcgm->push_back({f.path, f.host, f.format, f.ds.event_inputs.size() - 1});
+  }
   return st;
 }
 
@@ -174,20 +186,21 @@ Status ReadNcclLog(FileRead& f) {
 }
 
 // nccl-tests output: its runs, and the NCCL log lines among them when the tests ran with
-// NCCL_DEBUG=INFO (rings, connections, QPs: as from a log). The two readers reject disjoint lines
-// (table rows and footers; malformed NCCL lines), so the file's rejects are their sum.
+// NCCL_DEBUG=INFO (rings, connections, QPs: as from a log), both from one pass over the file. The
+// two readers reject disjoint lines (table rows and footers; malformed NCCL lines), so the file's
+// rejects are their sum.
 Status ReadNcclTestsOutput(FileRead& f) {
   auto lines = OpenLines(f.path);
   if (!lines.ok()) return lines.error();
-  auto report = formats::ReadNcclTests(*lines, f.path, f.ds.diag);
+  Diagnostics log_diag;
+  formats::NcclLogLineParser log_lines(f.path, log_diag);
+  auto report = formats::ReadNcclTests(*lines, f.path, f.ds.diag,
+                                       [&](std::string_view line, int64_t no) { log_lines.Feed(line, no); });
   if (!report.ok()) return report.error();
   f.counts = report->counts;
   RejectOversizedLines(*lines, f.ds.diag, f.counts);
   f.ds.nccl_tests.push_back(std::move(*report));
-  auto again = OpenLines(f.path);
-  if (!again.ok()) return {};
-  Diagnostics log_diag;
-  auto log = formats::ReadNcclLog(*again, f.path, log_diag);
+  auto log = log_lines.Finish();
   if (!log.ok() || log->nccl_lines == 0) return {};
   f.ds.diag.Absorb(log_diag.items(), log_diag.rejected_total(), log_diag.warnings_total(),
                    log_diag.rejected_per_source());
@@ -214,12 +227,18 @@ Status ReadRdmaQps(FileRead& f) {
                       &HostEvidence::rdma_qps);
 }
 
+// The host a shell prompt in the file names (`root@node7:~# show_gids`) attributes the file unless
+// the host is overridden, as nvbandwidth's hostname line does; `localhost` names no host.
+void TakePromptHost(FileRead& f, const std::string& prompt_host) {
+  if (f.opt.host_override.empty() && !prompt_host.empty() && prompt_host != "localhost") f.host = prompt_host;
+}
+
 // ibstat or ibv_devinfo.
 Status ReadIbDevices(FileRead& f) {
-  return AppendToHost(f,
-                      f.format == FileFormat::kIbstat ? formats::ParseIbstat(f.text, f.path, f.ds.diag)
-                                                      : formats::ParseIbvDevinfo(f.text, f.path, f.ds.diag),
-                      &formats::IbDeviceList::devices, &HostEvidence::ib_devices);
+  auto t = f.format == FileFormat::kIbstat ? formats::ParseIbstat(f.text, f.path, f.ds.diag)
+                                           : formats::ParseIbvDevinfo(f.text, f.path, f.ds.diag);
+  if (t.ok()) TakePromptHost(f, t->prompt_host);
+  return AppendToHost(f, std::move(t), &formats::IbDeviceList::devices, &HostEvidence::ib_devices);
 }
 
 // `dcgmi dmon -l`: which fields this host's DCGM offers.
@@ -232,8 +251,9 @@ Status ReadDcgmFieldList(FileRead& f) {
 }
 
 Status ReadGids(FileRead& f) {
-  return AppendToHost(f, formats::ParseShowGids(f.text, f.path, f.ds.diag), &formats::GidTable::gids,
-                      &HostEvidence::gids);
+  auto t = formats::ParseShowGids(f.text, f.path, f.ds.diag);
+  if (t.ok()) TakePromptHost(f, t->prompt_host);
+  return AppendToHost(f, std::move(t), &formats::GidTable::gids, &HostEvidence::gids);
 }
 
 Status ReadFabric(FileRead& f) {

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "toposcope/base/diagnostics.h"
 #include "toposcope/base/result.h"
@@ -20,6 +21,15 @@ enum class ReadMode {
 };
 
 // One file being read: what a reader gets and what it fills.
+// A DCGM input whose samples without a time wait for their origin (no --at): the loader places
+// them once every input is read (PlaceUntimedDcgm in model/load).
+struct UntimedDcgmInput {
+  std::string path;
+  std::string host;
+  formats::FileFormat format = formats::FileFormat::kUnknown;
+  size_t event_input = 0;  // its entry in Dataset::event_inputs
+};
+
 struct FileRead {
   Dataset& ds;
   const std::filesystem::path& file;
@@ -29,6 +39,7 @@ struct FileRead {
   const LoadOptions& opt;
   std::string& host;   // the host the file is attributed to (a reader may take it from the file)
   ReadCounts& counts;  // the file's records: filled by the reader
+  std::vector<UntimedDcgmInput>* untimed_dcgm = nullptr;  // where DCGM readers list untimed files
 };
 
 // Folds one file into the dataset. Fails (the file is then a skipped input with this error) when

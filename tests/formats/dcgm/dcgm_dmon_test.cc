@@ -597,6 +597,29 @@ TEST(DcgmDmon, StreamsFromFileWithHeaderCallback) {
 // ---------------------------------------------------------------------------------------------
 // Bad inputs.
 
+// A console capture: a shell prompt, pip output and Python logging (with a time of its own) before
+// the header are preamble, no records, one warning naming their lines; the logging time does not
+// become the rows' time prefix style. (Before: each a rejected row, and the logging line's date
+// fixed a time prefix style that the rows then lacked.)
+TEST(DcgmDmon, PreambleBeforeTheHeaderIsSkipped) {
+  Parsed p = Parse(
+      "$ pip install nvidia-ml-py\n"
+      "Requirement already satisfied: nvidia-ml-py in /usr/lib/python3/dist-packages (12.535.133)\n"
+      "2024-05-01 12:00:00,123 - root - INFO - starting dcgmi dmon\n"
+      "#Entity   NVLTX                       NVLRX\n"
+      "ID\n"
+      "GPU 0     1                           2\n"
+      "GPU 1     3                           4\n");
+  ASSERT_TRUE(p.log.ok()) << p.Reasons();
+  EXPECT_EQ(p.counts.read, 2);
+  EXPECT_EQ(p.counts.accepted, 2);
+  EXPECT_EQ(p.counts.rejected, 0) << p.Reasons();
+  EXPECT_EQ(p.log->summary.timestamp_style, DmonTimestampStyle::kNone);
+  EXPECT_NE(p.Reasons(Severity::kWarning).find("3 line(s) before the #Entity header (lines 1-3) are no dmon output"),
+            std::string::npos)
+      << p.Reasons(Severity::kWarning);
+}
+
 TEST(DcgmDmon, NotDmonAtAll) {
   EXPECT_FALSE(Parse("").log.ok());
   EXPECT_FALSE(Parse("\n\n   \n").log.ok());

@@ -890,6 +890,54 @@ TEST(SniffRdmaTool, Kinds) {
   EXPECT_EQ(SniffRdmaTool("$ show_gids\n" + Slurp(kShowGids)), RdmaToolKind::kShowGids);
 }
 
+// Shell prompt lines running the tool are preamble: no record, a warning with the line, and the host
+// of a `user@host` prompt; a prompt running another command is still a bad row.
+TEST(RdmaToolPrompts, PromptLinesAreSkippedAsPreambleWithTheirHost) {
+  {
+    Diagnostics diag;
+    auto t = ParseShowGids("$ show_gids\nroot@gpu-node-7:~# sudo /usr/sbin/show_gids mlx5_0\n" + Slurp(kShowGids),
+                           "g.txt", diag);
+    ASSERT_TRUE(t.ok());
+    Diagnostics plain_diag;
+    auto plain = ParseShowGids(Slurp(kShowGids), "p.txt", plain_diag);
+    ASSERT_TRUE(plain.ok());
+    EXPECT_EQ(t->counts.read, plain->counts.read);
+    EXPECT_EQ(t->counts.rejected, plain->counts.rejected);
+    EXPECT_EQ(t->prompt_lines, 2);
+    EXPECT_EQ(t->prompt_host, "gpu-node-7");
+    int prompt_warnings = 0;
+    for (const Diagnostic& d : diag.items()) {
+      if (d.reason.find("shell prompt running show_gids") != std::string::npos) {
+        ++prompt_warnings;
+        EXPECT_TRUE(d.line == 1 || d.line == 2) << d.ToString();
+      }
+    }
+    EXPECT_EQ(prompt_warnings, 2);
+  }
+  {
+    Diagnostics diag;
+    auto d = ParseIbvDevinfo("[root@node3 ~]# ibv_devinfo -v\n" + Slurp(kDevinfoV), "d.txt", diag);
+    ASSERT_TRUE(d.ok());
+    Diagnostics plain_diag;
+    auto plain = ParseIbvDevinfo(Slurp(kDevinfoV), "p.txt", plain_diag);
+    ASSERT_TRUE(plain.ok());
+    EXPECT_EQ(d->counts.read, plain->counts.read);
+    EXPECT_EQ(d->counts.rejected, plain->counts.rejected);
+    EXPECT_EQ(d->prompt_lines, 1);
+    EXPECT_EQ(d->prompt_host, "node3");
+  }
+  {
+    Diagnostics diag;
+    auto d = ParseIbvDevinfo("$ ls /sys/class/infiniband\n" + Slurp(kDevinfoV), "d.txt", diag);
+    ASSERT_TRUE(d.ok());
+    EXPECT_EQ(d->prompt_lines, 0);
+    Diagnostics plain_diag;
+    auto plain = ParseIbvDevinfo(Slurp(kDevinfoV), "p.txt", plain_diag);
+    ASSERT_TRUE(plain.ok());
+    EXPECT_EQ(d->counts.rejected, plain->counts.rejected + 1);  // another command: text before any hca_id
+  }
+}
+
 // A shell prompt that starts with '[' (`[root@host ~]# show_gids`, a real paste in
 // testdata/real/rdma_tools) is no JSON: the table under it is still found. JSON arrays still are.
 TEST(SniffRdmaTool, BracketedShellPromptIsNotJson) {

@@ -12,7 +12,9 @@
 //      When whitespace splitting gives the wrong number of values (a text value with spaces), the
 //      columns of the header are used instead.
 // Records (ReadCounts) are data rows, plus rejected non-row lines (garbage, a differing header,
-// lines after the stop message), so accepted + rejected == read.
+// lines after the stop message), so accepted + rejected == read. Lines before the first header that
+// are no dmon line and hold no header (a console capture's preamble) are no records once a header
+// follows (one warning names their lines); without a header they are rejected at the end.
 #include "toposcope/formats/dcgm/dcgm_dmon.h"
 
 #include <algorithm>
@@ -302,6 +304,11 @@ struct DmonParser::Impl {
   int64_t rel_last_raw = -1;
   int64_t rel_day_offset = 0;
 
+  // Lines held before the first header (HoldPreamble).
+  static constexpr size_t kHeldPreambleText = 256;
+  std::vector<int64_t> preamble_lines;
+  std::vector<std::string> preamble_raw;
+
   // Scratch.
   std::vector<std::string_view> tok;
   std::vector<std::string_view> cells;
@@ -426,6 +433,13 @@ struct DmonParser::Impl {
     Tokenize(content, tok);
     NormalizeDmonWords(tok);
 
+    // 0. Before the first header, a line that is no dmon line and holds no header (a console
+    // capture's shell banner, pip output, logging) is held: preamble once a header comes.
+    if (!have_header && !IsDmonWord(tok[0]) && content.find("Entity") == std::string_view::npos) {
+      HoldPreamble(line_no, raw);
+      return;
+    }
+
     // 1. Time prefix.
     bool has_prefix = false;
     int64_t prefix_ts = kNoTime;
@@ -482,6 +496,34 @@ struct DmonParser::Impl {
     HandleRow(content, raw, line_no, has_prefix, prefix_ts);
   }
 
+  // A line before the first header that is no dmon line: kept (its number, and its text for the
+  // first kHeldPreambleText) until the header tells whether it was preamble.
+  void HoldPreamble(int64_t line_no, std::string_view raw) {
+    if (preamble_raw.size() < kHeldPreambleText) preamble_raw.emplace_back(raw.substr(0, 512));
+    preamble_lines.push_back(line_no);
+  }
+
+  // The first header came: the lines held before it were preamble, no records; one warning says so.
+  void EndPreamble() {
+    if (preamble_lines.empty()) return;
+    diag.Warn(source, preamble_lines.front(), "",
+              std::to_string(static_cast<int64_t>(preamble_lines.size())) + " line(s) before the #Entity header (lines " +
+                  std::to_string(preamble_lines.front()) + "-" + std::to_string(preamble_lines.back()) +
+                  ") are no dmon output: skipped as preamble");
+    preamble_lines.clear();
+    preamble_raw.clear();
+  }
+
+  // No header came: every held line is a rejected record, as any line that is no dmon line.
+  void RejectHeldLines() {
+    for (size_t i = 0; i < preamble_lines.size(); ++i) {
+      Reject(preamble_lines[i], i < preamble_raw.size() ? std::string_view(preamble_raw[i]) : std::string_view(),
+             "not a dmon line (no entity label, header or time prefix)");
+    }
+    preamble_lines.clear();
+    preamble_raw.clear();
+  }
+
   void HandleHeader(std::string_view content, std::string_view raw, int64_t line_no) {
     ++summary.headers_seen;
     if (HasControl(content)) {
@@ -496,6 +538,7 @@ struct DmonParser::Impl {
     }
     if (!have_header) {
       have_header = true;
+      EndPreamble();
       header.line = line_no;
       header.fields.clear();
       field_pos.clear();
@@ -745,6 +788,7 @@ struct DmonParser::Impl {
   Result<DmonSummary> Finish() {
     Announce();
     if (!have_header) {
+      RejectHeldLines();
       return MakeError(source, 0, 0, "no `#Entity` header: not `dcgmi dmon` output",
                        "dmon output starts with `#Entity <short names>`");
     }

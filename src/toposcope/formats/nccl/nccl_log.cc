@@ -1130,6 +1130,22 @@ Result<NcclLog> ReadNcclLog(LineReader& lines, std::string_view source, Diagnost
   return Merge(std::move(summary), std::move(records));
 }
 
+struct NcclLogLineParser::Impl {
+  Impl(std::string_view source, Diagnostics& diag) : sink(Collector(&records)), parser(source, diag, sink) {}
+  NcclLog records;
+  NcclLogSink sink;
+  Parser parser;
+};
+
+NcclLogLineParser::NcclLogLineParser(std::string_view source, Diagnostics& diag)
+    : impl_(std::make_unique<Impl>(source, diag)) {}
+
+NcclLogLineParser::~NcclLogLineParser() = default;
+
+void NcclLogLineParser::Feed(std::string_view line, int64_t line_no) { impl_->parser.Feed(line, line_no); }
+
+Result<NcclLog> NcclLogLineParser::Finish() { return Merge(impl_->parser.Finish(), std::move(impl_->records)); }
+
 Result<NcclLog> ParseNcclLog(std::string_view text, std::string_view source, Diagnostics& diag) {
   NcclLog records;
   const NcclLogSink sink = Collector(&records);

@@ -13,6 +13,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -202,6 +203,24 @@ Result<NcclLog> ReadNcclLogRecords(LineReader& lines, std::string_view source, D
 Result<NcclLog> ReadNcclLog(LineReader& lines, std::string_view source, Diagnostics& diag);
 // The same over an in-memory text; fails as ReadNcclLogRecords.
 Result<NcclLog> ParseNcclLog(std::string_view text, std::string_view source, Diagnostics& diag);
+// Line-by-line form of ReadNcclLog, for a file that another reader streams at the same time (nccl-tests
+// output run with NCCL_DEBUG=INFO, read once for both): Feed each line with its 1-based number, then
+// Finish once. Finish returns what ReadNcclLog returns for the same lines and fails as
+// ReadNcclLogRecords (no NCCL line at all and binary data).
+class NcclLogLineParser {
+ public:
+  NcclLogLineParser(std::string_view source, Diagnostics& diag);
+  ~NcclLogLineParser();
+  NcclLogLineParser(const NcclLogLineParser&) = delete;
+  NcclLogLineParser& operator=(const NcclLogLineParser&) = delete;
+  void Feed(std::string_view line, int64_t line_no);
+  Result<NcclLog> Finish();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 // True when the head of a file looks like an NCCL_DEBUG=INFO log (for format sniffing).
 bool LooksLikeNcclLog(std::string_view head);
 

@@ -361,7 +361,8 @@ bool LooksLikeNcclTests(std::string_view head) {
   return false;
 }
 
-Result<NcclTestsReport> ReadNcclTests(LineReader& lines, std::string_view source, Diagnostics& diag) {
+Result<NcclTestsReport> ReadNcclTests(LineReader& lines, std::string_view source, Diagnostics& diag,
+                                      const std::function<void(std::string_view, int64_t)>& each_line) {
   NcclTestsReport out;
   out.source = std::string(source);
   NcclTestsReader reader(source, diag, out);
@@ -374,6 +375,7 @@ Result<NcclTestsReport> ReadNcclTests(LineReader& lines, std::string_view source
       if (LooksBinary(line)) return MakeError(std::string(source), no, 0, "binary input, not nccl-tests output");
     }
     ++out.counts.read;
+    if (each_line) each_line(line, no);
     reader.Line(line, no);
   }
   if (const Error* e = lines.error()) return *e;

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -84,8 +85,11 @@ struct NcclTestsReport {
 // NaN) are rejected with their line and reason, and reading goes on. Fails when the input is
 // empty or binary, or when it holds no nccl-tests header, device line or table row at all.
 Result<NcclTestsReport> ParseNcclTests(std::string_view text, std::string_view source, Diagnostics& diag);
-// Streaming form of ParseNcclTests (memory: the runs read). Fails as ParseNcclTests.
-Result<NcclTestsReport> ReadNcclTests(LineReader& lines, std::string_view source, Diagnostics& diag);
+// Streaming form of ParseNcclTests (memory: the runs read). Fails as ParseNcclTests. `each_line`, when
+// set, is handed every line read with its number (so that a second reader, such as the NCCL log
+// lines' NcclLogLineParser, reads the same pass).
+Result<NcclTestsReport> ReadNcclTests(LineReader& lines, std::string_view source, Diagnostics& diag,
+                                      const std::function<void(std::string_view, int64_t)>& each_line = {});
 
 // True when the first part of a file looks like nccl-tests output: a `nThread N nGpus N minBytes`
 // header or an `Avg bus bandwidth` footer, with or without `#` and line prefixes.

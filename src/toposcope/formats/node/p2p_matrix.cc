@@ -22,7 +22,8 @@
 //   writes the long form with all five columns and 2 decimals.
 //
 // Records (ReadCounts) are matrix rows and CSV data lines; a column header that has no rows (or
-// cannot be read) counts as one rejected record.
+// cannot be read) counts as one rejected record. An output with no matrix but `Device` lines counts
+// each of those lines as an accepted record (its GPUs are kept).
 #include "toposcope/formats/node/p2p_matrix.h"
 
 #include <algorithm>
@@ -258,6 +259,18 @@ Error NoMatrix(std::string_view source, std::string hint) {
 Result<P2pReport> ReportOrNoMatrix(P2pReport report, std::string_view text, std::string_view source,
                                    const char* expected) {
   if (report.matrices.empty()) return NoMatrix(source, text.empty() ? "the input is empty" : expected);
+  return report;
+}
+
+// A report with `Device` lines but no matrix: the GPUs they list (the host's inventory) are kept,
+// each line one accepted record, with a warning (`why`: why there is no matrix).
+P2pReport KeepDeviceList(P2pReport report, std::string_view source, const std::string& why, Diagnostics& diag,
+                         ReadCounts& counts) {
+  const auto n = static_cast<int64_t>(report.devices.size());
+  counts.read += n;
+  counts.accepted += n;
+  diag.Warn(source, 0, "",
+            "no matrix: " + why + "; the " + std::to_string(n) + " GPU(s) of the Device lines are kept");
   return report;
 }
 
@@ -557,6 +570,10 @@ Result<P2pReport> ParseP2pBandwidthLatencyTest(std::string_view text, std::strin
                   });
   table.Close();
   end_title();
+  // Cut before the first table (or no table asked for): the GPUs of the Device lines stay.
+  if (report.matrices.empty() && !report.devices.empty()) {
+    return KeepDeviceList(std::move(report), source, "the output stops before its first table", diag, counts);
+  }
   return ReportOrNoMatrix(std::move(report), text, source,
                           "expected tables such as `P2P Connectivity Matrix` followed by a `D\\D` header");
 }
@@ -779,10 +796,9 @@ Result<P2pReport> ParseNvbandwidth(std::string_view text, std::string_view sourc
   P2pReport report = reader.Run();
   // Every testcase waived or cut short (an ASSERT before its matrix): the GPUs of the Device lines stay.
   if (report.matrices.empty() && !report.devices.empty()) {
-    diag.Warn(source, 0, "",
-              "no matrix: " + std::to_string(reader.waived()) + " testcase(s) waived and none printed a matrix; the " +
-                  std::to_string(report.devices.size()) + " GPU(s) of the Device lines are kept");
-    return report;
+    return KeepDeviceList(std::move(report), source,
+                          std::to_string(reader.waived()) + " testcase(s) waived and none printed a matrix", diag,
+                          counts);
   }
   return ReportOrNoMatrix(std::move(report), text, source,
                           "expected `Running <testcase>.`, a description line, a header of device ids and rows");

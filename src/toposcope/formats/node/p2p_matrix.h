@@ -60,8 +60,10 @@ struct P2pReport {
 
 // The readers of the P2P tools (p2pBandwidthLatencyTest, nvbandwidth) and of our CSV: each returns
 // the report. Each matrix row is a record (plus the CSV's data lines). Bad rows (wrong cell count,
-// non-numbers, negative or absurd values) are rejected and counted. Fail only when no matrix is
-// found at all (or the input is binary, or, for the CSV, its header is not one of the forms below).
+// non-numbers, negative or absurd values) are rejected and counted. A tool output with `Device`
+// lines but no matrix gives those devices (each line an accepted record, and a warning). Fail only
+// when neither a matrix nor a device line is found (or the input is binary, or, for the CSV, its
+// header is not one of the forms below).
 Result<P2pReport> ParseP2pBandwidthLatencyTest(std::string_view text, std::string_view source,
                                                Diagnostics& diag, ReadCounts& counts);
 Result<P2pReport> ParseNvbandwidth(std::string_view text, std::string_view source, Diagnostics& diag,

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -776,6 +777,33 @@ std::optional<uint64_t> ParseGuid(std::string_view text) {
 
 namespace {
 
+// A shell prompt line that runs `tool`: an optional prompt without blanks (`root@host:~`, `host:/dir`)
+// or in brackets (`[root@host tmp]`), then `$ ` or `# `, then the tool (after `sudo`, or as a path)
+// and its arguments. True for one, with the host of a `user@host` prompt in `host` (else empty).
+bool IsToolPromptLine(std::string_view t, std::string_view tool, std::string& host) {
+  host.clear();
+  size_t mark = 0;
+  while (mark + 1 < t.size() && !((t[mark] == '$' || t[mark] == '#') && t[mark + 1] == ' ')) ++mark;
+  if (mark + 1 >= t.size()) return false;
+  const std::string_view prompt = t.substr(0, mark);
+  const bool bracketed = StartsWith(prompt, "[") && prompt.back() == ']';
+  if (!bracketed && prompt.find_first_of(" \t") != std::string_view::npos) return false;
+  std::string_view cmd = Trim(t.substr(mark + 1));
+  if (StartsWith(cmd, "sudo ")) cmd = Trim(cmd.substr(5));
+  std::string_view word = cmd.substr(0, cmd.find_first_of(" \t"));
+  if (const size_t slash = word.rfind('/'); slash != std::string_view::npos) word = word.substr(slash + 1);
+  if (word != tool) return false;
+  if (const size_t at = prompt.find('@'); at != std::string_view::npos) {
+    std::string_view h = prompt.substr(at + 1);
+    h = h.substr(0, h.find_first_of(": ]"));
+    const bool ok = !h.empty() && std::all_of(h.begin(), h.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '.' || c == '_';
+    });
+    if (ok) host = std::string(h);
+  }
+  return true;
+}
+
 // True when `t` is a `CA 'name'` (or Switch/Router) header; sets name. `well_formed` false when
 // it starts like one but is cut or empty.
 bool IbstatHeader(std::string_view t, std::string& name, bool& well_formed) {
@@ -813,6 +841,7 @@ struct DeviceListReader {
   std::set<std::string> names;
   int64_t no = 0;      // the line's number
   std::string_view t;  // the line: colour codes removed, trimmed
+  std::string_view tool;  // the command whose shell prompt lines are skipped as preamble; empty: none
 
   // Rejects the line; returns false (the line is not accepted).
   bool Reject(std::string_view why) {
@@ -862,6 +891,16 @@ struct DeviceListReader {
     return true;
   }
 
+  // True for a shell prompt line running `tool`: no record, a warning, its host kept.
+  bool SkipPrompt() {
+    std::string host;
+    if (tool.empty() || !IsToolPromptLine(t, tool, host)) return false;
+    ++out.prompt_lines;
+    if (out.prompt_host.empty()) out.prompt_host = host;
+    diag.Warn(source, no, t, Cat({"shell prompt running ", tool, ": skipped as preamble, not a record"}));
+    return true;
+  }
+
   // Calls `line()` for each non-blank line of `text` (set in `t`, its number in `no`) and counts
   // it: read, and accepted when `line()` returns true (rejects are counted by Reject).
   template <class LineFn>
@@ -871,7 +910,7 @@ struct DeviceListReader {
       ++no;
       if (!raw_line.empty() && raw_line.back() == '\r') raw_line.remove_suffix(1);
       t = Trim(WithoutAnsi(raw_line, ansi_buf));
-      if (t.empty()) continue;
+      if (t.empty() || SkipPrompt()) continue;
       ++out.counts.read;
       if (line()) ++out.counts.accepted;
     }
@@ -1194,6 +1233,7 @@ Result<IbDeviceList> ParseIbvDevinfo(std::string_view text, std::string_view sou
     return MakeError(std::string(source), 0, 0, "not `ibv_devinfo` output: no 'hca_id:' line");
   }
   DevinfoReader r(source, diag);
+  r.tool = "ibv_devinfo";
   r.ReadLines(text, [&] { return r.Line(); });
   r.Finish();
   return std::move(r.out);
@@ -1358,6 +1398,12 @@ Result<GidTable> ParseShowGids(std::string_view text, std::string_view source, D
       continue;
     }
     if (t.find_first_not_of("- \t") == std::string_view::npos) continue;  // the header's underline
+    if (std::string host; IsToolPromptLine(t, "show_gids", host)) {
+      ++out.prompt_lines;
+      if (out.prompt_host.empty()) out.prompt_host = host;
+      diag.Warn(source, no, t, "shell prompt running show_gids: skipped as preamble, not a GID row");
+      continue;
+    }
     if (StartsWith(t, "n_gids_found=") && t.find_first_of(" \t") == std::string_view::npos) {
       auto n = ParseUnsigned(Trim(t.substr(13)), INT32_MAX);
       if (!n) diag.Warn(source, no, t, "n_gids_found is not a number");

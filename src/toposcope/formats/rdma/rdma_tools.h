@@ -157,6 +157,8 @@ struct IbDevice {
 struct IbDeviceList {
   std::vector<IbDevice> devices;
   ReadCounts counts;
+  int64_t prompt_lines = 0;  // shell prompt lines running the tool: skipped as preamble, not records
+  std::string prompt_host;   // the host of the first `user@host` prompt; empty when none
 };
 
 // Parses `ibstat` (or `ibstat <ca>`): `CA 'name'` blocks, indented with TABs or spaces (issue
@@ -169,7 +171,9 @@ Result<IbDeviceList> ParseIbstat(std::string_view text, std::string_view source,
 // Parses `ibv_devinfo` with and without `-v`: `hca_id:` blocks, device keys at one TAB, ports at
 // `port:` (with or without MLNX_OFED's `Device ports:` line), port keys, `-v` capability flag lines
 // and `GID[  i]:` lines (`, RoCE v1|v2` kept in gid_types). TABs or spaces. One record per
-// non-blank line, as ParseIbstat. Fails when there is no `hca_id:` line at all.
+// non-blank line, as ParseIbstat, except a shell prompt line running ibv_devinfo (`$ ibv_devinfo`,
+// `root@host:~# ibv_devinfo -v`): skipped as preamble with a warning, its `user@host` host kept in
+// prompt_host. Fails when there is no `hca_id:` line at all.
 Result<IbDeviceList> ParseIbvDevinfo(std::string_view text, std::string_view source, Diagnostics& diag);
 
 // Writers (for the simulator and round-trip tests): the tools' layouts, TAB-indented.
@@ -201,6 +205,8 @@ struct GidTable {
   std::vector<GidEntry> gids;
   int n_gids_found = -1;  // the trailing `n_gids_found=N`; -1 when absent (truncated copy)
   ReadCounts counts;
+  int64_t prompt_lines = 0;  // shell prompt lines running show_gids: skipped as preamble, not records
+  std::string prompt_host;   // the host of the first `user@host` prompt; empty when none
 };
 
 // Parses MLNX_OFED `show_gids`: TAB-separated (or space-separated copies) rows
@@ -208,7 +214,9 @@ struct GidTable {
 // underline; ANSI colour codes are stripped. One record per data row; rejected: wrong cell count,
 // bad port/index, a GID that is not 8 groups of 4 hex digits (or compressed IPv6 text), a bad IPv4,
 // VER not v1/v2, a repeated (dev, port, index). A mismatch between n_gids_found and the row count
-// is warned about. Fails when there is no header and no row that parses.
+// is warned about. A shell prompt line running show_gids (`$ show_gids`, `[root@host ~]# show_gids
+// mlx5_0`) is no record: skipped as preamble with a warning, its `user@host` host kept in
+// prompt_host. Fails when there is no header and no row that parses.
 Result<GidTable> ParseShowGids(std::string_view text, std::string_view source, Diagnostics& diag);
 
 // Writes the table as show_gids prints it (header, underline, rows, `n_gids_found=N` with N the

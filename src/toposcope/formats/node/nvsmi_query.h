@@ -1,0 +1,51 @@
+// formats/node/nvsmi_query: `nvidia-smi -q` text, the parts the analyses use: the driver and CUDA
+// versions, `Attached GPUs`, and per GPU (a `GPU 00000000:18:00.0` section) its Product Name and the
+// Temperature section: current GPU and memory temperatures and the limits, absolute (`GPU Shutdown
+// Temp : 92 C`, older drivers) or as T.Limit headroom (`GPU Shutdown T.Limit Temp : -8 C`, newer ones).
+#pragma once
+
+#include <cmath>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "toposcope/base/diagnostics.h"
+#include "toposcope/base/result.h"
+
+namespace toposcope::formats {
+
+// One GPU section. Temperatures in degrees C; NaN where the line is absent or `N/A`.
+struct NvsmiQueryGpu {
+  std::string bus_id;        // "00000000:18:00.0", from the section header
+  std::string product_name;  // "NVIDIA H100 80GB HBM3"
+  double current_c = NAN;                   // GPU Current Temp
+  double tlimit_c = NAN;                    // GPU T.Limit Temp: headroom to the max operating limit
+  double shutdown_c = NAN;                  // GPU Shutdown Temp
+  double slowdown_c = NAN;                  // GPU Slowdown Temp
+  double max_operating_c = NAN;             // GPU Max Operating Temp
+  double shutdown_tlimit_c = NAN;           // GPU Shutdown T.Limit Temp (relative to T.Limit)
+  double slowdown_tlimit_c = NAN;           // GPU Slowdown T.Limit Temp
+  double max_operating_tlimit_c = NAN;      // GPU Max Operating T.Limit Temp
+  double memory_current_c = NAN;            // Memory Current Temp
+  double memory_max_operating_c = NAN;      // Memory Max Operating Temp
+  int64_t line = 0;                         // line of the section header
+};
+
+struct NvsmiQuery {
+  std::string driver_version;  // "565.57.01"; empty when absent
+  std::string cuda_version;    // "12.7"; empty when absent
+  int attached_gpus = -1;      // `Attached GPUs`; -1 when absent
+  std::vector<NvsmiQueryGpu> gpus;
+  ReadCounts counts;
+};
+
+// Parses `nvidia-smi -q` (all GPUs or `-i N`; a shell prompt or other text around it is ignored).
+// Records are the lines it uses: the version and Attached GPUs lines, GPU section headers, Product
+// Name and the temperature lines above. Rejected (with line and reason): a temperature that is not
+// `<number> C` or `N/A`, a GPU line before any GPU section, a section repeated, a line repeated in
+// one section. A GPU count that differs from `Attached GPUs` is a warning (`-i` prints one GPU).
+// Fails on binary input (one rejection at byte 0 in `diag`) and when there is no GPU section and no
+// `NVSMI LOG` banner at all.
+Result<NvsmiQuery> ParseNvsmiQuery(std::string_view text, std::string_view source, Diagnostics& diag);
+
+}  // namespace toposcope::formats
