@@ -1,6 +1,9 @@
 // libFuzzer target for the RDMA host tool readers (rdma res show qp / other resources, ibstat,
 // ibv_devinfo, show_gids): counts must balance on any input, and what parses must write, re-parse
-// without rejects to the same records, and write back to the same text.
+// without rejects to the same records, and write back to the same text. The JSON form is written for
+// the first kJsonRoundTripQps QPs only (building and parsing JSON costs several times the text parse
+// under the sanitizers; the QPs of a table are independent of each other).
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -13,6 +16,8 @@ namespace {
 
 using namespace toposcope;
 using namespace toposcope::formats;
+
+constexpr size_t kJsonRoundTripQps = 8;
 
 template <class T>
 std::vector<T> NoLines(std::vector<T> v) {
@@ -41,13 +46,15 @@ void CheckQp(std::string_view text) {
     }
     return true;
   };
-  const std::string json_text = WriteRdmaResQpJson(t->qps);
-  for (const RdmaQp& q : t->qps) {
+  const std::vector<RdmaQp> head(t->qps.begin(),
+                                 t->qps.begin() + static_cast<std::ptrdiff_t>(std::min(t->qps.size(), kJsonRoundTripQps)));
+  for (const RdmaQp& q : head) {
     if (!plain(q.dev) || !plain(q.subtype) || !plain(q.comm)) return;
   }
+  const std::string json_text = WriteRdmaResQpJson(head);
   Diagnostics d3;
   auto json = ParseRdmaResQp(json_text, "fuzz-json", d3);
-  if (!json.ok() || json->counts.rejected != 0 || json->qps.size() != t->qps.size()) __builtin_trap();
+  if (!json.ok() || json->counts.rejected != 0 || json->qps.size() != head.size()) __builtin_trap();
 }
 
 void CheckRes(std::string_view text) {

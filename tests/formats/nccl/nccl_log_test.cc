@@ -1176,5 +1176,31 @@ TEST(NcclLogStreaming, SinkSeesEveryRecordInOrder) {
   EXPECT_EQ(summary->counts.read, 130);
 }
 
+// Found by fuzzing: an old-form ring order ("Ring 00 : 3 3 2 1", no channel count) was written back
+// as "Channel 00/-1 : ...", which the reader rejects; it is written back in its own form.
+TEST(NcclLogWriter, RingOrderWithoutChannelCountWritesTheOldForm) {
+  const std::string text = "gpu-a:100:101 [0] NCCL INFO Ring 00 : 3 3 2 1\n";
+  Diagnostics diag;
+  auto log = ParseNcclLog(text, "old", diag);
+  ASSERT_TRUE(log.ok());
+  ASSERT_EQ(log->ring_orders.size(), 1u);
+  const NcclRingOrder& r = log->ring_orders[0];
+  EXPECT_EQ(r.nchannels, -1);
+  NcclLogPrefix fallback;
+  fallback.host = "w";
+  for (const NcclLogEra era : {NcclLogEra::kV2_12, NcclLogEra::kV2_16, NcclLogEra::kV2_26}) {
+    NcclLogWriter w(era, fallback);
+    const std::string line = w.RingOrder(r, static_cast<int>(r.ranks.size()));
+    EXPECT_NE(line.find("Ring 00 : 3 3 2 1"), std::string::npos) << line;
+    Diagnostics d2;
+    auto again = ParseNcclLog(line, "rewritten", d2);
+    ASSERT_TRUE(again.ok()) << line;
+    EXPECT_EQ(again->counts.rejected, 0) << line;
+    ASSERT_EQ(again->ring_orders.size(), 1u) << line;
+    EXPECT_EQ(again->ring_orders[0].ranks, r.ranks);
+    EXPECT_EQ(again->ring_orders[0].channel, 0);
+  }
+}
+
 }  // namespace
 }  // namespace toposcope::formats

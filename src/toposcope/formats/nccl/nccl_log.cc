@@ -1241,6 +1241,13 @@ std::string NcclLogWriter::CommInit(const NcclCommInit& c) {
 
 std::string NcclLogWriter::RingOrder(const NcclRingOrder& r, int nranks) {
   std::string out = Prefix(r.at);
+  if (r.nchannels < 0) {
+    // Read from the old "Ring 00 : 0 1 2 3" form, which names no channel count: written back so.
+    out += StringPrintf("Ring %02d :", r.channel);
+    for (const int v : r.ranks) out += StringPrintf(" %d", v);
+    out.push_back('\n');
+    return out;
+  }
   if (era_ == NcclLogEra::kV2_26) {
     // 2.23+ dumpLine: " %*d" with the width of nranks-1, cut at 127 characters with "...".
     std::string line = StringPrintf("Channel %02d/%02d :", r.channel, r.nchannels);
