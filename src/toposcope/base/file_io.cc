@@ -401,8 +401,9 @@ bool LineReader::Fill() {
     pos_ = 0;
   }
   const size_t old = buf_.size();
-  buf_.resize(old + kChunk);
-  auto got = in_->Read(buf_.data() + old, kChunk);
+  const size_t want = in_->ReadSizeHint(kChunk);
+  buf_.resize(old + want);
+  auto got = in_->Read(buf_.data() + old, want);
   if (!got.ok()) {
     buf_.resize(old);
     failed_ = true;
@@ -436,12 +437,12 @@ bool LineReader::Next(std::string_view* line) {
       }
       size_t end = nl;
       if (end > pos_ && buf_[end - 1] == '\r') --end;
-      line_.assign(buf_, pos_, end - pos_);
+      // A view into the buffer: valid until the next call, which alone moves the buffer.
+      *line = std::string_view(buf_).substr(pos_, end - pos_);
       line_start_offset_ = consumed_;
       consumed_ += static_cast<int64_t>(nl + 1 - pos_);
       pos_ = scan_ = nl + 1;
       ++line_no_;
-      *line = line_;
       return true;
     }
     scan_ = buf_.size();  // no '\n' before the end of the buffer: never rescanned
@@ -463,12 +464,11 @@ bool LineReader::Next(std::string_view* line) {
       if (pos_ < buf_.size()) {
         size_t end = buf_.size();
         if (buf_[end - 1] == '\r') --end;
-        line_.assign(buf_, pos_, end - pos_);
+        *line = std::string_view(buf_).substr(pos_, end - pos_);
         line_start_offset_ = consumed_;
         consumed_ += static_cast<int64_t>(buf_.size() - pos_);
         pos_ = scan_ = buf_.size();
         ++line_no_;
-        *line = line_;
         return true;
       }
       return false;
