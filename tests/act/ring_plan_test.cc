@@ -178,8 +178,10 @@ TEST(RingPlan, GroundTruthOverArchitecturesAndSeeds) {
       if (s.plan.degraded_link >= 0) {
         ++degraded_seen;
         const std::string id = sim::FabricLinkId(s.cluster, s.plan, s.plan.degraded_link);
-        const bool found = std::any_of(p->avoided.begin(), p->avoided.end(), [&](const AvoidedCable& c) { return c.cable == id; });
-        EXPECT_TRUE(found) << what << ": degraded " << id << " not among the avoided cables";
+        auto found = std::find_if(p->avoided.begin(), p->avoided.end(), [&](const AvoidedCable& c) { return c.cable == id; });
+        ASSERT_NE(found, p->avoided.end()) << what << ": degraded " << id << " not among the avoided cables";
+        EXPECT_EQ(found->unavoidable_edges, bridge ? 2 : 0) << what;  // the planner sees a bridge as one
+        EXPECT_EQ(found->edges_after, bridge ? 2 : 0) << what;
       }
       EXPECT_GT(p->after.allreduce_us, 0) << what;
       EXPECT_LE(p->after.allreduce_us, p->before.allreduce_us * (1 + 1e-3)) << what;

@@ -32,6 +32,7 @@ struct Context {
   std::vector<double> links;                       // n x n, HostPairLinks
   std::map<std::pair<size_t, size_t>, PairProbes> pairs;  // (i < j)
   std::map<std::string, double> cable_rate_gbps;   // fabric cables by name
+  std::map<std::string, double> host_rate_gbps;    // per host: the lowest rate of its own cables
   std::map<std::string, AvoidedCable> avoided;
   std::map<std::string, std::string> leaf_of;
   std::string leaf_source = "none";
@@ -107,6 +108,11 @@ void FindDegradedCables(const analysis::FabricReport& f, Context& c) {
     auto [it, fresh] = c.cable_rate_gbps.emplace(id, l.rate_gbps);
     if (!fresh) it->second = std::min(it->second, l.rate_gbps);
     if (switches.count(l.a) > 0 && switches.count(l.b) > 0 && l.rate_gbps > 0) ++rate_count[l.rate_gbps];
+    for (const std::string& end : {a->second, b->second}) {
+      if (c.index.count(end) == 0 || !(l.rate_gbps > 0)) continue;
+      auto [h, first] = c.host_rate_gbps.emplace(end, l.rate_gbps);
+      if (!first) h->second = std::min(h->second, l.rate_gbps);
+    }
   }
   double modal = 0;
   int64_t modal_n = 0, total = 0;
@@ -128,6 +134,8 @@ void FindDegradedCables(const analysis::FabricReport& f, Context& c) {
                std::to_string(total) + " inter-switch cables run at " + F(modal, 0) + " Gb/s (fabric dump)";
   }
   for (const analysis::FabricLinkMismatch& m : f.mismatches) {
+    // A host's own cable carries every edge of that host whatever the order: not one to avoid.
+    if (switches.count(m.a.node) == 0 || switches.count(m.b.node) == 0) continue;
     auto a = name.find(m.a.node), b = name.find(m.b.node);
     if (a == name.end() || b == name.end() || a->second.empty() || b->second.empty()) continue;
     const std::string id = analysis::CableId(a->second, b->second);
@@ -197,6 +205,13 @@ RingEdge MakeEdge(const Context& c, size_t i, size_t j) {
   auto la = c.leaf_of.find(e.a), lb = c.leaf_of.find(e.b);
   e.inter_leaf = la != c.leaf_of.end() && lb != c.leaf_of.end() && la->second != lb->second;
   auto p = c.pairs.find(std::minmax(i, j));
+  if (p == c.pairs.end() || p->second.cables.empty()) {
+    // No probed route: the lower of the two hosts' own cable rates (the fabric dump), if known.
+    for (const std::string& h : {e.a, e.b}) {
+      auto r = c.host_rate_gbps.find(h);
+      if (r != c.host_rate_gbps.end() && !(e.bandwidth_gbps <= r->second)) e.bandwidth_gbps = r->second;
+    }
+  }
   if (p == c.pairs.end()) return e;
   e.latency_us = p->second.min_rtt_us / 2;
   e.cables.assign(p->second.cables.begin(), p->second.cables.end());
@@ -261,7 +276,8 @@ RingMetrics Measure(const Context& c, const std::vector<size_t>& tour, const Rin
   const double steps = 2.0 * static_cast<double>(n - 1);
   // S bytes x 8 bit / (B Gb/s x 1e3 bit/µs per Gb/s): µs.
   const double transfer_us = steps / static_cast<double>(n) * opt.message_bytes * 8 / (m.min_bandwidth_gbps * 1e3);
-  m.allreduce_us = transfer_us + steps * m.max_latency_us;
+  // Without any edge latency (no probes) the time is the bandwidth term alone.
+  m.allreduce_us = transfer_us + (std::isfinite(m.max_latency_us) ? steps * m.max_latency_us : 0);
   return m;
 }
 
@@ -404,9 +420,33 @@ Result<std::vector<std::string>> HostsOf(const RingPlanInputs& in, const std::se
   return in.default_order;
 }
 
-void CountAvoided(RingPlan& p, const std::map<std::string, AvoidedCable>& avoided) {
-  for (const auto& [id, a] : avoided) {
+// The parts the hosts fall into when joined only by probed pairs whose routes avoid `cable` (1 when
+// it separates none, or when some host has no probed route at all: then nothing is known).
+int64_t PartsWithout(const Context& c, const std::string& cable) {
+  std::vector<size_t> parent(c.n());
+  for (size_t i = 0; i < parent.size(); ++i) parent[i] = i;
+  auto find = [&](size_t x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  std::vector<bool> routed(c.n(), false);
+  for (const auto& [k, pp] : c.pairs) {
+    if (pp.cables.empty()) continue;
+    routed[k.first] = routed[k.second] = true;
+    if (pp.cables.count(cable) > 0) continue;
+    parent[find(k.first)] = find(k.second);
+  }
+  if (std::find(routed.begin(), routed.end(), false) != routed.end()) return 1;  // a host no route shows: unknown
+  std::set<size_t> roots;
+  for (size_t i = 0; i < c.n(); ++i) roots.insert(find(i));
+  return static_cast<int64_t>(roots.size());
+}
+
+void CountAvoided(const Context& c, RingPlan& p) {
+  for (const auto& [id, a] : c.avoided) {
     AvoidedCable out = a;
+    const int64_t parts = PartsWithout(c, id);
+    out.unavoidable_edges = parts > 1 ? parts : 0;
     for (const RingEdge& e : p.before.edges) out.edges_before += std::count(e.avoided.begin(), e.avoided.end(), id);
     for (const RingEdge& e : p.after.edges) out.edges_after += std::count(e.avoided.begin(), e.avoided.end(), id);
     p.avoided.push_back(std::move(out));
@@ -473,7 +513,7 @@ Result<RingPlan> PlanRing(const RingPlanInputs& in, const RingPlanOptions& opt) 
   for (const size_t i : best) p.order.push_back(c.hosts[i]);
   p.before = Measure(c, base, opt);
   p.after = Measure(c, best, opt);
-  CountAvoided(p, c.avoided);
+  CountAvoided(c, p);
   p.leaf_source = c.leaf_source;
   p.leaf_of = c.leaf_of;
   p.ranks = RanksOf(in, p.order, opt);

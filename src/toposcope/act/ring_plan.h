@@ -29,8 +29,10 @@
 // 2(n-1)/n x S over every edge in 2(n-1) steps, each step as slow as the slowest edge:
 //   T = 2(n-1)/n x S / B_min + 2(n-1) x L_max
 // with B_min the lowest edge bandwidth (an edge's bandwidth is the lowest rate the fabric dump
-// gives the cables its probed routes cross, its hosts' own links included) and L_max the highest
-// edge latency (half the lowest probe RTT of the pair). NaN when either is unknown for every edge.
+// gives the cables its probed routes cross, its hosts' own links included; a pair without a probed
+// route: the lower of its hosts' own cable rates) and L_max the highest edge latency (half the
+// lowest probe RTT of the pair). NaN without any edge bandwidth; without any edge latency (no
+// probes) the latency term is left out.
 // Deterministic: every order is by position in the default order; no threads.
 #pragma once
 
@@ -81,6 +83,10 @@ struct AvoidedCable {
   double latency_us = NAN;    // tomography, per crossing
   int64_t edges_before = 0;   // ring edges of the default order whose probed routes cross it
   int64_t edges_after = 0;    // ... of the plan
+  // The fewest ring edges any order puts on it: the number of parts the hosts fall into when
+  // joined only by probed pairs whose routes avoid it, when more than one (it is then the only way
+  // between those parts: a bridge), else 0.
+  int64_t unavoidable_edges = 0;
 };
 
 // One edge of a ring (hosts a -> b).

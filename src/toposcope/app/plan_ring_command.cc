@@ -141,7 +141,8 @@ std::string RingPlanJson(const PlanRingOutcome& o) {
   for (const act::AvoidedCable& a : p.avoided) {
     avoided.push_back({{"cable", a.cable}, {"kind", a.kind}, {"reason", a.reason},
                        {"rate_gbps", report::Num(a.rate_gbps, 3)}, {"latency_us", report::Num(a.latency_us, 3)},
-                       {"edges_before", a.edges_before}, {"edges_after", a.edges_after}});
+                       {"edges_before", a.edges_before}, {"edges_after", a.edges_after},
+                       {"unavoidable_edges", a.unavoidable_edges}});
   }
   json graphs = json::array();
   for (const GraphFileOut& g : o.graphs) graphs.push_back({{"file", g.file}, {"hosts", g.hosts}, {"gpu_order", g.gpu_order}});
@@ -196,7 +197,11 @@ std::string RingPlanText(const PlanRingOutcome& o) {
        " MiB: 2(n-1)/n S / min edge bandwidth + 2(n-1) x max edge latency)\n";
   for (const act::AvoidedCable& a : p.avoided) {
     s += "  avoid " + a.cable + " (" + a.kind + "): " + a.reason + "; ring edges on it " +
-         std::to_string(a.edges_before) + " -> " + std::to_string(a.edges_after) + "\n";
+         std::to_string(a.edges_before) + " -> " + std::to_string(a.edges_after) +
+         (a.unavoidable_edges > 0 ? " (" + std::to_string(a.unavoidable_edges) + " unavoidable: the only way between " +
+                                        std::to_string(a.unavoidable_edges) + " parts of the fabric)"
+                                  : "") +
+         "\n";
   }
   s += "apply: mpirun --hostfile hostfile | srun --distribution=arbitrary (SLURM_HOSTFILE=slurm_hostfile) | "
        "NCCL_GRAPH_FILE=nccl_graph.xml\n";
