@@ -198,13 +198,24 @@ TEST(RingPlan, GroundTruthOverArchitecturesAndSeeds) {
 
 TEST(RingPlan, ProbesAloneUseInferredLeaves) {
   for (const std::string arch : {"fat-tree", "dragonfly", "hhre"}) {
-    const SimFabric s = Simulate(arch, 2, 32);
-    const Analysed a = Analyse(s.ds, false);
-    Result<RingPlan> p = PlanRing(InputsOf(a, s.ds));
-    ASSERT_TRUE(p.ok()) << p.error().ToString();
-    EXPECT_EQ(p->leaf_source, "inferred") << arch;
-    EXPECT_LE(p->after.hops, p->before.hops) << arch;
-    EXPECT_LT(p->after.inter_leaf, p->before.inter_leaf) << arch;
+    for (uint64_t seed = 1; seed <= 5; ++seed) {
+      const SimFabric s = Simulate(arch, seed, 32);
+      const Analysed a = Analyse(s.ds, false);
+      Result<RingPlan> p = PlanRing(InputsOf(a, s.ds));
+      const std::string what = arch + " seed " + std::to_string(seed) + " (probes alone)";
+      ASSERT_TRUE(p.ok()) << p.error().ToString();
+      EXPECT_EQ(p->leaf_source, "inferred") << what;
+      EXPECT_LE(p->after.hops, p->before.hops) << what;
+      EXPECT_LT(p->after.inter_leaf, p->before.inter_leaf) << what;
+      const double on_before = ExpectedDegradedEdges(s, p->default_order);
+      const double on_after = ExpectedDegradedEdges(s, p->order);
+      EXPECT_LE(on_after, on_before + 1e-9) << what;
+      std::printf("%s: hops %.0f -> %.0f, inter-leaf %lld -> %lld, edges on the degraded link (truth) %.3f -> %.3f, "
+                  "avoided %zu, time %.0f -> %.0f us\n",
+                  what.c_str(), p->before.hops, p->after.hops, static_cast<long long>(p->before.inter_leaf),
+                  static_cast<long long>(p->after.inter_leaf), on_before, on_after, p->avoided.size(),
+                  p->before.allreduce_us, p->after.allreduce_us);
+    }
   }
 }
 
@@ -256,6 +267,14 @@ TEST(RingPlan, BadInputsSayWhy) {
   EXPECT_NE(p.error().message.find("a ring needs at least two"), std::string::npos);
 
   probes[0].dst = "b";
+  RingPlanInputs strangers;
+  strangers.probes = &probes;
+  strangers.default_order = {"x", "y"};
+  p = PlanRing(strangers);
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.error().kind, ErrorKind::kInput);
+  EXPECT_NE(p.error().message.find("no host of the hosts file"), std::string::npos);
+
   RingPlanInputs twice;
   twice.probes = &probes;
   twice.default_order = {"a", "b", "a"};

@@ -453,7 +453,16 @@ void CountAvoided(const Context& c, RingPlan& p) {
   }
 }
 
-void AddEvidence(const RingPlanInputs& in, const Context& c, RingPlan& p) {
+void AddEvidence(const RingPlanInputs& in, const std::set<std::string>& known, const Context& c, RingPlan& p) {
+  std::vector<std::string> unknown;
+  for (const std::string& h : c.hosts) {
+    if (known.count(h) == 0) unknown.push_back(h);
+  }
+  if (!unknown.empty()) {
+    p.evidence.push_back(std::to_string(unknown.size()) + " host(s) of the hosts file unknown to the topology (their "
+                         "edges are unreachable, placed last by cost): " + unknown.front() +
+                         (unknown.size() > 1 ? ", ..." : ""));
+  }
   int64_t routed = 0;
   for (const auto& [k, pp] : c.pairs) routed += pp.routed ? 1 : 0;
   const int64_t all_pairs = static_cast<int64_t>(c.n() * (c.n() - 1) / 2);
@@ -495,12 +504,19 @@ Result<RingPlan> PlanRing(const RingPlanInputs& in, const RingPlanOptions& opt) 
                          "plan-ring needs fabric.ibnet (ibnetdiscover) or probes.csv among its inputs");
   }
   RingPlan p;
-  auto hosts = HostsOf(in, KnownHosts(in), &p.default_source);
+  const std::set<std::string> known = KnownHosts(in);
+  auto hosts = HostsOf(in, known, &p.default_source);
   if (!hosts.ok()) return hosts.error();
   if (hosts->size() < 2) {
     return MakeKindError(ErrorKind::kInput,
                          std::to_string(hosts->size()) + " host(s) found: a ring needs at least two",
                          hosts->empty() ? "" : "the only host is " + hosts->front());
+  }
+  if (std::none_of(hosts->begin(), hosts->end(), [&](const std::string& h) { return known.count(h) > 0; })) {
+    return MakeKindError(ErrorKind::kInput,
+                         "no host of the hosts file appears in the topology (" + hosts->front() + ", ...)",
+                         "the inputs name " + std::to_string(known.size()) + " host(s)" +
+                             (known.empty() ? std::string() : ", e.g. " + *known.begin()));
   }
   const Context c = BuildContext(in, *hosts, opt);
   std::vector<size_t> base(c.n());
@@ -518,7 +534,7 @@ Result<RingPlan> PlanRing(const RingPlanInputs& in, const RingPlanOptions& opt) 
   p.leaf_of = c.leaf_of;
   p.ranks = RanksOf(in, p.order, opt);
   p.message_bytes = opt.message_bytes;
-  AddEvidence(in, c, p);
+  AddEvidence(in, known, c, p);
   return p;
 }
 

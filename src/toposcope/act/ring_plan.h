@@ -135,7 +135,8 @@ struct RingPlan {
 };
 
 // Plans the ring. Fails (kInput) when there is no topology to plan from (neither a fabric dump
-// nor path probes) or fewer than two hosts; (kUsage) when the default order lists a host twice.
+// nor path probes), fewer than two hosts, or a default order none of whose hosts the topology
+// knows; (kUsage) when the default order lists a host twice.
 Result<RingPlan> PlanRing(const RingPlanInputs& in, const RingPlanOptions& opt = {});
 
 // Measures an order (hosts named in `plan`'s inputs) as PlanRing measures its two: exposed for the

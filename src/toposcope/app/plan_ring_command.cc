@@ -203,6 +203,7 @@ std::string RingPlanText(const PlanRingOutcome& o) {
                                   : "") +
          "\n";
   }
+  for (const std::string& e : p.evidence) s += "  " + e + "\n";
   s += "apply: mpirun --hostfile hostfile | srun --distribution=arbitrary (SLURM_HOSTFILE=slurm_hostfile) | "
        "NCCL_GRAPH_FILE=nccl_graph.xml\n";
   for (const std::string& w : o.written) s += "  wrote " + w + "\n";
