@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -108,6 +109,36 @@ TEST(PlanRingCommand, WritesEveryActionFile) {
   again.out = (tmp.path() / "plan2").string();
   ASSERT_TRUE(RunPlanRing(again).ok());
   EXPECT_EQ(ReadFileText((fs::path(again.out) / "ring_plan.json").string()).value(), *json_text);
+}
+
+TEST(PlanRingCommand, OneGraphFilePerGpuLayout) {
+  sim::TempDir tmp("plan_ring_layouts");
+  const std::string data = (tmp.path() / "data").string();
+  sim::SimOptions o = SimulateDefaults();
+  o.hosts = 8;
+  o.seed = 2;
+  o.with_rdma = false;
+  o.node_types = {"h100-nvswitch", "pcie-bridge"};
+  ASSERT_TRUE(RunSimulate(o, data).ok());
+  PlanRingRequest req;
+  req.paths = {data};
+  req.out = (tmp.path() / "plan").string();
+  auto out = RunPlanRing(req);
+  ASSERT_TRUE(out.ok()) << out.error().ToString();
+  ASSERT_EQ(out->graphs.size(), 2u);
+  EXPECT_EQ(out->graphs[0].hosts.size() + out->graphs[1].hosts.size(), 8u);
+  std::vector<std::string> types;
+  for (const GraphFileOut& g : out->graphs) {
+    auto text = ReadFileText((fs::path(req.out) / g.file).string());
+    ASSERT_TRUE(text.ok());
+    Diagnostics diag;
+    ReadCounts counts;
+    auto graphs = formats::ParseNcclGraphXml(*text, g.file, diag, counts);
+    ASSERT_TRUE(graphs.ok());
+    types.push_back(graphs->graphs[0].typeintra);
+  }
+  std::sort(types.begin(), types.end());
+  EXPECT_EQ(types, (std::vector<std::string>{"NVL", "SYS"}));  // the NVSwitch hosts, the PCIe-bridge pairs
 }
 
 TEST(PlanRingCommand, HostsFileIsTheDefaultOrder) {

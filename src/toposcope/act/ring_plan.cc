@@ -468,9 +468,11 @@ void AddEvidence(const RingPlanInputs& in, const std::set<std::string>& known, c
   const int64_t all_pairs = static_cast<int64_t>(c.n() * (c.n() - 1) / 2);
   p.evidence.push_back(std::to_string(c.n()) + " hosts; default order: " +
                        (p.default_source == "hostfile" ? "the hosts file as written" : "host names sorted"));
-  p.evidence.push_back("links per pair: " + std::string(in.fabric != nullptr && in.fabric->present ? "fabric dump" : "no fabric dump") +
-                       ", " + std::to_string(c.pairs.size()) + " of " + std::to_string(all_pairs) +
-                       " host pairs probed, " + std::to_string(routed) + " with full hop lists");
+  const bool dump = in.fabric != nullptr && in.fabric->present && !in.fabric->switches.empty();
+  p.evidence.push_back("links per pair: the median of its probes, else the shortest path in the " +
+                       std::string(dump ? "fabric dump" : "probes' switch graph") + "; " +
+                       std::to_string(c.pairs.size()) + " of " + std::to_string(all_pairs) + " host pairs probed, " +
+                       std::to_string(routed) + " with full hop lists");
   p.evidence.push_back("leaves: " + c.leaf_source + " (" + std::to_string(c.leaf_of.size()) + " hosts placed)");
   p.evidence.push_back(std::to_string(c.avoided.size()) + " cable(s) to avoid: degraded from the fabric dump's rates and "
                        "widths, slow from tomography");

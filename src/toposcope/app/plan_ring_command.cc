@@ -6,6 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <system_error>
+#include <tuple>
 
 #include "toposcope/act/ring_actions.h"
 #include "toposcope/analysis/analyze.h"
@@ -24,13 +25,13 @@ using nlohmann::json;
 
 std::string F(double v, int d) { return std::isfinite(v) ? FormatFixed(v, d) : std::string("n/a"); }
 
-// The NCCL graph files: one per distinct GPU layout, the layout of most hosts first (ties: first
-// in plan order) as nccl_graph.xml.
+// The NCCL graph files: one per distinct GPU layout (GPU order, island sizes, one NVLink island),
+// the layout of most hosts first (ties: first in plan order) as nccl_graph.xml.
 std::vector<GraphFileOut> GraphFiles(const act::RingPlan& p) {
-  std::map<std::pair<std::vector<int>, bool>, size_t> layout_index;
+  std::map<std::tuple<std::vector<int>, std::vector<int>, bool>, size_t> layout_index;
   std::vector<GraphFileOut> g;
   for (const act::HostRanks& r : p.ranks) {
-    auto [it, fresh] = layout_index.emplace(std::make_pair(r.gpu_order, r.one_nvlink_island), g.size());
+    auto [it, fresh] = layout_index.emplace(std::make_tuple(r.gpu_order, r.island_sizes, r.one_nvlink_island), g.size());
     if (fresh) g.push_back({"", {}, r.gpu_order});
     g[it->second].hosts.push_back(r.host);
   }
