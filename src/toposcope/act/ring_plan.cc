@@ -9,6 +9,7 @@
 #include "toposcope/analysis/fabric/architecture.h"
 #include "toposcope/analysis/fabric/link_weights.h"
 #include "toposcope/base/text.h"
+#include "toposcope/base/time.h"
 #include "toposcope/stats/order_stats.h"
 
 namespace toposcope::act {
@@ -180,6 +181,89 @@ void FindSlowCables(const analysis::LinkWeightReport& w, const RingPlanOptions& 
   }
 }
 
+// log P(X >= z) for X ~ Poisson(mean): 0 (P ~ 1) when z is not above the mean, -inf for mean 0.
+double LogPoissonTail(double mean, int64_t z) {
+  if (mean <= 0) return -std::numeric_limits<double>::infinity();
+  if (static_cast<double>(z) <= mean) return 0;
+  // P(X >= z) = P(X = z) x sum_j prod_{k=z+1}^{z+j} mean / k; the terms fall fast above the mean.
+  const double log_pz = -mean + static_cast<double>(z) * std::log(mean) - std::lgamma(static_cast<double>(z) + 1);
+  double sum = 0, term = 1;
+  for (int64_t k = z + 1; k < z + 10000 && term > 1e-17 * sum; ++k) {
+    sum += term;
+    term *= mean / static_cast<double>(k);
+  }
+  return log_pz + std::log(sum);
+}
+
+// Flapping cables: inter-switch cables whose routes fall silent in time more often than chance.
+void FindFlappingCables(const RingPlanInputs& in, const RingPlanOptions& opt, Context& c) {
+  if (in.probes == nullptr || opt.flap_windows < 2) return;
+  int64_t t0 = std::numeric_limits<int64_t>::max(), t1 = std::numeric_limits<int64_t>::min();
+  for (const formats::PathProbe& p : *in.probes) {
+    if (p.ts_ns == kNoTime || p.hops.empty()) continue;
+    t0 = std::min(t0, p.ts_ns);
+    t1 = std::max(t1, p.ts_ns);
+  }
+  if (t0 >= t1) return;
+  const size_t w_count = static_cast<size_t>(opt.flap_windows);
+  auto window_of = [&](int64_t ts) {
+    const double f = static_cast<double>(ts - t0) / static_cast<double>(t1 - t0);
+    return std::min(w_count - 1, static_cast<size_t>(f * static_cast<double>(w_count)));
+  };
+  std::map<std::pair<size_t, size_t>, std::vector<int64_t>> pair_windows;  // probes per window
+  std::map<std::string, std::map<std::pair<size_t, size_t>, std::vector<int64_t>>> crossings;  // cable -> pair -> per window
+  for (const formats::PathProbe& p : *in.probes) {
+    if (p.ts_ns == kNoTime || p.hops.empty()) continue;
+    auto ia = c.index.find(p.src), ib = c.index.find(p.dst);
+    if (ia == c.index.end() || ib == c.index.end() || ia->second == ib->second) continue;
+    const auto key = std::minmax(ia->second, ib->second);
+    const size_t w = window_of(p.ts_ns);
+    std::vector<int64_t>& pw = pair_windows[key];
+    if (pw.empty()) pw.assign(w_count, 0);
+    ++pw[w];
+    const std::vector<std::string> nodes = ProbeNodes(p);
+    for (size_t k = 0; k + 1 < nodes.size(); ++k) {
+      const std::string& a = nodes[k];
+      const std::string& b = nodes[k + 1];
+      if (a == formats::kUnknownHop || b == formats::kUnknownHop || c.index.count(a) > 0 || c.index.count(b) > 0) continue;
+      std::vector<int64_t>& cw = crossings[analysis::CableId(a, b)][key];
+      if (cw.empty()) cw.assign(w_count, 0);
+      ++cw[w];
+    }
+  }
+  const double log_cut = std::log(opt.flap_alpha / static_cast<double>(std::max<size_t>(1, crossings.size())));
+  for (const auto& [cable, users] : crossings) {
+    std::vector<double> n_w(w_count, 0), x_w(w_count, 0);
+    for (const auto& [pair, cw] : users) {
+      const std::vector<int64_t>& pw = pair_windows[pair];
+      for (size_t w = 0; w < w_count; ++w) {
+        n_w[w] += static_cast<double>(pw[w]);
+        x_w[w] += static_cast<double>(cw[w]);
+      }
+    }
+    double n = 0, x = 0;
+    for (size_t w = 0; w < w_count; ++w) {
+      n += n_w[w];
+      x += x_w[w];
+    }
+    const double share = x / n;
+    double expected_silent = 0;
+    int64_t silent = 0;
+    for (size_t w = 0; w < w_count; ++w) {
+      if (n_w[w] <= 0) continue;
+      expected_silent += std::exp(-share * n_w[w]);
+      silent += x_w[w] == 0 ? 1 : 0;
+    }
+    if (silent < 2 || LogPoissonTail(expected_silent, silent) >= log_cut) continue;
+    AvoidedCable& a = c.avoided[cable];
+    const std::string what = "its routes fell silent in " + std::to_string(silent) + " of " + std::to_string(w_count) +
+                             " time windows where " + F(expected_silent, 3) + " were expected (probes: down in time)";
+    a.cable = cable;
+    if (a.kind.empty()) a.kind = "flapping";
+    a.reason = a.reason.empty() ? what : a.reason + "; " + what;
+  }
+}
+
 void PlaceLeaves(const RingPlanInputs& in, Context& c) {
   if (in.fabric != nullptr && in.fabric->present && !in.fabric->leaves.empty()) {
     for (const analysis::FabricLeaf& l : in.fabric->leaves) {
@@ -248,6 +332,7 @@ Context BuildContext(const RingPlanInputs& in, const std::vector<std::string>& h
   AddPairProbes(in, c);
   if (in.fabric != nullptr && in.fabric->present) FindDegradedCables(*in.fabric, c);
   if (in.link_weights != nullptr && in.link_weights->present) FindSlowCables(*in.link_weights, opt, c);
+  FindFlappingCables(in, opt, c);
   PlaceLeaves(in, c);
   FillCosts(opt, c);
   return c;
@@ -475,7 +560,7 @@ void AddEvidence(const RingPlanInputs& in, const std::set<std::string>& known, c
                        std::to_string(routed) + " with full hop lists");
   p.evidence.push_back("leaves: " + c.leaf_source + " (" + std::to_string(c.leaf_of.size()) + " hosts placed)");
   p.evidence.push_back(std::to_string(c.avoided.size()) + " cable(s) to avoid: degraded from the fabric dump's rates and "
-                       "widths, slow from tomography");
+                       "widths, slow from tomography, flapping from the probes' timing");
 }
 
 }  // namespace

@@ -14,7 +14,13 @@
 //    inter-switch cables run at, or whose two ends print different widths or speeds ("degraded");
 //    an inter-switch cable whose tomography latency (link_weights pass) lies above the median of
 //    the identifiable inter-switch cables by more than slow_cable_mad_k x 1.4826 x max(MAD, floor)
-//    ("slow");
+//    ("slow"); an inter-switch cable whose routes fall silent in time ("flapping"): in each of
+//    flap_windows equal windows of the probes' span, the pairs that ever crossed it were probed n_w
+//    times; with s the share of their probes that crossed it, a window with no crossing has chance
+//    p_w = exp(-s n_w) when the cable is always up. The count of silent windows Z is tested against
+//    Poisson(sum p_w) (a conservative stand-in for its Poisson-binomial law): flapping when
+//    P(Z or more) < flap_alpha / cables tested and Z >= 2 (a link down only while no probe ran is
+//    not seen);
 //  - GPUs and their NVLink islands per host: the ranks of a host (hostfile slots) and the GPU
 //    order inside it (one island after another) for the NCCL graph file.
 //
@@ -70,6 +76,8 @@ struct RingPlanOptions {
   double unreachable_links = 100;     // cost of an edge no measure joins, in links
   double slow_cable_mad_k = 6;        // slow cable: latency > median + k x 1.4826 x max(MAD, floor)
   double slow_cable_floor_us = 0.05;  // MAD floor (a quiet set of cables has MAD ~ 0)
+  int flap_windows = 40;              // equal time windows over the probes' span (flapping test)
+  double flap_alpha = 0.01;           // family-wise false-alarm rate of the flapping test
   int max_rounds = 200;               // local-search rounds (each tries every move once)
   int default_slots = 8;              // ranks of a host whose GPUs the data does not list
 };
@@ -77,7 +85,7 @@ struct RingPlanOptions {
 // A cable the plan keeps its edges off, and why.
 struct AvoidedCable {
   std::string cable;          // analysis::CableId of its two ends' names
-  std::string kind;           // "degraded" or "slow"
+  std::string kind;           // "degraded", "slow" or "flapping"
   std::string reason;         // the measured fact
   double rate_gbps = NAN;     // as the fabric dump prints it
   double latency_us = NAN;    // tomography, per crossing
