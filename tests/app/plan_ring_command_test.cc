@@ -141,6 +141,33 @@ TEST(PlanRingCommand, OneGraphFilePerGpuLayout) {
   EXPECT_EQ(types, (std::vector<std::string>{"NVL", "SYS"}));  // the NVSwitch hosts, the PCIe-bridge pairs
 }
 
+TEST(PlanRingCommand, RealFabricDumpGolden) {
+  // ibnetdiscover(8)'s example fabric: two leaves with two adapters each (named by GUID). The
+  // name order alternates leaves (4 crossings, 12 hops); the plan keeps each leaf's pair together.
+  sim::TempDir tmp("plan_ring_golden");
+  PlanRingRequest req;
+  req.paths = {std::string(TOPOSCOPE_TESTDATA) + "/real/ibnetdiscover"};
+  req.out = (tmp.path() / "plan").string();
+  auto o = RunPlanRing(req);
+  ASSERT_TRUE(o.ok()) << o.error().ToString();
+  EXPECT_EQ(ReadFileText((tmp.path() / "plan" / "hostfile").string()).value(),
+            "H-0008f10403960558 slots=8\n"
+            "H-0008f10403961354 slots=8\n"
+            "H-0008f10403960984 slots=8\n"
+            "H-005442b100004900 slots=8\n");
+  EXPECT_EQ(ReadFileText((tmp.path() / "plan" / "torchrun_hosts").string()).value(),
+            "H-0008f10403960558\nH-0008f10403961354\nH-0008f10403960984\nH-005442b100004900\n");
+  EXPECT_EQ(Lines(tmp.path() / "plan" / "slurm_hostfile").size(), 32u);
+  EXPECT_DOUBLE_EQ(o->plan.before.hops, 12);
+  EXPECT_DOUBLE_EQ(o->plan.after.hops, 10);
+  EXPECT_EQ(o->plan.before.inter_leaf, 4);
+  EXPECT_EQ(o->plan.after.inter_leaf, 2);
+  // The 1x-against-4x switch link of the example is named; with no probes no edge is known to cross it.
+  ASSERT_EQ(o->plan.avoided.size(), 1u);
+  EXPECT_EQ(o->plan.avoided[0].kind, "degraded");
+  EXPECT_NE(o->plan.avoided[0].reason.find("1xSDR and 4xSDR"), std::string::npos) << o->plan.avoided[0].reason;
+}
+
 TEST(PlanRingCommand, HostsFileIsTheDefaultOrder) {
   sim::TempDir tmp("plan_ring_hosts");
   const std::string data = (tmp.path() / "data").string();

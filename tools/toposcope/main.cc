@@ -411,6 +411,8 @@ std::vector<Command> Commands(Flags& f) {
              ->required();
          c->add_option("--hosts", r.hosts_file, "the job's hostfile as written (the default order); else host names sorted");
          c->add_option("--channels", r.nchannels, "rings in the NCCL graph file (default 2)")->check(CLI::Range(1, 64));
+         c->add_option("--slots", r.options.default_slots, "ranks of a host whose GPUs the inputs do not list (default 8)")
+             ->check(CLI::Range(1, 1024));
          c->add_option("--message-mib", f.plan_ring_mib, "AllReduce size of the simulated time (default 1024 MiB)")
              ->check(CLI::Range(0.001, 1e9));
        },
