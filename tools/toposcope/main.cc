@@ -19,6 +19,7 @@
 #include "toposcope/app/anonymize_command.h"
 #include "toposcope/app/demo_command.h"
 #include "toposcope/app/find_slow_nodes_command.h"
+#include "toposcope/app/plan_ring_command.h"
 #include "toposcope/app/simulate_command.h"
 #include "toposcope/experiments/architecture_compare.h"
 #include "toposcope/report/pipeline/pass_report.h"
@@ -230,6 +231,8 @@ struct Flags {
   app::AnonymizeRequest anonymize;
   app::FindSlowNodesRequest find_slow;
   bool find_slow_json = false;
+  app::PlanRingRequest plan_ring;
+  double plan_ring_mib = 1024;
 };
 
 void AddSimulateFlags(CLI::App* c, toposcope::sim::SimOptions& o, std::string& arch, std::string& out,
@@ -398,6 +401,26 @@ std::vector<Command> Commands(Flags& f) {
          if (!o.ok()) return Fail(o.error());
          std::fputs((f.find_slow_json ? app::FindSlowNodesJson(*o, f.find_slow)
                                       : app::FindSlowNodesText(*o, f.find_slow)).c_str(), stdout);
+         return int{kOk};
+       }},
+      {"plan-ring", "plan the ring rank order from the topology: hostfiles, NCCL graph file, before/after",
+       [&f](CLI::App* c) {
+         app::PlanRingRequest& r = f.plan_ring;
+         c->add_option("paths", r.paths, "files and directories to read (ibnetdiscover, probes, node topology)");
+         c->add_option("--out", r.out, "write DIR/hostfile, slurm_hostfile, torchrun_hosts, nccl_graph.xml, ring_plan.json")
+             ->required();
+         c->add_option("--hosts", r.hosts_file, "the job's hostfile as written (the default order); else host names sorted");
+         c->add_option("--channels", r.nchannels, "rings in the NCCL graph file (default 2)")->check(CLI::Range(1, 64));
+         c->add_option("--slots", r.options.default_slots, "ranks of a host whose GPUs the inputs do not list (default 8)")
+             ->check(CLI::Range(1, 1024));
+         c->add_option("--message-mib", f.plan_ring_mib, "AllReduce size of the simulated time (default 1024 MiB)")
+             ->check(CLI::Range(0.001, 1e9));
+       },
+       [&f] {
+         f.plan_ring.options.message_bytes = f.plan_ring_mib * (1 << 20);
+         auto o = app::RunPlanRing(f.plan_ring);
+         if (!o.ok()) return Fail(o.error());
+         std::fputs(app::RingPlanText(*o).c_str(), stdout);
          return int{kOk};
        }},
       {"passes", "list the analysis passes, what each needs and produces", [](CLI::App*) {},

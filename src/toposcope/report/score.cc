@@ -1,10 +1,12 @@
 #include "toposcope/report/score.h"
 
 #include <exception>
+#include <filesystem>
 
 #include "toposcope/base/file_io.h"
 #include "toposcope/report/result_json.h"
 #include "toposcope/report/score/input_shape.h"
+#include "toposcope/report/score/ring_plan_score.h"
 #include "toposcope/report/score/score_sections.h"
 
 namespace toposcope::report {
@@ -143,6 +145,14 @@ Result<json> ScoreFiles(const std::string& truth_path, const std::string& result
   auto r = LoadJson(result_path);
   if (!r.ok()) return r.error();
   auto s = ScoreNamed(*t, *r, truth_path, result_path);
+  // A ring plan (`toposcope plan-ring --out` into the same directory) is scored beside the result.
+  const std::filesystem::path plan_path = std::filesystem::path(result_path).parent_path() / "ring_plan.json";
+  if (s.ok() && std::filesystem::exists(plan_path)) {
+    auto plan = LoadJson(plan_path.string());
+    if (!plan.ok()) return plan.error();
+    json section = ScoreRingPlan(*t, *plan);
+    if (!section.empty()) (*s)["ring_plan"] = std::move(section);
+  }
   if (!s.ok() && s.error().path.empty()) {
     Error e = s.error();
     if (e.hint.empty()) e.hint = "truth: " + truth_path + ", result: " + result_path;

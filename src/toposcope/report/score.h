@@ -18,7 +18,8 @@ namespace toposcope::report {
 Result<nlohmann::json> Score(const nlohmann::json& truth, const nlohmann::json& result);
 // Reads both files (gz/zst accepted) and scores them. Fails when a file cannot be read or is not
 // valid JSON (the Error is positioned where parsing stopped), or as Score does, with the Error's
-// path the file's.
+// path the file's. A ring plan (ring_plan.json, `toposcope plan-ring`) in the result's directory
+// adds the "ring_plan" section (report/score/ring_plan_score.h); one that is not valid JSON fails.
 Result<nlohmann::json> ScoreFiles(const std::string& truth_path, const std::string& result_path);
 
 }  // namespace toposcope::report

@@ -360,6 +360,25 @@ TEST(ArchitectureMetrics, GivenRingUsesProbesThenTheGraph) {
   EXPECT_DOUBLE_EQ(r.mean_pair_hops, (2 + 3) / 2.0);
 }
 
+TEST(ArchitectureMetrics, HostPairLinksCountsAsTheRingPairs) {
+  // The same inputs as above: every pair as avg_allreduce_hops counts it (probes, else the graph),
+  // symmetric, 0 on the diagonal, NaN for a host neither knows.
+  std::vector<formats::PathProbe> probes{P("a", "b", {"s1"}), P("b", "c", {"s1", "s2"}), P("c", "b", {"s2", "s1"})};
+  ArchitectureInputs in;
+  in.probes = &probes;
+  const std::vector<std::string> hosts{"a", "b", "c", "zz"};
+  const std::vector<double> m = HostPairLinks(in, hosts);
+  ASSERT_EQ(m.size(), 16u);
+  EXPECT_DOUBLE_EQ(m[0 * 4 + 1], 2);  // a-b probed
+  EXPECT_DOUBLE_EQ(m[1 * 4 + 2], 3);  // b-c probed
+  EXPECT_DOUBLE_EQ(m[0 * 4 + 2], 3);  // a-c from the graph
+  EXPECT_DOUBLE_EQ(m[2 * 4 + 0], 3);
+  EXPECT_DOUBLE_EQ(m[1 * 4 + 1], 0);
+  EXPECT_TRUE(std::isnan(m[0 * 4 + 3]));
+  in.rings = {{"a", "c", "b"}};
+  EXPECT_DOUBLE_EQ(IdentifyArchitecture(in).avg_allreduce_hops, (m[0 * 4 + 2] + m[2 * 4 + 1] + m[1 * 4 + 0]) / 3);
+}
+
 TEST(ArchitectureMetrics, RingsOfNoNamedSourceAreGiven) {
   std::vector<formats::PathProbe> probes{P("a", "b", {"s1"})};
   ArchitectureInputs in;

@@ -701,11 +701,11 @@ void Classify(const Graph& g, bool from_probes, ArchitectureReport& rep) {
   Decide(s, layers, rings, groups, from_probes, rep);
 }
 
-// Shortest path (links) between two nodes, -1 when unreachable.
-int Bfs(const Graph& g, int a, int b) {
-  if (a < 0 || b < 0) return -1;
-  if (a == b) return 0;
+// Shortest paths (links) from node `a` to every node, -1 where unreachable; endpoints are not
+// transit nodes.
+std::vector<int> BfsFrom(const Graph& g, int a) {
   std::vector<int> d(g.size(), -1);
+  if (a < 0) return d;
   std::deque<int> q{a};
   d[static_cast<size_t>(a)] = 0;
   while (!q.empty()) {
@@ -713,13 +713,18 @@ int Bfs(const Graph& g, int a, int b) {
     q.pop_front();
     for (const int v : g.adj[static_cast<size_t>(u)]) {
       if (d[static_cast<size_t>(v)] >= 0) continue;
-      // Endpoints are not transit nodes.
       d[static_cast<size_t>(v)] = d[static_cast<size_t>(u)] + 1;
-      if (v == b) return d[static_cast<size_t>(v)];
-      if (g.is_switch[static_cast<size_t>(v)]) q.push_back(v);
+      if (g.is_switch[static_cast<size_t>(v)]) q.push_back(v);  // endpoints are not transit nodes
     }
   }
-  return -1;
+  return d;
+}
+
+// Shortest path (links) between two nodes, -1 when unreachable.
+int Bfs(const Graph& g, int a, int b) {
+  if (a < 0 || b < 0) return -1;
+  if (a == b) return 0;
+  return BfsFrom(g, a)[static_cast<size_t>(b)];
 }
 
 struct PairData {
@@ -730,8 +735,9 @@ struct PairData {
 using HostPair = std::pair<std::string, std::string>;  // (smaller name, larger name)
 
 // Builds the switch graph from the source the options and inputs give (the fabric dump when
-// present, else the probes' hop lists) and classifies it; returns the graph (empty for none).
-Graph BuildAndClassify(const ArchitectureInputs& in, const ArchitectureOptions& opt, bool have_fabric,
+// present, else the probes' hop lists); sets rep.graph_source and rep.endpoints; returns the graph
+// (empty for none).
+Graph BuildGraph(const ArchitectureInputs& in, const ArchitectureOptions& opt, bool have_fabric,
                        bool have_probes, ArchitectureReport& rep) {
   bool use_fabric = have_fabric;
   if (opt.graph_source == GraphSource::kProbes) use_fabric = false;
@@ -746,6 +752,13 @@ Graph BuildAndClassify(const ArchitectureInputs& in, const ArchitectureOptions& 
     BuildFromProbes(*in.probes, g, &rep.endpoints);
     rep.graph_source = GraphSource::kProbes;
   }
+  return g;
+}
+
+// Builds the switch graph (BuildGraph) and classifies it; returns the graph (empty for none).
+Graph BuildAndClassify(const ArchitectureInputs& in, const ArchitectureOptions& opt, bool have_fabric,
+                       bool have_probes, ArchitectureReport& rep) {
+  Graph g = BuildGraph(in, opt, have_fabric, have_probes, rep);
   if (rep.graph_source == GraphSource::kNone) {
     rep.evidence.push_back("no switch graph: neither a fabric dump with switches nor path probes");
   } else {
@@ -794,6 +807,28 @@ std::map<HostPair, double> MedianPairLinks(const std::map<HostPair, PairData>& p
   }
   if (cnt > 0) rep.mean_pair_hops = sum / static_cast<double>(cnt);
   return pair_links;
+}
+
+// Where a host pair's link count came from.
+enum class PairLinksFrom { kProbes, kGraph, kNone };
+
+// The link count of hosts a, b as avg_allreduce_hops takes it: the median of the pair's probes,
+// else the switch graph's shortest path (`graph_links()`, called only then; <= 0: unreachable).
+template <typename GraphLinks>
+PairLinksFrom PairLinkCount(const std::string& a, const std::string& b, const std::map<HostPair, double>& pair_links,
+                            GraphLinks graph_links, double* links) {
+  auto it = pair_links.find(std::minmax(a, b));
+  if (it != pair_links.end()) {
+    *links = it->second;
+    return PairLinksFrom::kProbes;
+  }
+  const int d = graph_links();
+  if (d > 0) {
+    *links = d;
+    return PairLinksFrom::kGraph;
+  }
+  *links = NAN;
+  return PairLinksFrom::kNone;
 }
 
 // The ring of every known host in topology order: the hosts grouped by the switch they hang off
@@ -870,19 +905,15 @@ void MeasureAllReduceHops(const ArchitectureInputs& in, const std::set<std::stri
       const std::string& b = ring[(i + 1) % ring.size()];
       if (a == b) continue;
       ++rep.ring_pairs;
-      auto it = pair_links.find(std::minmax(a, b));
-      if (it != pair_links.end()) {
-        ++rep.ring_pairs_probed;
-        sum += it->second;
+      double links = NAN;
+      const PairLinksFrom from =
+          PairLinkCount(a, b, pair_links, [&] { return Bfs(g, g.Find(a), g.Find(b)); }, &links);
+      if (from == PairLinksFrom::kNone) {
+        ++rep.ring_pairs_unreachable;
         continue;
       }
-      const int d = Bfs(g, g.Find(a), g.Find(b));
-      if (d > 0) {
-        ++rep.ring_pairs_graph;
-        sum += d;
-      } else {
-        ++rep.ring_pairs_unreachable;
-      }
+      ++(from == PairLinksFrom::kProbes ? rep.ring_pairs_probed : rep.ring_pairs_graph);
+      sum += links;
     }
   }
   const int64_t used = rep.ring_pairs_probed + rep.ring_pairs_graph;
@@ -1032,6 +1063,33 @@ std::vector<std::vector<std::string>> RingHostOrders(const RingReport& rings) {
   for (const RingView& r : rings.rings) {
     if (r.source != RingSource::kNcclLog || r.hosts.size() < 2 || !r.complete) continue;
     if (seen.insert(CanonicalCycle(r.hosts)).second) out.push_back(r.hosts);
+  }
+  return out;
+}
+
+std::vector<double> HostPairLinks(const ArchitectureInputs& in, const std::vector<std::string>& hosts,
+                                  const ArchitectureOptions& opt) {
+  ArchitectureReport scratch;
+  const bool have_fabric = in.fabric != nullptr && in.fabric->present && !in.fabric->switches.empty();
+  const bool have_probes = in.probes != nullptr && !in.probes->empty();
+  const Graph g = BuildGraph(in, opt, have_fabric, have_probes, scratch);
+  const ProbedPairs pp = CollectPairs(in, have_fabric, have_probes);
+  const std::map<HostPair, double> pair_links = MedianPairLinks(pp.pairs, scratch);
+  const size_t n = hosts.size();
+  std::vector<double> out(n * n, NAN);
+  for (size_t i = 0; i < n; ++i) {
+    out[i * n + i] = 0;
+    std::vector<int> dist;  // from hosts[i], computed on first need
+    for (size_t j = 0; j < n; ++j) {
+      if (j == i) continue;
+      auto graph_links = [&] {
+        const int a = g.Find(hosts[i]), b = g.Find(hosts[j]);
+        if (a < 0 || b < 0) return -1;
+        if (dist.empty()) dist = BfsFrom(g, a);
+        return dist[static_cast<size_t>(b)];
+      };
+      PairLinkCount(hosts[i], hosts[j], pair_links, graph_links, &out[i * n + j]);
+    }
   }
   return out;
 }

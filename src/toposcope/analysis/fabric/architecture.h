@@ -169,6 +169,14 @@ struct ArchitectureReport {
 // Never fails: missing inputs give "unknown" / NaN metrics with evidence saying why.
 ArchitectureReport IdentifyArchitecture(const ArchitectureInputs& in, const ArchitectureOptions& opt = {});
 
+// The links crossed between every two of `hosts`, counted exactly as avg_allreduce_hops counts a
+// ring pair (host links included): the median link count of the pair's probes when probes join it,
+// else the shortest path in the switch graph the options choose (the fabric dump or the probes'
+// hop lists; hosts are not transit nodes). Returns a row-major hosts.size() x hosts.size() matrix,
+// 0 on the diagonal, NaN for pairs neither measures (unreachable). Never fails.
+std::vector<double> HostPairLinks(const ArchitectureInputs& in, const std::vector<std::string>& hosts,
+                                  const ArchitectureOptions& opt = {});
+
 // The distinct cross-node host cycles of the complete NCCL-log rings of a RingReport (source "nccl_log",
 // rings of >= 2 hosts), in the order first seen, for ArchitectureInputs::rings. Never fails: empty
 // when the report has no such ring.
