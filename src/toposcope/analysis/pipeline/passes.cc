@@ -87,8 +87,10 @@ PassCounts RunAnchors(const PipelineOptions& opt, PipelineState* st) {
 }
 
 PassCounts RunTelemetry(const PipelineOptions&, PipelineState* st) {
-  st->telemetry = AnalyzeTelemetry(st->dataset->dcgm, st->anchors->clocks, {}, GpuModelsOf(*st->dataset));
+  st->telemetry = AnalyzeTelemetry(st->dataset->dcgm, st->anchors->clocks, {}, GpuModelsOf(*st->dataset),
+                                   GpuOwnLimitsOf(*st->dataset));
   st->telemetry->offered = CheckOfferedFields(*st->dataset);
+  st->telemetry->gpu_limits = GpuLimitsOf(*st->dataset);
   return {st->dataset->dcgm.points, static_cast<int64_t>(st->telemetry->findings.size())};
 }
 
