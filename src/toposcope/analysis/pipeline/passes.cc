@@ -96,7 +96,7 @@ PassCounts RunTelemetry(const PipelineOptions&, PipelineState* st) {
 
 PassCounts RunFabric(const PipelineOptions&, PipelineState* st) {
   st->fabric = AnalyzeFabric(*st->dataset);
-  return {static_cast<int64_t>(st->dataset->fabrics.size()),
+  return {static_cast<int64_t>(st->dataset->fabrics.size() + st->dataset->link_infos.size()),
           static_cast<int64_t>(st->fabric->switches.size() + st->fabric->cas.size())};
 }
 
