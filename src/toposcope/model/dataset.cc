@@ -261,12 +261,15 @@ void AddNvsmiQuery(Dataset& ds, const std::string& host, const std::string& sour
         q.matched_by = "bus_id";
       }
     }
-    if (q.index < 0 && complete) {
-      q.index = static_cast<int>(i);
-      q.matched_by = "position";
-    } else if (q.index < 0 && query.gpus.size() == 1 && query.selected_index >= 0) {
-      q.index = query.selected_index;
-      q.matched_by = "selected_index";
+    // By place, unless another source gave that index a different bus id.
+    const int by_place = q.index >= 0 ? -1
+                         : complete   ? static_cast<int>(i)
+                         : query.gpus.size() == 1 ? query.selected_index
+                                                  : -1;
+    const auto known = h.gpus.find(by_place);
+    if (by_place >= 0 && (known == h.gpus.end() || known->second.bus_id.empty())) {
+      q.index = by_place;
+      q.matched_by = complete ? "position" : "selected_index";
     }
     if (q.index >= 0) {
       GpuInfo& info = h.gpus[q.index];

@@ -163,7 +163,9 @@ void AddP2pReport(Dataset& ds, const std::string& host, const std::string& sourc
                   const formats::P2pReport& report);
 // An `nvidia-smi -q` file: one GpuQueryInfo per GPU section, matched to a GPU index by its bus id
 // (a GPU of the host another source named), else by its position when the file lists every
-// attached GPU (nvidia-smi prints them in index order), else by `-i N`; the matched GPU's bus id and
+// attached GPU (nvidia-smi prints them in index order), else by `-i N` — by place only when no
+// other source gave that index a bus id (it would have matched); unmatched: index -1, kept for the
+// report but never a GPU's. The matched GPU's bus id and
 // model are filled where no other source gave them (the model of p2pBandwidthLatencyTest /
 // nvbandwidth wins whichever file is read first).
 void AddNvsmiQuery(Dataset& ds, const std::string& host, const std::string& source,
