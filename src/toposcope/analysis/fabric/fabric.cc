@@ -259,7 +259,8 @@ void FabricBuilder::AddLinkInfoPort(const formats::IbLinkInfoPort& p, int file, 
     r_.findings.push_back(std::move(f));
     return;
   }
-  ends_.try_emplace({id, p.port}, FabricLinkEnd{id, p.port, width, p.speed, file, p.line, "iblinkinfo", source, p.state});
+  ends_.try_emplace({id, p.port},
+                    FabricLinkEnd{id, p.port, width, p.speed, file, p.line, "iblinkinfo", source, p.state});
   AddLink({id, p.port, peer, p.peer_port, p.rate_gbps, width, p.speed, "", ""});
 }
 

@@ -1,9 +1,10 @@
 // analysis/fabric/fabric: the switched fabric as discovered (ibnetdiscover dumps and iblinkinfo
 // outputs, merged into one graph): switches, channel adapters and the hosts behind them, links with
-// their width, speed, rate and state, and the leaf / spine levels (issue 5 §3-§4). A leaf is a switch with a host's adapter on one of its ports; a spine is a switch
-// whose ports reach only switches (or service adapters such as SHARP aggregation nodes). An adapter
-// whose description names no host (the firmware default "MT4123 ConnectX6   Mellanox Technologies",
-// a bare device "mlx5_0") is still a host's adapter: its host is named by the adapter's id (GUID).
+// their width, speed, rate and state, and the leaf / spine levels (issue 5 §3-§4). A leaf is a
+// switch with a host's adapter on one of its ports; a spine is a switch whose ports reach only
+// switches (or service adapters such as SHARP aggregation nodes). An adapter whose description
+// names no host (the firmware default "MT4123 ConnectX6   Mellanox Technologies", a bare device
+// "mlx5_0") is still a host's adapter: its host is named by the adapter's id (GUID).
 // A link whose two ends print different widths or speeds is a finding (FabricLinkMismatch); so are
 // down ports where a link is expected and links slower than their tier's usual (fabric_findings).
 // iblinkinfo names switches by GUID (`S-<guid>`, as ibnetdiscover) and every port by LID: an
