@@ -147,7 +147,7 @@ class FabricBuilder {
       const NodeKey key{info.source, p.node_line};
       auto it = node_ids_.find(key);
       if (it == node_ids_.end()) it = node_ids_.emplace(key, NodeIdOf(info, p)).first;
-      lids_.emplace(p.lid, it->second);
+      if (p.lid > 0) lids_.emplace(p.lid, it->second);  // LID 0: not assigned (port down, no SM)
     }
   }
 
@@ -155,7 +155,7 @@ class FabricBuilder {
   std::string NodeIdOf(const formats::IbLinkInfo& info, const formats::IbLinkInfoPort& p) {
     if (p.switch_node) {
       const std::string guid = Hex16(p.node_guid);
-      const std::string id = "S-" + guid;
+      const std::string id = guid.empty() ? "S-lid-" + std::to_string(p.lid) : "S-" + guid;
       const auto known = ids_.find(id);
       return known != ids_.end() ? known->second : id;
     }
