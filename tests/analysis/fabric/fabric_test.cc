@@ -130,6 +130,18 @@ TEST(FabricReal, QdrAdaptersWithoutHostNames) {
   for (const auto& l : r.leaves) on_leaves += l.hosts.size();
   EXPECT_EQ(on_leaves, 89u);
   EXPECT_TRUE(r.mismatches.empty());
+  // 23 of its 89 adapter links run 4x DDR where the other 66 run 4x QDR: each is below its tier's
+  // usual (taken from the dump: 4x QDR), the leaf-spine links (all 4x QDR) are not.
+  int slow = 0;
+  for (const FabricFinding& f : r.findings) {
+    EXPECT_EQ(f.kind, FabricFindingKind::kLinkBelowUsual);
+    EXPECT_EQ(f.tier, "host-leaf");
+    EXPECT_EQ(f.speed, "DDR");
+    EXPECT_EQ(f.usual_speed, "QDR");
+    EXPECT_EQ(f.usual_width, "4x");
+    ++slow;
+  }
+  EXPECT_EQ(slow, 23);
 }
 
 // The SuperPOD dump: 31 leaves and 9 spines; its adapters with the firmware default description
