@@ -17,6 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (p.lid < 0 || p.port < 0 || p.line <= 0) __builtin_trap();
     if (p.Linked() && p.peer_port < 0) __builtin_trap();
     if (p.rate_gbps < 0) __builtin_trap();
+    if (p.node_line <= 0 || p.node_line >= p.line) __builtin_trap();  // its header comes first
   }
   return 0;
 }

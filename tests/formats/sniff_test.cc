@@ -1,9 +1,12 @@
 // Tests of format detection by content (formats/sniff) on console captures of NCCL logs: a preamble
-// before the first NCCL line, and lines that open with a launcher's or logger's bracketed prefix.
+// before the first NCCL line, and lines that open with a launcher's or logger's bracketed prefix;
+// real `nvidia-smi -q` and iblinkinfo outputs, as they are and behind a preamble.
 #include "toposcope/formats/sniff.h"
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
 #include <string>
 
 namespace toposcope::formats {
@@ -33,6 +36,31 @@ TEST(SniffNcclLog, JsonArraysAreNotLogs) {
   const std::string trace = "[{\"ph\": \"X\", \"name\": \"h:1:2 [0] NCCL INFO Channel 00/02 :    0   1\"}]\n";
   EXPECT_EQ(SniffFormat(trace).format, FileFormat::kChromeTrace);
   EXPECT_NE(SniffFormat("[ \"h:1:2 [0] NCCL INFO x\" ]").format, FileFormat::kNcclLog);
+}
+
+std::string Slurp(const std::string& rel) {
+  std::ifstream in(std::string(TOPOSCOPE_TESTDATA) + "/real/" + rel, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(SniffRealNodeAndFabric, NvidiaSmiQAndIblinkinfoAsTheyAreAndBehindAPreamble) {
+  const std::string preamble = "[root@gpu-node-07 ~]# date\nFri Dec  4 12:00:00 UTC 2026\n$ ssh gpu-node-07\n";
+  const std::pair<const char*, FileFormat> cases[] = {
+      {"nvidia_smi_q/a100_sxm4_80gb_x4_driver555_nvidia_smi_q.txt", FileFormat::kNvsmiQuery},
+      {"nvidia_smi_q/h100_80gb_hbm3_x8_driver565_tlimit_nvidia_smi_q.txt", FileFormat::kNvsmiQuery},
+      {"nvidia_smi_q/h800_driver525_nvidia_smi_q.txt", FileFormat::kNvsmiQuery},
+      {"iblinkinfo/qdr_connectx3_infiniscale4_18port_down_polling_tsinghua_dbx1000_readme_excerpt.txt",
+       FileFormat::kIbLinkInfo}};
+  for (const auto& [rel, format] : cases) {
+    const std::string text = Slurp(rel);
+    ASSERT_FALSE(text.empty()) << rel;
+    EXPECT_EQ(SniffFormat(text).format, format) << rel << ": " << SniffFormat(text).reason;
+    EXPECT_EQ(SniffFormat(preamble + text).format, format) << rel;
+  }
+  EXPECT_EQ(FormatName(FileFormat::kNvsmiQuery), "nvidia-smi-q");
+  EXPECT_EQ(FormatName(FileFormat::kIbLinkInfo), "iblinkinfo");
 }
 
 }  // namespace

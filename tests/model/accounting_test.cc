@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -49,12 +50,14 @@ TEST(Accounting, EveryFixtureBalancesAndMatchesItsDiagnostics) {
   const std::vector<std::string> files = AllFiles();
   ASSERT_GT(files.size(), 100u);
   int64_t streamed = 0;
+  std::map<std::string, int> read_by_format;  // inputs read (not skipped) with records, per format
   for (const std::string& file : files) {
     auto ds = LoadPaths({file}, {});
     ASSERT_TRUE(ds.ok()) << file;
     ASSERT_EQ(ds->inputs.size(), 1u) << file;
     CheckInputs(*ds, file);
     const InputFile& in = ds->inputs[0];
+    if (!in.skipped && in.records > 0) ++read_by_format[in.format];
     for (const EventInput& e : ds->event_inputs) {  // re-read by the anchors and the timeline
       Diagnostics diag;
       EventInputCounts counts;
@@ -81,6 +84,10 @@ TEST(Accounting, EveryFixtureBalancesAndMatchesItsDiagnostics) {
     }
   }
   EXPECT_GT(streamed, 10);
+  // The node and fabric formats read since issue 11 are among them (every real file of each).
+  EXPECT_EQ(read_by_format["nvidia-smi-q"], 3);
+  EXPECT_GE(read_by_format["iblinkinfo"], 1);
+  EXPECT_GT(read_by_format["ibnetdiscover"], 0);
 }
 
 TEST(Accounting, ATraceCountsItsEventsWhenLoaded) {

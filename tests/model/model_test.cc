@@ -136,6 +136,36 @@ TEST(P2pReport, GpusComeFromTheMatricesWithoutDeviceLines) {
   EXPECT_EQ(ds.hosts.at("g").gpus.size(), 3U);
 }
 
+// nvidia-smi -q on a host whose GPUs another source named: a section whose bus id another source
+// gave is that GPU (whatever its place); a place whose GPU has another bus id is no match; a model
+// another source gave is kept.
+TEST(NvsmiQuery, SectionsMatchGpusByBusIdBeforePlace) {
+  auto text = ReadFileText(std::string(TOPOSCOPE_TESTDATA) +
+                           "/real/nvidia_smi_q/h100_80gb_hbm3_x8_driver565_tlimit_nvidia_smi_q.txt");
+  ASSERT_TRUE(text.ok());
+  Diagnostics diag;
+  auto q = formats::ParseNvsmiQuery(*text, "q.txt", diag);
+  ASSERT_TRUE(q.ok());
+  Dataset ds;
+  HostEvidence& h = ds.Host("n1");
+  h.gpus[5].index = 5;
+  h.gpus[5].bus_id = "0000:2A:00.0";  // the file's second section
+  h.gpus[5].model = "H100 from nvbandwidth";
+  h.gpus[1].index = 1;
+  h.gpus[1].bus_id = "0000:99:00.0";  // a bus id no section has
+  AddNvsmiQuery(ds, "n1", "q.txt", *q);
+  ASSERT_EQ(h.gpu_queries.size(), 8U);
+  EXPECT_EQ(h.gpu_queries[1].index, 5);
+  EXPECT_EQ(h.gpu_queries[1].matched_by, "bus_id");
+  EXPECT_EQ(h.gpus.at(5).model, "H100 from nvbandwidth");
+  EXPECT_EQ(h.gpu_queries[5].index, -1);  // its place, 5, is the GPU of bus 2a
+  EXPECT_EQ(h.gpu_queries[5].matched_by, "");
+  EXPECT_EQ(h.gpu_queries[0].index, 0);
+  EXPECT_EQ(h.gpu_queries[0].matched_by, "position");
+  EXPECT_EQ(h.gpus.at(0).model, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(h.gpus.at(0).bus_id, "0000:18:00.0");
+}
+
 TEST(NvsmiTopo, NicColumnsWithoutNicLegendStayVerticesOfTheirOwn) {
   // DGX A100 `nvidia-smi topo -m` cut before its NIC Legend (NVIDIA/nccl issue #1505).
   const std::string path = std::string(TOPOSCOPE_TESTDATA) +

@@ -469,5 +469,65 @@ TEST(RealChronyc, RouterCliTrackingViewIsNotChronyc) {
   EXPECT_EQ(l.in.records, 0);
 }
 
+// --- nvidia-smi -q ------------------------------------------------------------------------------
+
+// Every GPU of the file, in index order: bus id, product name (the GPU's model, no other source
+// gives one), and its limits in absolute degrees.
+TEST(RealNvsmiQuery, A100FourGpusAbsoluteLimitsByPosition) {
+  const Loaded l = Load("nvidia_smi_q/a100_sxm4_80gb_x4_driver555_nvidia_smi_q.txt", "nvidia-smi-q");
+  EXPECT_EQ(l.in.records, 39);
+  EXPECT_EQ(l.in.rejected, 0) << l.Reasons();
+  const HostEvidence& h = l.Host();
+  ASSERT_EQ(h.gpu_queries.size(), 4u);
+  ASSERT_EQ(h.gpus.size(), 4u);
+  EXPECT_EQ(h.gpus.at(1).bus_id, "0000:9e:00.0");
+  EXPECT_EQ(h.gpus.at(3).model, "NVIDIA A100-SXM4-80GB");
+  for (const GpuQueryInfo& q : h.gpu_queries) {
+    EXPECT_EQ(q.matched_by, "position");
+    EXPECT_EQ(q.limits_form, "absolute");
+    EXPECT_DOUBLE_EQ(q.max_operating_c, 85);
+    EXPECT_DOUBLE_EQ(q.slowdown_c, 89);
+    EXPECT_DOUBLE_EQ(q.shutdown_c, 92);
+    EXPECT_EQ(q.driver_version, "555.42.02");
+  }
+}
+
+TEST(RealNvsmiQuery, H100EightGpusLimitsFromTLimitHeadroom) {
+  const Loaded l = Load("nvidia_smi_q/h100_80gb_hbm3_x8_driver565_tlimit_nvidia_smi_q.txt", "nvidia-smi-q");
+  EXPECT_EQ(l.in.rejected, 0) << l.Reasons();
+  const HostEvidence& h = l.Host();
+  ASSERT_EQ(h.gpu_queries.size(), 8u);
+  EXPECT_EQ(h.gpu_queries[0].limits_form, "tlimit");
+  EXPECT_DOUBLE_EQ(h.gpu_queries[0].slowdown_c, 89);
+  EXPECT_DOUBLE_EQ(h.gpu_queries[6].slowdown_c, 85);  // GPU 6's own readings
+  EXPECT_EQ(h.gpu_queries[7].index, 7);
+  EXPECT_EQ(h.gpus.at(7).bus_id, "0000:db:00.0");
+}
+
+// `nvidia-smi -q -i 0` on an 8-GPU server: one section, given index 0 by the prompt.
+TEST(RealNvsmiQuery, H800OneGpuOfEightIndexedByItsPrompt) {
+  const Loaded l = Load("nvidia_smi_q/h800_driver525_nvidia_smi_q.txt", "nvidia-smi-q");
+  EXPECT_EQ(l.in.rejected, 0) << l.Reasons();
+  const HostEvidence& h = l.Host();
+  ASSERT_EQ(h.gpu_queries.size(), 1u);
+  EXPECT_EQ(h.gpu_queries[0].index, 0);
+  EXPECT_EQ(h.gpu_queries[0].matched_by, "selected_index");
+  EXPECT_EQ(h.gpus.at(0).model, "NVIDIA H800");
+  EXPECT_TRUE(l.Has("Attached GPUs says 8 but 1 GPU section(s)"));
+}
+
+// --- iblinkinfo ----------------------------------------------------------------------------------
+
+TEST(RealIbLinkInfo, QdrSwitchAndNineAdapterPortsIntoTheDataset) {
+  const Loaded l =
+      Load("iblinkinfo/qdr_connectx3_infiniscale4_18port_down_polling_tsinghua_dbx1000_readme_excerpt.txt", "iblinkinfo");
+  EXPECT_EQ(l.in.records, 36);
+  EXPECT_EQ(l.in.rejected, 0) << l.Reasons();
+  ASSERT_EQ(l.ds.link_infos.size(), 1u);
+  EXPECT_EQ(l.ds.link_infos[0].ports.size(), 27u);
+  EXPECT_EQ(l.ds.link_infos[0].source, l.in.path);
+  EXPECT_TRUE(l.ds.fabrics.empty());
+}
+
 }  // namespace
 }  // namespace toposcope::model

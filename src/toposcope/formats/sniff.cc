@@ -6,10 +6,12 @@
 
 #include "toposcope/base/text.h"
 #include "toposcope/formats/fabric/ibnetdiscover.h"
+#include "toposcope/formats/fabric/iblinkinfo.h"
 #include "toposcope/formats/fabric/slurm_topology.h"
 #include "toposcope/formats/fabric/topograph_model.h"
 #include "toposcope/formats/nccl/nccl_log.h"
 #include "toposcope/formats/nccl/nccl_tests.h"
+#include "toposcope/formats/node/nvsmi_query.h"
 #include "toposcope/formats/rdma/inventory_csv.h"
 #include "toposcope/formats/rdma/rdma_tools.h"
 
@@ -192,6 +194,8 @@ SniffResult SniffFormat(std::string_view head) {
   }
   if (LooksLikeInventoryCsv(head)) return {FileFormat::kInventoryCsv, "host inventory CSV header (host,ip)"};
   if (LooksLikeIbnetdiscover(head)) return {FileFormat::kIbnetdiscover, "ibnetdiscover fabric dump"};
+  if (LooksLikeIbLinkInfo(head)) return {FileFormat::kIbLinkInfo, "iblinkinfo (Switch: / CA: headers, ==( ... )==> port lines)"};
+  if (LooksLikeNvsmiQuery(head)) return {FileFormat::kNvsmiQuery, "nvidia-smi -q (NVSMI LOG banner / GPU sections)"};
   if (LooksLikeSlurmTopologyYaml(head)) return {FileFormat::kSlurmTopologyYaml, "Slurm topology.yaml"};
   if (LooksLikeSlurmTopology(head)) return {FileFormat::kSlurmTopologyConf, "Slurm topology.conf (SwitchName=/BlockName=)"};
   if (LooksLikeTopographModel(head)) return {FileFormat::kTopographModel, "topograph simulation model"};
@@ -253,6 +257,8 @@ std::string_view FormatName(FileFormat f) {
     case FileFormat::kPcapng: return "pcapng";
     case FileFormat::kNcclLog: return "nccl-log";
     case FileFormat::kNcclTests: return "nccl-tests";
+    case FileFormat::kNvsmiQuery: return "nvidia-smi-q";
+    case FileFormat::kIbLinkInfo: return "iblinkinfo";
     case FileFormat::kRdmaResQp: return "rdma-res-qp";
     case FileFormat::kIbstat: return "ibstat";
     case FileFormat::kIbvDevinfo: return "ibv-devinfo";

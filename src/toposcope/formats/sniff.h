@@ -44,6 +44,8 @@ enum class FileFormat {
   kQpStateLog,              // our QP state-transition log (CSV / JSONL)
   kPathProbe,               // path probes: our CSV / JSONL, traceroute, ibtracert
   kNcclTests,               // nccl-tests output (all_reduce_perf, ...)
+  kNvsmiQuery,              // nvidia-smi -q
+  kIbLinkInfo,              // iblinkinfo (infiniband-diags)
   kTruthJson,               // simulator ground truth: never analysed
   kResultJson,              // a toposcope result: never analysed
 };

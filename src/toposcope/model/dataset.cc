@@ -223,4 +223,62 @@ void AddP2pReport(Dataset& ds, const std::string& host, const std::string& sourc
   }
 }
 
+namespace {
+
+// A PCI bus id as NCCL's XML writes it: lowercase with a 4-digit domain ("00000000:18:00.0" ->
+// "0000:18:00.0"); returned as it is when it has no domain.
+std::string NormalBusId(std::string_view id) {
+  std::string s = ToLowerAscii(Trim(id));
+  const size_t colon = s.find(':');
+  if (colon != std::string::npos && colon > 4 && s.find(':', colon + 1) != std::string::npos) {
+    s.erase(0, colon - 4);
+  }
+  return s;
+}
+
+}  // namespace
+
+void AddNvsmiQuery(Dataset& ds, const std::string& host, const std::string& source,
+                   const formats::NvsmiQuery& query) {
+  HostEvidence& h = ds.Host(host);
+  const bool complete = query.attached_gpus < 0 || static_cast<size_t>(query.attached_gpus) == query.gpus.size();
+  for (size_t i = 0; i < query.gpus.size(); ++i) {
+    const formats::NvsmiQueryGpu& g = query.gpus[i];
+    GpuQueryInfo q;
+    q.bus_id = NormalBusId(g.bus_id);
+    q.product_name = g.product_name;
+    q.driver_version = query.driver_version;
+    const formats::NvsmiAbsoluteLimits l = formats::AbsoluteLimitsOf(g);
+    q.max_operating_c = l.max_operating_c;
+    q.slowdown_c = l.slowdown_c;
+    q.shutdown_c = l.shutdown_c;
+    q.limits_form = l.form;
+    q.source = source;
+    q.line = g.line;
+    for (const auto& [index, info] : h.gpus) {
+      if (!info.bus_id.empty() && NormalBusId(info.bus_id) == q.bus_id) {
+        q.index = index;
+        q.matched_by = "bus_id";
+      }
+    }
+    // By place, unless another source gave that index a different bus id.
+    const int by_place = q.index >= 0 ? -1
+                         : complete   ? static_cast<int>(i)
+                         : query.gpus.size() == 1 ? query.selected_index
+                                                  : -1;
+    const auto known = h.gpus.find(by_place);
+    if (by_place >= 0 && (known == h.gpus.end() || known->second.bus_id.empty())) {
+      q.index = by_place;
+      q.matched_by = complete ? "position" : "selected_index";
+    }
+    if (q.index >= 0) {
+      GpuInfo& info = h.gpus[q.index];
+      info.index = q.index;
+      if (info.bus_id.empty()) info.bus_id = q.bus_id;
+      if (info.model.empty()) info.model = q.product_name;
+    }
+    h.gpu_queries.push_back(std::move(q));
+  }
+}
+
 }  // namespace toposcope::model

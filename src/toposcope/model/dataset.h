@@ -14,10 +14,12 @@
 #include "toposcope/base/result.h"
 #include "toposcope/base/time.h"
 #include "toposcope/formats/fabric/ibnetdiscover.h"
+#include "toposcope/formats/fabric/iblinkinfo.h"
 #include "toposcope/formats/rdma/inventory_csv.h"
 #include "toposcope/formats/nccl/nccl_log.h"
 #include "toposcope/formats/nccl/nccl_tests.h"
 #include "toposcope/formats/nccl/nccl_xml.h"
+#include "toposcope/formats/node/nvsmi_query.h"
 #include "toposcope/formats/node/nvsmi_topo.h"
 #include "toposcope/formats/node/p2p_matrix.h"
 #include "toposcope/formats/fabric/path_probe.h"
@@ -39,6 +41,22 @@ struct GpuInfo {
   std::string cpu_affinity;
   std::string pcie_link_speed;  // "32.0 GT/s PCIe" from NCCL's XML
   int pcie_link_width = 0;
+};
+
+// One GPU of an `nvidia-smi -q` file: what it says of the GPU and its own temperature limits.
+struct GpuQueryInfo {
+  int index = -1;             // the GPU index it was matched to (HostEvidence::gpus); -1: none could be
+  std::string matched_by;     // "bus_id" (a GPU another source names), "position" (its place in a
+                              // file listing every attached GPU), "selected_index" (`-i N`), ""
+  std::string bus_id;         // lowercase, 4-digit domain ("0000:18:00.0")
+  std::string product_name;   // "NVIDIA H100 80GB HBM3"
+  std::string driver_version;
+  double max_operating_c = NAN;  // absolute limits (formats::AbsoluteLimitsOf)
+  double slowdown_c = NAN;
+  double shutdown_c = NAN;
+  std::string limits_form;    // "absolute", "tlimit" (derived from T.Limit headroom), "" none
+  std::string source;         // file path
+  int64_t line = 0;           // line of the GPU's section header
 };
 
 struct NicInfo {
@@ -82,6 +100,7 @@ struct HostEvidence {
   std::vector<formats::IbDevice> ib_devices;    // ibstat / ibv_devinfo
   std::vector<formats::GidEntry> gids;          // show_gids
   std::vector<formats::DmonFieldListEntry> dcgm_offered;  // `dcgmi dmon -l`: the fields its DCGM offers
+  std::vector<GpuQueryInfo> gpu_queries;        // `nvidia-smi -q`: GPUs and their temperature limits
 };
 
 // A packet capture (pcap/pcapng): streamed by the traffic analyses, never held in memory.
@@ -123,6 +142,7 @@ struct Dataset {
   std::vector<formats::NcclTestsReport> nccl_tests;  // nccl-tests runs (all_reduce_perf, ...)
   formats::Inventory inventory;                // host inventory CSV rows (IP -> host)
   std::vector<formats::IbFabric> fabrics;                 // ibnetdiscover dumps
+  std::vector<formats::IbLinkInfo> link_infos;            // iblinkinfo outputs
   std::vector<formats::SlurmTopology> slurm_topologies;   // topology.conf / topology.yaml
   std::vector<formats::TopographModel> topograph_models;  // topograph simulation models
   std::vector<EventInput> qp_state_inputs;                // QP state logs: streamed by the pattern pass
@@ -141,6 +161,15 @@ void AddNcclTopo(Dataset& ds, const std::string& host, const std::string& source
                  const formats::NcclTopo& topo);
 void AddP2pReport(Dataset& ds, const std::string& host, const std::string& source,
                   const formats::P2pReport& report);
+// An `nvidia-smi -q` file: one GpuQueryInfo per GPU section, matched to a GPU index by its bus id
+// (a GPU of the host another source named), else by its position when the file lists every
+// attached GPU (nvidia-smi prints them in index order), else by `-i N` — by place only when no
+// other source gave that index a bus id (it would have matched); unmatched: index -1, kept for the
+// report but never a GPU's. The matched GPU's bus id and
+// model are filled where no other source gave them (the model of p2pBandwidthLatencyTest /
+// nvbandwidth wins whichever file is read first).
+void AddNvsmiQuery(Dataset& ds, const std::string& host, const std::string& source,
+                   const formats::NvsmiQuery& query);
 
 // Derives the class of every GPU pair from NCCL's topology: direct nvlink -> NVLINK(count), both
 // GPUs on NVSwitches -> NVSWITCH(min of their lane totals), else the PCIe tree: same parent -> PIX,

@@ -30,6 +30,8 @@ TOPOSCOPE_JSON_FIELDS(Inventory, rows, counts)
 TOPOSCOPE_JSON_FIELDS(IbPortLink, port, peer_guid, peer_port, port_guid, peer_port_guid, peer_desc, peer_lid, lid, lmc, width, speed, rate_gbps, ext_port, peer_ext_port, extra, line)
 TOPOSCOPE_JSON_FIELDS(IbNode, kind, id, guid, port0_guid, nports, desc, lid, lmc, enhanced_port0, vendid, devid, sysimgguid, chassis, chassis_info, ports, line)
 TOPOSCOPE_JSON_FIELDS(IbFabric, nodes, counts, generated_on, initiated_from, max_hops, total_mads)
+TOPOSCOPE_JSON_FIELDS(IbLinkInfoPort, switch_node, node_guid, node_desc, port_guid, lid, port, width, lane_gbps, speed, rate_gbps, state, phys_state, peer_lid, peer_port, peer_desc, line, node_line)
+TOPOSCOPE_JSON_FIELDS(IbLinkInfo, source, ports, counts)
 TOPOSCOPE_JSON_FIELDS(SlurmSwitch, name, switches, nodes, nodes_expr, switches_expr, link_speed, comment, line)
 TOPOSCOPE_JSON_FIELDS(SlurmBlock, name, nodes, nodes_expr, comment, line)
 TOPOSCOPE_JSON_FIELDS(SlurmRing, name, nodes, nodes_expr, line)
@@ -46,17 +48,18 @@ TOPOSCOPE_JSON_FIELDS(PathProbe, ts_ns, src, dst, hops, rtt_us, hop_rtt_us, line
 namespace toposcope::model {
 
 TOPOSCOPE_JSON_FIELDS(GpuInfo, index, bus_id, model, numa_node, cpu_affinity, pcie_link_speed, pcie_link_width)
+TOPOSCOPE_JSON_FIELDS(GpuQueryInfo, index, matched_by, bus_id, product_name, driver_version, max_operating_c, slowdown_c, shutdown_c, limits_form, source, line)
 TOPOSCOPE_JSON_FIELDS(NicInfo, device, bus_id, numa_node, speed_gbps)
 TOPOSCOPE_JSON_FIELDS(DeclaredLink, cls, source)
 TOPOSCOPE_JSON_FIELDS(MeasuredLink, samples_gbps, staged_samples_gbps, source)
-TOPOSCOPE_JSON_FIELDS(HostEvidence, host, gpus, nics, nvsmi_links, xml_links, measured, gpu_nic, p2p_status, sync_points, rdma_qps, ib_devices, gids, dcgm_offered)
+TOPOSCOPE_JSON_FIELDS(HostEvidence, host, gpus, nics, nvsmi_links, xml_links, measured, gpu_nic, p2p_status, sync_points, rdma_qps, ib_devices, gids, dcgm_offered, gpu_queries)
 TOPOSCOPE_JSON_FIELDS(InputFile, path, format, host, records, accepted, rejected, skipped, skip_reason)
 TOPOSCOPE_JSON_FIELDS(EventInput, path, host, format, untimed_at_ns)
 TOPOSCOPE_JSON_FIELDS(CaptureInput, path, host, point, index)
 TOPOSCOPE_JSON_FIELDS(SeriesKey, host, gpu, link, field_id, field, entity, instance)
 TOPOSCOPE_JSON_FIELDS(SeriesSummary, count, first_ns, last_ns, out_of_order, first_gaps_ns, points, stride)
 TOPOSCOPE_JSON_FIELDS(DcgmStore, series, points)
-TOPOSCOPE_JSON_FIELDS(Dataset, hosts, inputs, event_inputs, captures, nccl_logs, nccl_tests, inventory, fabrics, slurm_topologies, topograph_models, qp_state_inputs, path_probes, dcgm, diag)
+TOPOSCOPE_JSON_FIELDS(Dataset, hosts, inputs, event_inputs, captures, nccl_logs, nccl_tests, inventory, fabrics, link_infos, slurm_topologies, topograph_models, qp_state_inputs, path_probes, dcgm, diag)
 
 }  // namespace toposcope::model
 

@@ -256,6 +256,20 @@ Status ReadGids(FileRead& f) {
   return AppendToHost(f, std::move(t), &formats::GidTable::gids, &HostEvidence::gids);
 }
 
+// `nvidia-smi -q`: the host's GPUs, their models and temperature limits.
+Status ReadNvsmiQuery(FileRead& f) {
+  auto q = formats::ParseNvsmiQuery(f.text, f.path, f.ds.diag);
+  if (!q.ok()) return q.error();
+  f.counts = q->counts;
+  AddNvsmiQuery(f.ds, f.host, f.path, *q);
+  return {};
+}
+
+// iblinkinfo: a second source of the fabric's graph (port states, widths and speeds too).
+Status ReadIbLinkInfo(FileRead& f) {
+  return AppendToDataset(f, formats::ParseIbLinkInfo(f.text, f.path, f.ds.diag), &Dataset::link_infos);
+}
+
 Status ReadFabric(FileRead& f) {
   return AppendToDataset(f, formats::ParseIbnetdiscover(f.text, f.path, f.ds.diag), &Dataset::fabrics);
 }
@@ -349,6 +363,8 @@ constexpr FormatReader kReaders[] = {
     {FileFormat::kQpStateLog,              kStreamed, NoteQpStates},
     {FileFormat::kPathProbe,               kStreamed, ReadProbes},
     {FileFormat::kInventoryCsv,            kWhole,    ReadInventory},
+    {FileFormat::kNvsmiQuery,              kWhole,    ReadNvsmiQuery},
+    {FileFormat::kIbLinkInfo,              kWhole,    ReadIbLinkInfo},
 };
 // clang-format on
 

@@ -1,5 +1,6 @@
-// Tests of analysis/fabric/fabric: leaves, spines and hosts of ibnetdiscover dumps, adapters whose
-// descriptions name no host, and links whose two ends print different widths or speeds.
+// Tests of analysis/fabric/fabric: leaves, spines and hosts of ibnetdiscover dumps and iblinkinfo
+// outputs (alone and merged), adapters whose descriptions name no host, and links whose two ends
+// print different widths or speeds.
 #include "toposcope/analysis/fabric/fabric.h"
 
 #include <gtest/gtest.h>
@@ -9,6 +10,8 @@
 
 #include "toposcope/base/diagnostics.h"
 #include "toposcope/base/file_io.h"
+#include "toposcope/base/text.h"
+#include "toposcope/formats/fabric/iblinkinfo.h"
 #include "toposcope/formats/fabric/ibnetdiscover.h"
 #include "toposcope/model/dataset.h"
 
@@ -127,6 +130,18 @@ TEST(FabricReal, QdrAdaptersWithoutHostNames) {
   for (const auto& l : r.leaves) on_leaves += l.hosts.size();
   EXPECT_EQ(on_leaves, 89u);
   EXPECT_TRUE(r.mismatches.empty());
+  // 23 of its 89 adapter links run 4x DDR where the other 66 run 4x QDR: each is below its tier's
+  // usual (taken from the dump: 4x QDR), the leaf-spine links (all 4x QDR) are not.
+  int slow = 0;
+  for (const FabricFinding& f : r.findings) {
+    EXPECT_EQ(f.kind, FabricFindingKind::kLinkBelowUsual);
+    EXPECT_EQ(f.tier, "host-leaf");
+    EXPECT_EQ(f.speed, "DDR");
+    EXPECT_EQ(f.usual_speed, "QDR");
+    EXPECT_EQ(f.usual_width, "4x");
+    ++slow;
+  }
+  EXPECT_EQ(slow, 23);
 }
 
 // The SuperPOD dump: 31 leaves and 9 spines; its adapters with the firmware default description
@@ -184,6 +199,129 @@ TEST(FabricRealTestdata, ManPageExampleNoHostNamesAndWidthMismatch) {
   EXPECT_EQ(m2.b.node, "S-005442ba00003080");
   EXPECT_EQ(m2.b.port, 10);
   EXPECT_EQ(m2.b.width, "4x");
+}
+
+// --- iblinkinfo as a second source of the graph ------------------------------------------------
+
+const std::string kIbLinkInfoQdr = std::string(TOPOSCOPE_TESTDATA) +
+    "/real/iblinkinfo/qdr_connectx3_infiniscale4_18port_down_polling_tsinghua_dbx1000_readme_excerpt.txt";
+
+void AddLinkInfo(model::Dataset& ds, const std::string& text, const std::string& source) {
+  Diagnostics diag;
+  auto info = formats::ParseIbLinkInfo(text, source, diag);
+  ASSERT_TRUE(info.ok());
+  ds.link_infos.push_back(std::move(*info));
+}
+
+// The real QDR iblinkinfo alone: one 18-port switch, nine adapter ports of eight hosts (teaker-9 has
+// two), every link printed from both ends and counted once; nine free ports Down/Polling.
+TEST(FabricRealIbLinkInfo, QdrSwitchAloneGivesTheLeafAndItsEightHosts) {
+  model::Dataset ds;
+  auto text = ReadFileText(kIbLinkInfoQdr);
+  ASSERT_TRUE(text.ok());
+  AddLinkInfo(ds, *text, "qdr.txt");
+  const FabricReport r = AnalyzeFabric(ds);
+  ASSERT_TRUE(r.present);
+  EXPECT_EQ(r.source_tools, "iblinkinfo");
+  ASSERT_EQ(r.switches.size(), 1u);
+  EXPECT_EQ(r.switches[0].id, "S-0002c902004b2678");
+  EXPECT_EQ(r.switches[0].nports, 18);
+  EXPECT_EQ(r.switches[0].level, SwitchLevel::kLeaf);
+  EXPECT_EQ(r.cas.size(), 8u);
+  EXPECT_EQ(r.hosts, (std::vector<std::string>{"teaker-10", "teaker-11", "teaker-4", "teaker-5", "teaker-6",
+                                                "teaker-7", "teaker-8", "teaker-9"}));
+  ASSERT_EQ(r.leaves.size(), 1u);
+  EXPECT_EQ(r.leaves[0].hosts.size(), 8u);
+  EXPECT_TRUE(r.spines.empty());
+  ASSERT_EQ(r.links.size(), 9u);
+  for (const FabricLink& l : r.links) {
+    EXPECT_EQ(l.width, "4x");
+    EXPECT_EQ(l.speed, "QDR");
+    EXPECT_EQ(l.state, "Active");
+    EXPECT_EQ(l.tier, "host-leaf");
+    EXPECT_DOUBLE_EQ(l.rate_gbps, 40);
+  }
+  EXPECT_TRUE(r.mismatches.empty());
+  EXPECT_EQ(r.unresolved_peers, 0);
+  ASSERT_EQ(r.down_ports.size(), 9u);
+  EXPECT_EQ(r.down_ports[0].port, 8);
+  EXPECT_EQ(r.down_ports[0].phys_state, "Polling");
+  // One switch: no tier to compare its free ports with, and no peer says they are linked.
+  EXPECT_TRUE(r.findings.empty());
+}
+
+// An ibnetdiscover dump of part of the same fabric (node GUIDs one below the port GUIDs, as on
+// ConnectX-3; the LIDs iblinkinfo prints): its adapters are matched by port GUID, so nothing is
+// counted twice and the dump's ids win.
+const char* kQdrDump =
+    "switchguid=0x2c902004b2678(2c902004b2678)\n"
+    "Switch\t18 \"S-0002c902004b2678\"\t\t# \"Infiniscale-IV Mellanox Technologies\" base port 0 lid 2 lmc 0\n"
+    "[3]\t\"H-f45214030091ba50\"[1](f45214030091ba51) \t\t# \"teaker-9 HCA-1\" lid 6 4xQDR\n"
+    "[9]\t\"H-f45214030091b9f0\"[1](f45214030091b9f1) \t\t# \"teaker-4 HCA-1\" lid 1 4xQDR\n"
+    "[14]\t\"H-f45214030091ba50\"[2](f45214030091ba52) \t\t# \"teaker-9 HCA-1\" lid 4 4xQDR\n"
+    "\n"
+    "caguid=0xf45214030091b9f0\n"
+    "Ca\t2 \"H-f45214030091b9f0\"\t\t# \"teaker-4 HCA-1\"\n"
+    "[1](f45214030091b9f1) \t\"S-0002c902004b2678\"[9]\t\t# lid 1 lmc 0 \"Infiniscale-IV Mellanox Technologies\" lid 2 4xQDR\n"
+    "\n"
+    "caguid=0xf45214030091ba50\n"
+    "Ca\t2 \"H-f45214030091ba50\"\t\t# \"teaker-9 HCA-1\"\n"
+    "[1](f45214030091ba51) \t\"S-0002c902004b2678\"[3]\t\t# lid 6 lmc 0 \"Infiniscale-IV Mellanox Technologies\" lid 2 4xQDR\n"
+    "[2](f45214030091ba52) \t\"S-0002c902004b2678\"[14]\t\t# lid 4 lmc 0 \"Infiniscale-IV Mellanox Technologies\" lid 2 4xQDR\n";
+
+TEST(FabricRealIbLinkInfo, MergedWithAnIbnetdiscoverDumpOfTheSameFabricCountsEachNodeAndLinkOnce) {
+  model::Dataset ds;
+  Diagnostics diag;
+  auto dump = formats::ParseIbnetdiscover(kQdrDump, "dump.txt", diag);
+  ASSERT_TRUE(dump.ok());
+  ASSERT_EQ(dump->counts.rejected, 0);
+  ds.fabrics.push_back(std::move(*dump));
+  auto text = ReadFileText(kIbLinkInfoQdr);
+  ASSERT_TRUE(text.ok());
+  AddLinkInfo(ds, *text, "qdr.txt");
+  const FabricReport r = AnalyzeFabric(ds);
+  EXPECT_EQ(r.source_tools, "ibnetdiscover+iblinkinfo");
+  EXPECT_EQ(r.switches.size(), 1u);
+  EXPECT_EQ(r.cas.size(), 8u);
+  EXPECT_EQ(r.hosts.size(), 8u);
+  EXPECT_EQ(r.links.size(), 9u);
+  EXPECT_TRUE(r.mismatches.empty());
+  EXPECT_TRUE(r.findings.empty());
+  const auto ca = [&](const std::string& id) {
+    return std::find_if(r.cas.begin(), r.cas.end(), [&](const FabricCa& c) { return c.id == id; });
+  };
+  ASSERT_NE(ca("H-f45214030091ba50"), r.cas.end());  // teaker-9, two ports, the dump's id
+  EXPECT_EQ(ca("H-f45214030091ba50")->ports.size(), 2u);
+  EXPECT_EQ(ca("H-f45214030091ba51"), r.cas.end());
+  ASSERT_NE(ca("H-f45214030091ba11"), r.cas.end());  // teaker-10: iblinkinfo only, its port GUID
+  EXPECT_EQ(ca("H-f45214030091ba11")->name, "teaker-10");
+  // Links the dump prints keep its width and speed; those only iblinkinfo prints carry a state.
+  int with_state = 0;
+  for (const FabricLink& l : r.links) with_state += l.state == "Active" ? 1 : 0;
+  EXPECT_EQ(with_state, 6);
+}
+
+// `iblinkinfo --switches-only`: the adapters are known by the switch side alone (their LID and
+// description): an adapter per peer whose description names a host, and the switch is still a leaf.
+TEST(FabricIbLinkInfo, SwitchesOnlyOutputStillGivesTheLeaf) {
+  auto text = ReadFileText(kIbLinkInfoQdr);
+  ASSERT_TRUE(text.ok());
+  std::string switch_only;
+  bool in_switch = false;
+  for (std::string_view line : SplitLines(*text)) {
+    if (StartsWith(line, "Switch:")) in_switch = true;
+    if (StartsWith(line, "CA:")) in_switch = false;
+    if (in_switch) switch_only += std::string(line) + "\n";
+  }
+  model::Dataset ds;
+  AddLinkInfo(ds, switch_only, "switches.txt");
+  const FabricReport r = AnalyzeFabric(ds);
+  ASSERT_EQ(r.leaves.size(), 1u);
+  EXPECT_EQ(r.leaves[0].hosts.size(), 8u);
+  EXPECT_EQ(r.links.size(), 9u);
+  EXPECT_EQ(r.cas.size(), 9u);  // teaker-9's two ports have two LIDs: two adapters of one host
+  EXPECT_EQ(r.hosts.size(), 8u);
+  EXPECT_EQ(r.unresolved_peers, 0);
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 
 #include "toposcope/analysis/time/telemetry.h"
 
+#include "toposcope/base/file_io.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -263,6 +265,49 @@ TEST(Telemetry, ClockStepConfidenceFromTheStepOverTheNoise) {
   EXPECT_NEAR(small.findings[0].confidence, 0.68, 0.02);  // P(|N| < 1)
   EXPECT_NE(big.findings[0].evidence.find("by 50.0 us"), std::string::npos) << big.findings[0].evidence;
   EXPECT_TRUE(std::isnan(fit_with(50'000, NAN).findings[0].confidence));
+}
+
+// With the host's `nvidia-smi -q` (the real H100 file, T.Limit form) the GPU's own limit decides, not
+// its model's: loaded as host "h", GPU 2's own max operating limit is 87 C (current + headroom), so
+// 86 C is not hot; GPU 6's readings give 83 C, so the same store as GPU 6 is hot, with the file and
+// form named. A GPU whose -q gives only a slowdown limit is judged against that; DCGM's own limit
+// field (152) still comes first.
+TEST(Telemetry, HotThresholdFromTheGpusOwnNvidiaSmiQLimits) {
+  auto text = ReadFileText(std::string(TOPOSCOPE_TESTDATA) +
+                           "/real/nvidia_smi_q/h100_80gb_hbm3_x8_driver565_tlimit_nvidia_smi_q.txt");
+  ASSERT_TRUE(text.ok());
+  Diagnostics diag;
+  auto q = formats::ParseNvsmiQuery(*text, "q.txt", diag);
+  ASSERT_TRUE(q.ok());
+  model::Dataset ds;
+  model::AddNvsmiQuery(ds, "h", "q.txt", *q);
+  GpuOwnLimits limits = GpuOwnLimitsOf(ds);
+  ASSERT_EQ(limits.size(), 8U);
+  const GpuModels models = GpuModelsOf(ds);
+  EXPECT_EQ(models.at({"h", 2}), "NVIDIA H100 80GB HBM3");  // the model from -q
+  const auto s = HotGpuStore(70, 86);                       // GPU 2 of host h at 86 C
+  EXPECT_TRUE(AnalyzeTelemetry(s, {}, {}, models, limits).findings.empty());
+  const HotThreshold own = HotThresholdOf(s, "h", 2, models, {}, limits);
+  EXPECT_EQ(own.source, HotSource::kNvsmiLimit);
+  EXPECT_EQ(own.source_name, "nvidia_smi_q_max_operating_temp");
+  EXPECT_DOUBLE_EQ(own.hot_c, 87);
+  limits[{"h", 2}] = limits.at({"h", 6});  // GPU 6's section (83 C) as GPU 2's
+  TelemetryReport r = AnalyzeTelemetry(s, {}, {}, models, limits);
+  ASSERT_EQ(r.findings.size(), 1U);
+  EXPECT_EQ(r.findings[0].threshold_source, "nvidia_smi_q_max_operating_temp");
+  EXPECT_DOUBLE_EQ(r.findings[0].hot_c, 83);
+  EXPECT_EQ(r.findings[0].threshold_file, "q.txt:1352");
+  EXPECT_NE(r.findings[0].evidence.find("the GPU's own limit, tlimit form, q.txt:1352"), std::string::npos)
+      << r.findings[0].evidence;
+  limits[{"h", 2}].max_operating_c = NAN;  // only the slowdown limit (85 C for GPU 6's readings)
+  r = AnalyzeTelemetry(s, {}, {}, models, limits);
+  ASSERT_EQ(r.findings.size(), 1U);
+  EXPECT_EQ(r.findings[0].threshold_source, "nvidia_smi_q_slowdown_temp");
+  EXPECT_DOUBLE_EQ(r.findings[0].hot_c, 85);
+  auto with_dcgm = s;
+  with_dcgm.Add({"h", 2, -1, 152, "DCGM_FI_DEV_GPU_MAX_OP_TEMP", 0, 90});
+  with_dcgm.Add({"h", 2, -1, 152, "DCGM_FI_DEV_GPU_MAX_OP_TEMP", 1000, 90});
+  EXPECT_EQ(HotThresholdOf(with_dcgm, "h", 2, models, {}, limits).source_name, "dcgm_max_operating_temp");
 }
 
 // Golden: the limits table agrees with real `nvidia-smi -q` output (testdata/real/nvidia_smi_q):

@@ -81,6 +81,22 @@ TEST(IbLinkInfoReal, QdrSwitchWithNineCasBothEnds) {
   EXPECT_EQ(nine_b.peer_desc, "Infiniscale-IV Mellanox Technologies");
 }
 
+// Each port line knows its node's header line; the file is recognised by its content.
+TEST(IbLinkInfoReal, PortsKnowTheirHeaderLine) {
+  Diagnostics diag;
+  const std::string text = Slurp(kQdr);
+  auto r = ParseIbLinkInfo(text, "q", diag);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->source, "q");
+  ASSERT_GE(r->ports.size(), 9u);
+  EXPECT_EQ(r->ports[0].node_line, 1);
+  EXPECT_EQ(r->ports[7].node_line, 13);  // teaker-9's second port, under the header of line 13
+  EXPECT_EQ(r->ports[8].node_line, 16);  // the switch
+  EXPECT_TRUE(LooksLikeIbLinkInfo(text));
+  EXPECT_TRUE(LooksLikeIbLinkInfo("[root@n1 ~]# iblinkinfo\n" + text));
+  EXPECT_FALSE(LooksLikeIbLinkInfo("CA: x:\nno port lines\n"));
+}
+
 TEST(IbLinkInfo, SpeedsFromTheLaneRate) {
   Diagnostics diag;
   auto r = ParseIbLinkInfo(

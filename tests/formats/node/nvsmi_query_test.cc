@@ -96,6 +96,55 @@ TEST(NvsmiQueryReal, H800OneGpuAfterAPrompt) {
   EXPECT_DOUBLE_EQ(p.q->gpus[0].shutdown_c, 92);
 }
 
+// The absolute limits of each real file, whichever form its driver printed: A100 absolute, H100
+// derived from T.Limit (GPU 6's readings put its T.Limit at 83 C), H800 both (the absolute lines;
+// its current + T.Limit headroom is 86 C against the printed 87 C max operating: the two readings
+// are whole degrees taken a moment apart, the derived form is good to about 1 C); the `-i 0` prompt.
+TEST(NvsmiQueryReal, AbsoluteLimitsFromEitherForm) {
+  Parsed a100 = Parse(Slurp(kReal + "a100_sxm4_80gb_x4_driver555_nvidia_smi_q.txt"));
+  ASSERT_TRUE(a100.q.ok());
+  const NvsmiAbsoluteLimits la = AbsoluteLimitsOf(a100.q->gpus[0]);
+  EXPECT_EQ(la.form, "absolute");
+  EXPECT_DOUBLE_EQ(la.max_operating_c, 85);
+  EXPECT_DOUBLE_EQ(la.slowdown_c, 89);
+  EXPECT_DOUBLE_EQ(la.shutdown_c, 92);
+  EXPECT_EQ(a100.q->selected_index, -1);
+  Parsed h100 = Parse(Slurp(kReal + "h100_80gb_hbm3_x8_driver565_tlimit_nvidia_smi_q.txt"));
+  ASSERT_TRUE(h100.q.ok());
+  ASSERT_EQ(h100.q->gpus.size(), 8U);
+  const NvsmiAbsoluteLimits lh = AbsoluteLimitsOf(h100.q->gpus[0]);
+  EXPECT_EQ(lh.form, "tlimit");
+  EXPECT_DOUBLE_EQ(lh.max_operating_c, 87);  // 30 C + 57 C headroom - 0
+  EXPECT_DOUBLE_EQ(lh.slowdown_c, 89);       // 87 - (-2)
+  EXPECT_DOUBLE_EQ(lh.shutdown_c, 95);       // 87 - (-8)
+  EXPECT_DOUBLE_EQ(AbsoluteLimitsOf(h100.q->gpus[6]).slowdown_c, 85);
+  Parsed h800 = Parse(Slurp(kReal + "h800_driver525_nvidia_smi_q.txt"));
+  ASSERT_TRUE(h800.q.ok());
+  const NvsmiAbsoluteLimits l8 = AbsoluteLimitsOf(h800.q->gpus[0]);
+  EXPECT_EQ(l8.form, "absolute");
+  EXPECT_DOUBLE_EQ(l8.max_operating_c, 87);
+  EXPECT_NEAR(l8.max_operating_c, h800.q->gpus[0].current_c + h800.q->gpus[0].tlimit_c, 1.0);
+  EXPECT_DOUBLE_EQ(l8.slowdown_c, 89);
+  EXPECT_EQ(h800.q->selected_index, 0);
+  for (const char* f : {"a100_sxm4_80gb_x4_driver555_nvidia_smi_q.txt", "h100_80gb_hbm3_x8_driver565_tlimit_nvidia_smi_q.txt",
+                        "h800_driver525_nvidia_smi_q.txt"}) {
+    EXPECT_TRUE(LooksLikeNvsmiQuery(Slurp(kReal + f))) << f;
+  }
+}
+
+TEST(NvsmiQuery, NoLimitsAndPromptForms) {
+  NvsmiQueryGpu g;
+  EXPECT_EQ(AbsoluteLimitsOf(g).form, "");
+  g.current_c = 40;  // T.Limit N/A: nothing to derive from
+  g.slowdown_tlimit_c = -2;
+  EXPECT_TRUE(std::isnan(AbsoluteLimitsOf(g).slowdown_c));
+  const std::string section = "GPU 00000000:18:00.0\n    Product Name : X\n";
+  EXPECT_EQ(Parse("$ nvidia-smi -q --id=3\n" + section).q->selected_index, 3);
+  EXPECT_EQ(Parse("$ nvidia-smi -q -i 00000000:18:00.0\n" + section).q->selected_index, -1);
+  EXPECT_FALSE(LooksLikeNvsmiQuery("Attached GPUs : 2\nno sections\n"));
+  EXPECT_TRUE(LooksLikeNvsmiQuery("boot log\nAttached GPUs : 1\n" + section));
+}
+
 TEST(NvsmiQuery, BadInputsAreRefusedWithTheReason) {
   EXPECT_FALSE(Parse("").q.ok());
   EXPECT_FALSE(Parse("GPU0\tGPU1\tCPU Affinity\nGPU0\t X \tNV18\t0-47\n").q.ok());  // nvidia-smi topo

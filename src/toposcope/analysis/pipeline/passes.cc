@@ -87,14 +87,16 @@ PassCounts RunAnchors(const PipelineOptions& opt, PipelineState* st) {
 }
 
 PassCounts RunTelemetry(const PipelineOptions&, PipelineState* st) {
-  st->telemetry = AnalyzeTelemetry(st->dataset->dcgm, st->anchors->clocks, {}, GpuModelsOf(*st->dataset));
+  st->telemetry = AnalyzeTelemetry(st->dataset->dcgm, st->anchors->clocks, {}, GpuModelsOf(*st->dataset),
+                                   GpuOwnLimitsOf(*st->dataset));
   st->telemetry->offered = CheckOfferedFields(*st->dataset);
+  st->telemetry->gpu_limits = GpuLimitsOf(*st->dataset);
   return {st->dataset->dcgm.points, static_cast<int64_t>(st->telemetry->findings.size())};
 }
 
 PassCounts RunFabric(const PipelineOptions&, PipelineState* st) {
   st->fabric = AnalyzeFabric(*st->dataset);
-  return {static_cast<int64_t>(st->dataset->fabrics.size()),
+  return {static_cast<int64_t>(st->dataset->fabrics.size() + st->dataset->link_infos.size()),
           static_cast<int64_t>(st->fabric->switches.size() + st->fabric->cas.size())};
 }
 

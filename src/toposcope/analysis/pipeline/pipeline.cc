@@ -71,7 +71,7 @@ const std::vector<PassInfo>& Passes() {
       {P::kAnchors, "anchors", "clock models refined by collective-completion anchors", {P::kLoad, P::kClocks}},
       {P::kTelemetry, "telemetry", "DCGM fields, sampling warnings, thermal and clock-step findings",
        {P::kLoad, P::kAnchors}},
-      {P::kFabric, "fabric", "switches, adapters, leaves and spines from ibnetdiscover dumps", {P::kLoad}},
+      {P::kFabric, "fabric", "switches, adapters, leaves, spines from ibnetdiscover / iblinkinfo", {P::kLoad}},
       {P::kPatterns, "patterns", "AllReduce / pipeline patterns from QP state logs", {P::kLoad}},
       {P::kPaths, "paths", "path entropy, bottlenecks and redundant hops from path probes", {P::kLoad}},
       {P::kLeaves, "leaves", "leaf and pod membership from probe RTTs alone", {P::kLoad}},

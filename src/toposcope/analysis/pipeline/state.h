@@ -41,7 +41,7 @@ enum class PassId {
   kClocks,         // per-host clock models from sync records
   kAnchors,        // clock models refined with collective-completion anchors
   kTelemetry,      // DCGM fields, sampling warnings, thermal / clock-step findings
-  kFabric,         // switches, adapters, leaves and spines from ibnetdiscover
+  kFabric,         // switches, adapters, leaves and spines from ibnetdiscover / iblinkinfo
   kPatterns,       // AllReduce / pipeline patterns from QP state logs
   kPaths,          // path entropy, bottlenecks, redundant hops from probes
   kLeaves,         // leaf and pod membership from probe RTTs alone

@@ -31,6 +31,7 @@ constexpr NamedValue<HotSource> kHotSourceNames[] = {
     {HotSource::kOption, "option"},
     {HotSource::kThrottleReasons, "dcgm_clock_throttle_reasons"},
     {HotSource::kDcgmLimit, "dcgm_max_operating_temp"},
+    {HotSource::kNvsmiLimit, "nvidia_smi_q_max_operating_temp"},
     {HotSource::kModelLimit, "gpu_model"},
     {HotSource::kLowestKnown, "lowest_known_model_limit"}};
 
@@ -178,6 +179,7 @@ std::string DescribeThreshold(const HotThreshold& t) {
     return "DCGM's clock throttle reasons (field 112) show a thermal slowdown bit (SW 0x20 / HW 0x40)";
   }
   std::string s = "temperature >= " + FormatFixed(t.hot_c, 0) + " C (" + t.source_name;
+  if (t.source == HotSource::kNvsmiLimit) s += ": the GPU's own limit, " + t.form + " form, " + t.file;
   if (t.source == HotSource::kModelLimit) s += ": max operating temperature of " + t.model;
   if (t.source == HotSource::kLowestKnown) s += t.model.empty() ? ": GPU model unknown" : ": " + t.model + " not in the table";
   return s + ")";
@@ -187,7 +189,7 @@ std::string DescribeThreshold(const HotThreshold& t) {
 // a link whose rx falls while the GPU is hot, and further than its peers'. Confidence: Phi(z), z =
 // (decision line - hot/cool ratio) / its standard error (LevelsOf).
 std::vector<TelemetryFinding> ThermalFindings(const model::DcgmStore& dcgm, const TelemetryOptions& opt,
-                                              const GpuModels& models) {
+                                              const GpuModels& models, const GpuOwnLimits& limits) {
   std::map<std::pair<std::string, int>, const model::SeriesSummary*> temps, throttles;
   std::map<std::pair<std::string, int>, std::map<int, const model::SeriesSummary*>> links;
   for (const auto& [k, s] : dcgm.series) {
@@ -200,7 +202,7 @@ std::vector<TelemetryFinding> ThermalFindings(const model::DcgmStore& dcgm, cons
   std::vector<TelemetryFinding> out;
   for (const auto& [gpu_key, link_series] : links) {
     if (link_series.size() < 2) continue;
-    const HotThreshold thr = HotThresholdOf(dcgm, gpu_key.first, gpu_key.second, models, opt);
+    const HotThreshold thr = HotThresholdOf(dcgm, gpu_key.first, gpu_key.second, models, opt, limits);
     std::vector<std::pair<int64_t, int64_t>> hot;
     if (thr.source == HotSource::kThrottleReasons) {
       hot = HotIntervals(*throttles.at(gpu_key), NAN, kThermalThrottleBits);
@@ -232,6 +234,7 @@ std::vector<TelemetryFinding> ThermalFindings(const model::DcgmStore& dcgm, cons
       f.confidence = NormalCdf(z);
       f.threshold_source = thr.source_name;
       f.hot_c = thr.hot_c;
+      f.threshold_file = thr.file;
       f.evidence = DescribeThreshold(thr) + " during " + std::to_string(hot.size()) + " interval(s); link " +
                    std::to_string(link) + " rx fell to " + FormatFixed(100 * q, 1) + "% of its cool level (" +
                    FormatFixed(lv.hot / 1e9, 2) + " vs " + FormatFixed(lv.cool / 1e9, 2) + " GB/s, " +
@@ -309,9 +312,29 @@ GpuModels GpuModelsOf(const model::Dataset& ds) {
   return out;
 }
 
+GpuOwnLimits GpuOwnLimitsOf(const model::Dataset& ds) {
+  GpuOwnLimits out;
+  for (const auto& [host, h] : ds.hosts) {
+    for (const model::GpuQueryInfo& q : h.gpu_queries) {
+      if (q.index >= 0) out.emplace(std::make_pair(host, q.index), q);
+    }
+  }
+  return out;
+}
+
+std::vector<GpuLimitsEntry> GpuLimitsOf(const model::Dataset& ds) {
+  std::vector<GpuLimitsEntry> out;
+  for (const auto& [host, h] : ds.hosts) {
+    for (const model::GpuQueryInfo& q : h.gpu_queries) out.push_back({host, q});
+  }
+  return out;
+}
+
 HotThreshold HotThresholdOf(const model::DcgmStore& dcgm, const std::string& host, int gpu, const GpuModels& models,
-                            const TelemetryOptions& opt) {
+                            const TelemetryOptions& opt, const GpuOwnLimits& limits) {
   HotThreshold h;
+  const auto own = limits.find({host, gpu});
+  const model::GpuQueryInfo* q = own == limits.end() ? nullptr : &own->second;
   if (auto it = models.find({host, gpu}); it != models.end()) h.model = it->second;
   auto set = [&](HotSource s, double c, std::string name = "") {
     h.source = s;
@@ -326,6 +349,13 @@ HotThreshold HotThresholdOf(const model::DcgmStore& dcgm, const std::string& hos
     set(HotSource::kDcgmLimit, SeriesMedian(*s), "dcgm_max_operating_temp");
   } else if (const auto* s2 = FindGpuSeries(dcgm, host, gpu, kSlowdownTemp); s2 && SeriesMedian(*s2) > 0) {
     set(HotSource::kDcgmLimit, SeriesMedian(*s2), "dcgm_slowdown_temp");
+  } else if (q != nullptr && (q->max_operating_c > 0 || q->slowdown_c > 0)) {
+    const bool max_op = q->max_operating_c > 0;
+    set(HotSource::kNvsmiLimit, max_op ? q->max_operating_c : q->slowdown_c,
+        max_op ? "nvidia_smi_q_max_operating_temp" : "nvidia_smi_q_slowdown_temp");
+    h.file = q->source + ":" + std::to_string(q->line);
+    h.form = q->limits_form;
+    if (h.model.empty()) h.model = q->product_name;
   } else if (const auto l = FindGpuThermalLimits(h.model)) {
     set(HotSource::kModelLimit, l->max_operating_c);
   } else {
@@ -335,7 +365,7 @@ HotThreshold HotThresholdOf(const model::DcgmStore& dcgm, const std::string& hos
 }
 
 TelemetryReport AnalyzeTelemetry(const model::DcgmStore& dcgm, const std::vector<HostClockFit>& clocks,
-                                 const TelemetryOptions& opt, const GpuModels& models) {
+                                 const TelemetryOptions& opt, const GpuModels& models, const GpuOwnLimits& limits) {
   TelemetryReport r;
   r.series = static_cast<int64_t>(dcgm.series.size());
   r.points = dcgm.points;
@@ -367,7 +397,7 @@ TelemetryReport AnalyzeTelemetry(const model::DcgmStore& dcgm, const std::vector
     for (auto& [_, w] : one) r.sampling_warnings.push_back(w);
   }
 
-  r.findings = ThermalFindings(dcgm, opt, models);
+  r.findings = ThermalFindings(dcgm, opt, models, limits);
   for (auto& f : ClockStepFindings(clocks)) r.findings.push_back(std::move(f));
   return r;
 }

@@ -52,11 +52,14 @@ enum class HotSource {
   kThrottleReasons,  // "dcgm_clock_throttle_reasons": DCGM's clocks-event reasons (field 112) with
                      // the SW or HW thermal slowdown bit set mark the hot samples
   kDcgmLimit,        // "dcgm_max_operating_temp" / "dcgm_slowdown_temp": the GPU's own limit (152 / 158)
+  kNvsmiLimit,       // "nvidia_smi_q_max_operating_temp" / "nvidia_smi_q_slowdown_temp": the GPU's own
+                     // limit from its host's `nvidia-smi -q` file (absolute, or derived from T.Limit)
   kModelLimit,       // "gpu_model": the max operating temperature of the GPU's model (sourced table)
   kLowestKnown,      // "lowest_known_model_limit": model unknown; the lowest max operating temperature
                      // of any model in the table
 };
-// Its name (one of those above; kDcgmLimit names the field used: see HotThreshold::source).
+// Its name (one of those above; kDcgmLimit and kNvsmiLimit name the limit used: see
+// HotThreshold::source_name).
 std::string_view HotSourceName(HotSource s);
 
 // A GPU model's temperature limits as nvidia-smi -q reports them ("GPU Max Operating Temp", "GPU
@@ -80,6 +83,8 @@ struct HotThreshold {
   std::string source_name;  // HotSourceName, or the DCGM field for kDcgmLimit
   double hot_c = NAN;       // NaN for kThrottleReasons (the bits decide, not a temperature)
   std::string model;        // the GPU model, when known
+  std::string file;         // kNvsmiLimit: the nvidia-smi -q file and line ("<path>:<line>")
+  std::string form;         // kNvsmiLimit: "absolute" or "tlimit" (derived from T.Limit headroom)
 };
 
 struct TelemetryFinding {
@@ -92,6 +97,7 @@ struct TelemetryFinding {
   std::string evidence;
   std::string threshold_source;  // thermal findings: HotThreshold::source_name
   double hot_c = NAN;            // thermal findings: the temperature threshold (NaN: throttle bits)
+  std::string threshold_file;    // thermal findings from nvidia-smi -q limits: HotThreshold::file
 };
 
 struct TelemetryOptions {
@@ -110,12 +116,19 @@ struct OfferedFields {
                                      // analysis reads that this DCGM does not list
 };
 
+// A GPU's own temperature limits from its host's `nvidia-smi -q` file.
+struct GpuLimitsEntry {
+  std::string host;
+  model::GpuQueryInfo gpu;
+};
+
 struct TelemetryReport {
   int64_t series = 0, points = 0;
   std::vector<FieldReport> fields;
   std::vector<SamplingWarning> sampling_warnings;
   std::vector<TelemetryFinding> findings;
   std::vector<OfferedFields> offered;  // per host with a `dcgmi dmon -l` list
+  std::vector<GpuLimitsEntry> gpu_limits;  // every GPU of every `nvidia-smi -q` file (GpuLimitsOf)
 };
 
 // (host, GPU index) -> GPU model name, as the node evidence names it.
@@ -124,18 +137,31 @@ using GpuModels = std::map<std::pair<std::string, int>, std::string>;
 // The models of every GPU the dataset names. Never fails.
 GpuModels GpuModelsOf(const model::Dataset& ds);
 
+// (host, GPU index) -> that GPU's `nvidia-smi -q` section (the first file that names the index).
+using GpuOwnLimits = std::map<std::pair<std::string, int>, model::GpuQueryInfo>;
+
+// The `nvidia-smi -q` limits of every GPU matched to an index. Never fails.
+GpuOwnLimits GpuOwnLimitsOf(const model::Dataset& ds);
+// Every GPU of every `nvidia-smi -q` file, by host in file order (matched to an index or not), for
+// the report. Never fails.
+std::vector<GpuLimitsEntry> GpuLimitsOf(const model::Dataset& ds);
+
 // The hot threshold of one GPU: opt.hot_c when set, else DCGM's thermal throttle bits when the GPU
 // has a clock-throttle-reasons series, else its DCGM max operating (152) or slowdown (158)
-// temperature, else its model's max operating temperature, else the lowest in the table. Never
-// fails.
+// temperature, else its own max operating or (when that is not printed) slowdown temperature from
+// its host's `nvidia-smi -q` (`limits`), else its model's max operating temperature, else the
+// lowest in the table. The max operating limit is preferred as with DCGM's fields: SW thermal
+// slowdown starts there, HW slowdown only at the slowdown limit. Never fails.
 HotThreshold HotThresholdOf(const model::DcgmStore& dcgm, const std::string& host, int gpu,
-                            const GpuModels& models, const TelemetryOptions& opt = {});
+                            const GpuModels& models, const TelemetryOptions& opt = {},
+                            const GpuOwnLimits& limits = {});
 
 // Fields, sampling warnings and thermal down-speed from the DCGM store (hot thresholds from the
 // data and `models`, HotThresholdOf); clock steps from the fits. Returns the report (empty for an
 // empty store and no fits); never fails.
 TelemetryReport AnalyzeTelemetry(const model::DcgmStore& dcgm, const std::vector<HostClockFit>& clocks,
-                                 const TelemetryOptions& opt = {}, const GpuModels& models = {});
+                                 const TelemetryOptions& opt = {}, const GpuModels& models = {},
+                                 const GpuOwnLimits& limits = {});
 
 // For every host with a `dcgmi dmon -l` list: how many fields it offers and which of the fields
 // the analyses read it lacks (GPU temperature for the thermal findings, NVLink byte counters for

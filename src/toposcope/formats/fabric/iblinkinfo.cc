@@ -98,6 +98,7 @@ std::string ReadPort(std::string_view t, IbLinkInfoPort& p) {
 Result<IbLinkInfo> ParseIbLinkInfo(std::string_view text, std::string_view source, Diagnostics& diag) {
   if (LooksBinary(text.substr(0, 4096))) return MakeError(std::string(source), 0, 0, "binary input, not iblinkinfo output");
   IbLinkInfo out;
+  out.source = std::string(source);
   bool any_header = false;
   bool in_node = false;
   IbLinkInfoPort node;  // the current header's fields
@@ -127,6 +128,7 @@ Result<IbLinkInfo> ParseIbLinkInfo(std::string_view text, std::string_view sourc
         }
       }
       node.node_desc = std::string(rest);
+      node.node_line = no;
       any_header = in_node = true;
       ++out.counts.read;
       ++out.counts.accepted;
@@ -157,6 +159,20 @@ Result<IbLinkInfo> ParseIbLinkInfo(std::string_view text, std::string_view sourc
                      "expected the output of iblinkinfo");
   }
   return out;
+}
+
+bool LooksLikeIbLinkInfo(std::string_view head) {
+  bool header = false, port = false;
+  for (std::string_view raw : SplitLines(head)) {
+    const std::string_view t = Trim(raw);
+    if (t.find("==(") != std::string_view::npos) {
+      port = port || t.find(")==>") != std::string_view::npos;
+    } else if ((StartsWith(t, "Switch: 0x") || StartsWith(t, "CA: ")) && EndsWith(t, ":")) {
+      header = true;
+    }
+    if (header && port) return true;
+  }
+  return false;
 }
 
 }  // namespace toposcope::formats

@@ -34,10 +34,12 @@ struct IbLinkInfoPort {
   int peer_port = -1;
   std::string peer_desc;
   int64_t line = 0;
+  int64_t node_line = 0;     // line of the node's `Switch:` / `CA:` header
   [[nodiscard]] bool Linked() const { return peer_lid >= 0; }
 };
 
 struct IbLinkInfo {
+  std::string source;                 // the file it was read from (ParseIbLinkInfo's `source`)
   std::vector<IbLinkInfoPort> ports;  // in file order
   ReadCounts counts;                  // one record per node header and port line
 };
@@ -47,5 +49,9 @@ struct IbLinkInfo {
 // linked port without a quoted peer description, and any other non-blank line (a shell prompt
 // running iblinkinfo is skipped with a warning). Fails when the input is binary or holds no header.
 Result<IbLinkInfo> ParseIbLinkInfo(std::string_view text, std::string_view source, Diagnostics& diag);
+
+// True when the first bytes look like iblinkinfo output: a `Switch: 0x<guid> ...:` or `CA: ...:`
+// header line and a port line with `==(` and `)==>` (a preamble before them is fine).
+bool LooksLikeIbLinkInfo(std::string_view head);
 
 }  // namespace toposcope::formats

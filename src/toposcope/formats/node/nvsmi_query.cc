@@ -58,6 +58,7 @@ class Reader {
   // One line (trimmed); `no` its 1-based number.
   void Line(std::string_view t, int64_t no) {
     if (Contains(t, "NVSMI LOG")) banner_ = true;
+    if (out_.gpus.empty() && Contains(t, "nvidia-smi") && Contains(t, "-q")) return Prompt(t);
     if (const std::string_view bus = SectionBusId(t); !bus.empty()) return Section(bus, t, no);
     const size_t colon = t.find(" : ");
     if (colon == std::string_view::npos) return;
@@ -113,6 +114,19 @@ class Reader {
     Accept();
   }
 
+  // A shell prompt running nvidia-smi -q: the GPU index it selects with `-i N` / `--id=N`, if any.
+  void Prompt(std::string_view t) {
+    const std::vector<std::string_view> w = SplitWhitespace(t);
+    for (size_t i = 0; i < w.size(); ++i) {
+      std::string_view v;
+      if ((w[i] == "-i" || w[i] == "--id") && i + 1 < w.size()) v = w[i + 1];
+      if (StartsWith(w[i], "--id=")) v = w[i].substr(5);
+      if (v.empty()) continue;
+      const auto n = ParseInt(v);
+      out_.selected_index = n && *n >= 0 && *n < 4096 ? static_cast<int>(*n) : -1;
+    }
+  }
+
   void Top(std::string_view key, std::string_view value, std::string_view t, int64_t no) {
     if (key == "Driver Version") {
       out_.driver_version = std::string(value);
@@ -159,6 +173,33 @@ Result<NvsmiQuery> ParseNvsmiQuery(std::string_view text, std::string_view sourc
     r.Line(Trim(line), no);
   }
   return r.Finish();
+}
+
+NvsmiAbsoluteLimits AbsoluteLimitsOf(const NvsmiQueryGpu& g) {
+  NvsmiAbsoluteLimits l;
+  if (!std::isnan(g.max_operating_c) || !std::isnan(g.slowdown_c) || !std::isnan(g.shutdown_c)) {
+    l.max_operating_c = g.max_operating_c;
+    l.slowdown_c = g.slowdown_c;
+    l.shutdown_c = g.shutdown_c;
+    l.form = "absolute";
+    return l;
+  }
+  const double tlimit_c = g.current_c + g.tlimit_c;  // the current reading plus its headroom
+  if (std::isnan(tlimit_c)) return l;
+  l.max_operating_c = tlimit_c - g.max_operating_tlimit_c;
+  l.slowdown_c = tlimit_c - g.slowdown_tlimit_c;
+  l.shutdown_c = tlimit_c - g.shutdown_tlimit_c;
+  if (!std::isnan(l.max_operating_c) || !std::isnan(l.slowdown_c) || !std::isnan(l.shutdown_c)) l.form = "tlimit";
+  return l;
+}
+
+bool LooksLikeNvsmiQuery(std::string_view head) {
+  if (Contains(head, "==NVSMI LOG==")) return true;
+  if (!Contains(head, "Attached GPUs")) return false;
+  for (std::string_view line : SplitLines(head)) {
+    if (!SectionBusId(Trim(line)).empty()) return true;
+  }
+  return false;
 }
 
 }  // namespace toposcope::formats

@@ -35,6 +35,8 @@ struct NvsmiQuery {
   std::string driver_version;  // "565.57.01"; empty when absent
   std::string cuda_version;    // "12.7"; empty when absent
   int attached_gpus = -1;      // `Attached GPUs`; -1 when absent
+  int selected_index = -1;     // N of a `nvidia-smi -q -i N` (or `--id=N`) prompt line before the
+                               // output; -1 when there is none (or it names a bus id or UUID)
   std::vector<NvsmiQueryGpu> gpus;
   ReadCounts counts;
 };
@@ -47,5 +49,26 @@ struct NvsmiQuery {
 // Fails on binary input (one rejection at byte 0 in `diag`) and when there is no GPU section and no
 // `NVSMI LOG` banner at all.
 Result<NvsmiQuery> ParseNvsmiQuery(std::string_view text, std::string_view source, Diagnostics& diag);
+
+// A GPU's temperature limits in absolute degrees C, whichever form its driver printed them in.
+struct NvsmiAbsoluteLimits {
+  double max_operating_c = NAN;  // SW thermal slowdown keeps the GPU below this
+  double slowdown_c = NAN;       // HW thermal slowdown at or above this
+  double shutdown_c = NAN;
+  std::string form;              // "absolute" (`GPU Slowdown Temp : 89 C`), "tlimit" (derived), "" none
+};
+
+// The limits of `g`: the absolute lines when printed (older drivers; a driver printing both forms
+// gives them as they are), else derived from the T.Limit form. `GPU T.Limit Temp` is the headroom
+// from the current temperature to the max operating limit (T.Limit), and each `... T.Limit Temp`
+// limit is where that headroom would stand at the limit, so limit = current + T.Limit headroom -
+// the limit's T.Limit value: H100 GPU 0 (current 30, T.Limit 57; max operating / slowdown /
+// shutdown at 0 / -2 / -8) gives 87 / 89 / 95 C. Both readings are whole degrees taken a moment
+// apart, so a derived limit is good to about 1 C. NaN for a limit neither form gives. Never fails.
+NvsmiAbsoluteLimits AbsoluteLimitsOf(const NvsmiQueryGpu& g);
+
+// True when the first bytes look like `nvidia-smi -q` output: the `==NVSMI LOG==` banner, or an
+// `Attached GPUs : N` line with a `GPU <bus id>` section header (a preamble before them is fine).
+bool LooksLikeNvsmiQuery(std::string_view head);
 
 }  // namespace toposcope::formats

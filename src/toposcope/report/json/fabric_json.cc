@@ -45,22 +45,43 @@ json FabricJson(const analysis::FabricReport& fb) {
                    {"host", c.host}, {"device", c.device}, {"name", c.name}, {"named_by", c.named_by},
                    {"ports", PortsJson(c.ports)}});
   }
+  const auto text_or_null = [](const std::string& s) { return s.empty() ? json(nullptr) : json(s); };
   for (const auto& l : fb.links) {
-    links.push_back({{"a", l.a}, {"a_port", l.a_port}, {"b", l.b}, {"b_port", l.b_port}, {"rate_gbps", Num(l.rate_gbps, 1)}});
+    links.push_back({{"a", l.a}, {"a_port", l.a_port}, {"b", l.b}, {"b_port", l.b_port}, {"rate_gbps", Num(l.rate_gbps, 1)},
+                     {"width", text_or_null(l.width)}, {"speed", text_or_null(l.speed)}, {"state", text_or_null(l.state)},
+                     {"tier", l.tier}});
   }
   for (const auto& l : fb.leaves) leaves.push_back({{"switch", l.switch_id}, {"desc", l.desc}, {"hosts", l.hosts}});
   json mismatches = json::array();
   auto end_json = [](const analysis::FabricLinkEnd& e) {
     return json{{"node", e.node}, {"port", e.port}, {"width", e.width}, {"speed", e.speed}, {"dump", e.dump},
-                {"line", e.line}};
+                {"line", e.line}, {"tool", e.tool}, {"source", e.source}};
   };
   for (const auto& m : fb.mismatches) {
     mismatches.push_back({{"a", end_json(m.a)}, {"b", end_json(m.b)}, {"width_differs", m.width_differs},
                           {"speed_differs", m.speed_differs}});
   }
+  json down = json::array(), findings = json::array();
+  for (const auto& d : fb.down_ports) {
+    down.push_back({{"node", d.node}, {"port", d.port}, {"state", d.state}, {"phys_state", d.phys_state},
+                    {"source", d.source}, {"line", d.line}});
+  }
+  for (const auto& f : fb.findings) {
+    json one = {{"kind", analysis::FabricFindingKindName(f.kind)}, {"node", f.node}, {"port", f.port},
+                {"peer", text_or_null(f.peer)}, {"peer_port", f.peer_port}, {"tier", text_or_null(f.tier)},
+                {"source", text_or_null(f.source)}, {"line", f.line}, {"evidence", f.evidence}};
+    if (f.kind == analysis::FabricFindingKind::kLinkBelowUsual) {
+      one["width"] = f.width;
+      one["speed"] = f.speed;
+      one["usual_width"] = f.usual_width;
+      one["usual_speed"] = f.usual_speed;
+    }
+    findings.push_back(std::move(one));
+  }
   return {{"switches", switches}, {"cas", cas}, {"hosts", fb.hosts}, {"hosts_named_by_guid", fb.hosts_named_by_guid},
-          {"links", links}, {"link_mismatches", mismatches}, {"leaves", leaves}, {"spines", fb.spines},
-          {"source", "ibnetdiscover"}};
+          {"links", links}, {"link_mismatches", mismatches}, {"down_ports", down}, {"findings", findings},
+          {"unresolved_peers", fb.unresolved_peers}, {"leaves", leaves}, {"spines", fb.spines},
+          {"source", fb.source_tools}, {"sources", fb.sources}};
 }
 
 void AddInferredLeavesJson(const analysis::LeafInference& inf, json& j) {

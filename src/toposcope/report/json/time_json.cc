@@ -96,10 +96,21 @@ void AddTelemetryJson(const analysis::TelemetryReport& t, json& j) {
                 {"confidence", Num(f.confidence, 4)}, {"evidence", f.evidence}};
     if (f.kind == analysis::TelemetryFindingKind::kThermalLinkDownspeed) {
       one["hot_threshold"] = {{"source", f.threshold_source}, {"hot_c", Num(f.hot_c, 1)}};
+      if (!f.threshold_file.empty()) one["hot_threshold"]["file"] = f.threshold_file;
     }
     findings.push_back(std::move(one));
   }
   j["telemetry_findings"] = findings;
+  json limits = json::array();
+  for (const auto& e : t.gpu_limits) {
+    const model::GpuQueryInfo& g = e.gpu;
+    limits.push_back({{"host", e.host}, {"gpu", g.index}, {"matched_by", g.matched_by}, {"bus_id", g.bus_id},
+                      {"product_name", g.product_name}, {"driver_version", g.driver_version},
+                      {"max_operating_c", Num(g.max_operating_c, 1)}, {"slowdown_c", Num(g.slowdown_c, 1)},
+                      {"shutdown_c", Num(g.shutdown_c, 1)}, {"form", g.limits_form}, {"source", g.source},
+                      {"line", g.line}});
+  }
+  if (!limits.empty()) j["gpu_limits"] = limits;
 }
 
 json TimelineJson(const analysis::TimelineReport& t) {

@@ -233,7 +233,12 @@ void FabricSummary(const analysis::AnalysisResult& r, std::ostringstream& os) {
   if (r.fabric.present) {
     os << "fabric: " << r.fabric.switches.size() << " switches (" << r.fabric.leaves.size() << " leaves, "
        << r.fabric.spines.size() << " spines), " << r.fabric.cas.size() << " adapters, " << r.fabric.hosts.size()
-       << " hosts, " << r.fabric.links.size() << " links\n";
+       << " hosts, " << r.fabric.links.size() << " links (" << r.fabric.source_tools << ")";
+    if (!r.fabric.down_ports.empty()) os << ", " << r.fabric.down_ports.size() << " ports down";
+    os << "\n";
+    for (const auto& f : r.fabric.findings) {
+      os << "  " << analysis::FabricFindingKindName(f.kind) << ": " << f.evidence << "\n";
+    }
     if (r.fabric.hosts_named_by_guid > 0) {
       os << "  " << r.fabric.hosts_named_by_guid << " hosts named by adapter GUID (no host name in the description)\n";
     }
