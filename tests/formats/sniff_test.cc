@@ -1,9 +1,13 @@
 // Tests of format detection by content (formats/sniff) on console captures of NCCL logs: a preamble
-// before the first NCCL line, and lines that open with a launcher's or logger's bracketed prefix.
+// before the first NCCL line, and lines that open with a launcher's or logger's bracketed prefix;
+// and on real `dcgmi discovery` outputs, told from `dcgmi dmon` of the same machines.
 #include "toposcope/formats/sniff.h"
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 namespace toposcope::formats {
@@ -33,6 +37,28 @@ TEST(SniffNcclLog, JsonArraysAreNotLogs) {
   const std::string trace = "[{\"ph\": \"X\", \"name\": \"h:1:2 [0] NCCL INFO Channel 00/02 :    0   1\"}]\n";
   EXPECT_EQ(SniffFormat(trace).format, FileFormat::kChromeTrace);
   EXPECT_NE(SniffFormat("[ \"h:1:2 [0] NCCL INFO x\" ]").format, FileFormat::kNcclLog);
+}
+
+std::string Slurp(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(SniffDcgmDiscovery, RealOutputsAndNotDmon) {
+  const std::string real = std::string(TOPOSCOPE_TESTDATA) + "/real/";
+  int files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(real + "dcgmi_discovery")) {
+    const SniffResult r = SniffFormat(Slurp(e.path()));
+    EXPECT_EQ(r.format, FileFormat::kDcgmDiscovery) << e.path() << " -> " << r.reason;
+    ++files;
+  }
+  EXPECT_EQ(files, 6);
+  for (const auto& e : std::filesystem::directory_iterator(real + "dcgmi_dmon")) {
+    EXPECT_EQ(SniffFormat(Slurp(e.path())).format, FileFormat::kDcgmDmon) << e.path();
+  }
+  EXPECT_EQ(FormatName(FileFormat::kDcgmDiscovery), "dcgmi-discovery");
 }
 
 }  // namespace

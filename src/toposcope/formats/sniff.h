@@ -17,6 +17,7 @@ enum class FileFormat {
   kP2pCsv,                  // our P2P CSV (src,dst,bandwidth_gbps or a wide matrix)
   kDcgmDmon,                // dcgmi dmon text
   kDcgmFieldList,           // dcgmi dmon -l
+  kDcgmDiscovery,           // dcgmi discovery -c (MIG hierarchy) / -l (GPU list)
   kPrometheusText,          // dcgm-exporter scrape / any Prometheus exposition text
   kDcgmCsv,                 // DCGM samples exported from a TSDB (long or wide CSV)
   kDcgmExporterConfig,      // dcgm-exporter counters CSV

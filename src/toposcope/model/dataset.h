@@ -26,6 +26,7 @@
 #include "toposcope/formats/sniff.h"
 #include "toposcope/formats/fabric/topograph_model.h"
 #include "toposcope/formats/clock/sync_point.h"
+#include "toposcope/formats/dcgm/dcgm_discovery.h"
 #include "toposcope/formats/dcgm/dcgm_fields.h"
 #include "toposcope/model/dcgm.h"
 
@@ -82,6 +83,8 @@ struct HostEvidence {
   std::vector<formats::IbDevice> ib_devices;    // ibstat / ibv_devinfo
   std::vector<formats::GidEntry> gids;          // show_gids
   std::vector<formats::DmonFieldListEntry> dcgm_offered;  // `dcgmi dmon -l`: the fields its DCGM offers
+  std::vector<formats::DcgmMigInstance> mig_instances;    // `dcgmi discovery -c`: MIG instances and their GPUs
+  std::vector<formats::DcgmDiscoveredGpu> dcgm_gpus;      // `dcgmi discovery -l`: the GPUs its DCGM sees
 };
 
 // A packet capture (pcap/pcapng): streamed by the traffic analyses, never held in memory.

@@ -48,8 +48,34 @@ double SeriesSummary::PeriodMs() const {
 
 void DcgmStore::Add(const DcgmPoint& p) {
   if (!std::isfinite(p.value)) return;
-  series[SeriesKey{p.host, p.gpu, p.link, p.field_id, p.field, p.entity, p.instance}].Add(p.ts_ns, p.value);
+  series[SeriesKey{p.host, p.gpu, p.link, p.field_id, p.field, p.entity, p.instance, p.compute_instance}].Add(
+      p.ts_ns, p.value);
   ++points;
+}
+
+int64_t LinkMigSeries(DcgmStore& store, const std::string& host, const std::vector<formats::DcgmMigInstance>& mig) {
+  std::vector<std::map<SeriesKey, SeriesSummary>::iterator> unlinked;
+  for (auto it = store.series.begin(); it != store.series.end(); ++it) {
+    const SeriesKey& k = it->first;
+    const bool instance = k.entity == DcgmEntity::kGpuInstance || k.entity == DcgmEntity::kComputeInstance;
+    if (k.host == host && instance && k.gpu < 0 && k.instance >= 0) unlinked.push_back(it);
+  }
+  int64_t moved = 0;
+  for (auto it : unlinked) {
+    const bool ci = it->first.entity == DcgmEntity::kComputeInstance;
+    const formats::DcgmMigInstance* m = formats::FindMigInstance(
+        mig, ci ? formats::DcgmMigKind::kComputeInstance : formats::DcgmMigKind::kGpuInstance, it->first.instance);
+    if (m == nullptr) continue;
+    SeriesKey to = it->first;
+    to.gpu = m->gpu_entity_id;
+    to.instance = m->gpu_instance;
+    to.compute_instance = ci ? m->compute_instance : -1;
+    if (store.series.count(to) != 0) continue;
+    store.series.emplace(std::move(to), std::move(it->second));
+    store.series.erase(it);
+    ++moved;
+  }
+  return moved;
 }
 
 }  // namespace toposcope::model
