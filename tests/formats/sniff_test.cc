@@ -18,7 +18,11 @@ TEST(SniffNcclLog, BracketedPrefixesAtTheStartOfTheFile) {
                             "[default0]:node-a:1234:1300 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n",
                             "[2024-05-01 12:00:00] node-a:1234:1300 [0] NCCL INFO Channel 00/02 :    0   1\n",
                             "[1,0]<stdout>:node-a:1234:1300 [0] NCCL INFO Channel 00/02 :    0   1\n",
-                            "[155] node-a:1234:1300 [0] NCCL INFO Ring 00 : 0[0] -> 1[1] via P2P/IPC\n"}) {
+                            "[155] node-a:1234:1300 [0] NCCL INFO Ring 00 : 0[0] -> 1[1] via P2P/IPC\n",
+                            // srun --label; kubectl logs --timestamps; kubectl logs --prefix
+                            "0: node-a:1234:1300 [0] NCCL INFO Channel 00/02 :    0   1\n",
+                            "2024-05-01T12:00:00.123456789Z node-a:1234:1300 [0] NCCL INFO Channel 00/02 :    0   1\n",
+                            "[pod/job-worker-0/pytorch] node-a:1234:1300 [0] NCCL INFO Channel 00/02 :    0   1\n"}) {
     const SniffResult r = SniffFormat(std::string(first) + "node-a:1234:1300 [0] NCCL INFO Connected all rings\n");
     EXPECT_EQ(r.format, FileFormat::kNcclLog) << first << " -> " << r.reason;
   }

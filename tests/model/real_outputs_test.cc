@@ -9,12 +9,14 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "toposcope/base/link_type.h"
 #include "toposcope/model/dataset.h"
+#include "toposcope/model/events.h"
 
 namespace toposcope::model {
 namespace {
@@ -325,6 +327,16 @@ TEST(RealDcgmDiscovery, DocsDmonInstancesLinkedToGpu0) {
   EXPECT_EQ(Series(ds, -1, "GRACT", DcgmEntity::kGpuInstance, 1).first, 0);
   EXPECT_EQ(ds.dcgm.series.size(), 6u);
   EXPECT_EQ(AllReasons(ds).find("MIG instance(s)"), std::string::npos) << AllReasons(ds);
+  // On the timeline, each instance's counters are on a track of its GPU.
+  std::map<std::string, int> tracks;
+  for (const EventInput& in : ds.event_inputs) {
+    if (in.format != formats::FileFormat::kDcgmDmon) continue;
+    EXPECT_EQ(in.mig_instances.size(), 4u);
+    Diagnostics diag;
+    EventInputCounts counts;
+    ASSERT_TRUE(StreamEvents(in, [&](formats::TraceEvent&& e) { ++tracks[e.device]; }, diag, &counts).ok());
+  }
+  EXPECT_EQ(tracks, (std::map<std::string, int>{{"gpu0", 20}, {"gpu0-mig1", 20}, {"gpu0-mig2", 20}}));
 }
 
 // The Zhihu article's pair: the busy `GPU-I 1` (SMACT 0.75) is GPU instance 1, the 4g.40gb one.

@@ -104,6 +104,9 @@ struct EventInput {
   std::string host;
   formats::FileFormat format = formats::FileFormat::kUnknown;
   int64_t untimed_at_ns = kNoTime;  // DCGM inputs: LoadOptions::untimed_at_ns
+  // dmon inputs naming MIG instances: the host's `dcgmi discovery -c` rows, which put each instance
+  // on its GPU's timeline track (the loader sets them once every input is read); empty otherwise
+  std::vector<formats::DcgmMigInstance> mig_instances;
 };
 
 struct InputFile {

@@ -53,23 +53,36 @@ void DcgmStore::Add(const DcgmPoint& p) {
   ++points;
 }
 
+const formats::DcgmMigInstance* MigParent(const std::vector<formats::DcgmMigInstance>& mig, DcgmEntity entity,
+                                          int gpu, int instance) {
+  const bool ci = entity == DcgmEntity::kComputeInstance;
+  if ((!ci && entity != DcgmEntity::kGpuInstance) || gpu >= 0 || instance < 0) return nullptr;
+  return formats::FindMigInstance(mig, ci ? formats::DcgmMigKind::kComputeInstance : formats::DcgmMigKind::kGpuInstance,
+                                  instance);
+}
+
+bool LinkMigPoint(const std::vector<formats::DcgmMigInstance>& mig, DcgmPoint* p) {
+  const formats::DcgmMigInstance* m = MigParent(mig, p->entity, p->gpu, p->instance);
+  if (m == nullptr) return false;
+  p->gpu = m->gpu_entity_id;
+  p->instance = m->gpu_instance;
+  p->compute_instance = m->compute_instance;
+  return true;
+}
+
 int64_t LinkMigSeries(DcgmStore& store, const std::string& host, const std::vector<formats::DcgmMigInstance>& mig) {
-  std::vector<std::map<SeriesKey, SeriesSummary>::iterator> unlinked;
+  std::vector<std::pair<std::map<SeriesKey, SeriesSummary>::iterator, const formats::DcgmMigInstance*>> found;
   for (auto it = store.series.begin(); it != store.series.end(); ++it) {
     const SeriesKey& k = it->first;
-    const bool instance = k.entity == DcgmEntity::kGpuInstance || k.entity == DcgmEntity::kComputeInstance;
-    if (k.host == host && instance && k.gpu < 0 && k.instance >= 0) unlinked.push_back(it);
+    if (k.host != host) continue;
+    if (const formats::DcgmMigInstance* m = MigParent(mig, k.entity, k.gpu, k.instance)) found.emplace_back(it, m);
   }
   int64_t moved = 0;
-  for (auto it : unlinked) {
-    const bool ci = it->first.entity == DcgmEntity::kComputeInstance;
-    const formats::DcgmMigInstance* m = formats::FindMigInstance(
-        mig, ci ? formats::DcgmMigKind::kComputeInstance : formats::DcgmMigKind::kGpuInstance, it->first.instance);
-    if (m == nullptr) continue;
+  for (const auto& [it, m] : found) {
     SeriesKey to = it->first;
     to.gpu = m->gpu_entity_id;
     to.instance = m->gpu_instance;
-    to.compute_instance = ci ? m->compute_instance : -1;
+    to.compute_instance = m->compute_instance;
     if (store.series.count(to) != 0) continue;
     store.series.emplace(std::move(to), std::move(it->second));
     store.series.erase(it);

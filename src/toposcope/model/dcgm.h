@@ -75,6 +75,16 @@ struct DcgmStore {
   void Add(const DcgmPoint& p);
 };
 
+// The `dcgmi discovery -c` row of a MIG instance sample or series that names no GPU (entity
+// kGpuInstance / kComputeInstance, `gpu` < 0, `instance` = DCGM entity id); nullptr for any other,
+// and when `mig` has no such row.
+const formats::DcgmMigInstance* MigParent(const std::vector<formats::DcgmMigInstance>& mig, DcgmEntity entity,
+                                          int gpu, int instance);
+
+// Puts a dmon sample of a MIG instance on its GPU (as LinkMigSeries does its series); false, and `p`
+// unchanged, when MigParent finds no row for it.
+bool LinkMigPoint(const std::vector<formats::DcgmMigInstance>& mig, DcgmPoint* p);
+
 // Attributes the series of `host`'s MIG instances that name no GPU (dmon's `GPU-I n` / `GPU-CI n`,
 // keyed by DCGM entity id) to their GPU, through that host's `dcgmi discovery -c` rows `mig`: the
 // key takes the GPU's DCGM entity id (the number of dmon's `GPU n` rows), NVML's GPU instance id

@@ -51,7 +51,9 @@ Status StreamEvents(const EventInput& input, const formats::TraceEventSink& sink
       // Each sample becomes a counter event on its GPU's track.
       return ReadDcgmFile(
           input.path, input.host, input.format,
-          [&](const DcgmPoint& p) {
+          [&](const DcgmPoint& sample) {
+            DcgmPoint p = sample;
+            LinkMigPoint(input.mig_instances, &p);  // a dmon MIG instance onto its GPU's track
             formats::TraceEvent e;
             e.local_ts_ns = p.ts_ns;
             e.host = p.host;

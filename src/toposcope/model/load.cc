@@ -189,6 +189,9 @@ void LinkMigInstances(Dataset& ds, const std::vector<DmonMigRows>& dmon_mig) {
       if (!has || formats::FindMigInstance(h->second.mig_instances, kind, e.id) == nullptr) unlinked.push_back(e);
     }
     if (has && linked_hosts.insert(f.host).second) LinkMigSeries(ds.dcgm, f.host, h->second.mig_instances);
+    for (EventInput& in : ds.event_inputs) {
+      if (has && in.path == f.path) in.mig_instances = h->second.mig_instances;
+    }
     if (unlinked.empty()) continue;
     WarnUnlinkedMigInstances(
         f.path, f.line, unlinked,
