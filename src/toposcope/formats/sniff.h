@@ -17,7 +17,6 @@ enum class FileFormat {
   kP2pCsv,                  // our P2P CSV (src,dst,bandwidth_gbps or a wide matrix)
   kDcgmDmon,                // dcgmi dmon text
   kDcgmFieldList,           // dcgmi dmon -l
-  kDcgmDiscovery,           // dcgmi discovery -c (MIG hierarchy) / -l (GPU list)
   kPrometheusText,          // dcgm-exporter scrape / any Prometheus exposition text
   kDcgmCsv,                 // DCGM samples exported from a TSDB (long or wide CSV)
   kDcgmExporterConfig,      // dcgm-exporter counters CSV
@@ -45,6 +44,7 @@ enum class FileFormat {
   kQpStateLog,              // our QP state-transition log (CSV / JSONL)
   kPathProbe,               // path probes: our CSV / JSONL, traceroute, ibtracert
   kNcclTests,               // nccl-tests output (all_reduce_perf, ...)
+  kDcgmDiscovery,           // dcgmi discovery -c (MIG hierarchy) / -l (GPU list)
   kTruthJson,               // simulator ground truth: never analysed
   kResultJson,              // a toposcope result: never analysed
 };
