@@ -77,6 +77,7 @@ seed_dirs() {
     inventory_csv_fuzz) echo "$root/testdata/inventory" ;;
     ibnetdiscover_fuzz) echo "$fixtures/ibnetdiscover $root/testdata/ibnetdiscover" ;;
     iblinkinfo_fuzz) echo "$root/testdata/real/iblinkinfo" ;;
+    dcgm_discovery_fuzz) echo "$root/testdata/real/dcgmi_discovery" ;;
     slurm_topology_fuzz) echo "$fixtures/slurm_topology $root/testdata/slurm_topology" ;;
     topograph_model_fuzz) echo "$fixtures/topograph_models" ;;
     qp_state_log_fuzz) echo "$root/testdata/qp_state" ;;

@@ -1,10 +1,12 @@
 // Tests of format detection by content (formats/sniff) on console captures of NCCL logs: a preamble
 // before the first NCCL line, and lines that open with a launcher's or logger's bracketed prefix;
-// real `nvidia-smi -q` and iblinkinfo outputs, as they are and behind a preamble.
+// real `nvidia-smi -q` and iblinkinfo outputs, as they are and behind a preamble; real `dcgmi
+// discovery` outputs, told from `dcgmi dmon` of the same machines.
 #include "toposcope/formats/sniff.h"
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -17,7 +19,11 @@ TEST(SniffNcclLog, BracketedPrefixesAtTheStartOfTheFile) {
                             "[default0]:node-a:1234:1300 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n",
                             "[2024-05-01 12:00:00] node-a:1234:1300 [0] NCCL INFO Channel 00/02 :    0   1\n",
                             "[1,0]<stdout>:node-a:1234:1300 [0] NCCL INFO Channel 00/02 :    0   1\n",
-                            "[155] node-a:1234:1300 [0] NCCL INFO Ring 00 : 0[0] -> 1[1] via P2P/IPC\n"}) {
+                            "[155] node-a:1234:1300 [0] NCCL INFO Ring 00 : 0[0] -> 1[1] via P2P/IPC\n",
+                            // srun --label; kubectl logs --timestamps; kubectl logs --prefix
+                            "0: node-a:1234:1300 [0] NCCL INFO Channel 00/02 :    0   1\n",
+                            "2024-05-01T12:00:00.123456789Z node-a:1234:1300 [0] NCCL INFO Channel 00/02 :    0   1\n",
+                            "[pod/job-worker-0/pytorch] node-a:1234:1300 [0] NCCL INFO Channel 00/02 :    0   1\n"}) {
     const SniffResult r = SniffFormat(std::string(first) + "node-a:1234:1300 [0] NCCL INFO Connected all rings\n");
     EXPECT_EQ(r.format, FileFormat::kNcclLog) << first << " -> " << r.reason;
   }
@@ -38,8 +44,8 @@ TEST(SniffNcclLog, JsonArraysAreNotLogs) {
   EXPECT_NE(SniffFormat("[ \"h:1:2 [0] NCCL INFO x\" ]").format, FileFormat::kNcclLog);
 }
 
-std::string Slurp(const std::string& rel) {
-  std::ifstream in(std::string(TOPOSCOPE_TESTDATA) + "/real/" + rel, std::ios::binary);
+std::string Slurp(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
@@ -54,13 +60,28 @@ TEST(SniffRealNodeAndFabric, NvidiaSmiQAndIblinkinfoAsTheyAreAndBehindAPreamble)
       {"iblinkinfo/qdr_connectx3_infiniscale4_18port_down_polling_tsinghua_dbx1000_readme_excerpt.txt",
        FileFormat::kIbLinkInfo}};
   for (const auto& [rel, format] : cases) {
-    const std::string text = Slurp(rel);
+    const std::string text = Slurp(std::string(TOPOSCOPE_TESTDATA) + "/real/" + rel);
     ASSERT_FALSE(text.empty()) << rel;
     EXPECT_EQ(SniffFormat(text).format, format) << rel << ": " << SniffFormat(text).reason;
     EXPECT_EQ(SniffFormat(preamble + text).format, format) << rel;
   }
   EXPECT_EQ(FormatName(FileFormat::kNvsmiQuery), "nvidia-smi-q");
   EXPECT_EQ(FormatName(FileFormat::kIbLinkInfo), "iblinkinfo");
+}
+
+TEST(SniffDcgmDiscovery, RealOutputsAndNotDmon) {
+  const std::string real = std::string(TOPOSCOPE_TESTDATA) + "/real/";
+  int files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(real + "dcgmi_discovery")) {
+    const SniffResult r = SniffFormat(Slurp(e.path()));
+    EXPECT_EQ(r.format, FileFormat::kDcgmDiscovery) << e.path() << " -> " << r.reason;
+    ++files;
+  }
+  EXPECT_EQ(files, 6);
+  for (const auto& e : std::filesystem::directory_iterator(real + "dcgmi_dmon")) {
+    EXPECT_EQ(SniffFormat(Slurp(e.path())).format, FileFormat::kDcgmDmon) << e.path();
+  }
+  EXPECT_EQ(FormatName(FileFormat::kDcgmDiscovery), "dcgmi-discovery");
 }
 
 }  // namespace

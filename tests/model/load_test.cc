@@ -14,9 +14,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -519,6 +521,44 @@ TEST(LoadDcgm, DmonEntitiesOtherThanGpusKeepTheirKind) {
   EXPECT_EQ(points[4].instance, 1);
   EXPECT_EQ(points[4].gpu, -1);
   EXPECT_EQ(DcgmEntityName(DcgmEntity::kGpuInstance), "gpu_instance");
+}
+
+// Compute instances too: a dmon `GPU-CI 3` row whose hierarchy row is `-> CI 1/2/0` (EntityID 3,
+// under GPU 1's GPU instance 2) counts under GPU 1, instance 2, compute instance 0, whatever order
+// the two files are read in (the hierarchy's file name sorts after the dmon's here, before it in the
+// second directory).
+TEST(LoadDcgm, DmonComputeInstanceRowsLinkedThroughDiscovery) {
+  for (const char* discovery_name : {"z_discovery.txt", "a_discovery.txt"}) {
+    const std::filesystem::path root = testing::TempDir() + "/mig_ci_" + std::string(discovery_name, 1);
+    std::filesystem::remove_all(root);
+    std::filesystem::create_directories(root / "h1");
+    {
+      std::ofstream f(root / "h1" / "m_dmon.txt");
+      f << "#Entity   SMACT\nID\nGPU 1     0.500\nGPU-CI 3  0.250\nGPU-I 4   0.125\n";
+    }
+    {
+      std::ofstream f(root / "h1" / discovery_name);
+      f << "| Instance Hierarchy |\n"
+           "| GPU 1 | GPU GPU-abc (EntityID: 1) |\n"
+           "| -> I 1/2 | GPU Instance (EntityID: 4) |\n"
+           "|    -> CI 1/2/0 | Compute Instance (EntityID: 3) |\n";
+    }
+    LoadOptions opt;
+    opt.untimed_at_ns = int64_t{1714521600} * 1000000000;
+    auto ds = LoadPaths({root.string()}, opt);
+    ASSERT_TRUE(ds.ok());
+    std::map<std::tuple<int, int, int, int>, double> got;  // (entity, gpu, instance, compute instance)
+    for (const auto& [k, s] : ds->dcgm.series) {
+      got[{static_cast<int>(k.entity), k.gpu, k.instance, k.compute_instance}] = s.points.at(0).second;
+    }
+    EXPECT_EQ(got, (std::map<std::tuple<int, int, int, int>, double>{
+                       {{static_cast<int>(DcgmEntity::kGpu), 1, -1, -1}, 0.5},
+                       {{static_cast<int>(DcgmEntity::kGpuInstance), 1, 2, -1}, 0.125},
+                       {{static_cast<int>(DcgmEntity::kComputeInstance), 1, 2, 0}, 0.25}}))
+        << discovery_name;
+    for (const Diagnostic& d : ds->diag.items()) EXPECT_EQ(d.reason.find("MIG instance"), std::string::npos) << d.ToString();
+    std::filesystem::remove_all(root);
+  }
 }
 
 }  // namespace

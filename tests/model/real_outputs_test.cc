@@ -4,13 +4,19 @@
 // read, rejected = the diagnostics' count for the path) and the facts the file must give.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "toposcope/base/link_type.h"
 #include "toposcope/model/dataset.h"
+#include "toposcope/model/events.h"
 
 namespace toposcope::model {
 namespace {
@@ -242,6 +248,132 @@ TEST(RealDcgmDmon, IndentedCopyWithFiveProfilingFields) {
   EXPECT_DOUBLE_EQ(Series(l.ds, -1, "SMACT", DcgmEntity::kGpuInstance, 1).second, 0.75);  // GPU-I 1
   EXPECT_DOUBLE_EQ(Series(l.ds, -1, "DRAMA", DcgmEntity::kGpuInstance, 1).second, 0.8);
   EXPECT_EQ(Series(l.ds, 1, "SMACT").first, 0);  // not GPU 1's
+}
+
+// --- dcgmi discovery -c / -l: MIG instances linked to their GPUs --------------------------------
+
+TEST(RealDcgmDiscovery, EveryFileReadWithItsInstancesOrGpus) {
+  struct Case {
+    const char* rel;
+    int64_t records;
+    size_t instances, gpus;
+  };
+  for (const Case& c : {
+           Case{"dcgmi_discovery/dcgmi_discovery_c_4x_a100_80gb_16_instances_unordered_entity_ids_dcgm_issue93.txt", 37, 32, 0},
+           Case{"dcgmi_discovery/dcgmi_discovery_c_a100_two_3g20gb_dcgm_docs_feature_overview_excerpt.txt", 6, 4, 0},
+           Case{"dcgmi_discovery/dcgmi_discovery_c_a100_4g40gb_3g40gb_redacted_uuid_root_prompt_zhihu_558046644_excerpt.txt",
+                6, 4, 0},
+           Case{"dcgmi_discovery/dcgmi_discovery_c_2gpu_gi_entity_ids_0_1_7_8_cut_border_dcgm_exporter_issue507_excerpt.txt",
+                11, 8, 0},
+           Case{"dcgmi_discovery/dcgmi_discovery_l_8x_a100_sxm4_80gb_dcgmi_3.2.6_dcgm_issue83.txt", 28, 0, 8},
+           Case{"dcgmi_discovery/dcgmi_discovery_l_4x_h100_null_names_padded_lines_host_flag_dcgm_issue229_excerpt.txt", 9,
+                0, 3}}) {
+    const Loaded l = Load(c.rel, "dcgmi-discovery");
+    EXPECT_FALSE(l.in.skipped) << c.rel << ": " << l.in.skip_reason;
+    EXPECT_EQ(l.in.records, c.records) << c.rel;
+    EXPECT_EQ(l.in.rejected, 0) << l.Reasons();
+    EXPECT_EQ(l.Host().mig_instances.size(), c.instances) << c.rel;
+    EXPECT_EQ(l.Host().dcgm_gpus.size(), c.gpus) << c.rel;
+  }
+}
+
+// A host directory holding both `dcgmi dmon` and `dcgmi discovery -c` of one machine.
+struct HostPair {
+  std::filesystem::path root;
+  explicit HostPair(const std::string& tag, const std::vector<std::string>& rels) {
+    root = std::filesystem::temp_directory_path() / ("toposcope_mig_" + tag + "_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(root);
+    std::filesystem::create_directories(root / "a100");
+    for (const std::string& rel : rels) {
+      std::filesystem::copy_file(Path(rel), root / "a100" / std::filesystem::path(rel).filename());
+    }
+  }
+  ~HostPair() {
+    std::error_code ec;
+    std::filesystem::remove_all(root, ec);
+  }
+  [[nodiscard]] Dataset Load() const {
+    LoadOptions opt;
+    opt.untimed_at_ns = kAt;
+    auto ds = LoadPaths({root.string()}, opt);
+    EXPECT_TRUE(ds.ok());
+    Dataset out;
+    if (ds.ok()) out = std::move(*ds);
+    return out;
+  }
+};
+
+std::string AllReasons(const Dataset& ds) {
+  std::string out;
+  for (const Diagnostic& d : ds.diag.items()) out += d.ToString() + "\n";
+  return out;
+}
+
+constexpr const char* kDocsDmon = "dcgmi_dmon/mig_a100_gpu_and_gpu_i_rows_gract_tenso_dcgm_docs_feature_overview_excerpt.txt";
+constexpr const char* kDocsDiscovery =
+    "dcgmi_discovery/dcgmi_discovery_c_a100_two_3g20gb_dcgm_docs_feature_overview_excerpt.txt";
+
+// The documentation's dmon run and its `dcgmi discovery -c`: GPU-I 0 is GPU instance 1 of GPU 0 and
+// GPU-I 1 is GPU instance 2, so their series land under GPU 0 with NVML's instance ids, and the
+// warning that dmon does not say which GPU holds them is gone.
+TEST(RealDcgmDiscovery, DocsDmonInstancesLinkedToGpu0) {
+  const HostPair dir("docs", {kDocsDmon, kDocsDiscovery});
+  const Dataset ds = dir.Load();
+  using model::DcgmEntity;
+  EXPECT_EQ(Series(ds, 0, "GRACT").first, 10);  // the GPU's own series
+  EXPECT_EQ(Series(ds, 0, "GRACT", DcgmEntity::kGpuInstance, 1).first, 10);  // GPU-I 0
+  EXPECT_EQ(Series(ds, 0, "GRACT", DcgmEntity::kGpuInstance, 2).first, 10);  // GPU-I 1
+  EXPECT_EQ(Series(ds, -1, "GRACT", DcgmEntity::kGpuInstance, 0).first, 0);  // nothing left unlinked
+  EXPECT_EQ(Series(ds, -1, "GRACT", DcgmEntity::kGpuInstance, 1).first, 0);
+  EXPECT_EQ(ds.dcgm.series.size(), 6u);
+  EXPECT_EQ(AllReasons(ds).find("MIG instance(s)"), std::string::npos) << AllReasons(ds);
+  // On the timeline, each instance's counters are on a track of its GPU.
+  std::map<std::string, int> tracks;
+  for (const EventInput& in : ds.event_inputs) {
+    if (in.format != formats::FileFormat::kDcgmDmon) continue;
+    EXPECT_EQ(in.mig_instances.size(), 4u);
+    Diagnostics diag;
+    EventInputCounts counts;
+    ASSERT_TRUE(StreamEvents(in, [&](formats::TraceEvent&& e) { ++tracks[e.device]; }, diag, &counts).ok());
+  }
+  EXPECT_EQ(tracks, (std::map<std::string, int>{{"gpu0", 20}, {"gpu0-mig1", 20}, {"gpu0-mig2", 20}}));
+}
+
+// The Zhihu article's pair: the busy `GPU-I 1` (SMACT 0.75) is GPU instance 1, the 4g.40gb one.
+TEST(RealDcgmDiscovery, ZhihuBusyInstanceIsThe4g40gb) {
+  const HostPair dir("zhihu", {"dcgmi_dmon/mig_gpu_i_rows_five_prof_fields_space_after_hash_zhihu_558046644_excerpt.txt",
+                               "dcgmi_discovery/"
+                               "dcgmi_discovery_c_a100_4g40gb_3g40gb_redacted_uuid_root_prompt_zhihu_558046644_excerpt.txt"});
+  const Dataset ds = dir.Load();
+  using model::DcgmEntity;
+  EXPECT_DOUBLE_EQ(Series(ds, 0, "SMACT", DcgmEntity::kGpuInstance, 1).second, 0.75);  // GPU-I 1
+  EXPECT_DOUBLE_EQ(Series(ds, 0, "SMACT", DcgmEntity::kGpuInstance, 2).second, 0.0);   // GPU-I 0
+  EXPECT_DOUBLE_EQ(Series(ds, 0, "SMACT").second, 0.429);
+  EXPECT_EQ(AllReasons(ds).find("MIG instance(s)"), std::string::npos) << AllReasons(ds);
+}
+
+// Without the hierarchy the warning stays; with another machine's hierarchy lacking an instance,
+// the warning names it and says why, and the instances it has are linked.
+TEST(RealDcgmDiscovery, UnlinkedInstancesStillWarned) {
+  const HostPair alone("alone", {kDocsDmon});
+  const Dataset a = alone.Load();
+  EXPECT_NE(AllReasons(a).find("2 MIG instance(s) (GPU-I 0, GPU-I 1): dmon does not say which GPU holds them"),
+            std::string::npos)
+      << AllReasons(a);
+  EXPECT_EQ(Series(a, -1, "GRACT", model::DcgmEntity::kGpuInstance, 0).first, 10);
+
+  const HostPair other("other", {kDocsDmon});
+  {
+    std::ofstream f(other.root / "a100" / "discovery.txt");
+    f << "+---+\n| Instance Hierarchy |\n+===+\n| GPU 0 | GPU GPU-x (EntityID: 0) |\n"
+         "| -> I 0/7 | GPU Instance (EntityID: 1) |\n+---+\n";
+  }
+  const Dataset o = other.Load();
+  EXPECT_NE(AllReasons(o).find("1 MIG instance(s) (GPU-I 0): not in the `dcgmi discovery -c` of host a100"),
+            std::string::npos)
+      << AllReasons(o);
+  EXPECT_EQ(Series(o, 0, "GRACT", model::DcgmEntity::kGpuInstance, 7).first, 10);   // GPU-I 1, linked
+  EXPECT_EQ(Series(o, -1, "GRACT", model::DcgmEntity::kGpuInstance, 0).first, 10);  // GPU-I 0, not
 }
 
 // --- dcgm-exporter /metrics ---------------------------------------------------------------------

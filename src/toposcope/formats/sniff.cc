@@ -5,6 +5,7 @@
 #include <string>
 
 #include "toposcope/base/text.h"
+#include "toposcope/formats/dcgm/dcgm_discovery.h"
 #include "toposcope/formats/fabric/ibnetdiscover.h"
 #include "toposcope/formats/fabric/iblinkinfo.h"
 #include "toposcope/formats/fabric/slurm_topology.h"
@@ -217,6 +218,9 @@ SniffResult SniffFormat(std::string_view head) {
       Contains(head, "\nSUM ") || StartsWith(head, "Running ")) {
     return {FileFormat::kNvbandwidth, "nvbandwidth headings"};
   }
+  if (LooksLikeDcgmDiscovery(head)) {
+    return {FileFormat::kDcgmDiscovery, "dcgmi discovery table (Instance Hierarchy / GPU ID | Device Information)"};
+  }
   if (StartsWith(head, "# ") && (Contains(head, "\n## ") || Contains(head, "|---"))) {
     return {FileFormat::kUnknown, "a Markdown document"};
   }
@@ -278,6 +282,7 @@ std::string_view FormatName(FileFormat f) {
     case FileFormat::kP2pCsv: return "p2p-csv";
     case FileFormat::kDcgmDmon: return "dcgmi-dmon";
     case FileFormat::kDcgmFieldList: return "dcgmi-dmon-fields";
+    case FileFormat::kDcgmDiscovery: return "dcgmi-discovery";
     case FileFormat::kPrometheusText: return "prometheus-text";
     case FileFormat::kDcgmCsv: return "dcgm-csv";
     case FileFormat::kDcgmExporterConfig: return "dcgm-exporter-config";

@@ -28,6 +28,7 @@
 #include "toposcope/formats/sniff.h"
 #include "toposcope/formats/fabric/topograph_model.h"
 #include "toposcope/formats/clock/sync_point.h"
+#include "toposcope/formats/dcgm/dcgm_discovery.h"
 #include "toposcope/formats/dcgm/dcgm_fields.h"
 #include "toposcope/model/dcgm.h"
 
@@ -101,6 +102,8 @@ struct HostEvidence {
   std::vector<formats::GidEntry> gids;          // show_gids
   std::vector<formats::DmonFieldListEntry> dcgm_offered;  // `dcgmi dmon -l`: the fields its DCGM offers
   std::vector<GpuQueryInfo> gpu_queries;        // `nvidia-smi -q`: GPUs and their temperature limits
+  std::vector<formats::DcgmMigInstance> mig_instances;    // `dcgmi discovery -c`: MIG instances and their GPUs
+  std::vector<formats::DcgmDiscoveredGpu> dcgm_gpus;      // `dcgmi discovery -l`: the GPUs its DCGM sees
 };
 
 // A packet capture (pcap/pcapng): streamed by the traffic analyses, never held in memory.
@@ -120,6 +123,9 @@ struct EventInput {
   std::string host;
   formats::FileFormat format = formats::FileFormat::kUnknown;
   int64_t untimed_at_ns = kNoTime;  // DCGM inputs: LoadOptions::untimed_at_ns
+  // dmon inputs naming MIG instances: the host's `dcgmi discovery -c` rows, which put each instance
+  // on its GPU's timeline track (the loader sets them once every input is read); empty otherwise
+  std::vector<formats::DcgmMigInstance> mig_instances;
 };
 
 struct InputFile {

@@ -41,6 +41,8 @@ TOPOSCOPE_JSON_FIELDS(TopographSwitch, name, switches, capacity_blocks, labels, 
 TOPOSCOPE_JSON_FIELDS(TopographCapacityBlock, name, type, nodes, node_exprs, nvlink, sub_domain, switch_name, labels, annotations, line)
 TOPOSCOPE_JSON_FIELDS(TopographModel, switches, capacity_blocks, counts)
 TOPOSCOPE_JSON_FIELDS(DmonFieldListEntry, long_name, short_name, field_id, line)
+TOPOSCOPE_JSON_FIELDS(DcgmMigInstance, kind, entity_id, gpu_entity_id, gpu_index, gpu_instance, compute_instance, gpu_uuid, line)
+TOPOSCOPE_JSON_FIELDS(DcgmDiscoveredGpu, entity_id, name, bus_id, uuid, status, line)
 TOPOSCOPE_JSON_FIELDS(PathProbe, ts_ns, src, dst, hops, rtt_us, hop_rtt_us, line)
 
 }  // namespace toposcope::formats
@@ -52,11 +54,11 @@ TOPOSCOPE_JSON_FIELDS(GpuQueryInfo, index, matched_by, bus_id, product_name, dri
 TOPOSCOPE_JSON_FIELDS(NicInfo, device, bus_id, numa_node, speed_gbps)
 TOPOSCOPE_JSON_FIELDS(DeclaredLink, cls, source)
 TOPOSCOPE_JSON_FIELDS(MeasuredLink, samples_gbps, staged_samples_gbps, source)
-TOPOSCOPE_JSON_FIELDS(HostEvidence, host, gpus, nics, nvsmi_links, xml_links, measured, gpu_nic, p2p_status, sync_points, rdma_qps, ib_devices, gids, dcgm_offered, gpu_queries)
+TOPOSCOPE_JSON_FIELDS(HostEvidence, host, gpus, nics, nvsmi_links, xml_links, measured, gpu_nic, p2p_status, sync_points, rdma_qps, ib_devices, gids, dcgm_offered, gpu_queries, mig_instances, dcgm_gpus)
 TOPOSCOPE_JSON_FIELDS(InputFile, path, format, host, records, accepted, rejected, skipped, skip_reason)
-TOPOSCOPE_JSON_FIELDS(EventInput, path, host, format, untimed_at_ns)
+TOPOSCOPE_JSON_FIELDS(EventInput, path, host, format, untimed_at_ns, mig_instances)
 TOPOSCOPE_JSON_FIELDS(CaptureInput, path, host, point, index)
-TOPOSCOPE_JSON_FIELDS(SeriesKey, host, gpu, link, field_id, field, entity, instance)
+TOPOSCOPE_JSON_FIELDS(SeriesKey, host, gpu, link, field_id, field, entity, instance, compute_instance)
 TOPOSCOPE_JSON_FIELDS(SeriesSummary, count, first_ns, last_ns, out_of_order, first_gaps_ns, points, stride)
 TOPOSCOPE_JSON_FIELDS(DcgmStore, series, points)
 TOPOSCOPE_JSON_FIELDS(Dataset, hosts, inputs, event_inputs, captures, nccl_logs, nccl_tests, inventory, fabrics, link_infos, slurm_topologies, topograph_models, qp_state_inputs, path_probes, dcgm, diag)

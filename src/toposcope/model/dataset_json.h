@@ -56,6 +56,8 @@ TOPOSCOPE_JSON_DECLARE(TopographSwitch);
 TOPOSCOPE_JSON_DECLARE(TopographCapacityBlock);
 TOPOSCOPE_JSON_DECLARE(TopographModel);
 TOPOSCOPE_JSON_DECLARE(PathProbe);
+TOPOSCOPE_JSON_DECLARE(DcgmMigInstance);
+TOPOSCOPE_JSON_DECLARE(DcgmDiscoveredGpu);
 }  // namespace toposcope::formats
 
 namespace toposcope::model {

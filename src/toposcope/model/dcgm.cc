@@ -48,8 +48,47 @@ double SeriesSummary::PeriodMs() const {
 
 void DcgmStore::Add(const DcgmPoint& p) {
   if (!std::isfinite(p.value)) return;
-  series[SeriesKey{p.host, p.gpu, p.link, p.field_id, p.field, p.entity, p.instance}].Add(p.ts_ns, p.value);
+  series[SeriesKey{p.host, p.gpu, p.link, p.field_id, p.field, p.entity, p.instance, p.compute_instance}].Add(
+      p.ts_ns, p.value);
   ++points;
+}
+
+const formats::DcgmMigInstance* MigParent(const std::vector<formats::DcgmMigInstance>& mig, DcgmEntity entity,
+                                          int gpu, int instance) {
+  const bool ci = entity == DcgmEntity::kComputeInstance;
+  if ((!ci && entity != DcgmEntity::kGpuInstance) || gpu >= 0 || instance < 0) return nullptr;
+  return formats::FindMigInstance(mig, ci ? formats::DcgmMigKind::kComputeInstance : formats::DcgmMigKind::kGpuInstance,
+                                  instance);
+}
+
+bool LinkMigPoint(const std::vector<formats::DcgmMigInstance>& mig, DcgmPoint* p) {
+  const formats::DcgmMigInstance* m = MigParent(mig, p->entity, p->gpu, p->instance);
+  if (m == nullptr) return false;
+  p->gpu = m->gpu_entity_id;
+  p->instance = m->gpu_instance;
+  p->compute_instance = m->compute_instance;
+  return true;
+}
+
+int64_t LinkMigSeries(DcgmStore& store, const std::string& host, const std::vector<formats::DcgmMigInstance>& mig) {
+  std::vector<std::pair<std::map<SeriesKey, SeriesSummary>::iterator, const formats::DcgmMigInstance*>> found;
+  for (auto it = store.series.begin(); it != store.series.end(); ++it) {
+    const SeriesKey& k = it->first;
+    if (k.host != host) continue;
+    if (const formats::DcgmMigInstance* m = MigParent(mig, k.entity, k.gpu, k.instance)) found.emplace_back(it, m);
+  }
+  int64_t moved = 0;
+  for (const auto& [it, m] : found) {
+    SeriesKey to = it->first;
+    to.gpu = m->gpu_entity_id;
+    to.instance = m->gpu_instance;
+    to.compute_instance = m->compute_instance;
+    if (store.series.count(to) != 0) continue;
+    store.series.emplace(std::move(to), std::move(it->second));
+    store.series.erase(it);
+    ++moved;
+  }
+  return moved;
 }
 
 }  // namespace toposcope::model

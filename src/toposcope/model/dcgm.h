@@ -11,6 +11,8 @@
 #include <tuple>
 #include <vector>
 
+#include "toposcope/formats/dcgm/dcgm_discovery.h"
+
 namespace toposcope::model {
 
 // What a DCGM sample is about. DCGM reports GPUs, MIG GPU and compute instances, NVSwitches, CPUs,
@@ -30,7 +32,10 @@ struct DcgmPoint {
   int64_t ts_ns = 0;   // on the host's clock
   double value = 0;
   DcgmEntity entity = DcgmEntity::kGpu;
-  int instance = -1;   // MIG GPU instance id (kGpuInstance, kComputeInstance), else -1
+  int instance = -1;   // MIG GPU instance (kGpuInstance, kComputeInstance), else -1: NVML's GPU
+                       // instance id when `gpu` is set (exporter's GPU_I_ID, or a dmon row linked
+                       // through `dcgmi discovery -c`); DCGM's entity id (dmon's `GPU-I n`) when not
+  int compute_instance = -1;  // kComputeInstance linked to its GPU: NVML's compute instance id, else -1
 };
 
 struct SeriesKey {
@@ -41,9 +46,10 @@ struct SeriesKey {
   std::string field;
   DcgmEntity entity = DcgmEntity::kGpu;
   int instance = -1;
+  int compute_instance = -1;
   friend bool operator<(const SeriesKey& a, const SeriesKey& b) {
-    return std::tie(a.host, a.entity, a.gpu, a.instance, a.link, a.field_id, a.field) <
-           std::tie(b.host, b.entity, b.gpu, b.instance, b.link, b.field_id, b.field);
+    return std::tie(a.host, a.entity, a.gpu, a.instance, a.compute_instance, a.link, a.field_id, a.field) <
+           std::tie(b.host, b.entity, b.gpu, b.instance, b.compute_instance, b.link, b.field_id, b.field);
   }
   // True for a whole GPU's series (not a MIG instance's, a switch's, a CPU's or a NIC's).
   [[nodiscard]] bool IsGpu() const { return entity == DcgmEntity::kGpu; }
@@ -68,5 +74,22 @@ struct DcgmStore {
   int64_t points = 0;
   void Add(const DcgmPoint& p);
 };
+
+// The `dcgmi discovery -c` row of a MIG instance sample or series that names no GPU (entity
+// kGpuInstance / kComputeInstance, `gpu` < 0, `instance` = DCGM entity id); nullptr for any other,
+// and when `mig` has no such row.
+const formats::DcgmMigInstance* MigParent(const std::vector<formats::DcgmMigInstance>& mig, DcgmEntity entity,
+                                          int gpu, int instance);
+
+// Puts a dmon sample of a MIG instance on its GPU (as LinkMigSeries does its series); false, and `p`
+// unchanged, when MigParent finds no row for it.
+bool LinkMigPoint(const std::vector<formats::DcgmMigInstance>& mig, DcgmPoint* p);
+
+// Attributes the series of `host`'s MIG instances that name no GPU (dmon's `GPU-I n` / `GPU-CI n`,
+// keyed by DCGM entity id) to their GPU, through that host's `dcgmi discovery -c` rows `mig`: the
+// key takes the GPU's DCGM entity id (the number of dmon's `GPU n` rows), NVML's GPU instance id
+// and, for a compute instance, NVML's compute instance id. A series whose instance is not in `mig`,
+// or whose new key is taken already, stays as it is. Returns the number of series moved.
+int64_t LinkMigSeries(DcgmStore& store, const std::string& host, const std::vector<formats::DcgmMigInstance>& mig);
 
 }  // namespace toposcope::model

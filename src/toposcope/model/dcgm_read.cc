@@ -1,6 +1,7 @@
 // model/dcgm_read: see dcgm_read.h.
 #include "toposcope/model/dcgm_read.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -44,16 +45,9 @@ void SetEntity(const formats::DmonEntity& e, DcgmPoint* p) {
   p->gpu = e.id;
 }
 
-// dmon rows of MIG instances name the instance's DCGM entity id only, not its GPU: each stays an
-// entity of its own (not linked to a GPU), and one warning per file says so, naming them.
-void WarnUnparentedInstances(const std::string& path, int64_t line, const std::set<std::string>& labels,
-                             Diagnostics& diag) {
-  std::string names;
-  for (const std::string& l : labels) names += (names.empty() ? "" : ", ") + l;
-  diag.Warn(path, line, "",
-            Cat({std::to_string(static_cast<int64_t>(labels.size())), " MIG instance(s) (", names,
-                 "): dmon does not say which GPU holds them; each kept as an entity of its own, not linked to a GPU"}));
-}
+
+// dmon's words for a file's MIG instances when nothing links them to a GPU.
+constexpr std::string_view kNoParent = "dmon does not say which GPU holds them (a `dcgmi discovery -c` of the host links them)";
 
 // Emits the samples of readers that name their fields (scrapes, CSV), looking each name up in the
 // field catalog once.
@@ -140,6 +134,15 @@ class UntimedClock {
 
 }  // namespace
 
+void WarnUnlinkedMigInstances(const std::string& path, int64_t line, const std::vector<formats::DmonEntity>& entities,
+                              std::string_view why, Diagnostics& diag) {
+  std::string names;
+  for (const formats::DmonEntity& e : entities) names += (names.empty() ? "" : ", ") + formats::DmonEntityLabel(e);
+  diag.Warn(path, line, "",
+            Cat({std::to_string(static_cast<int64_t>(entities.size())), " MIG instance(s) (", names, "): ", why,
+                 "; each kept as an entity of its own, not linked to a GPU"}));
+}
+
 Status ReadDcgmFile(const std::string& path, const std::string& host, formats::FileFormat format,
                     const std::function<void(const DcgmPoint&)>& sink, Diagnostics& diag, ReadCounts& counts,
                     int64_t untimed_origin_ns) {
@@ -166,14 +169,16 @@ Status ReadDcgmFile(const std::string& path, const std::string& host, formats::F
       formats::DmonOptions opt;
       opt.host = host;
       std::vector<formats::DmonField> fields;
-      std::set<std::string> instances;  // the GPU-I / GPU-CI labels seen, first line of each
+      std::set<std::string> instances;  // the GPU-I / GPU-CI labels seen
+      std::vector<formats::DmonEntity> instance_entities;  // the same, in label order
       int64_t instance_line = 0;
       auto r = formats::ReadDmon(
           lines, path, opt, diag, counts,
           [&](const formats::DmonRow& row) {
             if (row.entity.kind == formats::DmonEntityKind::kGpuI || row.entity.kind == formats::DmonEntityKind::kGpuCi) {
-              if (instances.insert(formats::DmonEntityLabel(row.entity)).second && instance_line == 0) {
-                instance_line = row.line;
+              if (instances.insert(formats::DmonEntityLabel(row.entity)).second) {
+                instance_entities.push_back(row.entity);
+                if (instance_line == 0) instance_line = row.line;
               }
             }
             if (!untimed.Emits(row.ts_ns == kNoTime)) return;
@@ -191,7 +196,16 @@ Status ReadDcgmFile(const std::string& path, const std::string& host, formats::F
             }
           },
           [&](const formats::DmonHeader& h) { fields = h.fields; });
-      if (!instances.empty()) WarnUnparentedInstances(path, instance_line, instances, diag);
+      // In label order, as the warning has always named them.
+      std::sort(instance_entities.begin(), instance_entities.end(),
+                [](const formats::DmonEntity& a, const formats::DmonEntity& b) {
+                  return formats::DmonEntityLabel(a) < formats::DmonEntityLabel(b);
+                });
+      if (!instances.empty() && place.mig_rows != nullptr) {
+        place.mig_rows->push_back({path, host, instance_line, std::move(instance_entities)});
+      } else if (!instances.empty()) {
+        WarnUnlinkedMigInstances(path, instance_line, instance_entities, kNoParent, diag);
+      }
       if (!r.ok()) return r.error();
       return {};
     }

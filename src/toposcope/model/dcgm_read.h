@@ -5,10 +5,13 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "toposcope/base/diagnostics.h"
 #include "toposcope/base/result.h"
 #include "toposcope/base/time.h"
+#include "toposcope/formats/dcgm/dcgm_dmon.h"
 #include "toposcope/formats/sniff.h"
 #include "toposcope/model/dcgm.h"
 
@@ -34,6 +37,20 @@ enum class UntimedSamples : uint8_t {
   kOnly,   // only those without a time, placed from the origin
 };
 
+// The MIG instances one dmon file names (`GPU-I n`, `GPU-CI n`): dmon prints their DCGM entity ids
+// only, not their GPU; the loader links them through `dcgmi discovery -c` once every input is read.
+struct DmonMigRows {
+  std::string path;
+  std::string host;                         // the file's host
+  int64_t line = 0;                         // the first row naming a MIG instance
+  std::vector<formats::DmonEntity> entities;  // each instance once, in label order
+};
+
+// The one warning of a dmon file whose MIG instances `entities` stay entities of their own, not
+// linked to a GPU: `why` says why ("dmon does not say which GPU holds them", ...).
+void WarnUnlinkedMigInstances(const std::string& path, int64_t line, const std::vector<formats::DmonEntity>& entities,
+                              std::string_view why, Diagnostics& diag);
+
 // Where a read places the samples that carry no time, and what it says about it.
 struct UntimedPlacement {
   int64_t origin_ns = kNoTime;  // where they start; kNoTime: the file's modification time
@@ -41,6 +58,9 @@ struct UntimedPlacement {
   UntimedSamples emit = UntimedSamples::kPlace;
   int64_t* untimed = nullptr;       // when set, counts the samples without a time
   Diagnostics* note_to = nullptr;   // where the placement warning goes; null: the read's diagnostics
+  // When set, a dmon file's MIG instances are listed here for the loader to link (DmonMigRows);
+  // when null, the read warns once that they stay entities of their own, not linked to a GPU.
+  std::vector<DmonMigRows>* mig_rows = nullptr;
 };
 
 // ReadDcgmFile with the placement spelled out (the loader reads a file's timed samples first, and

@@ -10,11 +10,15 @@ namespace toposcope::model {
 
 namespace {
 
-// The timeline track of a DCGM sample: "gpu3", "gpu3-mig1" (a MIG instance of GPU 3), "gpu_instance1"
-// (one whose GPU the source does not name), "switch2", "cpu0", "cpu_core5", "nic0"; "dcgm" without an id.
+// The timeline track of a DCGM sample: "gpu3", "gpu3-mig1" (a MIG instance of GPU 3), "gpu3-mig1-ci0"
+// (a compute instance of it), "gpu_instance1" (one whose GPU the source does not name), "switch2",
+// "cpu0", "cpu_core5", "nic0"; "dcgm" without an id.
 std::string DcgmDevice(const DcgmPoint& p) {
   if (p.entity == DcgmEntity::kGpu) return p.gpu >= 0 ? "gpu" + std::to_string(p.gpu) : "dcgm";
-  if (p.instance >= 0 && p.gpu >= 0) return "gpu" + std::to_string(p.gpu) + "-mig" + std::to_string(p.instance);
+  if (p.instance >= 0 && p.gpu >= 0) {
+    std::string name = "gpu" + std::to_string(p.gpu) + "-mig" + std::to_string(p.instance);
+    return p.compute_instance >= 0 ? name + "-ci" + std::to_string(p.compute_instance) : name;
+  }
   const int id = p.instance >= 0 ? p.instance : p.gpu;
   const std::string name(DcgmEntityName(p.entity));
   return id >= 0 ? name + std::to_string(id) : "dcgm";
@@ -47,7 +51,9 @@ Status StreamEvents(const EventInput& input, const formats::TraceEventSink& sink
       // Each sample becomes a counter event on its GPU's track.
       return ReadDcgmFile(
           input.path, input.host, input.format,
-          [&](const DcgmPoint& p) {
+          [&](const DcgmPoint& sample) {
+            DcgmPoint p = sample;
+            LinkMigPoint(input.mig_instances, &p);  // a dmon MIG instance onto its GPU's track
             formats::TraceEvent e;
             e.local_ts_ns = p.ts_ns;
             e.host = p.host;

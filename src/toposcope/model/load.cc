@@ -5,9 +5,13 @@
 #include <algorithm>
 #include <filesystem>
 #include <optional>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "toposcope/base/file_io.h"
 #include "toposcope/base/text.h"
+#include "toposcope/formats/dcgm/dcgm_discovery.h"
 #include "toposcope/model/dataset.h"
 #include "toposcope/model/dcgm_read.h"
 #include "toposcope/model/readers.h"
@@ -64,7 +68,7 @@ void ReadEndsInError(Dataset& ds, const std::string& path, const Error& e, ReadC
 // one input of ds.inputs (skipped, with the reason, when it is unreadable, of no known format, or
 // refused by its reader).
 void LoadFile(Dataset& ds, const fs::path& file, const std::string& default_host, const LoadOptions& opt,
-              std::vector<UntimedDcgmInput>& untimed) {
+              std::vector<UntimedDcgmInput>& untimed, std::vector<DmonMigRows>& dmon_mig) {
   InputFile in;
   in.path = file.string();
   auto sniffed = SniffInput(in.path);
@@ -89,7 +93,7 @@ void LoadFile(Dataset& ds, const fs::path& file, const std::string& default_host
     in.skipped = true;
     in.skip_reason = "recognised as " + in.format + ", which `analyze` does not use yet";
   } else {
-    FileRead f{ds, file, in.path, sniff.format, *text, opt, host, counts, &untimed};
+    FileRead f{ds, file, in.path, sniff.format, *text, opt, host, counts, &untimed, &dmon_mig};
     const int64_t rejected_before = ds.diag.RejectedFor(in.path);
     const Status st = reader->read(f);
     if (!st.ok() && reader->mode == ReadMode::kStreamed && counts.accepted > 0) {
@@ -169,6 +173,34 @@ void PlaceUntimedDcgm(Dataset& ds, const std::vector<UntimedDcgmInput>& untimed)
   }
 }
 
+// Links the MIG instances of the dmon files `dmon_mig` to their GPUs through their host's `dcgmi
+// discovery -c` (DCGM entity id -> GPU; LinkMigSeries), once every input is read (the order of the
+// files does not matter). A file whose instances are not all in it gets one warning naming the
+// others: no hierarchy for the host, or not in the host's.
+void LinkMigInstances(Dataset& ds, const std::vector<DmonMigRows>& dmon_mig) {
+  std::set<std::string> linked_hosts;
+  for (const DmonMigRows& f : dmon_mig) {
+    const auto h = ds.hosts.find(f.host);
+    const bool has = h != ds.hosts.end() && !h->second.mig_instances.empty();
+    std::vector<formats::DmonEntity> unlinked;
+    for (const formats::DmonEntity& e : f.entities) {
+      const auto kind = e.kind == formats::DmonEntityKind::kGpuCi ? formats::DcgmMigKind::kComputeInstance
+                                                                   : formats::DcgmMigKind::kGpuInstance;
+      if (!has || formats::FindMigInstance(h->second.mig_instances, kind, e.id) == nullptr) unlinked.push_back(e);
+    }
+    if (has && linked_hosts.insert(f.host).second) LinkMigSeries(ds.dcgm, f.host, h->second.mig_instances);
+    for (EventInput& in : ds.event_inputs) {
+      if (has && in.path == f.path) in.mig_instances = h->second.mig_instances;
+    }
+    if (unlinked.empty()) continue;
+    WarnUnlinkedMigInstances(
+        f.path, f.line, unlinked,
+        has ? "not in the `dcgmi discovery -c` of host " + f.host
+            : "dmon does not say which GPU holds them (a `dcgmi discovery -c` of host " + f.host + " links them)",
+        ds.diag);
+  }
+}
+
 // One entry of a directory walk: a file to read, or an entry listed as skipped with why.
 struct WalkEntry {
   fs::path path;
@@ -223,6 +255,7 @@ std::vector<WalkEntry> WalkDirectory(const fs::path& root) {
 Result<Dataset> LoadPaths(const std::vector<std::string>& paths, const LoadOptions& opt) {
   Dataset ds;
   std::vector<UntimedDcgmInput> untimed;  // DCGM inputs whose untimed samples wait for their origin
+  std::vector<DmonMigRows> dmon_mig;      // dmon files naming MIG instances, linked once all is read
   for (const auto& p : paths) {
     std::error_code ec;
     const fs::path root(p);
@@ -230,7 +263,7 @@ Result<Dataset> LoadPaths(const std::vector<std::string>& paths, const LoadOptio
       return MakeError(p, 0, 0, "no such file or directory");
     }
     if (!fs::is_directory(root, ec)) {
-      LoadFile(ds, root, StemOf(root), opt, untimed);
+      LoadFile(ds, root, StemOf(root), opt, untimed, dmon_mig);
       continue;
     }
     for (const WalkEntry& e : WalkDirectory(root)) {
@@ -249,10 +282,11 @@ Result<Dataset> LoadPaths(const std::vector<std::string>& paths, const LoadOptio
       } else {
         host = StemOf(f);
       }
-      LoadFile(ds, f, host, opt, untimed);
+      LoadFile(ds, f, host, opt, untimed, dmon_mig);
     }
   }
   PlaceUntimedDcgm(ds, untimed);
+  LinkMigInstances(ds, dmon_mig);
   return ds;
 }
 

@@ -10,6 +10,7 @@
 #include "toposcope/formats/clock/chrony.h"
 #include "toposcope/formats/clock/linuxptp.h"
 #include "toposcope/formats/clock/sync_csv.h"
+#include "toposcope/formats/dcgm/dcgm_discovery.h"
 #include "toposcope/formats/rdma/pcap_capture.h"
 #include "toposcope/model/dcgm_read.h"
 #include "toposcope/model/events.h"
@@ -133,6 +134,7 @@ Status ReadDcgm(FileRead& f) {
     place.emit = UntimedSamples::kSkip;
     place.untimed = &untimed;
   }
+  place.mig_rows = f.dmon_mig;
   const Status st = ReadDcgmFile(
       f.path, f.host, f.format, [&](const DcgmPoint& p) { f.ds.dcgm.Add(p); }, f.ds.diag, f.counts, place);
   if (st.ok() || f.counts.accepted > 0) {
@@ -250,6 +252,18 @@ Status ReadDcgmFieldList(FileRead& f) {
   return {};
 }
 
+// `dcgmi discovery -c` / `-l`: the host's MIG instances with their GPUs (the loader links its dmon
+// rows of MIG instances through them) and the GPUs its DCGM sees.
+Status ReadDcgmDiscovery(FileRead& f) {
+  auto t = formats::ParseDcgmDiscovery(f.text, f.path, f.ds.diag);
+  if (!t.ok()) return t.error();
+  f.counts = t->counts;
+  HostEvidence& h = f.ds.Host(f.host);
+  for (auto& m : t->instances) h.mig_instances.push_back(std::move(m));
+  for (auto& g : t->gpus) h.dcgm_gpus.push_back(std::move(g));
+  return {};
+}
+
 Status ReadGids(FileRead& f) {
   auto t = formats::ParseShowGids(f.text, f.path, f.ds.diag);
   if (t.ok()) TakePromptHost(f, t->prompt_host);
@@ -345,6 +359,7 @@ constexpr FormatReader kReaders[] = {
     {FileFormat::kPrometheusText,          kStreamed, ReadDcgm},
     {FileFormat::kDcgmCsv,                 kStreamed, ReadDcgm},
     {FileFormat::kDcgmFieldList,           kWhole,    ReadDcgmFieldList},
+    {FileFormat::kDcgmDiscovery,           kWhole,    ReadDcgmDiscovery},
     {FileFormat::kChromeTrace,             kStreamed, NoteEvents},
     {FileFormat::kNcclInspector,           kStreamed, NoteEvents},
     {FileFormat::kEventJsonl,              kStreamed, NoteEvents},

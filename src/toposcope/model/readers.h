@@ -11,6 +11,7 @@
 #include "toposcope/base/result.h"
 #include "toposcope/formats/sniff.h"
 #include "toposcope/model/dataset.h"
+#include "toposcope/model/dcgm_read.h"
 
 namespace toposcope::model {
 
@@ -40,6 +41,7 @@ struct FileRead {
   std::string& host;   // the host the file is attributed to (a reader may take it from the file)
   ReadCounts& counts;  // the file's records: filled by the reader
   std::vector<UntimedDcgmInput>* untimed_dcgm = nullptr;  // where DCGM readers list untimed files
+  std::vector<DmonMigRows>* dmon_mig = nullptr;  // where dmon readers list the MIG instances to link
 };
 
 // Folds one file into the dataset. Fails (the file is then a skipped input with this error) when

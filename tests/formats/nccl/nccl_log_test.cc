@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -721,6 +722,149 @@ TEST(NcclLogReal, CutShortRingOrdersAndSplitTrees) {
   EXPECT_EQ(t.net_using[0].devices.size(), 5u);
   EXPECT_EQ(t.net_using[0].devices[3].link_layer, "RoCE");
   EXPECT_EQ(t.net_using[0].at.host, "crow-ib-new-nccl-256-info-19");
+}
+
+// Launcher prefixes for which no public capture was found (constructed lines, in the formats the
+// tools document): `srun --label` puts `<task>: ` first (right-aligned when there are 10+ tasks),
+// `kubectl logs --timestamps` an RFC 3339 stamp, `kubectl logs --prefix` `[pod/NAME/CONTAINER] `,
+// and both flags together put the two in either order. No line is dropped: each is read, and its
+// stamp, when there is one, is the line's time.
+TEST(NcclLogLaunchers, SrunLabelAndKubectlPrefixesKeepEveryLine) {
+  const std::string text =
+      "0: NCCL version 2.21.5+cuda12.4\n"
+      " 0: node-a:1234:1300 [0] NCCL INFO Channel 00/02 :    0   1\n"
+      "12: node-b:1234:1300 [4] NCCL INFO Trees [0] 13/-1/-1->12->11\n"
+      "2024-05-01T12:00:00.123456789Z node-a:1234:1300 [0] NCCL INFO Channel 01/02 :    0   1\n"
+      "[pod/job-worker-0/pytorch] node-a:1234:1300 [0] NCCL INFO Ring 00 : 1 -> 0 -> 1\n"
+      "[pod/job-worker-1/pytorch] 2024-05-01T12:00:01.5Z node-b:77:80 [1] NCCL INFO Ring 00 : 0 -> 1 -> 0\n"
+      "2024-05-01T12:00:02Z [pod/job-worker-1/pytorch] node-b:77:80 [1] NCCL INFO Ring 01 : 0 -> 1 -> 0\n"
+      "2024-05-01T12:00:03Z NCCL version 2.21.5+cuda12.4\n";
+  Diagnostics diag;
+  auto log = ParseNcclLog(text, "launchers", diag);
+  ASSERT_TRUE(log.ok());
+  ExpectCounts(*log, 8, 0);
+  EXPECT_EQ(log->nccl_lines, 8);
+  EXPECT_EQ(log->nccl_version, "2.21.5+cuda12.4");
+  ASSERT_EQ(log->ring_orders.size(), 2u);
+  EXPECT_EQ(log->ring_orders[0].at.host, "node-a");
+  EXPECT_EQ(log->ring_orders[0].at.ts_ns, kNoTime);
+  EXPECT_EQ(log->ring_orders[1].at.ts_ns, int64_t{1714564800} * 1000000000 + 123456789);
+  ASSERT_EQ(log->trees.size(), 1u);
+  EXPECT_EQ(log->trees[0].at.host, "node-b");
+  EXPECT_EQ(log->trees[0].me, 12);
+  ASSERT_EQ(log->rings.size(), 3u);
+  EXPECT_EQ(log->rings[0].at.ts_ns, kNoTime);
+  EXPECT_EQ(log->rings[1].at.host, "node-b");
+  EXPECT_EQ(log->rings[1].at.pid, 77);
+  EXPECT_EQ(log->rings[1].at.ts_ns, int64_t{1714564801} * 1000000000 + 500000000);
+  EXPECT_EQ(log->rings[2].at.ts_ns, int64_t{1714564802} * 1000000000);
+  EXPECT_EQ(log->rings[2].channel, 1);
+}
+
+// Launcher captures from Kubernetes MPIJobs: the launcher pod's log has mpirun's `[1,N]<stdout>:`
+// tag before every NCCL line (N = the MPI rank); a worker pod's log has NCCL's lines bare.
+TEST(NcclLogReal, MpiJobLauncherTagOutputCommAndTrees) {
+  Diagnostics diag;
+  const NcclLog log = ReadReal("mpijob_launcher_tag_output_4node_comm_trees_aws_k8s_tester_pr454_excerpt.log", diag);
+  ExpectCounts(log, 12, 1);  // the last comm line, cut after `nRank`: rejected, not dropped unseen
+  ASSERT_EQ(log.comms.size(), 4u);
+  EXPECT_EQ(log.comms[0].at.host, "bert-mpi-training-worker-1");
+  EXPECT_EQ(log.comms[0].at.pid, 27);
+  EXPECT_EQ(log.comms[0].at.tid, 571);
+  EXPECT_EQ(log.comms[0].at.cuda_dev, 6);
+  EXPECT_EQ(log.comms[0].rank, 14);
+  EXPECT_EQ(log.comms[0].nranks, 32);
+  EXPECT_EQ(log.comms[0].nnodes, 4);
+  EXPECT_EQ(log.comms[0].local_rank, 6);
+  std::set<std::string> hosts;
+  for (const auto& c : log.comms) hosts.insert(c.at.host);
+  EXPECT_EQ(hosts, (std::set<std::string>{"bert-mpi-training-worker-0", "bert-mpi-training-worker-1",
+                                          "bert-mpi-training-worker-3"}));
+  ASSERT_EQ(log.trees.size(), 8u);  // two channels on each of four lines
+  EXPECT_EQ(log.trees[0].at.host, "bert-mpi-training-worker-3");
+  EXPECT_EQ(log.trees[0].down, (std::array<int, 3>{28, -1, -1}));
+  EXPECT_EQ(log.trees[0].me, 31);
+  EXPECT_EQ(log.trees[0].up, 30);
+  EXPECT_EQ(log.trees[7].me, 14);
+  EXPECT_EQ(log.trees[7].channel, 1);
+  ASSERT_EQ(diag.items().size(), 1u);
+  EXPECT_EQ(diag.items()[0].line, 12);
+  EXPECT_NE(diag.items()[0].reason.find("'nRank' without a value"), std::string::npos) << diag.items()[0].reason;
+}
+
+TEST(NcclLogReal, MpiJobLauncherTagOutputP2pConnections) {
+  Diagnostics diag;
+  const NcclLog log = ReadReal("mpijob_launcher_tag_output_4node_p2p_cumem_conns_aws_k8s_tester_pr454_excerpt.log", diag);
+  EXPECT_EQ(log.counts.read, 14);
+  EXPECT_TRUE(log.counts.Balanced());
+  ASSERT_GE(log.connections.size(), 8u);
+  EXPECT_EQ(log.connections[0].at.host, "bert-mpi-training-worker-2");
+  EXPECT_EQ(log.connections[0].from_rank, 21);
+  EXPECT_EQ(log.connections[0].to_rank, 17);
+  EXPECT_EQ(log.connections[0].from_dev, "5");
+  EXPECT_EQ(log.connections[0].transport, NcclTransport::kP2p);
+  EXPECT_EQ(log.connections[0].p2p_kind, "CUMEM");
+  EXPECT_EQ(log.connections[7].at.host, "bert-mpi-training-worker-1");
+  EXPECT_EQ(log.connections[7].from_rank, 14);
+  std::set<int> channels;
+  for (const auto& c : log.connections) channels.insert(c.channel);
+  EXPECT_EQ(channels, (std::set<int>{0, 1}));
+  // The last line is cut inside `P2P/CUMEM`: what it says before the cut (channel 1, 17 -> 18 over
+  // P2P) is whole, so it is kept.
+  EXPECT_EQ(log.counts.rejected, 0) << (diag.items().empty() ? "" : diag.items()[0].ToString());
+  ASSERT_EQ(log.connections.size(), 9u);
+  EXPECT_EQ(log.connections[8].line, 14);
+  EXPECT_EQ(log.connections[8].channel, 1);
+  EXPECT_EQ(log.connections[8].from_rank, 17);
+  EXPECT_EQ(log.connections[8].to_rank, 18);
+  EXPECT_EQ(log.connections[8].transport, NcclTransport::kP2p);
+}
+
+TEST(NcclLogReal, MpiJobWorkerPodsNetIbSixteenDevices) {
+  Diagnostics diag;
+  const NcclLog log = ReadReal("mpijob_worker_pods_2node_net_ib_16_hcas_aks_rdma_infiniband_issue30_excerpt.log", diag);
+  ExpectCounts(log, 16, 0);  // the cut last line `ncc` is no NCCL line
+  ASSERT_EQ(log.connections.size(), 15u);
+  std::set<std::string> hosts;
+  std::set<int> net_devs;
+  int sends = 0, receives = 0;
+  for (const auto& c : log.connections) {
+    hosts.insert(c.at.host);
+    if (c.transport == NcclTransport::kNet) net_devs.insert(c.net_dev);
+    sends += c.dir == Dir::kSend;
+    receives += c.dir == Dir::kReceive;
+  }
+  EXPECT_EQ(hosts, (std::set<std::string>{"nccl-tests-worker-0", "nccl-tests-worker-1"}));
+  EXPECT_EQ(net_devs, (std::set<int>{9, 11, 12, 13, 14, 15}));
+  EXPECT_EQ(sends, 7);
+  EXPECT_EQ(receives, 6);
+  EXPECT_EQ(log.connections[3].p2p_kind, "CUMEM");
+  EXPECT_TRUE(log.connections[3].read);
+  EXPECT_EQ(log.connections[0].net_name, "IB");
+  EXPECT_EQ(log.connections[0].channel, 9);
+  EXPECT_EQ(log.connections[0].to_rank, 1);
+}
+
+TEST(NcclLogReal, MpirunTagOutputRingOrdersAndCutTrees) {
+  Diagnostics diag;
+  const NcclLog log = ReadReal("mpirun_tag_output_1node_2gpu_24_channels_mscclpp_issue665_excerpt.log", diag);
+  EXPECT_EQ(log.counts.read, 10);
+  EXPECT_TRUE(log.counts.Balanced());
+  ASSERT_EQ(log.comms.size(), 2u);
+  EXPECT_EQ(log.comms[1].at.host, "my-dev-1");
+  EXPECT_EQ(log.comms[1].rank, 0);
+  ASSERT_EQ(log.ring_orders.size(), 5u);
+  for (const auto& o : log.ring_orders) {
+    EXPECT_EQ(o.ranks, (std::vector<int>{0, 1}));
+    EXPECT_EQ(o.nchannels, 24);
+    EXPECT_EQ(o.comm, "0x8c27c80");
+  }
+  // The Trees line is cut inside channel 23's children: the line is rejected, with its line number.
+  EXPECT_EQ(log.counts.rejected, 1);
+  EXPECT_TRUE(log.trees.empty());
+  ASSERT_EQ(diag.items().size(), 1u);
+  EXPECT_EQ(diag.items()[0].line, 10);
+  EXPECT_NE(diag.items()[0].reason.find("tree child"), std::string::npos) << diag.items()[0].reason;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -158,6 +158,25 @@ std::optional<int64_t> ParseDec(std::string_view s) {
   return v;
 }
 
+// One whitespace-free RFC 3339 stamp as `kubectl logs --timestamps` writes it before each line
+// ("2024-05-01T12:00:00.123456789Z"); kNoTime when `tok` is not one.
+int64_t ParseRfc3339Token(std::string_view tok) {
+  if (tok.size() < 20 || tok[10] != 'T' || !IsDigit(tok[0])) return kNoTime;
+  const auto year = ParseDec(tok.substr(0, 4));
+  if (!year || *year < 1900 || *year > 2200 || tok[4] != '-') return kNoTime;
+  const auto ns = ParseIsoTimeNs(tok);
+  return ns ? *ns : kNoTime;
+}
+
+// The RFC 3339 stamp among the launcher's words before the host (kubectl's, with or without its
+// `[pod/NAME/CONTAINER]` prefix on either side); kNoTime when there is none.
+int64_t FindRfc3339Token(std::string_view pre) {
+  for (std::string_view tok : SplitWhitespace(pre)) {
+    if (const int64_t ns = ParseRfc3339Token(tok); ns != kNoTime) return ns;
+  }
+  return kNoTime;
+}
+
 // "[2024-05-01 12:00:00.123456] " style: the text inside brackets, as ISO date-time (local time
 // as printed; treated as UTC, like the other readers treat zone-less stamps).
 int64_t ParseTimestampPrefix(std::string_view pre) {
@@ -167,9 +186,12 @@ int64_t ParseTimestampPrefix(std::string_view pre) {
   if (pre.back() == ']') {
     const size_t open = pre.rfind('[');
     if (open == std::string_view::npos) return kNoTime;
-    pre = Trim(pre.substr(open + 1, pre.size() - open - 2));
+    const std::string_view inside = Trim(pre.substr(open + 1, pre.size() - open - 2));
+    // `kubectl logs --timestamps --prefix`: a stamp then `[pod/NAME/CONTAINER]`.
+    if (inside.starts_with("pod/")) return FindRfc3339Token(pre.substr(0, open));
+    pre = inside;
   }
-  if (pre.size() < 19 || !IsDigit(pre[0])) return kNoTime;
+  if (pre.size() < 19 || !IsDigit(pre[0])) return FindRfc3339Token(pre);
   // Only plausible years: ParseIsoTimeNs's int64 ns overflows outside ~1678-2261.
   const auto year = ParseDec(pre.substr(0, 4));
   if (!year || *year < 1900 || *year > 2200 || pre[4] != '-') return kNoTime;
@@ -648,8 +670,11 @@ std::string ParseComm(std::string_view msg, NcclCommInit* c, bool* skip) {
   }
   ++i;
   if (!is_init) {
-    // Only the rank-info spelling ("... nNodes ...") is a topology line.
-    if (msg.find(" nNodes ") == std::string_view::npos || !c->api.empty()) {
+    // Only the rank-info spelling ("rank %d nRanks %d nNodes ...", 2.19+) is a topology line; a copy
+    // cut inside it (" nRank" with a capital R, which no older comm line prints) is one too, and is
+    // then rejected for what it lacks rather than dropped unseen.
+    const bool rank_info = msg.find(" nNodes ") != std::string_view::npos || msg.find(" nRank") != std::string_view::npos;
+    if (!rank_info || !c->api.empty()) {
       *skip = true;
       return {};
     }
@@ -910,8 +935,8 @@ class Parser {
       // The bare version banner (stdout), possibly after a timestamp or launcher prefix.
       const size_t v = line.find("NCCL version ");
       const std::string_view pre = v == std::string_view::npos ? std::string_view{} : Trim(line.substr(0, v));
-      if (v != std::string_view::npos &&
-          (pre.empty() || pre.ends_with(']') || pre.ends_with(':') || pre.ends_with('>'))) {
+      if (v != std::string_view::npos && (pre.empty() || pre.ends_with(']') || pre.ends_with(':') ||
+                                          pre.ends_with('>') || FindRfc3339Token(pre) != kNoTime)) {
         ++log_.nccl_lines;
         SetVersion(line.substr(v + 13));
         ++log_.counts.accepted;

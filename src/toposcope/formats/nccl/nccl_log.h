@@ -4,7 +4,9 @@
 // "Ring" and "Trees"/"Tree" lines, channel connection lines ("Channel 00/0 : 1[1] -> 0[0] via
 // P2P/CUMEM"), "NET/IB : Using ..." device lists and QP lines ("NET/IB: Dev 1 Port 1 qpn 3038 ...").
 // It understands the `host:pid:tid [dev] NCCL INFO ` prefix, optional timestamp prefixes
-// (NCCL_DEBUG_TIMESTAMP_FORMAT, 2.23+) and launcher prefixes before the host ("[1,0]<stdout>:").
+// (NCCL_DEBUG_TIMESTAMP_FORMAT, 2.23+) and launcher prefixes before the host ("[1,0]<stdout>:",
+// "[rank0]:", "(RayTrainWorker pid=..)", srun --label's "12: ", kubectl logs' "[pod/NAME/CONTAINER] "
+// and --timestamps' RFC 3339 stamp, which becomes the line's time).
 // Eras: 2.1x (no "/conn", busId in brackets), 2.16-2.18.1 (busId), 2.18.3+ (nvml index),
 // pre-2.23 vs 2.23+ ring-order spacing, 2.16 vs 2.21+ qpn lines, old "Init COMPLETE" comm lines.
 // The writer renders records in the exact line format of a chosen NCCL version (for the simulator).
