@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Long libFuzzer runs, off CI: runs each target (all, or those named) for SECONDS (default 3600),
 # seeded with the kept corpus, the real fixtures and our testdata, then merges what adds coverage
-# into fuzz/corpus/<target>/ (files up to FUZZ_MAX_BYTES, default 4096, only).
+# into fuzz/corpus/<target>/ (files up to FUZZ_MAX_BYTES, default 4096, only; the fewest that cover
+# every edge covered so far).
 # Commit fuzz/corpus/ afterwards; scripts/fuzz_smoke.sh seeds from it.
 #   scripts/fuzz_long.sh [SECONDS] [TARGET...]      e.g. scripts/fuzz_long.sh 7200 chrony_fuzz
 # Aim for >= 10^7 executions per target, summed over runs: each run appends its count to
@@ -101,11 +102,19 @@ for t in "${targets[@]}"; do
     awk '/stat::number_of_executed_units/ {s += $2} END {print s + 0}')
   echo "fuzz_long: $t executed $execs units in ${cpu_s} CPU-s"
   rm -f fuzz-*.log
-  # Small files only, then keep what adds coverage to the kept corpus.
+  # Small files only, then the kept corpus becomes the fewest inputs, of the old corpus and the run's,
+  # that cover every edge either covered (-use_counters=0: hit counts would keep thousands of inputs
+  # per target, megabytes in the repository, for the same edges).
   find "$run" -type f -size +"${max_bytes}"c -delete
   before=$(find "$keep" -type f | wc -l)
-  "$build/$t" -merge=1 -rss_limit_mb="$rss" -max_len="$max_bytes" "$keep" "$run" >"$build/$t.merge.log" 2>&1 ||
-    { echo "fuzz_long: $t merge failed"; tail -10 "$build/$t.merge.log"; status=1; }
+  merged=$(mktemp -d)
+  if "$build/$t" -merge=1 -use_counters=0 -rss_limit_mb="$rss" -max_len="$max_bytes" "$merged" "$keep" "$run" \
+      >"$build/$t.merge.log" 2>&1; then
+    rm -rf "$keep" && mkdir -p "$keep" && cp "$merged"/* "$keep"/ 2>/dev/null || true
+  else
+    echo "fuzz_long: $t merge failed"; tail -10 "$build/$t.merge.log"; status=1
+  fi
+  rm -rf "$merged"
   find "$keep" -type f -size +"${max_bytes}"c -delete
   after=$(find "$keep" -type f | wc -l)
   echo "fuzz_long: $t corpus $before -> $after files in $keep"

@@ -726,6 +726,31 @@ TEST(IbvDevinfo, WriterRoundTrip) {
   EXPECT_EQ(NoLines(back->devices), std::vector<IbDevice>{dev});
 }
 
+// Found by the fuzzer: two values run together ("InfiniBand (" cut, then the next line's
+// "PORT_ACTIVE (4)") were accepted as the transport "InfiniBand (PORT_ACTIVE", which the writer
+// then wrote as a cut value that the reader rejects. Such a value is malformed, as a cut one is.
+TEST(IbvDevinfo, ValuesRunTogetherAreMalformed) {
+  const std::string text =
+      "hca_id:\tmlx4_0\n"
+      "\ttransport:\t\t\tInfiniBand (PORT_ACTIVE (4)\n"
+      "\t\tport:\t1\n"
+      "\t\t\tstate:\t\t\tPORT_DOWN (DOWN (1)\n"
+      "\t\t\tactive_mtu:\t\t4096 (5)\n";
+  Diagnostics d;
+  auto l = ParseIbvDevinfo(text, "run-together", d);
+  ASSERT_TRUE(l.ok());
+  ExpectCounts(l->counts, 5, 3);
+  const std::string r = Reasons(d);
+  EXPECT_NE(r.find("transport 'InfiniBand (PORT_ACTIVE (4)' is malformed"), std::string::npos) << r;
+  EXPECT_NE(r.find("is malformed"), std::string::npos);
+  ASSERT_EQ(l->devices.size(), 1u);
+  const std::string written = WriteIbvDevinfo(l->devices);
+  Diagnostics d2;
+  auto again = ParseIbvDevinfo(written, "rewritten", d2);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->counts.rejected, 0);
+}
+
 TEST(IbvDevinfo, BadInputs) {
   Diagnostics diag;
   EXPECT_FALSE(ParseIbvDevinfo("", "empty", diag).ok());

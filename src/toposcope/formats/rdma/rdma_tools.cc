@@ -90,9 +90,10 @@ bool SplitCode(std::string_view value, std::string& text, std::optional<int>& co
     if (!n) return false;
     code = static_cast<int>(*n);
     value = Trim(value.substr(0, open));
-  } else if (value.find('(') != std::string_view::npos && value.find(')') == std::string_view::npos) {
-    return false;  // "PORT_ACTIVE (4" : cut off
   }
+  // "PORT_ACTIVE (4": cut off; also before a code ("InfiniBand (PORT_ACTIVE (4)": two values run
+  // together), which would be written back as the first form.
+  if (value.find('(') != std::string_view::npos && value.find(')') == std::string_view::npos) return false;
   text = std::string(value);
   return true;
 }
