@@ -23,21 +23,7 @@ fi
 
 seeds=$(mktemp -d)
 trap 'rm -rf "$seeds"' EXIT
-/usr/bin/python3 - "$seeds" "$fixtures" "$root/testdata" <<'PY'
-import hashlib, os, sys
-out, dirs = sys.argv[1], sys.argv[2:]
-for d in dirs:
-    for base, _, names in os.walk(d):
-        for n in names:
-            f = os.path.join(base, n)
-            if n.endswith(".md") or not os.path.isfile(f) or os.path.getsize(f) > (1 << 20):
-                continue
-            b = open(f, "rb").read(4096)
-            cut = b.rfind(b"\n")
-            if os.path.getsize(f) > 4096 and cut > 0:
-                b = b[: cut + 1]
-            open(os.path.join(out, hashlib.md5(f.encode()).hexdigest()[:16]), "wb").write(b)
-PY
+/usr/bin/python3 scripts/fuzz_seeds.py 4096 "$seeds" "$fixtures" "$root/testdata"
 
 # One run: prints "executions cpu_seconds".
 measure() {

@@ -53,24 +53,10 @@ cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
 deadline=""
 [ -n "${FUZZ_DEADLINE:-}" ] && deadline=$(date -d "$FUZZ_DEADLINE" +%s)
 
-# Copies every file under the directories $2... (up to 1 MB, no .md) into directory $1 as a seed,
-# cut to its first $max_bytes bytes (at the last line end in them when there is one).
+# Copies every file under the directories $2... into directory $1 as a seed, cut to its first
+# $max_bytes bytes (scripts/fuzz_seeds.py).
 cut_seeds() {
-  /usr/bin/python3 - "$max_bytes" "$@" <<'PY'
-import hashlib, os, sys
-max_bytes, out, dirs = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
-for d in dirs:
-    for base, _, names in os.walk(d):
-        for n in names:
-            f = os.path.join(base, n)
-            if n.endswith(".md") or not os.path.isfile(f) or os.path.getsize(f) > (1 << 20):
-                continue
-            b = open(f, "rb").read(max_bytes)
-            cut = b.rfind(b"\n")
-            if os.path.getsize(f) > max_bytes and cut > 0:
-                b = b[: cut + 1]
-            open(os.path.join(out, "seed-" + hashlib.md5(f.encode()).hexdigest()[:16]), "wb").write(b)
-PY
+  /usr/bin/python3 scripts/fuzz_seeds.py "$max_bytes" "$@"
 }
 
 status=0

@@ -310,5 +310,31 @@ TEST(NcclInspectorWriter, RoundTrip) {
   EXPECT_EQ(written.find(R"({"coll_perf":{"coll":"AllGather")") != std::string::npos, true);
 }
 
+// Found by a long nccl_inspector_fuzz run: a bandwidth of 6.7e81 was written as its 82-digit
+// integer ("%.6f"), which the JSON reader rounds to a neighbouring double, so the second write
+// differed from the first. Such magnitudes are written in their shortest round-trip form.
+TEST(NcclInspectorWriter, HugeValuesWriteBackTheSame) {
+  const std::string rec =
+      R"({"header":{"id":"0x1","rank":0,"n_ranks":2},"coll_perf":{"coll":"AllReduce","coll_sn":1,)"
+      R"("coll_exec_time_us":12.5,"coll_algobw_gbs":)" +
+      std::string(82, '6') + R"(,"coll_busbw_gbs":1e300}})" + "\n";
+  Diagnostics diag;
+  ReadCounts counts;
+  auto recs = ParseNcclInspector(rec, "in", diag, counts);
+  ASSERT_TRUE(recs.ok());
+  ASSERT_EQ(recs->size(), 1u);
+  const std::string written = WriteNcclInspector(*recs);
+  EXPECT_NE(written.find(R"("coll_algobw_gbs":6.666666666666667e+81)"), std::string::npos) << written;
+  EXPECT_NE(written.find(R"("coll_busbw_gbs":1e+300)"), std::string::npos) << written;
+  EXPECT_NE(written.find(R"("coll_exec_time_us":12.500000)"), std::string::npos) << written;
+  Diagnostics diag2;
+  ReadCounts counts2;
+  auto back = ParseNcclInspector(written, "rt", diag2, counts2);
+  ASSERT_TRUE(back.ok());
+  ASSERT_EQ(back->size(), 1u);
+  EXPECT_EQ((*back)[0].perf.algobw_gbs, (*recs)[0].perf.algobw_gbs);
+  EXPECT_EQ(WriteNcclInspector(*back), written);
+}
+
 }  // namespace
 }  // namespace toposcope::formats

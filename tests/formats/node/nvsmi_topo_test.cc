@@ -759,5 +759,29 @@ TEST(NvsmiTopoBad, CountsAccumulateAcrossInputs) {
   EXPECT_TRUE(counts.Balanced());
 }
 
+// Found by a long nvsmi_topo_fuzz run: a topology matrix whose legend holds only P2P keys (`U`) was
+// written with an empty legend, which a re-parse fills with the standard one, so the second write
+// differed from the first. The writer now writes the standard legend itself.
+TEST(NvsmiTopoWriter, LegendOfP2pKeysOnlyInATopologyMatrix) {
+  const std::string text =
+      "\tGPU0\tGPU1\tCPU Affinity\n"
+      "GPU0\t X \tPHB\t0-15\n"
+      "GPU1\tPHB\t X \t0-15\n"
+      "\nLegend:\n\n  U    = Unknown\n";
+  Diagnostics diag;
+  ReadCounts counts;
+  auto topo = ParseNvsmiTopo(text, "p2p-legend", diag, counts);
+  ASSERT_TRUE(topo.ok());
+  EXPECT_NE(topo->kind, NvsmiMatrixKind::kP2p);
+  const std::string written = WriteNvsmiTopo(*topo);
+  EXPECT_NE(written.find("PHB  ="), std::string::npos) << written;
+  Diagnostics diag2;
+  ReadCounts counts2;
+  auto again = ParseNvsmiTopo(written, "rewritten", diag2, counts2);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(counts2.rejected, 0);
+  EXPECT_EQ(WriteNvsmiTopo(*again), written);
+}
+
 }  // namespace
 }  // namespace toposcope::formats

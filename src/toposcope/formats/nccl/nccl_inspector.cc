@@ -11,6 +11,7 @@
 // that belong to it (carried forward here). Doubles may be the string "nan".
 #include "toposcope/formats/nccl/nccl_inspector.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -271,10 +272,17 @@ class ValueCutter {
   int64_t start_byte_ = 0;
 };
 
+// As the plugin prints it ("%.6f"); a magnitude of 1e15 or more (no real bandwidth or time) in the
+// shortest form that reads back to the same double: "%.6f" spells out every digit of such a number,
+// and the JSON reader may round that long integer to a neighbouring double.
 std::string Fmt6(double v) {
   if (std::isnan(v)) return "\"nan\"";
   if (!std::isfinite(v)) return "\"nan\"";
   char buf[64];
+  if (std::fabs(v) >= 1e15) {
+    const auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::scientific);
+    if (ec == std::errc()) return std::string(buf, end);
+  }
   std::snprintf(buf, sizeof(buf), "%.6f", v);
   return buf;
 }

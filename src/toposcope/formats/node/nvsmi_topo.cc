@@ -486,14 +486,16 @@ void Parser::SetAffinity(NvsmiDevice& dev, ColumnKind column, std::string_view v
 std::vector<std::string> LegendToWrite(const NvsmiTopo& topo) {
   std::vector<std::string> keys = topo.legend_keys;
   const bool p2p = topo.kind == NvsmiMatrixKind::kP2p;
-  if (keys.empty()) {
+  auto standard_if_empty = [&] {
+    if (!keys.empty()) return;
     const std::span<const LegendEntry> standard = p2p ? std::span<const LegendEntry>(kP2pLegend)
                                                       : std::span<const LegendEntry>(kTopoLegend);
     for (const auto& e : standard) {
       if (topo.kind == NvsmiMatrixKind::kPcieOnly && e.key == "NV#") continue;
       keys.emplace_back(e.key);
     }
-  }
+  };
+  standard_if_empty();
   auto has = [&](std::string_view k) { return std::find(keys.begin(), keys.end(), k) != keys.end(); };
   if (p2p) {
     if (std::none_of(keys.begin(), keys.end(),
@@ -507,6 +509,9 @@ std::vector<std::string> LegendToWrite(const NvsmiTopo& topo) {
   std::erase_if(keys, [&](const std::string& k) {
     return OneOf(std::string_view(k), kP2pValues) || (topo.kind == NvsmiMatrixKind::kPcieOnly && k == "NV#");
   });
+  // A legend of P2P keys only in a topology matrix leaves nothing: write the standard one, as a
+  // re-parse of an empty legend would.
+  standard_if_empty();
   if (topo.kind == NvsmiMatrixKind::kTopo && !has("NV#")) keys.emplace_back("NV#");
   return keys;
 }
