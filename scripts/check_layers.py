@@ -24,11 +24,12 @@ SRC = os.path.join(ROOT, "src", "toposcope")
 ORDER = ["base", "formats", "model", "stats", "analysis", "act", "report"]
 ALLOWED = {m: set(ORDER[:i]) for i, m in enumerate(ORDER)}
 ALLOWED["sim"] = {"base", "formats", "model", "stats"}
+ALLOWED["probe"] = {"base", "formats"}
 ALLOWED["experiments"] = set(ORDER) | {"sim"}
-ALLOWED["app"] = set(ORDER) | {"sim", "experiments"}
+ALLOWED["app"] = set(ORDER) | {"sim", "probe", "experiments"}
 ALLOWED["serve"] = set(ORDER) | {"app"}
 ALLOWED["dist"] = set(ORDER) | {"app"}
-ALLOWED["tools"] = set(ORDER) | {"sim", "experiments", "app", "serve", "dist"}
+ALLOWED["tools"] = set(ORDER) | {"sim", "probe", "experiments", "app", "serve", "dist"}
 
 # Domain sub-folders inside a module, lowest first; the module's own top-level files come last
 # (format detection over formats/, the pass pipeline over analysis/).

@@ -29,6 +29,15 @@ TEST(SniffNcclLog, BracketedPrefixesAtTheStartOfTheFile) {
   }
 }
 
+TEST(SniffP2pCsv, LabelsThatAreP2pBandwidthLatencyTestHeadings) {
+  const std::string csv =
+      "# toposcope p2p matrix, long form\n"
+      "src,dst,bandwidth_gbps,kind,matrix\n"
+      "0,1,1.00,connectivity,P2P Connectivity Matrix\n"
+      "0,1,24.97,unidir,Unidirectional P2P=Enabled Bandwidth (P2P Writes) Matrix (GB/s)\n";
+  EXPECT_EQ(SniffFormat(csv).format, FileFormat::kP2pCsv) << SniffFormat(csv).reason;
+}
+
 TEST(SniffNcclLog, PreambleBeforeTheFirstNcclLine) {
   std::string text = "$ torchrun --nproc-per-node 8 train.py\n"
                      "W0501 12:00:00.000000 1234 torch/distributed/run.py:779] Setting OMP_NUM_THREADS\n";

@@ -85,7 +85,7 @@ TEST(Accounting, EveryFixtureBalancesAndMatchesItsDiagnostics) {
   }
   EXPECT_GT(streamed, 10);
   // The node and fabric formats read since issue 11 are among them (every real file of each).
-  EXPECT_EQ(read_by_format["nvidia-smi-q"], 3);
+  EXPECT_EQ(read_by_format["nvidia-smi-q"], 4);
   EXPECT_GE(read_by_format["iblinkinfo"], 1);
   EXPECT_GT(read_by_format["ibnetdiscover"], 0);
 }

@@ -139,6 +139,22 @@ TEST(P2pReport, GpusComeFromTheMatricesWithoutDeviceLines) {
 // nvidia-smi -q on a host whose GPUs another source named: a section whose bus id another source
 // gave is that GPU (whatever its place); a place whose GPU has another bus id is no match; a model
 // another source gave is kept.
+TEST(P2pReport, OneMeasurementInTwoLayoutsCountsOnce) {
+  formats::P2pReport r;
+  formats::P2pMatrix m;
+  m.row_ids = m.col_ids = {0, 1};
+  m.values = {{900, 296.03}, {295.5, 900}};
+  r.matrices.push_back(m);
+  Dataset ds;
+  AddP2pReport(ds, "h", "h/p2pBandwidthLatencyTest.txt", r);
+  AddP2pReport(ds, "h", "h/p2p_matrix.csv", r);  // the same numbers, the probe's second layout
+  const auto& ml = ds.hosts.at("h").measured.begin()->second;
+  EXPECT_EQ(ml.samples_gbps.size(), 2u);  // both directions, once
+  r.matrices[0].values[0][1] = 297.1;       // a second run differs: it counts
+  AddP2pReport(ds, "h", "h/run2.csv", r);
+  EXPECT_EQ(ds.hosts.at("h").measured.begin()->second.samples_gbps.size(), 4u);
+}
+
 TEST(NvsmiQuery, SectionsMatchGpusByBusIdBeforePlace) {
   auto text = ReadFileText(std::string(TOPOSCOPE_TESTDATA) +
                            "/real/nvidia_smi_q/h100_80gb_hbm3_x8_driver565_tlimit_nvidia_smi_q.txt");

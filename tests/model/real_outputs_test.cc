@@ -104,6 +104,22 @@ TEST(RealNvsmiTopo, FiveGpusAllPcieSysPhbNodeWithGpuNumaIdColumn) {
   EXPECT_EQ(h.gpus.at(4).numa_node, 0);
 }
 
+// One GPU: `topo -m` and `topo -p2p r` as the terminal got them, headers underlined with ANSI codes;
+// `-p2p` prints no column but GPU0's own.
+TEST(RealNvsmiTopo, H200OneGpuAnsiUnderlinedHeadersTopoAndP2p) {
+  for (const char* rel : {"nvidia_smi_topo/h200_x1_vm_ansi_underline_topo_m.txt",
+                          "nvidia_smi_topo/h200_x1_vm_ansi_underline_topo_p2p_r.txt"}) {
+    SCOPED_TRACE(rel);
+    const Loaded l = Load(rel, "nvidia-smi-topo");
+    EXPECT_EQ(l.in.records, 1);
+    EXPECT_EQ(l.in.rejected, 0) << l.Reasons();
+    ASSERT_EQ(l.Host().gpus.size(), 1u);
+    EXPECT_TRUE(l.Host().nvsmi_links.empty());
+  }
+  EXPECT_EQ(Load("nvidia_smi_topo/h200_x1_vm_ansi_underline_topo_m.txt", "nvidia-smi-topo").Host().gpus.at(0).cpu_affinity,
+            "0-15");
+}
+
 TEST(RealNvsmiTopo, Nv18EightGpusEighteenNicsAfterAPromptCutInARow) {
   const Loaded l = Load("nvidia_smi_topo/nv18_8gpu_18nic_gpu_numa_id_prompt_deepep_issue145_excerpt.txt",
                         "nvidia-smi-topo");
@@ -180,6 +196,17 @@ TEST(RealP2p, H100EightGpusConnectivityFirstThenPcieStagedAndNvlinkWrites) {
   EXPECT_DOUBLE_EQ(h.measured.at({5, 6}).staged_samples_gbps[0], 38.05);
 }
 
+// `toposcope probe p2p` on one H200 (CUDA 13 runtime): the matrices are the copy inside the GPU.
+TEST(RealP2p, H200OneGpuProbeLocalCopyOnly) {
+  const Loaded l = Load("cuda_p2p/h200_x1_vm_toposcope_probe_p2p_256mib.txt", "p2pBandwidthLatencyTest");
+  EXPECT_EQ(l.in.records, 7);  // one row per matrix: connectivity, 4 bandwidth, 2 latency
+  EXPECT_EQ(l.in.rejected, 0) << l.Reasons();
+  const HostEvidence& h = l.Host();
+  ASSERT_EQ(h.gpus.size(), 1u);
+  EXPECT_EQ(h.gpus.at(0).model, "NVIDIA H200");
+  EXPECT_TRUE(h.measured.empty());  // no pair of GPUs
+}
+
 TEST(RealP2p, V100FourGpusDeviceListAndTabbedConnectivityCutBeforeBandwidth) {
   const Loaded l = Load("cuda_p2p/v100_sxm2_4gpu_connectivity_tabs_ginkgo_issue164_excerpt.txt",
                         "p2pBandwidthLatencyTest");
@@ -248,6 +275,17 @@ TEST(RealDcgmDmon, IndentedCopyWithFiveProfilingFields) {
   EXPECT_DOUBLE_EQ(Series(l.ds, -1, "SMACT", DcgmEntity::kGpuInstance, 1).second, 0.75);  // GPU-I 1
   EXPECT_DOUBLE_EQ(Series(l.ds, -1, "DRAMA", DcgmEntity::kGpuInstance, 1).second, 0.8);
   EXPECT_EQ(Series(l.ds, 1, "SMACT").first, 0);  // not GPU 1's
+}
+
+// `toposcope collect` at 10 Hz on one H200 through a `probe p2p` and a PyTorch copy: epoch prefixes,
+// the header repeated every 14 iterations, GPM columns N/A on the first iteration, dmon's stop line.
+TEST(RealDcgmDmon, H200CollectorTenHertzGpmEpochPrefixes) {
+  const Loaded l = Load("dcgmi_dmon/h200_x1_vm_toposcope_collect_10hz_gpm_epoch_prefix.txt", "dcgmi-dmon");
+  EXPECT_EQ(l.in.records, 119);
+  EXPECT_EQ(l.in.rejected, 0) << l.Reasons();
+  EXPECT_EQ(Series(l.ds, 0, "SMCLK").first, 119);
+  EXPECT_EQ(Series(l.ds, 0, "SMACT").first, 118);  // N/A on the first iteration
+  EXPECT_EQ(Series(l.ds, 0, "TMPTR").first, 119);
 }
 
 // --- dcgmi discovery -c / -l: MIG instances linked to their GPUs --------------------------------
@@ -646,6 +684,21 @@ TEST(RealNvsmiQuery, H800OneGpuOfEightIndexedByItsPrompt) {
   EXPECT_EQ(h.gpu_queries[0].matched_by, "selected_index");
   EXPECT_EQ(h.gpus.at(0).model, "NVIDIA H800");
   EXPECT_TRUE(l.Has("Attached GPUs says 8 but 1 GPU section(s)"));
+}
+
+// `nvidia-smi -q` of a single H200 in a VM, driver 580 (captured with `toposcope probe p2p`'s run).
+TEST(RealNvsmiQuery, H200OneGpuDriver580InAVm) {
+  const Loaded l = Load("nvidia_smi_q/h200_x1_driver580_vm_nvidia_smi_q.txt", "nvidia-smi-q");
+  EXPECT_EQ(l.in.rejected, 0) << l.Reasons();
+  const HostEvidence& h = l.Host();
+  ASSERT_EQ(h.gpu_queries.size(), 1u);
+  EXPECT_EQ(h.gpu_queries[0].limits_form, "tlimit");
+  EXPECT_DOUBLE_EQ(h.gpu_queries[0].max_operating_c, 87);
+  EXPECT_DOUBLE_EQ(h.gpu_queries[0].slowdown_c, 89);
+  EXPECT_DOUBLE_EQ(h.gpu_queries[0].shutdown_c, 95);
+  EXPECT_EQ(h.gpu_queries[0].driver_version, "580.159.04");
+  EXPECT_EQ(h.gpus.at(0).model, "NVIDIA H200");
+  EXPECT_EQ(h.gpus.at(0).bus_id, "0000:00:06.0");
 }
 
 // --- iblinkinfo ----------------------------------------------------------------------------------

@@ -90,6 +90,12 @@ bool HasTopoHeader(std::string_view head) {
                                              StartsWith(f[1], "mlx5_"))) {
       return true;
     }
+    // One GPU (`topo -p2p` prints no other column): the header `GPU0` alone, then the row `GPU0 X`.
+    if (f.size() == 1 && f[0] == "GPU0" && nl < head.size()) {
+      const size_t next_end = head.find('\n', nl + 1);
+      const auto row = SplitWhitespace(head.substr(nl + 1, next_end == std::string_view::npos ? head.npos : next_end - nl - 1));
+      if (row.size() >= 2 && row[0] == "GPU0" && row[1] == "X") return true;
+    }
     pos = nl + 1;
     ++lines;
   }
@@ -210,6 +216,8 @@ SniffResult SniffFormat(std::string_view head) {
     if (root == "graphs") return {FileFormat::kNcclGraphXml, "XML root <graphs>"};
     return {FileFormat::kUnknown, "XML with root <" + std::string(root) + ">, not an NCCL topology or graph"};
   }
+  // A P2P CSV whose `matrix` labels are p2pBandwidthLatencyTest headings is still the CSV.
+  if (auto csv = SniffCsvHeader(head); csv && csv->format == FileFormat::kP2pCsv) return *csv;
   if (Contains(head, "P2P (Peer-to-Peer) GPU Bandwidth Latency Test") ||
       (Contains(head, "P2P Connectivity Matrix") || Contains(head, "Bandwidth Matrix (GB/s)"))) {
     return {FileFormat::kP2pBandwidthLatencyTest, "p2pBandwidthLatencyTest headings"};

@@ -181,6 +181,30 @@ std::set<int> MatrixGpuIds(const formats::P2pMatrix& m, formats::P2pTool tool) {
 
 }  // namespace
 
+namespace {
+
+// True when every measured cell of `m` is already on record for this host, with exactly this value,
+// from another file: one measurement written twice (two decimals both ways), not a second run.
+bool RepeatsAnotherFile(const HostEvidence& h, const formats::P2pMatrix& m, bool staged, const std::string& source) {
+  bool any = false;
+  for (size_t r = 0; r < m.values.size() && r < m.row_ids.size(); ++r) {
+    for (size_t c = 0; c < m.values[r].size() && c < m.col_ids.size(); ++c) {
+      const int a = m.row_ids[r];
+      const int b = m.col_ids[c];
+      const double v = m.values[r][c];
+      if (a == b || std::isnan(v)) continue;
+      const auto it = h.measured.find(MakePair(a, b));
+      if (it == h.measured.end() || it->second.source == source) return false;
+      const std::vector<double>& seen = staged ? it->second.staged_samples_gbps : it->second.samples_gbps;
+      if (std::find(seen.begin(), seen.end(), v) == seen.end()) return false;
+      any = true;
+    }
+  }
+  return any;
+}
+
+}  // namespace
+
 void AddP2pReport(Dataset& ds, const std::string& host, const std::string& source,
                   const formats::P2pReport& report) {
   HostEvidence& h = ds.Host(host);
@@ -205,6 +229,8 @@ void AddP2pReport(Dataset& ds, const std::string& host, const std::string& sourc
     // With P2P=Enabled matrices present, the P2P=Disabled ones are kept aside (staged copies).
     const bool staged = any_enabled && usable(m, false);
     if (!usable(m, any_enabled) && !staged) continue;
+    // The same measurement written in two layouts (a probe's text and CSV side by side) counts once.
+    if (RepeatsAnotherFile(h, m, staged, source)) continue;
     for (size_t r = 0; r < m.values.size() && r < m.row_ids.size(); ++r) {
       for (size_t c = 0; c < m.values[r].size() && c < m.col_ids.size(); ++c) {
         const int a = m.row_ids[r];

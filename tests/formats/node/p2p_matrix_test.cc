@@ -263,6 +263,25 @@ TEST(P2pBandwidthLatencyTest, ThroughNvbandwidthAndCsv) {
   ExpectSameMatrices(*a.report, *csv.report, false);
 }
 
+TEST(P2pCsv, LabelsKeepP2pDisabledApart) {
+  P2pReport r;
+  r.tool = P2pTool::kP2pBandwidthLatencyTest;
+  for (const bool enabled : {false, true}) {
+    P2pMatrix m;
+    m.title = enabled ? "Unidirectional P2P=Enabled Bandwidth (P2P Writes) Matrix (GB/s)"
+                      : "Unidirectional P2P=Disabled Bandwidth Matrix (GB/s)";
+    m.p2p_enabled = enabled;
+    m.row_ids = m.col_ids = {0, 1};
+    m.values = {{900, enabled ? 300.0 : 12.0}, {enabled ? 300.0 : 12.0, 900}};
+    r.matrices.push_back(m);
+  }
+  Parsed csv = ParseText(Fmt::kCsv, WriteP2pCsv(r));
+  ASSERT_TRUE(csv.report.ok());
+  ExpectSameMatrices(r, *csv.report, true);
+  EXPECT_FALSE(csv.report->matrices[0].p2p_enabled);
+  EXPECT_TRUE(csv.report->matrices[1].p2p_enabled);
+}
+
 TEST(P2pBandwidthLatencyTest, BadRows) {
   const std::string text =
       "P2P Connectivity Matrix\n"

@@ -1004,6 +1004,8 @@ class P2pCsvReader {
     P2pMatrix m;
     m.title = g.label;
     m.quantity = g.quantity;
+    // A label that names P2P=Disabled (a p2pBandwidthLatencyTest heading) keeps that mode.
+    m.p2p_enabled = !Contains(g.label, "P2P=Disabled");
     m.row_ids = g.rows;
     m.col_ids = g.cols;
     m.values.assign(g.rows.size(), std::vector<double>(g.cols.size(), NAN));

@@ -70,7 +70,8 @@ Result<P2pReport> ParseNvbandwidth(std::string_view text, std::string_view sourc
                                    ReadCounts& counts);
 // CSV, long form `src,dst,bandwidth_gbps` (header required; optional 4th column `kind` =
 // unidir|bidir|latency_us|connectivity, rows of one kind form one matrix; optional 5th column
-// `matrix` = a label that splits one kind into several matrices and becomes the title) or wide
+// `matrix` = a label that splits one kind into several matrices and becomes the title; a label
+// that contains `P2P=Disabled` marks a matrix measured without peer access) or wide
 // form: header `,0,1,...` (first cell empty or "src\\dst") and one row per source device. Cells
 // `N/A` or empty are NaN; long-form rows and columns keep their order of first appearance, and
 // cells never given are NaN. `#` comment lines and blank lines are skipped. Fails as above.
