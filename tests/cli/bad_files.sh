@@ -30,7 +30,7 @@ insp="$fixtures/nccl_inspector/nccl_inspector_readme_v4.0_allreduce_8rank_record
 head -c $(( $(stat -c %s "$insp") / 2 )) "$insp" > "$bad/cut-inspector.json"
 for what in good all; do
   set +e
-  "$bin" analyze "$tmp/$what" --out "$tmp/out-$what" > "$tmp/log-$what" 2> "$tmp/err-$what"
+  "$bin" analyze "$tmp/$what" --out "$tmp/out-$what" --timeline > "$tmp/log-$what" 2> "$tmp/err-$what"
   code=$?
   set -e
   [ $code -eq 0 ] || { cat "$tmp/log-$what" "$tmp/err-$what"; fail "analyze $what exited $code"; }
@@ -88,7 +88,7 @@ assert int(m.group(4)) == allr["diagnostics"]["rejected"], (m.group(0), allr["di
 PY
 # The identity over every real fixture and all of testdata/ in one run, with and without --out.
 testdata="$(cd "$(dirname "$0")/../../testdata" && pwd)"
-"$bin" analyze "$fixtures" "$testdata" --out "$tmp/out-fixtures" > "$tmp/log-fixtures" 2>&1 ||
+"$bin" analyze "$fixtures" "$testdata" --out "$tmp/out-fixtures" --timeline > "$tmp/log-fixtures" 2>&1 ||
   { tail -20 "$tmp/log-fixtures"; fail "analyze over the fixtures failed"; }
 "$bin" analyze "$fixtures" "$testdata" > "$tmp/log-fixtures-plain" 2>&1 ||
   { tail -20 "$tmp/log-fixtures-plain"; fail "analyze over the fixtures without --out failed"; }

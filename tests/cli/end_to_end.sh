@@ -11,7 +11,8 @@ fail() { echo "FAIL: $*"; exit 1; }
 # traffic matrix) that a drawn node-type mix without NVLink hosts lacks; the varied configurations
 # are scored by tests/experiments/varied_ground_truth_test.cc.
 "$bin" demo --no-vary --out "$tmp/demo" > "$tmp/demo.log"
-grep -q '"ari"' "$tmp/demo.log" || fail "demo printed no scores"
+grep -q '^  islands .*ari ' "$tmp/demo.log" || fail "demo printed no scores"
+[ "$(wc -l < "$tmp/demo.log")" -le 120 ] || fail "demo printed $(wc -l < "$tmp/demo.log") lines"
 /usr/bin/python3 - "$tmp/demo/score.json" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
@@ -47,7 +48,7 @@ assert tm["pairs_scored"] > 0 and tm["pairs_missing"] == 0, tm
 assert tm["median_rel_error"] <= 0.1 and tm["coverage"] >= 0.9, tm
 PY
 grep -q 'SwitchName=leaf-00 Nodes=' "$tmp/demo/analysis/topology.conf" || fail "no Slurm topology.conf"
-grep -q 'seed claim' "$tmp/demo/architectures.txt" || fail "no architecture comparison"
+grep -q 'claimed' "$tmp/demo/architectures.txt" || fail "no architecture comparison"
 "$bin" analyze "$tmp/demo/analysis/topology.conf" "$tmp/demo/analysis/topology.yaml" --out "$tmp/slurm" > /dev/null \
   || fail "the Slurm files written do not read back"
 "$bin" identify "$tmp/demo/data" > "$tmp/identify.txt" || fail "identify"
@@ -86,8 +87,8 @@ grep -q '"variation"' "$tmp/v/truth.json" || fail "no variation in truth.json by
 "$bin" simulate --seed 4 --hosts 4 --no-rdma --no-fabric --no-vary --out "$tmp/f" > "$tmp/f.log"
 ! grep -q '(drawn)' "$tmp/f.log" || fail "--no-vary still draws"
 ! grep -q '"variation"' "$tmp/f/truth.json" || fail "--no-vary wrote a variation"
-"$bin" analyze "$tmp/a" --out "$tmp/ra" > /dev/null
-"$bin" analyze "$tmp/b" --out "$tmp/rb" > /dev/null
+"$bin" analyze "$tmp/a" --out "$tmp/ra" --timeline > /dev/null
+"$bin" analyze "$tmp/b" --out "$tmp/rb" --timeline > /dev/null
 sed 's#'"$tmp"'/r\?a#X#g' "$tmp/ra/result.json" > "$tmp/ra.norm"
 sed 's#'"$tmp"'/r\?b#X#g' "$tmp/rb/result.json" > "$tmp/rb.norm"
 cmp "$tmp/ra.norm" "$tmp/rb.norm" || fail "analyze is not deterministic"

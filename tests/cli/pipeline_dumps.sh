@@ -9,7 +9,7 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 "$bin" simulate --hosts 4 --seed 3 --out "$tmp/data" > /dev/null
-"$bin" analyze "$tmp/data" --out "$tmp/a" --dump-passes --verbose > "$tmp/a.log" 2> "$tmp/a.err"
+"$bin" analyze "$tmp/data" --out "$tmp/a" --dump-passes --timeline --verbose > "$tmp/a.log" 2> "$tmp/a.err"
 grep -q '^total' "$tmp/a.err" || fail "--verbose printed no pass table"
 for p in $("$bin" passes | awk '/^  [a-z_]+ /{print $1}'); do
   [ -s "$tmp/a/passes/$p.json" ] || fail "no dump of pass $p"
@@ -28,7 +28,7 @@ PY
 grep -q '"passes"' "$tmp/a/result.json" && fail "pass timings leaked into result.json"
 
 # The whole analysis from the dumps alone: the same result.json, byte for byte.
-"$bin" analyze --from-dump "$tmp/a" --out "$tmp/b" > /dev/null
+"$bin" analyze --from-dump "$tmp/a" --out "$tmp/b" --timeline > /dev/null
 cmp "$tmp/a/result.json" "$tmp/b/result.json" || fail "result.json from the dumps differs"
 cmp "$tmp/a/topology.json" "$tmp/b/topology.json" || fail "topology.json from the dumps differs"
 

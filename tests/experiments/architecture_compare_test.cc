@@ -152,7 +152,7 @@ TEST(ArchitectureSim, ComparisonTableIsSaneAndDeterministic) {
   }
   // Same-leaf pairs are 2 links; the ring in name order keeps 3 of 4 fat-tree hops in a leaf.
   EXPECT_NEAR(a->rows[0].avg_allreduce_hops, (3 * 2 + 4) / 4.0, 1e-9);
-  EXPECT_NE(a->table.find("seed claim"), std::string::npos);
+  EXPECT_NE(a->table.find("claimed"), std::string::npos);
   EXPECT_NE(a->table.find("5.8"), std::string::npos);
   EXPECT_NE(a->table.find("±18.3"), std::string::npos);
   EXPECT_NE(a->table.find("0.08"), std::string::npos);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <atomic>
 #include <cstdio>
 #include <functional>
 #include <iostream>
@@ -17,9 +18,11 @@
 #include "toposcope/analysis/pipeline/pipeline.h"
 #include "toposcope/app/analyze_command.h"
 #include "toposcope/app/anonymize_command.h"
+#include "toposcope/app/collect_command.h"
 #include "toposcope/app/demo_command.h"
 #include "toposcope/app/find_slow_nodes_command.h"
 #include "toposcope/app/plan_ring_command.h"
+#include "toposcope/app/probe_p2p_command.h"
 #include "toposcope/app/simulate_command.h"
 #include "toposcope/experiments/architecture_compare.h"
 #include "toposcope/report/pipeline/pass_report.h"
@@ -27,6 +30,7 @@
 #include "toposcope/report/result_sections.h"
 #include "toposcope/report/score.h"
 #include "toposcope/report/text/architecture_text.h"
+#include "toposcope/report/text/summary.h"
 #include "toposcope/base/result.h"
 #include "toposcope/base/time.h"
 #include "toposcope/sim/simulate.h"
@@ -79,6 +83,7 @@ struct AnalyzeFlags {
   bool strict = false, quiet = false, verbose = false, check_icrc = false;
   bool anchors = true;  // use collective completions as implicit clock anchors
   bool dump_passes = false;
+  bool timeline = false;  // analyze --timeline (align always writes it)
   std::string at;  // --at
 };
 
@@ -89,7 +94,10 @@ void AddAnalyzeFlags(CLI::App* cmd, AnalyzeFlags& f, bool with_out) {
     cmd->add_flag("--dump-passes", f.dump_passes, "also write every pass's output to DIR/passes/<pass>.json");
     cmd->add_option("--only", f.only, "produce only these passes (and what they need); see `toposcope passes`")
         ->delimiter(',');
-    cmd->add_flag("--verbose", f.verbose, "print each pass's wall and CPU time, peak memory and record counts");
+    cmd->add_flag("--verbose", f.verbose, "list every finding and host in the summary, and each pass's wall and CPU "
+                  "time, peak memory and record counts");
+    cmd->add_flag("--timeline", f.timeline, "also merge every event onto the global axis into DIR/timeline.json "
+                  "(what `align` writes)");
   }
   cmd->add_option("--from-dump", f.from_dump, "load passes from DIR/passes/*.json of an earlier --dump-passes run");
   cmd->add_option("--host", f.host, "attribute every input to this host");
@@ -182,7 +190,9 @@ int RunAnalyzeCommand(const AnalyzeFlags& f, bool timeline) {
   if (!a.ok()) return Fail(a.error());
   if (f.only.empty()) {
     if (!f.quiet) {
-      std::fputs(report::ResultSummaryText(a->result).c_str(), stdout);
+      report::SummaryOptions so;
+      so.verbose = f.verbose;
+      std::fputs(report::ResultSummaryText(a->result, so).c_str(), stdout);
       for (const auto& d : a->result.diagnostics) std::fprintf(stderr, "%s\n", d.c_str());
       if (!f.out.empty()) std::printf("wrote %s/result.json\n", f.out.c_str());
     }
@@ -233,7 +243,42 @@ struct Flags {
   bool find_slow_json = false;
   app::PlanRingRequest plan_ring;
   double plan_ring_mib = 1024;
+  app::ProbeP2pRequest probe_p2p;
+  double probe_size_mib = 256;
+  bool probe_no_bidir = false, probe_no_latency = false, probe_enabled_only = false;
+  app::CollectRequest collect;
+  std::string collect_timestamps = "epoch";
 };
+
+void AddProbeFlags(CLI::App* probe, Flags& f) {
+  probe->require_subcommand(1);
+  CLI::App* c = probe->add_subcommand("p2p", "for every GPU pair: cudaMemcpyPeer bandwidth (uni/bidirectional, "
+                                      "P2P enabled/disabled) and latency, timed with CUDA events");
+  app::ProbeP2pRequest& r = f.probe_p2p;
+  c->add_option("--out", r.out, "write DIR/<host>/p2pBandwidthLatencyTest.txt and p2p_matrix.csv (else the text to stdout)");
+  c->add_option("--host", r.host, "the host's name in DIR (default: this machine's short hostname)");
+  c->add_option("--cudart", r.cudart, "path of libcudart.so (default: the loader's search, then /usr/local/cuda)");
+  c->add_option("--size-mib", f.probe_size_mib, "bytes per copy, in MiB (default 256)")->check(CLI::Range(0.000001, 65536.0));
+  c->add_option("--repetitions", r.options.repetitions, "timed copies per pair (default 5)")->check(CLI::Range(1, 100000));
+  c->add_option("--latency-repetitions", r.options.latency_repetitions, "small copies per latency figure (default 100)")
+      ->check(CLI::Range(1, 1000000));
+  c->add_option("--devices", r.options.devices, "CUDA device indices (default: all)")->delimiter(',');
+  c->add_flag("--no-bidirectional", f.probe_no_bidir, "skip the bidirectional matrices");
+  c->add_flag("--no-latency", f.probe_no_latency, "skip the latency matrices");
+  c->add_flag("--p2p-enabled-only", f.probe_enabled_only, "skip the P2P=Disabled (staged copy) matrices");
+}
+
+void AddCollectFlags(CLI::App* c, Flags& f) {
+  app::CollectRequest& r = f.collect;
+  c->add_option("--out", r.out, "dmon text file (default: stdout)");
+  c->add_option("--nvml", r.nvml, "path of libnvidia-ml.so.1 (default: the loader's search)");
+  c->add_option("--hz", r.options.hz, "samples per second (default 10)")->check(CLI::Range(0.01, 1000.0));
+  c->add_option("--duration", r.options.duration_s, "stop after S seconds (default: at SIGINT)")->check(CLI::Range(0.0, 1e9));
+  c->add_option("--iterations", r.options.max_iterations, "stop after N samples of every GPU")->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
+  c->add_option("--devices", r.options.devices, "NVML device indices (default: all)")->delimiter(',');
+  c->add_option("--timestamps", f.collect_timestamps, "line prefix: epoch (ts %.s, default), iso, or none")
+      ->check(CLI::IsMember({"epoch", "iso", "none"}));
+}
 
 void AddSimulateFlags(CLI::App* c, toposcope::sim::SimOptions& o, std::string& arch, std::string& out,
                       std::string& naming) {
@@ -287,11 +332,41 @@ void AddSimulateFlags(CLI::App* c, toposcope::sim::SimOptions& o, std::string& a
       ->check(CLI::Range(10, 60000))->each(fix_periods);
 }
 
+int RunProbeCommand(Flags& f) {
+  app::ProbeP2pRequest& r = f.probe_p2p;
+  r.options.bytes = static_cast<size_t>(f.probe_size_mib * (1 << 20));
+  r.options.bidirectional = !f.probe_no_bidir;
+  r.options.latency = !f.probe_no_latency;
+  r.options.p2p_disabled = !f.probe_enabled_only;
+  auto o = app::RunProbeP2p(r, stderr);
+  if (!o.ok()) return Fail(o.error());
+  if (r.out.empty()) {
+    std::fputs(toposcope::formats::WriteP2pBandwidthLatencyTest(o->report).c_str(), stdout);
+    std::fputs(app::ProbeP2pText(*o).c_str(), stderr);
+  } else {
+    std::fputs(app::ProbeP2pText(*o).c_str(), stdout);
+  }
+  return kOk;
+}
+
+int RunCollectCommand(Flags& f) {
+  using toposcope::formats::DmonTimestampStyle;
+  f.collect.options.timestamp_style = f.collect_timestamps == "iso"    ? DmonTimestampStyle::kIso
+                                      : f.collect_timestamps == "none" ? DmonTimestampStyle::kNone
+                                                                        : DmonTimestampStyle::kEpoch;
+  static std::atomic<bool> stop{false};
+  app::StopOnSignals(&stop);
+  auto s = app::RunCollect(f.collect, stop);
+  if (!s.ok()) return Fail(s.error());
+  std::fputs(toposcope::probe::CollectSummaryText(*s).c_str(), stderr);
+  return kOk;
+}
+
 std::vector<Command> Commands(Flags& f) {
   return {
       {"analyze", "read inputs, reconstruct the topology, write result.json",
        [&f](CLI::App* c) { AddAnalyzeFlags(c, f.analyze, true); },
-       [&f] { return RunAnalyzeCommand(f.analyze, true); }},
+       [&f] { return RunAnalyzeCommand(f.analyze, f.analyze.timeline); }},
       {"align", "fit clock models, merge every event onto the global axis, write timeline.json",
        [&f](CLI::App* c) {
          AddAnalyzeFlags(c, f.align, true);
@@ -423,6 +498,10 @@ std::vector<Command> Commands(Flags& f) {
          std::fputs(app::RingPlanText(*o).c_str(), stdout);
          return int{kOk};
        }},
+      {"probe", "measure on this machine's GPUs (probe p2p: the P2P bandwidth and latency matrices)",
+       [&f](CLI::App* c) { AddProbeFlags(c, f); }, [&f] { return RunProbeCommand(f); }},
+      {"collect", "sample every GPU through NVML at 10 Hz into dcgmi dmon text, until Ctrl-C",
+       [&f](CLI::App* c) { AddCollectFlags(c, f); }, [&f] { return RunCollectCommand(f); }},
       {"passes", "list the analysis passes, what each needs and produces", [](CLI::App*) {},
        [] {
          std::fputs(report::PassListText().c_str(), stdout);

@@ -91,7 +91,8 @@ Status RunDemo(const DemoRequest& req, std::FILE* out) {
   const std::string result = (fs::path(res_dir) / "result.json").string();
   Result<nlohmann::json> score = report::ScoreFiles(truth, result);
   if (!score.ok()) return score.error();
-  std::fputs(report::DumpSchemaFirst(*score).c_str(), out);
+  std::fputs(report::ScoreHeadlineText(*score).c_str(), out);
+  std::fprintf(out, "  (every figure: %s/score.json)\n", req.out.c_str());
   CompareStep(req, (fs::path(req.out) / "architectures.txt").string(), &*score, out);
   if (Status st = WriteFileText((fs::path(req.out) / "score.json").string(), report::DumpSchemaFirst(*score));
       !st.ok()) {

@@ -144,13 +144,13 @@ std::string FormatArchitectureComparison(const ArchitectureComparison& cmp) {
   std::string out = "Architecture comparison: " + std::to_string(cmp.hosts) + " hosts each, seed " +
                     std::to_string(cmp.seed) +
                     " (simulated; 'measured' = computed by toposcope from the simulated probes and fabric dump,\n"
-                    "'seed claim' = the figure MISSION.md's seed asserts, not measured)\n\n";
+                    "'claimed' = the figure the source article asserts, not measured)\n\n";
   const size_t w0 = 26, w = 12;
   std::string head = Pad("metric", w0);
   std::string sub = Pad("", w0);
   for (const auto& r : cmp.rows) {
     head += Pad(std::string(ArchName(r.arch)), 2 * w);
-    sub += Pad("measured", w) + Pad("seed claim", w);
+    sub += Pad("measured", w) + Pad("claimed", w);
   }
   out += head + "\n" + sub + "\n";
   auto line = [&](const std::string& name, auto measured, auto claimed) {
@@ -180,7 +180,7 @@ std::string FormatArchitectureComparison(const ArchitectureComparison& cmp) {
   out +=
       "\nHops = links crossed between ring-consecutive hosts (host links included), ring = hosts in name order; "
       "jitter = worst path class's robust half-spread of RTT about each pair's median (outliers dropped); "
-      "entropy stability = std/mean of the seed's path entropy over time windows.\n";
+      "entropy stability = std/mean of the path entropy over time windows.\n";
   return out;
 }
 

@@ -1,9 +1,11 @@
 #include "toposcope/report/score.h"
 
+#include <cstdio>
 #include <exception>
 #include <filesystem>
 
 #include "toposcope/base/file_io.h"
+#include "toposcope/base/text.h"
 #include "toposcope/report/result_json.h"
 #include "toposcope/report/score/input_shape.h"
 #include "toposcope/report/score/ring_plan_score.h"
@@ -159,6 +161,40 @@ Result<json> ScoreFiles(const std::string& truth_path, const std::string& result
     return e;
   }
   return s;
+}
+
+std::string ScoreHeadlineText(const json& score, size_t per_line) {
+  std::string out;
+  if (!score.is_object()) return out;
+  for (const auto& [section, body] : score.items()) {
+    if (!body.is_object()) continue;
+    std::string line;
+    size_t shown = 0, more = 0;
+    for (const auto& [key, v] : body.items()) {
+      std::string value;
+      if (v.is_boolean()) {
+        value = v.get<bool>() ? "yes" : "no";
+      } else if (v.is_number_integer() || v.is_number_unsigned()) {
+        value = v.dump();
+      } else if (v.is_number_float()) {
+        value = FormatFixed(v.get<double>(), 3);
+      } else {
+        continue;  // nested sections and text stay in score.json
+      }
+      if (shown == per_line) {
+        ++more;
+        continue;
+      }
+      line += (shown == 0 ? "" : ", ") + key + " " + value;
+      ++shown;
+    }
+    if (shown == 0) continue;
+    if (more > 0) line += ", ... (" + std::to_string(more) + " more)";
+    char head[40];
+    std::snprintf(head, sizeof head, "  %-22s ", section.c_str());
+    out += head + line + "\n";
+  }
+  return out;
 }
 
 }  // namespace toposcope::report

@@ -22,4 +22,8 @@ Result<nlohmann::json> Score(const nlohmann::json& truth, const nlohmann::json& 
 // adds the "ring_plan" section (report/score/ring_plan_score.h); one that is not valid JSON fails.
 Result<nlohmann::json> ScoreFiles(const std::string& truth_path, const std::string& result_path);
 
+// The headline figures of a score document for the terminal: one line per section, its numbers and
+// booleans at the first level (at most `per_line`; nested objects are left to score.json). Never fails.
+std::string ScoreHeadlineText(const nlohmann::json& score, size_t per_line = 5);
+
 }  // namespace toposcope::report

@@ -278,6 +278,28 @@ TEST(LinkWeights, ProbesWithoutHopsAreRoutedByLeafLevels) {
   }
 }
 
+// The leaves of a fabric graph: `level_source` names the tools the graph came from.
+TEST(LinkWeights, LevelSourceNamesTheFabricsTools) {
+  SmallFabric f;
+  std::vector<formats::PathProbe> probes = f.Probes(3, 2.0);
+  for (auto& p : probes) p.hops.clear();
+  FabricReport fabric;
+  fabric.present = true;
+  for (int l = 0; l < 3; ++l) {
+    FabricLeaf leaf;
+    leaf.switch_id = std::string("S-") + static_cast<char>('a' + l);
+    leaf.desc = std::string("leaf") + static_cast<char>('A' + l);
+    for (int k = 0; k < 3; ++k) leaf.hosts.push_back(f.hosts[static_cast<size_t>(3 * l + k)]);
+    fabric.leaves.push_back(leaf);
+  }
+  for (const char* tools : {"ibnetdiscover", "iblinkinfo", "ibnetdiscover+iblinkinfo"}) {
+    fabric.source_tools = tools;
+    const LinkWeightReport r = AnalyzeLinkWeights(probes, fabric);
+    EXPECT_EQ(LevelSourceName(r.level_source), tools);
+    EXPECT_EQ(r.probes_by_level, r.probes);
+  }
+}
+
 TEST(LinkWeights, NoProbesNoReport) {
   const LinkWeightReport r = AnalyzeLinkWeights({}, FabricReport{});
   EXPECT_FALSE(r.present);

@@ -548,3 +548,35 @@ TEST(PtpRealTestdata, OpenilLinuxptp15OffsetsBeyondTheAxisAreRejected) {
 
 }  // namespace
 }  // namespace toposcope::formats
+
+namespace toposcope::formats {
+namespace {
+
+// A line that starts with a tag run into text shaped like a prefix with a bad time (found by a long
+// linuxptp_fuzz run): read as text with a tag, it is written back the same way, not as a
+// `p4l[...]:` prefix that would now be rejected.
+TEST(PtpWrite, TagRunIntoAPrefixLikeTextStaysText) {
+  const std::string text =
+      "ptp4l[4851.948]: rms    2 max    4 freq +14422 +/-   3 delay   237 +/-   0\n"
+      "[rank0]p4l[zz4857.956]: rms    3 max    5 freq +14421 +/-   4 delay   236 +/-   0\n"
+      "[rank0] plain text after a tag\n";
+  Diagnostics diag;
+  ReadCounts counts;
+  auto log = ParsePtpLog(text, "in", "h", diag, counts);
+  ASSERT_TRUE(log.ok());
+  ASSERT_EQ(counts.rejected, 0);
+  ASSERT_EQ(log->records.size(), 3u);
+  EXPECT_EQ(log->records[1].tag, "rank0");
+  const std::string written = WritePtpLog(log->records);
+  Diagnostics diag2;
+  ReadCounts counts2;
+  auto again = ParsePtpLog(written, "rw", "h", diag2, counts2);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(counts2.rejected, 0) << written;
+  ASSERT_EQ(again->records.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(again->records[i].kind, log->records[i].kind);
+  EXPECT_EQ(WritePtpLog(again->records), written);
+}
+
+}  // namespace
+}  // namespace toposcope::formats

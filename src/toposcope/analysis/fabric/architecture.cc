@@ -1043,7 +1043,7 @@ void MeasureEntropyStability(const ArchitectureInputs& in, bool have_probes, con
     rep.entropy_stability = rep.entropy_mean_bits > 0 ? sd / rep.entropy_mean_bits : 0.0;
   }
   std::string e = "entropy_stability " + F(rep.entropy_stability, 4) +
-                  " (std/mean of the seed's topology entropy over " + std::to_string(rep.entropy_windows) +
+                  " (std/mean of the topology entropy over " + std::to_string(rep.entropy_windows) +
                   " of " + std::to_string(w) + " time windows; mean " + F(rep.entropy_mean_bits, 3) +
                   " bits)";
   rep.evidence.push_back(e);

@@ -209,6 +209,7 @@ constexpr NamedValue<RttStatistic> kRttStatisticNames[] = {
 
 constexpr NamedValue<LevelSource> kLevelSourceNames[] = {
     {LevelSource::kNone, ""}, {LevelSource::kIbnetdiscover, "ibnetdiscover"},
+    {LevelSource::kIblinkinfo, "iblinkinfo"}, {LevelSource::kIbnetdiscoverIblinkinfo, "ibnetdiscover+iblinkinfo"},
     {LevelSource::kInferred, "inferred"}};
 
 }  // namespace
@@ -248,7 +249,12 @@ LinkWeightReport AnalyzeLinkWeights(const std::vector<formats::PathProbe>& probe
           }
         }
       }
-      if (!leaf_of.empty()) r.level_source = LevelSource::kIbnetdiscover;
+      if (!leaf_of.empty()) {
+        // Named by the tools the fabric graph came from.
+        r.level_source = fabric.source_tools == "iblinkinfo" ? LevelSource::kIblinkinfo
+                         : fabric.source_tools == "ibnetdiscover+iblinkinfo" ? LevelSource::kIbnetdiscoverIblinkinfo
+                                                                             : LevelSource::kIbnetdiscover;
+      }
     }
     if (leaf_of.empty() && inferred != nullptr) {
       for (const auto& l : inferred->leaves) {

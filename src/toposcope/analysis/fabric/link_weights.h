@@ -66,7 +66,9 @@ std::optional<RttStatistic> ParseRttStatistic(std::string_view name);
 // Where the leaves of probes without hop lists come from.
 enum class LevelSource {
   kNone,           // "": none needed, or none known
-  kIbnetdiscover,  // "ibnetdiscover": the fabric's leaf switches
+  kIbnetdiscover,  // "ibnetdiscover": the leaf switches of the fabric read from ibnetdiscover dumps
+  kIblinkinfo,     // "iblinkinfo": ... from iblinkinfo output alone
+  kIbnetdiscoverIblinkinfo,  // "ibnetdiscover+iblinkinfo": ... from both, merged
   kInferred,       // "inferred": the leaves inferred from probe RTTs
 };
 // The names above ("" for kNone).

@@ -361,11 +361,11 @@ std::string ScopeEvidence(const PatternReport& p, const ScopeAcc& s, const QpPat
     ev += "undefined (" + std::to_string(s.err_reset) + " ERR->RESET / 0 RTS->SQD; reported as " +
           FormatFixed(opt.zero_denominator_value, 2) + ")";
   }
-  ev += "; the seed's thresholds (> " + FormatFixed(opt.allreduce_reset_density, 2) + " and < " +
+  ev += "; the published thresholds (> " + FormatFixed(opt.allreduce_reset_density, 2) + " and < " +
         FormatFixed(opt.allreduce_entropy_max, 1) + " bits: AllReduce; < " +
         FormatFixed(opt.pipeline_reset_density, 2) + " and > " + FormatFixed(opt.pipeline_entropy_min, 1) +
         " bits: pipeline) say " + std::string(SeedPatternClassName(p.seed_cls));
-  if (!p.seed_feature_informative) ev += " (the seed's ratio carries no information here)";
+  if (!p.seed_feature_informative) ev += " (the ratio carries no information here)";
   return ev;
 }
 
@@ -428,14 +428,14 @@ std::string ResultNote(const QpPatternResult& res, size_t labelled, size_t qps, 
   if (res.windows == 0) return "no QP transitions";
   if (res.windows_ratio_defined == 0) {
     return "RTS->SQD never seen in " + std::to_string(res.windows) +
-           " QP windows: the seed's reset density #(ERR->RESET)/#(RTS->SQD) is undefined (reported as " +
+           " QP windows: the reset density #(ERR->RESET)/#(RTS->SQD) is undefined (reported as " +
            FormatFixed(opt.zero_denominator_value, 2) + ") and carries no information; " + ours;
   }
   if (2 * res.windows_ratio_defined < res.windows) {
     return "RTS->SQD seen in only " + std::to_string(res.windows_ratio_defined) + " of " +
-           std::to_string(res.windows) + " QP windows: the seed's reset density is undefined elsewhere; " + ours;
+           std::to_string(res.windows) + " QP windows: the reset density is undefined elsewhere; " + ours;
   }
-  return "the seed's reset density is defined in " + std::to_string(res.windows_ratio_defined) + " of " +
+  return "the reset density is defined in " + std::to_string(res.windows_ratio_defined) + " of " +
          std::to_string(res.windows) + " QP windows; " + ours;
 }
 

@@ -482,7 +482,7 @@ TrafficEntropyReport TrafficEntropyAccumulator::Finish() {
           "median flow entropy %.2f bit; ECMP hashes only the UDP source port, so at most %d path(s) are used",
           sum.qps, sum.udp_src_ports, sum.flow_bits_median, sum.udp_src_ports);
     } else if (sum.deterministic) {
-      sum.advice = Format("high-determinism flow: median seed header entropy %.2f < %.2f bit (seed LORR criterion)",
+      sum.advice = Format("high-determinism flow: median header entropy %.2f < %.2f bit (the low-order-ring criterion)",
                           sum.seed_bits_median, opt.deterministic_below_bits);
     }
     report.links.push_back(std::move(sum));

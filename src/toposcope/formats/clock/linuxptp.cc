@@ -599,7 +599,10 @@ std::string FormatPtpRecord(const PtpRecord& r) {
   } else if (r.monotonic_ns != kNoTime) {
     out += program + "[" + FormatMonotonic(r.monotonic_ns) + "]: ";
   }
-  for (const auto part : SplitWhitespace(r.tag)) out += "[" + std::string(part) + "] ";
+  // Tags after a prefix are spaced as linuxptp prints them. Without a prefix they are written as
+  // read, run together with the text: `[rank0]p4l[x]: ...` spaced would read as a `p4l[x]:` prefix.
+  const bool prefixed = r.pid >= 0 || r.monotonic_ns != kNoTime;
+  for (const auto part : SplitWhitespace(r.tag)) out += "[" + std::string(part) + (prefixed ? "] " : "]");
   out += FormatBody(r);
   return out;
 }

@@ -1,3 +1,5 @@
+// report/text/summary: the terminal summary of an analysis. By default it fits a screen: long lists
+// show their first few items and a count, repeated findings are grouped; --verbose prints them all.
 #include "toposcope/report/text/summary.h"
 
 #include <algorithm>
@@ -13,8 +15,17 @@ namespace toposcope::report {
 
 namespace {
 
+// Writes the lines `line(i)` for the first items of a list of `n` (all with verbose), then how
+// many more there are.
+template <class LineFn>
+void Capped(std::ostringstream& os, size_t n, const SummaryOptions& o, LineFn&& line) {
+  const size_t shown = o.verbose ? n : std::min(n, o.max_items);
+  for (size_t i = 0; i < shown; ++i) line(i);
+  if (shown < n) os << "  ... and " << (n - shown) << " more (in result.json; --verbose lists them)\n";
+}
+
 // The input files read and skipped, their records and rejections.
-void InputsSummary(const analysis::AnalysisResult& r, std::ostringstream& os) {
+void InputsSummary(const analysis::AnalysisResult& r, const SummaryOptions& o, std::ostringstream& os) {
   int64_t read = 0, rejected = 0, used = 0, skipped = 0;
   for (const auto& in : r.inputs) {
     if (in.skipped) {
@@ -27,13 +38,17 @@ void InputsSummary(const analysis::AnalysisResult& r, std::ostringstream& os) {
   }
   os << "inputs: " << used << " files read, " << skipped << " skipped; " << read << " records, " << rejected
      << " rejected\n";
+  std::vector<const analysis::InputReport*> skipped_inputs;
   for (const auto& in : r.inputs) {
-    if (in.skipped) os << "  skipped " << in.path << ": " << in.skip_reason << "\n";
+    if (in.skipped) skipped_inputs.push_back(&in);
   }
+  Capped(os, skipped_inputs.size(), o, [&](size_t i) {
+    os << "  skipped " << skipped_inputs[i]->path << ": " << skipped_inputs[i]->skip_reason << "\n";
+  });
 }
 
 // Hosts, GPUs and islands by kind; links and every degraded one.
-void NodesSummary(const analysis::AnalysisResult& r, std::ostringstream& os) {
+void NodesSummary(const analysis::AnalysisResult& r, const SummaryOptions& o, std::ostringstream& os) {
   std::map<std::string, int> hosts;
   for (const auto& g : r.gpus) ++hosts[g.host];
   std::map<std::string, int> kinds;
@@ -52,68 +67,148 @@ void NodesSummary(const analysis::AnalysisResult& r, std::ostringstream& os) {
   }
   os << "\n";
   os << "links: " << r.links.size() << ", degraded: " << degraded << "\n";
+  std::vector<const analysis::LinkReport*> bad;
   for (const auto& l : r.links) {
-    if (!l.degraded) continue;
+    if (l.degraded) bad.push_back(&l);
+  }
+  Capped(os, bad.size(), o, [&](size_t i) {
+    const auto& l = *bad[i];
     os << "  DEGRADED " << l.a << " <-> " << l.b << " " << LinkTypeName(l.type);
     if (l.lanes > 0) os << " NV" << l.lanes;
     os << " (confidence " << (std::isnan(l.confidence) ? std::string("not measured") : FormatFixed(l.confidence, 3))
        << "): " << l.evidence << "\n";
-  }
+  });
 }
 
-// A table of the clock models' held-out residuals per host.
-void ClocksSummary(const analysis::AnalysisResult& r, std::ostringstream& os) {
+// The clock models' held-out residuals: per host with verbose, else their medians over the hosts and
+// the worst host. Hosts without held-out sync points are counted, not printed as rows of NaN.
+void ClocksSummary(const analysis::AnalysisResult& r, const SummaryOptions& o, std::ostringstream& os) {
   if (r.clocks.empty()) return;
-  os << "clocks (" << r.clocks.size() << " hosts; mean / p99 |residual| on held-out sync points, us):\n";
-  os << "  host              none                linear              quadratic           robust\n";
+  std::vector<const analysis::HostClockFit*> fitted;
+  std::vector<std::string> unfitted;
   for (const auto& fit : r.clocks) {
-    char line[256];
-    int n = std::snprintf(line, sizeof(line), "  %-16s", fit.host.c_str());
-    for (const auto& m : fit.models) {
-      n += std::snprintf(line + n, sizeof(line) - static_cast<size_t>(n), "  %8.2f / %8.2f", m.mean_abs_residual_us,
-                         m.p99_abs_residual_us);
-      if (n >= static_cast<int>(sizeof(line))) break;
+    const bool any = std::any_of(fit.models.begin(), fit.models.end(),
+                                 [](const analysis::ClockModel& m) { return !std::isnan(m.p99_abs_residual_us); });
+    if (any) {
+      fitted.push_back(&fit);
+    } else {
+      unfitted.push_back(fit.host);
     }
-    os << line << "\n";
+  }
+  os << "clocks: " << r.clocks.size() << " hosts, " << fitted.size() << " with held-out sync points";
+  if (!unfitted.empty()) os << " (" << unfitted.size() << " without: no sync records to fit)";
+  os << "\n";
+  if (fitted.empty()) return;
+  if (o.verbose) {
+    os << "  mean / p99 |residual| on held-out sync points, us:\n";
+    os << "  host              none                linear              quadratic           robust\n";
+    for (const auto* fit : fitted) {
+      char line[256];
+      int n = std::snprintf(line, sizeof(line), "  %-16s", fit->host.c_str());
+      for (const auto& m : fit->models) {
+        n += std::snprintf(line + n, sizeof(line) - static_cast<size_t>(n), "  %8.2f / %8.2f", m.mean_abs_residual_us,
+                           m.p99_abs_residual_us);
+        if (n >= static_cast<int>(sizeof(line))) break;
+      }
+      os << line << "\n";
+    }
+    if (!unfitted.empty()) {
+      os << "  without sync records:";
+      for (const auto& h : unfitted) os << " " << h;
+      os << "\n";
+    }
+    return;
+  }
+  // Per model: the median over hosts of its p99; the worst host by the last (most robust) model.
+  const size_t models = fitted.front()->models.size();
+  os << "  median p99 |residual| over hosts (held-out, us):";
+  for (size_t k = 0; k < models; ++k) {
+    std::vector<double> p99;
+    for (const auto* fit : fitted) {
+      if (k < fit->models.size() && !std::isnan(fit->models[k].p99_abs_residual_us)) {
+        p99.push_back(fit->models[k].p99_abs_residual_us);
+      }
+    }
+    if (p99.empty()) continue;
+    std::nth_element(p99.begin(), p99.begin() + static_cast<std::ptrdiff_t>(p99.size() / 2), p99.end());
+    os << " " << analysis::ClockModelName(fitted.front()->models[k].kind) << " "
+       << FormatFixed(p99[p99.size() / 2], 2);
+  }
+  os << "\n";
+  const analysis::HostClockFit* worst = nullptr;
+  double worst_p99 = -1;
+  for (const auto* fit : fitted) {
+    const double v = fit->models.back().p99_abs_residual_us;
+    if (!std::isnan(v) && v > worst_p99) {
+      worst_p99 = v;
+      worst = fit;
+    }
+  }
+  if (worst != nullptr) {
+    os << "  worst host: " << worst->host << " (" << analysis::ClockModelName(worst->models.back().kind) << " p99 "
+       << FormatFixed(worst_p99, 2) << " us)\n";
   }
 }
 
 // The linuxptp servos read: one line per series (offset scale, frequency range), then every finding.
-void ServoSummary(const analysis::AnalysisResult& r, std::ostringstream& os) {
+void ServoSummary(const analysis::AnalysisResult& r, const SummaryOptions& o, std::ostringstream& os) {
   if (r.servo.series.empty()) return;
   os << "servo (" << r.servo.series.size() << " ptp4l/phc2sys series, " << r.servo.findings.size() << " findings):\n";
-  for (const auto& s : r.servo.series) {
+  Capped(os, r.servo.series.size(), o, [&](size_t i) {
+    const auto& s = r.servo.series[i];
     char line[512];
     std::snprintf(line, sizeof(line), "  %s %s %s%s%s: %lld %s (%lld locked), offset rms %.0f max %.0f ns, freq %.0f..%.0f ppb",
                   s.host.c_str(), s.program.c_str(), s.clock.c_str(), s.reference.empty() ? "" : " ",
                   s.reference.c_str(), static_cast<long long>(s.points), s.summaries ? "summaries" : "samples",
                   static_cast<long long>(s.locked), s.offset_rms_ns, s.offset_max_ns, s.freq_min_ppb, s.freq_max_ppb);
     os << line << "\n";
-  }
-  for (const auto& f : r.servo.findings) os << "  " << analysis::ServoFindingKindName(f.kind) << ": " << f.evidence << "\n";
+  });
+  Capped(os, r.servo.findings.size(), o, [&](size_t i) {
+    const auto& f = r.servo.findings[i];
+    os << "  " << analysis::ServoFindingKindName(f.kind) << ": " << f.evidence << "\n";
+  });
 }
 
-// DCGM series and sampling warnings per host, then every telemetry finding.
-void TelemetrySummary(const analysis::AnalysisResult& r, std::ostringstream& os) {
+// DCGM series, the hosts sampling communication fields too slowly (grouped), the telemetry findings.
+void TelemetrySummary(const analysis::AnalysisResult& r, const SummaryOptions& o, std::ostringstream& os) {
   if (r.telemetry.series > 0) {
     os << "dcgm: " << r.telemetry.series << " series, " << r.telemetry.points << " samples, " << r.telemetry.fields.size()
        << " fields\n";
     std::map<std::string, std::vector<const analysis::SamplingWarning*>> by_host;
     for (const auto& w : r.telemetry.sampling_warnings) by_host[w.host].push_back(&w);
-    for (const auto& [host, ws] : by_host) {
-      double worst = 0;
-      for (const auto* w : ws) worst = std::max(worst, w->period_ms);
-      os << "  WARNING " << host << ": " << ws.size() << " communication field(s) sampled every up to "
-         << FormatFixed(worst, 0) << " ms (needs <= " << ws.front()->needed_period_ms << " ms), e.g. "
-         << ws.front()->field << "\n";
+    if (!by_host.empty()) {
+      double worst = 0, needed = 0;
+      std::string example;
+      for (const auto& [host, ws] : by_host) {
+        for (const auto* w : ws) {
+          if (w->period_ms > worst) {
+            worst = w->period_ms;
+            needed = w->needed_period_ms;
+            example = w->field;
+          }
+        }
+      }
+      os << "  WARNING " << by_host.size() << " host(s) sample communication fields every up to " << FormatFixed(worst, 0)
+         << " ms (needs <= " << needed << " ms, e.g. " << example << "):";
+      size_t k = 0;
+      for (const auto& [host, ws] : by_host) {
+        if (!o.verbose && k == o.max_items) {
+          os << " ... (" << (by_host.size() - k) << " more)";
+          break;
+        }
+        os << " " << host;
+        ++k;
+      }
+      os << "\n";
     }
   }
-  for (const auto& f : r.telemetry.findings) {
+  Capped(os, r.telemetry.findings.size(), o, [&](size_t i) {
+    const auto& f = r.telemetry.findings[i];
     os << "  FINDING " << analysis::TelemetryFindingKindName(f.kind) << " " << f.host;
     if (f.gpu >= 0) os << "/gpu" << f.gpu;
     if (f.link >= 0) os << " link " << f.link;
     os << ": " << f.evidence << "\n";
-  }
+  });
 }
 
 // The merged timeline's event counts and trace path.
@@ -125,7 +220,7 @@ void TimelineSummary(const analysis::AnalysisResult& r, std::ostringstream& os) 
 }
 
 // Captures, flows and their QP pairing; link entropy and its modes; rings from logs and flows.
-void RdmaSummary(const analysis::AnalysisResult& r, std::ostringstream& os) {
+void RdmaSummary(const analysis::AnalysisResult& r, const SummaryOptions& o, std::ostringstream& os) {
   if (!r.rdma.present) return;
   const auto& rd = r.rdma;
   int64_t paired = 0;
@@ -148,13 +243,18 @@ void RdmaSummary(const analysis::AnalysisResult& r, std::ostringstream& os) {
   for (const auto& m : rd.entropy.modes) ++modes[std::string(analysis::TrafficModeName(m.mode))];
   if (!rd.entropy.links.empty()) {
     os << "  entropy (window " << FormatFixed(static_cast<double>(rd.entropy_window_ns) / 1e6, 3) << " ms): "
-       << rd.entropy.links.size() << " links; seed header entropy < 2.1 bit (LORR candidates): " << det
-       << "; regular ring traffic (ours: pooled message-size entropy < 2.1 bit, sustained): " << regular << ";";
+       << rd.entropy.links.size() << " links; header entropy < 2.1 bit: " << det
+       << "; regular ring traffic (message-size entropy < 2.1 bit, sustained): " << regular << ";";
     for (const auto& [m, n] : modes) os << " " << m << " " << n;
     os << "\n";
   }
+  std::vector<const analysis::LinkEntropySummary*> risk;
   for (const auto& l : rd.entropy.links) {
-    if (l.polarisation_risk) os << "  POLARISATION RISK " << l.link << ": " << l.advice << "\n";
+    if (l.polarisation_risk) risk.push_back(&l);
+  }
+  if (!risk.empty()) {
+    os << "  " << risk.size() << " link(s) at ECMP polarisation risk: " << risk.front()->advice << "\n";
+    Capped(os, risk.size(), o, [&](size_t i) { os << "    " << risk[i]->link << "\n"; });
   }
   int log_rings = 0, flow_rings = 0;
   for (const auto& g : rd.rings.rings) (g.source == analysis::RingSource::kFlows ? flow_rings : log_rings)++;
@@ -163,7 +263,7 @@ void RdmaSummary(const analysis::AnalysisResult& r, std::ostringstream& os) {
 }
 
 // QP state-log patterns, path findings and tomography link weights.
-void PatternsAndPathsSummary(const analysis::AnalysisResult& r, std::ostringstream& os) {
+void PatternsAndPathsSummary(const analysis::AnalysisResult& r, const SummaryOptions& o, std::ostringstream& os) {
   if (r.patterns_present) {
     os << "qp patterns: " << r.patterns.records << " transitions, " << r.patterns.windows << " QP-windows";
     for (const auto& p : r.patterns.patterns) {
@@ -177,35 +277,34 @@ void PatternsAndPathsSummary(const analysis::AnalysisResult& r, std::ostringstre
     for (const auto& p : r.nics.ports) active += p.active ? 1 : 0;
     os << "nic ports: " << r.nics.ports.size() << " (" << active << " active), " << r.nics.findings.size()
        << " finding(s)\n";
-    size_t shown = 0;
-    for (const auto& f : r.nics.findings) {
-      if (++shown > 8) {
-        os << "  ... " << (r.nics.findings.size() - 8) << " more in result.json\n";
-        break;
-      }
+    Capped(os, r.nics.findings.size(), o, [&](size_t i) {
+      const auto& f = r.nics.findings[i];
       os << "  " << (f.kind == "port_down" ? "PORT DOWN" : "RATE BELOW SIBLINGS") << ": " << f.evidence << "\n";
-    }
+    });
   }
   if (r.collectives_present) {
     const auto& c = r.collectives;
     os << "nccl-tests: " << c.runs.size() << " run(s), " << c.host_sets.size() << " host set(s)\n";
-    size_t shown = 0;
-    for (const auto& h : c.host_sets) {
-      if (++shown > 8) {
-        os << "  ... " << (c.host_sets.size() - 8) << " more host sets in result.json\n";
-        break;
-      }
+    Capped(os, c.host_sets.size(), o, [&](size_t i) {
+      const auto& h = c.host_sets[i];
       os << "  " << (h.test.empty() ? std::string("nccl-tests") : h.test) << ", " << h.ranks << " ranks on "
          << h.hosts.size() << " host(s): bus bandwidth " << FormatFixed(h.best_busbw_gbps, 2) << " GB/s at "
          << h.largest_bytes << " B" << (h.slow ? "  SLOW" : "") << "\n";
-    }
-    for (const auto& f : c.findings) os << "  " << (f.kind == "slow_host_set" ? "SLOW HOSTS" : "VALIDATION FAILED") << ": " << f.evidence << "\n";
+    });
+    Capped(os, c.findings.size(), o, [&](size_t i) {
+      const auto& f = c.findings[i];
+      os << "  " << (f.kind == "slow_host_set" ? "SLOW HOSTS" : "VALIDATION FAILED") << ": " << f.evidence << "\n";
+    });
   }
   if (r.paths_present) {
     os << "paths: " << r.paths.paths << " probes, " << r.paths.bottlenecks.size() << " bottleneck(s), "
        << r.paths.redundant_hops.size() << " redundant hop(s)\n";
-    for (const auto& f : r.paths.bottlenecks) os << "  BOTTLENECK " << f.node << ": " << f.evidence << "\n";
-    for (const auto& f : r.paths.redundant_hops) os << "  REDUNDANT HOP " << f.node << ": " << f.evidence << "\n";
+    Capped(os, r.paths.bottlenecks.size(), o, [&](size_t i) {
+      os << "  BOTTLENECK " << r.paths.bottlenecks[i].node << ": " << r.paths.bottlenecks[i].evidence << "\n";
+    });
+    Capped(os, r.paths.redundant_hops.size(), o, [&](size_t i) {
+      os << "  REDUNDANT HOP " << r.paths.redundant_hops[i].node << ": " << r.paths.redundant_hops[i].evidence << "\n";
+    });
     if (r.link_weights.present) {
       const auto& t = r.link_weights.tomography;
       int64_t ident = 0;
@@ -219,7 +318,7 @@ void PatternsAndPathsSummary(const analysis::AnalysisResult& r, std::ostringstre
 
 // Inferred leaves, the architecture, the discovered fabric and islands disagreeing with a declared
 // topology.
-void FabricSummary(const analysis::AnalysisResult& r, std::ostringstream& os) {
+void FabricSummary(const analysis::AnalysisResult& r, const SummaryOptions& o, std::ostringstream& os) {
   if (r.leaves_inferred) {
     os << "leaves from probe RTTs: " << r.inferred_leaves.leaves.size() << " leaves, " << r.inferred_leaves.pods.size()
        << " pods, " << r.inferred_leaves.unplaced.size() << " unplaced hosts (confidence "
@@ -236,17 +335,19 @@ void FabricSummary(const analysis::AnalysisResult& r, std::ostringstream& os) {
        << " hosts, " << r.fabric.links.size() << " links (" << r.fabric.source_tools << ")";
     if (!r.fabric.down_ports.empty()) os << ", " << r.fabric.down_ports.size() << " ports down";
     os << "\n";
-    for (const auto& f : r.fabric.findings) {
+    Capped(os, r.fabric.findings.size(), o, [&](size_t i) {
+      const auto& f = r.fabric.findings[i];
       os << "  " << analysis::FabricFindingKindName(f.kind) << ": " << f.evidence << "\n";
-    }
+    });
     if (r.fabric.hosts_named_by_guid > 0) {
       os << "  " << r.fabric.hosts_named_by_guid << " hosts named by adapter GUID (no host name in the description)\n";
     }
-    for (const auto& m : r.fabric.mismatches) {
+    Capped(os, r.fabric.mismatches.size(), o, [&](size_t i) {
+      const auto& m = r.fabric.mismatches[i];
       os << "  link ends disagree: " << m.a.node << "[" << m.a.port << "] " << m.a.width << m.a.speed << " (line "
          << m.a.line << ") vs " << m.b.node << "[" << m.b.port << "] " << m.b.width << m.b.speed << " (line "
          << m.b.line << ")\n";
-    }
+    });
   }
   int disagree = 0;
   for (const auto& i : r.islands) {
@@ -255,19 +356,31 @@ void FabricSummary(const analysis::AnalysisResult& r, std::ostringstream& os) {
   if (disagree > 0) os << "islands disagreeing with a declared topology: " << disagree << "\n";
 }
 
-// The per-hop error bound and the longest trustworthy path per sampling period.
-void ConfidenceSummary(const analysis::AnalysisResult& r, std::ostringstream& os) {
+// The per-hop error bound and the longest trustworthy path: the whole table with verbose, else the
+// rows at 10, 100 and 1000 ms on one line.
+void ConfidenceSummary(const analysis::AnalysisResult& r, const SummaryOptions& o, std::ostringstream& os) {
   const auto& c = r.confidence;
   if (c.sampling.empty()) return;
-  os << "confidence (seed 2.5, alpha-stable a=" << FormatFixed(c.alpha, 2) << " b=" << FormatFixed(c.beta, 2)
-     << " scale=" << FormatFixed(c.scale, 2) << ", eps = q" << FormatFixed(100 * c.quantile, 0)
-     << " |error|, delta >= " << FormatFixed(c.delta_min, 2) << "):\n";
-  if (c.noise_fitted) {
-    os << "  noise fitted to the data (McCulloch quantiles of " << c.noise_samples << " residuals, "
-       << c.noise_source << ")\n";
-  } else {
-    os << "  noise: the seed's prior (" << (c.noise_note.empty() ? c.noise_source : c.noise_note) << ")\n";
+  const std::string noise =
+      c.noise_fitted ? "noise fitted to the data: alpha-stable a=" + FormatFixed(c.alpha, 2) + " b=" + FormatFixed(c.beta, 2) +
+                           " scale=" + FormatFixed(c.scale, 2) + " from " + std::to_string(c.noise_samples) + " residuals (" +
+                           c.noise_source + ")"
+                     : "noise: the default prior, alpha-stable a=" + FormatFixed(c.alpha, 2) + " b=" + FormatFixed(c.beta, 2) +
+                           " scale=" + FormatFixed(c.scale, 2) + " (" + (c.noise_note.empty() ? c.noise_source : c.noise_note) + ")";
+  if (!o.verbose) {
+    os << "path confidence (per-hop bandwidth error at q" << FormatFixed(100 * c.quantile, 0) << ", hops kept at delta >= "
+       << FormatFixed(c.delta_min, 2) << "):";
+    for (const auto& s : c.sampling) {
+      if (s.period_ms != 10 && s.period_ms != 100 && s.period_ms != 1000) continue;
+      os << " " << FormatFixed(s.period_ms, 0) << " ms " << FormatFixed(100 * s.per_hop_error, 1) << "% (" << s.max_hops
+         << " hops);";
+    }
+    os << "\n  " << noise << "\n";
+    return;
   }
+  os << "path confidence (eps = q" << FormatFixed(100 * c.quantile, 0) << " |error| per hop, delta >= "
+     << FormatFixed(c.delta_min, 2) << "):\n";
+  os << "  " << noise << "\n";
   os << "  period_ms  per_hop_error  max_hops\n";
   for (const auto& s : c.sampling) {
     char line[96];
@@ -278,18 +391,18 @@ void ConfidenceSummary(const analysis::AnalysisResult& r, std::ostringstream& os
 
 }  // namespace
 
-std::string ResultSummaryText(const analysis::AnalysisResult& r) {
+std::string ResultSummaryText(const analysis::AnalysisResult& r, const SummaryOptions& o) {
   std::ostringstream os;
-  InputsSummary(r, os);
-  NodesSummary(r, os);
-  ClocksSummary(r, os);
-  ServoSummary(r, os);
-  TelemetrySummary(r, os);
+  InputsSummary(r, o, os);
+  NodesSummary(r, o, os);
+  ClocksSummary(r, o, os);
+  ServoSummary(r, o, os);
+  TelemetrySummary(r, o, os);
   TimelineSummary(r, os);
-  RdmaSummary(r, os);
-  PatternsAndPathsSummary(r, os);
-  FabricSummary(r, os);
-  ConfidenceSummary(r, os);
+  RdmaSummary(r, o, os);
+  PatternsAndPathsSummary(r, o, os);
+  FabricSummary(r, o, os);
+  ConfidenceSummary(r, o, os);
   return os.str();
 }
 
