@@ -21,6 +21,7 @@
 #include "toposcope/app/find_slow_nodes_command.h"
 #include "toposcope/app/plan_ring_command.h"
 #include "toposcope/app/schedule_command.h"
+#include "toposcope/app/schedule_sim_command.h"
 #include "toposcope/app/simulate_command.h"
 #include "toposcope/experiments/architecture_compare.h"
 #include "toposcope/report/pipeline/pass_report.h"
@@ -274,6 +275,8 @@ struct Flags {
   app::ScheduleRequest schedule;
   bool schedule_follow = false;
   double schedule_window_ms = 0;
+  bool schedule_simulate = false, schedule_json = false;
+  app::ScheduleSimRequest schedule_sim;
 };
 
 void AddSimulateFlags(CLI::App* c, toposcope::sim::SimOptions& o, std::string& arch, std::string& out,
@@ -465,8 +468,27 @@ std::vector<Command> Commands(Flags& f) {
          return int{kOk};
        }},
       {"schedule", "EADPS: replay per-link entropy and decide when to move the ring off a segment (or --follow stdin)",
-       [&f](CLI::App* c) { AddScheduleFlags(c, f.schedule, f.schedule_follow, f.schedule_window_ms); },
-       [&f] { return RunScheduleCommand(f.schedule, f.schedule_follow, f.schedule_window_ms); }},
+       [&f](CLI::App* c) {
+         AddScheduleFlags(c, f.schedule, f.schedule_follow, f.schedule_window_ms);
+         c->add_flag("--simulate", f.schedule_simulate,
+                     "measure EADPS in the simulator: architectures x seeds x events, scored against the injected events");
+         c->add_option("--archs", f.schedule_sim.archs, "with --simulate: fat-tree, dragonfly, hhre (default all)")->delimiter(',');
+         c->add_option("--seeds", f.schedule_sim.seeds, "with --simulate: seeds (default 1,2,3,4,5)")->delimiter(',');
+         c->add_option("--events", f.schedule_sim.events, "with --simulate: none, congestion, flapping, degraded (default all)")
+             ->delimiter(',');
+         c->add_option("--sim-hosts", f.schedule_sim.hosts, "with --simulate: hosts per cluster (default 16)")->check(CLI::Range(4, 256));
+         c->add_flag("--json", f.schedule_json, "with --simulate: print the scores and runs as JSON");
+       },
+       [&f] {
+         if (!f.schedule_simulate) return RunScheduleCommand(f.schedule, f.schedule_follow, f.schedule_window_ms);
+         f.schedule_sim.out = f.schedule.out;
+         f.schedule_sim.options = f.schedule.options;
+         f.schedule_sim.qps_per_connection = f.schedule.qps_per_connection;
+         auto o = app::RunScheduleSim(f.schedule_sim);
+         if (!o.ok()) return Fail(o.error());
+         std::fputs(f.schedule_json ? (app::ScheduleSimJson(*o).dump(2) + "\n").c_str() : app::ScheduleSimText(*o).c_str(), stdout);
+         return int{kOk};
+       }},
       {"passes", "list the analysis passes, what each needs and produces", [](CLI::App*) {},
        [] {
          std::fputs(report::PassListText().c_str(), stdout);

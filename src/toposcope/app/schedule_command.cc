@@ -194,6 +194,14 @@ Status WriteDecisionFiles(const ScheduleRequest& req, const Context& c, Schedule
   return {};
 }
 
+std::set<Pair> RingPairs(const std::vector<std::string>& order) {
+  std::set<Pair> out;
+  for (size_t i = 0; i + 1 < order.size() || (order.size() > 2 && i + 1 == order.size()); ++i) {
+    out.insert(Unordered(order[i], order[(i + 1) % order.size()]));
+  }
+  return out;
+}
+
 std::function<double(const std::string&, const std::string&)> EdgeCostOf(const Context& c,
                                                                            const std::vector<std::string>& hosts) {
   analysis::ArchitectureInputs ai;
@@ -236,9 +244,6 @@ Result<ScheduleOutcome> RunSchedule(const ScheduleRequest& req) {
   ScheduleOutcome o;
   o.options = req.options;
   o.window_ns = c.result.rdma.entropy_window_ns;
-  Result<act::ScheduleReplay> replay = act::ReplaySchedule(PointsOf(c.result.rdma, req.options, &o.skipped_windows), req.options);
-  if (!replay.ok()) return replay.error();
-  o.links = replay->links, o.windows = replay->windows, o.first_ns = replay->first_ns, o.last_ns = replay->last_ns;
   o.order = JobOrder(req, c, &o.order_source);
   if (!req.hosts_file.empty() && o.order.empty()) return MakeKindError(ErrorKind::kInput, req.hosts_file + ": no hosts read");
   auto pairs_of = [&c](const std::string& link) {
@@ -246,6 +251,21 @@ Result<ScheduleOutcome> RunSchedule(const ScheduleRequest& req) {
     auto it = c.capture_pairs.find(link);
     return it != c.capture_pairs.end() ? it->second : std::vector<Pair>{};
   };
+  // Only the job's ring segments are watched: links that carried a pair of ring neighbours.
+  std::vector<act::EntropyPoint> points = PointsOf(c.result.rdma, req.options, &o.skipped_windows);
+  const std::set<Pair> ring = RingPairs(o.order);
+  std::set<std::string> off_ring;
+  std::erase_if(points, [&](const act::EntropyPoint& p) {
+    for (const Pair& q : pairs_of(p.link)) {
+      if (ring.count(q) > 0) return false;
+    }
+    off_ring.insert(p.link);
+    return true;
+  });
+  o.off_ring_links = static_cast<int64_t>(off_ring.size());
+  Result<act::ScheduleReplay> replay = act::ReplaySchedule(std::move(points), req.options);
+  if (!replay.ok()) return replay.error();
+  o.links = replay->links, o.windows = replay->windows, o.first_ns = replay->first_ns, o.last_ns = replay->last_ns;
   ActionPlanner planner(o.order, req.qps_per_connection, pairs_of, EdgeCostOf(c, o.order));
   std::error_code ec;
   fs::create_directories(req.out, ec);
@@ -321,6 +341,7 @@ json ScheduleJson(const ScheduleOutcome& o) {
           {"windows", o.windows},
           {"window_ns", o.window_ns},
           {"skipped_windows", o.skipped_windows},
+          {"off_ring_links", o.off_ring_links},
           {"first_ns", o.first_ns},
           {"last_ns", o.last_ns},
           {"order_source", o.order_source},
@@ -330,7 +351,8 @@ json ScheduleJson(const ScheduleOutcome& o) {
 
 std::string ScheduleText(const ScheduleOutcome& o) {
   std::string s = "EADPS over " + std::to_string(o.links) + " links, " + std::to_string(o.windows) + " windows of " +
-                  FormatFixed(static_cast<double>(o.window_ns) / 1e6, 1) + " ms (watching " + o.options.estimator +
+                  FormatFixed(static_cast<double>(o.window_ns) / 1e6, 1) + " ms (" + std::to_string(o.off_ring_links) +
+                  " links off the job's ring not watched) (watching " + o.options.estimator +
                   (o.options.shown_estimator.empty() ? "" : ", showing " + o.options.shown_estimator) + "; job order from " +
                   o.order_source + ")\n";
   if (o.decisions.empty()) s += "  no decision: no link woke and held above " + FormatFixed(o.options.hot_bits, 2) + " bit\n";

@@ -14,6 +14,8 @@
 // writes each decision as one JSON line the moment it fires (same fields as schedule.json's
 // decisions). A bad line stops the stream with "<stdin>:LINE: reason".
 //
+// Only the job's ring segments are watched: links that carried at least one pair of ring neighbours
+// of the job's order (links of other tenants' pairs are counted as off_ring_links).
 // Segments: a host-pair link ("hostA~hostB") is that pair; a capture point ("capture:<point>") is
 // every host pair whose flows the capture saw. A move_off keeps ring neighbours off every pair of
 // the segments currently moved (act::ReorderAvoiding from the job's order: the hosts file, else the
@@ -66,6 +68,7 @@ struct ScheduleOutcome {
   int64_t links = 0, windows = 0, first_ns = 0, last_ns = 0;
   int64_t window_ns = 0;
   int64_t skipped_windows = 0;     // windows with too few packets (not samples)
+  int64_t off_ring_links = 0;      // links that carried no pair of ring neighbours (not watched)
   std::vector<std::string> order;  // the job's order the replay started from
   std::string order_source;        // "hostfile", "nccl_log" or "names"
   act::EadpsOptions options;
