@@ -129,6 +129,12 @@ std::vector<std::string> Affected(const RingEventScene& s) {
   std::map<int, size_t> index;
   for (size_t i = 0; i < s.captured.size(); ++i) index[s.captured[i]] = i;
   out.insert(s.capture_link);
+  // The tenant's own host pairs carry its traffic too ("<host>~<host>", names sorted).
+  for (const auto& f : s.tenant) {
+    const std::string& a = s.cluster.hosts[static_cast<size_t>(f.a)].name;
+    const std::string& b = s.cluster.hosts[static_cast<size_t>(f.b)].name;
+    out.insert(a < b ? a + "~" + b : b + "~" + a);
+  }
   RingEventScene clean = s;
   clean.options.event = RingEventKind::kNone;
   for (double t = s.options.event_start_s; t < s.options.event_end_s; t += s.options.window_s) {

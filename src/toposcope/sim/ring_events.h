@@ -28,7 +28,8 @@
 //    a switch's ECMP group shrinks), so their traffic moves to other cables; up again, they return.
 //  - degraded: the cable trains at 1x (a quarter of its rate); routes do not change.
 // The affected captures (truth) are the cables whose traffic the event changed: the event's cable,
-// and the cables the tenant's flows cross or re-hashed flows moved to.
+// and the cables the tenant's flows cross or re-hashed flows moved to, and the tenant's own host
+// pairs ("<host>~<host>", names sorted: the traffic between those hosts changed too).
 //
 // Measure (MeasureRingAllReduce): a ring AllReduce of message_bytes over n hosts moves
 // 2(n-1)/n x S over every hop in 2(n-1) steps; every hop runs at the ring's rate r, the largest
@@ -95,7 +96,7 @@ struct RingEventScene {
     uint16_t sport = 0;
   };
   std::vector<TenantFlow> tenant;   // congestion only
-  std::vector<std::string> affected_links;  // capture link ids whose traffic the event changed (sorted)
+  std::vector<std::string> affected_links;  // capture / host-pair link ids whose traffic the event changed (sorted)
   int64_t base_ns = 0;              // wall time of t = 0
 };
 
