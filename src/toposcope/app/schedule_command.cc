@@ -396,6 +396,10 @@ Result<int64_t> FollowSchedule(const ScheduleRequest& req, std::istream& in, con
     ++lineno;
     if (Trim(line).empty()) continue;
     json j = json::parse(line, nullptr, false);
+    if (j.is_discarded() && (line.find("NaN") != std::string::npos || line.find("nan") != std::string::npos ||
+                             line.find("Infinity") != std::string::npos || line.find("inf") != std::string::npos)) {
+      return bad("\"bits\" is not a number (NaN or infinite entropy; JSON has no NaN)");
+    }
     if (j.is_discarded() || !j.is_object()) return bad("not a JSON object");
     if (j.contains("estimator") && (!j["estimator"].is_string() || j["estimator"].get<std::string>() != req.options.estimator)) {
       continue;
