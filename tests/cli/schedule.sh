@@ -21,6 +21,12 @@ assert sc["recall"] == 1.0 and sc["precision"] == 1.0, sc
 assert sc["allreduce_speedup"] > 1, sc
 PY
 
+# score reads the schedule section of result.json against the scene's truth.json.
+"$bin" score --truth "$tmp/sim/fat-tree-s1-congestion/data/truth.json" \
+  --result "$tmp/sim/fat-tree-s1-congestion/schedule/result.json" > "$tmp/score.json" || fail "score"
+/usr/bin/python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["schedule"]; assert s["recall"] == 1.0 and s["precision"] == 1.0, s' \
+  "$tmp/score.json" || fail "score schedule section"
+
 data="$tmp/sim/fat-tree-s1-congestion/data"
 "$bin" schedule "$data/captures" "$data/inventory.csv" "$data/fabric.ibnet" --hosts "$data/hostfile" \
   --window-ms 500 --out "$tmp/out" > "$tmp/summary.txt" || fail "schedule replay"

@@ -339,7 +339,10 @@ Result<std::vector<std::string>> WriteRingEventDataset(const RingEventScene& s, 
     inv.rows.push_back(std::move(r));
   }
   for (const int h : s.order) hostfile += s.cluster.hosts[static_cast<size_t>(h)].name + " slots=8\n";
-  nlohmann::json truth = {{"ring_event",
+  nlohmann::json truth = {{"schema", "toposcope.truth/1"},
+                          {"gpus", nlohmann::json::array()},
+                          {"links", nlohmann::json::array()},
+                          {"ring_event",
                            {{"kind", std::string(RingEventKindName(o.event))},
                             {"cable", s.cable_id},
                             {"capture_link", s.capture_link},
