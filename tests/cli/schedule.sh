@@ -36,6 +36,7 @@ for f in hostfile torchrun_hosts slurm_hostfile nccl_graph.xml nccl.env; do
 done
 grep -q '^<graphs version="1">' "$tmp/out/decision-0/nccl_graph.xml" || fail "graph xml"
 grep -q '^export NCCL_IB_QPS_PER_CONNECTION=' "$tmp/out/decision-0/nccl.env" || fail "nccl.env"
+grep -q '^0x[0-9a-f]\{16\} [0-9]* 2$' "$tmp/out/decision-0/opensm_hop_weights.txt" || fail "opensm hop weights"
 /usr/bin/python3 - "$tmp/out/result.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))

@@ -17,6 +17,7 @@
 #include "toposcope/app/find_slow_nodes_command.h"
 #include "toposcope/base/file_io.h"
 #include "toposcope/base/text.h"
+#include "toposcope/report/export/opensm_export.h"
 #include "toposcope/report/result_json.h"
 
 namespace toposcope::app {
@@ -55,9 +56,10 @@ std::string EnvText(const std::vector<act::NcclSetting>& s) {
 
 ActionPlanner::ActionPlanner(std::vector<std::string> order, int qps_per_connection,
                              std::function<std::vector<Pair>(const std::string&)> pairs_of,
-                             std::function<double(const std::string&, const std::string&)> edge_cost)
+                             std::function<double(const std::string&, const std::string&)> edge_cost,
+                             std::function<bool(const std::string&)> inter_switch)
     : initial_(order), current_(std::move(order)), qps_(qps_per_connection), pairs_of_(std::move(pairs_of)),
-      edge_cost_(std::move(edge_cost)) {}
+      edge_cost_(std::move(edge_cost)), inter_switch_(std::move(inter_switch)) {}
 
 ScheduleAction ActionPlanner::Plan(const act::EadpsDecision& d) {
   ScheduleAction a;
@@ -82,6 +84,7 @@ ScheduleAction ActionPlanner::Plan(const act::EadpsDecision& d) {
   a.order = current_;
   act::SegmentView seg;
   seg.pairs = a.segment_pairs;
+  seg.inter_switch = inter_switch_ && inter_switch_(d.evidence.link);
   a.nccl = act::NcclSettingsFor(d.action, seg, qps_);
   return a;
 }
@@ -163,6 +166,44 @@ std::vector<std::string> JobOrder(const ScheduleRequest& req, const Context& c, 
   return {hosts.begin(), hosts.end()};
 }
 
+// A capture point named "<switch>-p<port>" whose switch (by description or id) the fabric dump knows
+// and whose port leads to another switch: that cable's two ends (switch, port), else empty.
+std::vector<std::pair<const analysis::FabricSwitch*, int>> CableEnds(const analysis::FabricReport& f, const std::string& link) {
+  std::vector<std::pair<const analysis::FabricSwitch*, int>> out;
+  if (!f.present || link.rfind("capture:", 0) != 0) return out;
+  const std::string point = link.substr(8);
+  const size_t at = point.rfind("-p");
+  if (at == std::string::npos || at == 0) return out;
+  const std::optional<int64_t> port = ParseInt(point.substr(at + 2));
+  if (!port) return out;
+  const std::string name = point.substr(0, at);
+  auto find = [&](const std::string& id_or_desc) -> const analysis::FabricSwitch* {
+    for (const analysis::FabricSwitch& sw : f.switches) {
+      if (sw.desc == id_or_desc || sw.id == id_or_desc) return &sw;
+    }
+    return nullptr;
+  };
+  const analysis::FabricSwitch* a = find(name);
+  if (a == nullptr) return out;
+  for (const analysis::FabricPort& p : a->ports) {
+    if (p.port != *port) continue;
+    const analysis::FabricSwitch* b = find(p.peer);
+    if (b == nullptr) return out;  // a host port: not a cable between switches
+    out.push_back({a, p.port});
+    out.push_back({b, p.peer_port});
+  }
+  return out;
+}
+
+// OpenSM hop weights of a decision on a cable between switches: a move_off weighs both ends' ports 2
+// (costlier than every path of the same length, so the subnet manager prefers another shortest path
+// without detouring by extra hops); a merge writes them back to 1.
+std::string HopWeightsText(const std::vector<std::pair<const analysis::FabricSwitch*, int>>& ends, bool move_off) {
+  std::vector<analysis::HopWeight> w;
+  for (const auto& [sw, port] : ends) w.push_back({"0x" + sw->port_guid, port, move_off ? 2 : 1});
+  return report::WriteOpenSmHopWeights(w);
+}
+
 Status WriteDecisionFiles(const ScheduleRequest& req, const Context& c, ScheduledDecision& sd, std::vector<std::string>* written) {
   const std::string sub = "decision-" + std::to_string(sd.decision.index);
   const fs::path dir = fs::path(req.out) / sub;
@@ -185,7 +226,15 @@ Status WriteDecisionFiles(const ScheduleRequest& req, const Context& c, Schedule
       {"slurm_hostfile", act::SlurmHostfileText(sd.action.order, slots)},
       {"nccl_graph.xml", act::RingGraphXml(spec)},
       {"nccl.env", EnvText(sd.action.nccl)}};
-  for (const auto& [name, text] : files) {
+  std::vector<std::pair<std::string, std::string>> all = files;
+  const auto ends = CableEnds(c.result.fabric, sd.decision.evidence.link);
+  if (!ends.empty()) {
+    all.emplace_back("opensm_hop_weights.txt", "# EADPS decision " + std::to_string(sd.decision.index) + ": " +
+                                                   sd.decision.action + " " + sd.decision.evidence.link +
+                                                   " (the cable's two switch ports; weights of this decision, not tomography)\n" +
+                                                   HopWeightsText(ends, sd.decision.action == "move_off"));
+  }
+  for (const auto& [name, text] : all) {
     const std::string path = (dir / name).string();
     if (Status st = WriteFileText(path, text); !st.ok()) return WithKind(st.error(), ErrorKind::kOutput);
     written->push_back(path);
@@ -266,7 +315,8 @@ Result<ScheduleOutcome> RunSchedule(const ScheduleRequest& req) {
   Result<act::ScheduleReplay> replay = act::ReplaySchedule(std::move(points), req.options);
   if (!replay.ok()) return replay.error();
   o.links = replay->links, o.windows = replay->windows, o.first_ns = replay->first_ns, o.last_ns = replay->last_ns;
-  ActionPlanner planner(o.order, req.qps_per_connection, pairs_of, EdgeCostOf(c, o.order));
+  ActionPlanner planner(o.order, req.qps_per_connection, pairs_of, EdgeCostOf(c, o.order),
+                        [&c](const std::string& link) { return !CableEnds(c.result.fabric, link).empty(); });
   std::error_code ec;
   fs::create_directories(req.out, ec);
   if (ec) return MakeKindError(ErrorKind::kOutput, req.out + ": cannot create: " + ec.message());

@@ -76,12 +76,14 @@ struct ScheduleOutcome {
 };
 
 // Plans the action of each decision in turn over an initial order. `pairs_of(link)` gives the host
-// pairs a link carried; `edge_cost` may be empty. Exposed for the simulator harness and tests.
+// pairs a link carried; `edge_cost` may be empty; `inter_switch(link)` (may be empty) says whether
+// the link is a cable between two switches (NCCL_CROSS_NIC's reason). Exposed for the simulator harness and tests.
 class ActionPlanner {
  public:
   ActionPlanner(std::vector<std::string> order, int qps_per_connection,
                 std::function<std::vector<std::pair<std::string, std::string>>(const std::string&)> pairs_of,
-                std::function<double(const std::string&, const std::string&)> edge_cost);
+                std::function<double(const std::string&, const std::string&)> edge_cost,
+                std::function<bool(const std::string&)> inter_switch = {});
   ScheduleAction Plan(const act::EadpsDecision& d);
   [[nodiscard]] const std::vector<std::string>& order() const { return current_; }
 
@@ -90,6 +92,7 @@ class ActionPlanner {
   int qps_;
   std::function<std::vector<std::pair<std::string, std::string>>(const std::string&)> pairs_of_;
   std::function<double(const std::string&, const std::string&)> edge_cost_;
+  std::function<bool(const std::string&)> inter_switch_;
   std::map<std::string, std::vector<std::pair<std::string, std::string>>> moved_;
 };
 
