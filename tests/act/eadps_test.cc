@@ -213,6 +213,19 @@ TEST(EadpsReorder, NeighboursLeaveTheAvoidedPair) {
   EXPECT_EQ(crossings, 2);
 }
 
+TEST(EadpsReorder, PenaltyGuardsEveryMove) {
+  const std::vector<std::string> order = {"h0", "h1", "h2", "h3", "h4", "h5"};
+  const std::set<std::pair<std::string, std::string>> avoid = {{"h2", "h3"}};
+  // A guard that refuses any order in which h2 moved: the only way off h2~h3 is moving h3.
+  auto keep_h2 = [](const std::vector<std::string>& o) { return o[2] == "h2" ? 0.0 : 1.0; };
+  const auto out = ReorderAvoiding(order, avoid, {}, keep_h2);
+  EXPECT_EQ(out[2], "h2");
+  EXPECT_EQ(AvoidedNeighbours(out, avoid), 0);
+  // A guard that refuses every change keeps the order.
+  auto frozen = [&](const std::vector<std::string>& o) { return o == order ? 0.0 : 1.0; };
+  EXPECT_EQ(ReorderAvoiding(order, avoid, {}, frozen), order);
+}
+
 TEST(EadpsNccl, SettingsCarryReasons) {
   SegmentView cable;
   cable.inter_switch = true;

@@ -210,10 +210,12 @@ int64_t AvoidedNeighbours(const std::vector<std::string>& order,
 namespace {
 
 struct OrderScore {
+  double penalty = 0;
   int64_t bad = 0;
   double cost = 0;
   int64_t moved = 0;
   bool operator<(const OrderScore& o) const {
+    if (std::fabs(penalty - o.penalty) > 1e-9) return penalty < o.penalty;
     if (bad != o.bad) return bad < o.bad;
     if (std::fabs(cost - o.cost) > 1e-9) return cost < o.cost;
     return moved < o.moved;
@@ -222,8 +224,10 @@ struct OrderScore {
 
 OrderScore ScoreOrder(const std::vector<std::string>& order, const std::vector<std::string>& original,
                       const std::set<std::pair<std::string, std::string>>& avoid,
-                      const std::function<double(const std::string&, const std::string&)>& edge_cost) {
+                      const std::function<double(const std::string&, const std::string&)>& edge_cost,
+                      const std::function<double(const std::vector<std::string>&)>& order_penalty) {
   OrderScore s;
+  s.penalty = order_penalty ? order_penalty(order) : 0;
   s.bad = AvoidedNeighbours(order, avoid);
   for (size_t i = 0; i < order.size(); ++i) {
     s.cost += edge_cost ? edge_cost(order[i], order[(i + 1) % order.size()]) : 1.0;
@@ -236,18 +240,19 @@ OrderScore ScoreOrder(const std::vector<std::string>& order, const std::vector<s
 
 std::vector<std::string> ReorderAvoiding(const std::vector<std::string>& order,
                                          const std::set<std::pair<std::string, std::string>>& avoid,
-                                         const std::function<double(const std::string&, const std::string&)>& edge_cost) {
+                                         const std::function<double(const std::string&, const std::string&)>& edge_cost,
+                                         const std::function<double(const std::vector<std::string>&)>& order_penalty) {
   std::vector<std::string> cur = order;
   const size_t n = cur.size();
   if (n < 4 || AvoidedNeighbours(cur, avoid) == 0) return cur;
-  OrderScore best = ScoreOrder(cur, order, avoid, edge_cost);
+  OrderScore best = ScoreOrder(cur, order, avoid, edge_cost, order_penalty);
   for (int round = 0; round < static_cast<int>(n) && best.bad > 0; ++round) {
     std::vector<std::string> best_order;
     OrderScore best_try = best;
     // Only moves that break an avoided neighbour pair (positions b, b+1) can help: reversing
     // cur[i..j] breaks the edges (i-1, i) and (j, j+1); moving the host at b or b+1 breaks its two.
     auto consider = [&](std::vector<std::string> t) {
-      const OrderScore s = ScoreOrder(t, order, avoid, edge_cost);
+      const OrderScore s = ScoreOrder(t, order, avoid, edge_cost, order_penalty);
       if (s < best_try) best_try = s, best_order = std::move(t);
     };
     for (size_t b = 0; b < n; ++b) {
@@ -270,7 +275,7 @@ std::vector<std::string> ReorderAvoiding(const std::vector<std::string>& order,
         }
       }
     }
-    if (best_order.empty() || best_try.bad >= best.bad) break;
+    if (best_order.empty() || best_try.bad >= best.bad || best_try.penalty > best.penalty + 1e-9) break;
     cur = std::move(best_order);
     best = best_try;
   }

@@ -163,9 +163,12 @@ struct SegmentView {
 // avoided neighbours, lowest summed edge_cost, fewest hosts moved; ties by position). edge_cost
 // may be empty (every edge 1). Returns the new order (the same order when nothing helps). Never
 // fails; deterministic.
+// `order_penalty` (may be empty) ranks before everything else: a move that raises it is never taken
+// (the caller's guard, e.g. more ring edges on another cable than the busiest carries now).
 std::vector<std::string> ReorderAvoiding(const std::vector<std::string>& order,
                                          const std::set<std::pair<std::string, std::string>>& avoid,
-                                         const std::function<double(const std::string&, const std::string&)>& edge_cost);
+                                         const std::function<double(const std::string&, const std::string&)>& edge_cost,
+                                         const std::function<double(const std::vector<std::string>&)>& order_penalty = {});
 
 // Ring neighbours of `order` that are pairs in `avoid`. Never fails.
 int64_t AvoidedNeighbours(const std::vector<std::string>& order,

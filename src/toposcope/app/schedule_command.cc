@@ -15,6 +15,7 @@
 #include "toposcope/analysis/pipeline/pipeline.h"
 #include "toposcope/app/analyze_command.h"
 #include "toposcope/app/find_slow_nodes_command.h"
+#include "toposcope/formats/fabric/path_probe.h"
 #include "toposcope/base/file_io.h"
 #include "toposcope/base/text.h"
 #include "toposcope/report/export/opensm_export.h"
@@ -78,8 +79,19 @@ ScheduleAction ActionPlanner::Plan(const act::EadpsDecision& d) {
   judged.insert(a.segment_pairs.begin(), a.segment_pairs.end());
   a.avoided_before = act::AvoidedNeighbours(current_, d.action == "move_off" ? avoid : judged);
   // A move re-orders from the current order; a merge goes back toward the job's own order with
-  // the segments still moved kept off.
-  current_ = act::ReorderAvoiding(d.action == "move_off" ? current_ : initial_, avoid, edge_cost_);
+  // the segments still moved kept off. Neither puts more (expected) ring edges on the moved
+  // segments' cables than the order it starts from.
+  const std::vector<std::string>& from = d.action == "move_off" ? current_ : initial_;
+  std::set<std::string> moved_links;
+  for (const auto& [link, pairs] : moved_) moved_links.insert(link);
+  std::function<double(const std::vector<std::string>&)> penalty;
+  if (load_of_) {
+    const double base = load_of_(from, moved_links);
+    penalty = [this, base, moved_links](const std::vector<std::string>& o) {
+      return std::max(0.0, load_of_(o, moved_links) - base - 1e-9);
+    };
+  }
+  current_ = act::ReorderAvoiding(from, avoid, edge_cost_, penalty);
   a.avoided_after = act::AvoidedNeighbours(current_, avoid);
   a.order = current_;
   act::SegmentView seg;
@@ -96,7 +108,40 @@ struct Context {
   analysis::AnalysisResult result;
   std::map<std::string, std::vector<Pair>> capture_pairs;  // "capture:<point>" -> pairs
   std::map<std::string, int> slots;                        // host -> GPUs
+  // Per cable ("a--b", switch names sorted): host pairs every one of whose probed routes crosses it.
+  std::map<std::string, std::vector<Pair>> pinned;
+  // Per host pair: the share of its probes whose route crosses each cable (an edge's expected load).
+  std::map<Pair, std::map<std::string, double>> crossing;
 };
+
+// Pinned pairs from the path probes: a pair whose every probe's hop list crosses a cable puts its
+// ring edge on that cable whatever its QPs hash to (no ECMP choice around it).
+void PinnedPairs(Context& c) {
+  if (c.state.dataset == nullptr) return;
+  std::map<Pair, std::pair<int64_t, std::map<std::string, int64_t>>> by_pair;  // probes, crossings per cable
+  for (const formats::PathProbe& p : c.state.dataset->path_probes) {
+    if (p.src.empty() || p.dst.empty() || p.src == p.dst) continue;
+    std::vector<std::string> nodes{p.src};
+    size_t b = 0, e = p.hops.size();
+    if (b < e && p.hops[b] == p.src) ++b;
+    if (b < e && p.hops[e - 1] == p.dst) --e;
+    for (size_t i = b; i < e; ++i) nodes.push_back(p.hops[i]);
+    nodes.push_back(p.dst);
+    auto& [n, cables] = by_pair[Unordered(p.src, p.dst)];
+    ++n;
+    std::set<std::string> seen;
+    for (size_t k = 1; k + 2 < nodes.size(); ++k) {  // switch-to-switch hops only
+      const std::string id = nodes[k] < nodes[k + 1] ? nodes[k] + "--" + nodes[k + 1] : nodes[k + 1] + "--" + nodes[k];
+      if (seen.insert(id).second) ++cables[id];
+    }
+  }
+  for (const auto& [pair, v] : by_pair) {
+    for (const auto& [cable, k] : v.second) {
+      if (k == v.first) c.pinned[cable].push_back(pair);
+      c.crossing[pair][cable] = static_cast<double>(k) / static_cast<double>(v.first);
+    }
+  }
+}
 
 // Host pairs each capture point's flows joined.
 void CapturePairs(Context& c) {
@@ -204,6 +249,15 @@ std::string HopWeightsText(const std::vector<std::pair<const analysis::FabricSwi
   return report::WriteOpenSmHopWeights(w);
 }
 
+// The cable id ("a--b", the two switches' descriptions sorted) of a capture link; "" when unknown.
+std::string CableIdOf(const analysis::FabricReport& f, const std::string& link) {
+  const auto ends = CableEnds(f, link);
+  if (ends.size() != 2) return "";
+  const std::string a = ends[0].first->desc.empty() ? ends[0].first->id : ends[0].first->desc;
+  const std::string b = ends[1].first->desc.empty() ? ends[1].first->id : ends[1].first->desc;
+  return a < b ? a + "--" + b : b + "--" + a;
+}
+
 Status WriteDecisionFiles(const ScheduleRequest& req, const Context& c, ScheduledDecision& sd, std::vector<std::string>* written) {
   const std::string sub = "decision-" + std::to_string(sd.decision.index);
   const fs::path dir = fs::path(req.out) / sub;
@@ -289,23 +343,35 @@ Result<ScheduleOutcome> RunSchedule(const ScheduleRequest& req) {
     return MakeKindError(ErrorKind::kInput, "schedule: no per-link entropy in the inputs (no RoCEv2 capture was read)");
   }
   CapturePairs(c);
+  PinnedPairs(c);
   for (const analysis::GpuReport& g : c.result.gpus) ++c.slots[g.host];
   ScheduleOutcome o;
   o.options = req.options;
   o.window_ns = c.result.rdma.entropy_window_ns;
   o.order = JobOrder(req, c, &o.order_source);
   if (!req.hosts_file.empty() && o.order.empty()) return MakeKindError(ErrorKind::kInput, req.hosts_file + ": no hosts read");
-  auto pairs_of = [&c](const std::string& link) {
+  auto seen_pairs = [&c](const std::string& link) {
     if (auto p = HostPairOfLink(link)) return std::vector<Pair>{*p};
     auto it = c.capture_pairs.find(link);
     return it != c.capture_pairs.end() ? it->second : std::vector<Pair>{};
+  };
+  // A segment's pairs: those its capture saw, and those the probes pin to its cable.
+  auto pairs_of = [&c, seen_pairs](const std::string& link) {
+    std::vector<Pair> out = seen_pairs(link);
+    auto it = c.pinned.find(CableIdOf(c.result.fabric, link));
+    if (it != c.pinned.end()) {
+      std::set<Pair> all(out.begin(), out.end());
+      all.insert(it->second.begin(), it->second.end());
+      out.assign(all.begin(), all.end());
+    }
+    return out;
   };
   // Only the job's ring segments are watched: links that carried a pair of ring neighbours.
   std::vector<act::EntropyPoint> points = PointsOf(c.result.rdma, req.options, &o.skipped_windows);
   const std::set<Pair> ring = RingPairs(o.order);
   std::set<std::string> off_ring;
   std::erase_if(points, [&](const act::EntropyPoint& p) {
-    for (const Pair& q : pairs_of(p.link)) {
+    for (const Pair& q : seen_pairs(p.link)) {
       if (ring.count(q) > 0) return false;
     }
     off_ring.insert(p.link);
@@ -317,6 +383,32 @@ Result<ScheduleOutcome> RunSchedule(const ScheduleRequest& req) {
   o.links = replay->links, o.windows = replay->windows, o.first_ns = replay->first_ns, o.last_ns = replay->last_ns;
   ActionPlanner planner(o.order, req.qps_per_connection, pairs_of, EdgeCostOf(c, o.order),
                         [&c](const std::string& link) { return !CableEnds(c.result.fabric, link).empty(); });
+  // Expected ring edges on the moved (hot) cables, from the share of each pair's probes that cross
+  // them.
+  // A pair the hot link's capture saw counts whole on it (its QPs were there), others by their share.
+  planner.SetLoadOf([&c, seen_pairs](const std::vector<std::string>& order, const std::set<std::string>& moved) {
+    std::set<std::string> hot;
+    std::set<Pair> seen_hot;
+    for (const std::string& l : moved) {
+      hot.insert(CableIdOf(c.result.fabric, l));
+      for (const Pair& p : seen_pairs(l)) seen_hot.insert(p);
+    }
+    std::map<std::string, double> load;
+    double seen_on_hot = 0;
+    for (size_t i = 0; i < order.size() && order.size() > 1; ++i) {
+      const Pair e = Unordered(order[i], order[(i + 1) % order.size()]);
+      const bool seen = seen_hot.count(e) > 0;
+      seen_on_hot += seen ? 1 : 0;
+      auto it = c.crossing.find(e);
+      if (it == c.crossing.end()) continue;
+      for (const auto& [cable, share] : it->second) {
+        if (!seen || hot.count(cable) == 0) load[cable] += share;
+      }
+    }
+    double on_hot = seen_on_hot;
+    for (const auto& [cable, l] : load) on_hot += hot.count(cable) > 0 ? l : 0;
+    return on_hot;
+  });
   std::error_code ec;
   fs::create_directories(req.out, ec);
   if (ec) return MakeKindError(ErrorKind::kOutput, req.out + ": cannot create: " + ec.message());

@@ -26,6 +26,7 @@
 #include <functional>
 #include <istream>
 #include <map>
+#include <set>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -84,6 +85,12 @@ class ActionPlanner {
                 std::function<std::vector<std::pair<std::string, std::string>>(const std::string&)> pairs_of,
                 std::function<double(const std::string&, const std::string&)> edge_cost,
                 std::function<bool(const std::string&)> inter_switch = {});
+  // The expected ring edges an order puts on the moved links' cables: a re-order never raises it
+  // (leaving the observed pairs must not put more of the ring on the hot cables by other pairs).
+  // Unset: no such guard.
+  void SetLoadOf(std::function<double(const std::vector<std::string>&, const std::set<std::string>&)> load_of) {
+    load_of_ = std::move(load_of);
+  }
   ScheduleAction Plan(const act::EadpsDecision& d);
   [[nodiscard]] const std::vector<std::string>& order() const { return current_; }
 
@@ -93,6 +100,7 @@ class ActionPlanner {
   std::function<std::vector<std::pair<std::string, std::string>>(const std::string&)> pairs_of_;
   std::function<double(const std::string&, const std::string&)> edge_cost_;
   std::function<bool(const std::string&)> inter_switch_;
+  std::function<double(const std::vector<std::string>&, const std::set<std::string>&)> load_of_;
   std::map<std::string, std::vector<std::pair<std::string, std::string>>> moved_;
 };
 

@@ -75,6 +75,7 @@ void Score(const sim::RingEventScene& scene, const ScheduleOutcome& o, const act
     }
     const sim::RingAllReduceMeasure a = sim::MeasureRingAllReduce(scene, scene.order, so.qps_per_connection, mid);
     const sim::RingAllReduceMeasure b = sim::MeasureRingAllReduce(scene, idx, qps, mid);
+    if (windows == 0) run.bottleneck_static = a.bottleneck, run.bottleneck_scheduled = b.bottleneck, run.qps_scheduled = qps;
     ts += a.time_us, te += b.time_us, bs += a.busbw_gbps, be += b.busbw_gbps;
     ++windows;
   }
@@ -175,7 +176,9 @@ json ScheduleSimJson(const ScheduleSimOutcome& o) {
                     {"allreduce_scheduled_us", report::Num(r.allreduce_scheduled_us, 1)},
                     {"busbw_static_gbps", report::Num(r.busbw_static_gbps, 1)},
                     {"busbw_scheduled_gbps", report::Num(r.busbw_scheduled_gbps, 1)},
-                    {"speedup", report::Num(r.speedup, 3)}, {"decision_links", r.decision_links}});
+                    {"speedup", report::Num(r.speedup, 3)}, {"decision_links", r.decision_links},
+                    {"bottleneck_static", r.bottleneck_static}, {"bottleneck_scheduled", r.bottleneck_scheduled},
+                    {"qps_scheduled", r.qps_scheduled}});
   }
   return {{"schedule",
            {{"precision", report::Num(o.precision, 3)},

@@ -47,6 +47,8 @@ struct ScheduleSimRun {
   double allreduce_static_us = NAN, allreduce_scheduled_us = NAN;  // means over the scored windows
   double busbw_static_gbps = NAN, busbw_scheduled_gbps = NAN;
   double speedup = 1;
+  std::string bottleneck_static, bottleneck_scheduled;  // at the first scored window ("" = the NICs)
+  int qps_scheduled = 0;                                 // at the first scored window
   std::vector<std::string> decision_links;
 };
 

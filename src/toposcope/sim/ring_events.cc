@@ -358,6 +358,12 @@ Result<std::vector<std::string>> WriteRingEventDataset(const RingEventScene& s, 
     if (Status st = WriteFileText((fs::path(dir) / rel).string(), text); !st.ok()) return WithKind(st.error(), ErrorKind::kOutput);
     written.push_back(rel);
   }
+  // Every host's path probes (fabric_sim's probes.csv over the clean fabric, before the run).
+  for (const RenderedFile& f : RenderFabric(s.cluster, s.plan, nullptr)) {
+    if (f.path.size() < 11 || f.path.compare(f.path.size() - 11, 11, "/probes.csv") != 0) continue;
+    if (Status st = WriteFileText((fs::path(dir) / f.path).string(), f.text); !st.ok()) return WithKind(st.error(), ErrorKind::kOutput);
+    written.push_back(f.path);
+  }
   return written;
 }
 

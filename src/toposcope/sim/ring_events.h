@@ -11,6 +11,7 @@
 //   inventory.csv                   host, ip, nic (mlx5_0), leaf
 //   fabric.ibnet                    the fabric as ibnetdiscover prints it
 //   hostfile                        the job's ranks as written (host index order, `host slots=8`)
+//   <host>/probes.csv               path probes over the clean fabric (sim/fabric_sim's, before the run)
 //   truth.json "ring_event"         the event (read only by the scorer)
 //
 // Traffic. Ring hop a -> b of the job (order: hosts in index order) opens qps RC QP pairs (each its
