@@ -56,6 +56,9 @@ Status ValidateEadpsOptions(const EadpsOptions& o) {
   }
   if (!(o.hot_hold_s > 0) || !(o.cool_hold_s > 0)) return bad("--hot-hold-s and --cool-hold-s must be > 0");
   if (o.cooldown_s < 0 || o.awake_s < 0) return bad("--cooldown-s and --awake-s must be >= 0");
+  for (const double v : {o.hot_hold_s, o.cool_hold_s, o.cooldown_s, o.awake_s}) {
+    if (v > 1e6) return bad("hold, cool-down and awake times must be at most 1e6 s");
+  }
   return {};
 }
 
@@ -69,6 +72,10 @@ Result<std::vector<EadpsDecision>> EadpsMachine::Feed(const EntropyPoint& p) {
   if (p.window_ns <= 0) {
     return MakeKindError(ErrorKind::kInput, "link " + p.link + " window at " + std::to_string(p.window_start_ns) +
                                                 " ns: window length must be > 0");
+  }
+  if (p.window_start_ns < 0 || p.window_start_ns > INT64_MAX / 2 - p.window_ns) {
+    return MakeKindError(ErrorKind::kInput, "link " + p.link + ": window start " + std::to_string(p.window_start_ns) +
+                                                " ns outside 0 .. 4.6e18");
   }
   LinkState& st = links_[p.link];
   if (st.has_prev && p.window_start_ns < st.prev_end_ns) {

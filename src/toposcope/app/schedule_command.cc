@@ -9,6 +9,7 @@
 #include <set>
 #include <system_error>
 
+#include "toposcope/act/eadps_stream.h"
 #include "toposcope/act/ring_actions.h"
 #include "toposcope/analysis/analyze.h"
 #include "toposcope/analysis/fabric/architecture.h"
@@ -536,37 +537,10 @@ Result<int64_t> FollowSchedule(const ScheduleRequest& req, std::istream& in, con
   };
   while (std::getline(in, line)) {
     ++lineno;
-    if (Trim(line).empty()) continue;
-    json j = json::parse(line, nullptr, false);
-    if (j.is_discarded() && (line.find("NaN") != std::string::npos || line.find("nan") != std::string::npos ||
-                             line.find("Infinity") != std::string::npos || line.find("inf") != std::string::npos)) {
-      return bad("\"bits\" is not a number (NaN or infinite entropy; JSON has no NaN)");
-    }
-    if (j.is_discarded() || !j.is_object()) return bad("not a JSON object");
-    if (j.contains("estimator") && (!j["estimator"].is_string() || j["estimator"].get<std::string>() != req.options.estimator)) {
-      continue;
-    }
-    act::EntropyPoint p;
-    if (!j.contains("link") || !j["link"].is_string() || j["link"].get<std::string>().empty()) return bad("no \"link\" string");
-    p.link = j["link"].get<std::string>();
-    if (j.contains("window_start_ns") && j["window_start_ns"].is_number_integer()) {
-      p.window_start_ns = j["window_start_ns"].get<int64_t>();
-    } else if (j.contains("t_s") && j["t_s"].is_number() && std::isfinite(j["t_s"].get<double>())) {
-      p.window_start_ns = static_cast<int64_t>(std::llround(j["t_s"].get<double>() * 1e9));
-    } else {
-      return bad("no \"window_start_ns\" integer or \"t_s\" number");
-    }
-    if (j.contains("window_ns") && j["window_ns"].is_number_integer()) {
-      p.window_ns = j["window_ns"].get<int64_t>();
-    } else if (j.contains("window_s") && j["window_s"].is_number() && std::isfinite(j["window_s"].get<double>())) {
-      p.window_ns = static_cast<int64_t>(std::llround(j["window_s"].get<double>() * 1e9));
-    } else {
-      return bad("no \"window_ns\" integer or \"window_s\" number");
-    }
-    // NaN is not JSON: a "bits" of null or a string ("nan") is named as what it is.
-    if (!j.contains("bits") || !j["bits"].is_number()) return bad("\"bits\" is not a number (NaN or missing entropy)");
-    p.bits = j["bits"].get<double>();
-    if (j.contains("shown_bits") && j["shown_bits"].is_number()) p.shown_bits = j["shown_bits"].get<double>();
+    Result<std::optional<act::EntropyPoint>> parsed = act::ParseEntropySampleLine(line, req.options.estimator);
+    if (!parsed.ok()) return bad(parsed.error().message);
+    if (!parsed->has_value()) continue;
+    const act::EntropyPoint& p = **parsed;
     Result<std::vector<act::EadpsDecision>> d = m.Feed(p);
     if (!d.ok()) return bad(d.error().message);
     ++points;
