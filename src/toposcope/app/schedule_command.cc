@@ -16,7 +16,6 @@
 #include "toposcope/analysis/pipeline/pipeline.h"
 #include "toposcope/app/analyze_command.h"
 #include "toposcope/app/find_slow_nodes_command.h"
-#include "toposcope/formats/fabric/path_probe.h"
 #include "toposcope/base/file_io.h"
 #include "toposcope/base/text.h"
 #include "toposcope/report/export/opensm_export.h"
