@@ -62,26 +62,29 @@ ActionPlanner::ActionPlanner(std::vector<std::string> order, int qps_per_connect
     : initial_(order), current_(std::move(order)), qps_(qps_per_connection), pairs_of_(std::move(pairs_of)),
       edge_cost_(std::move(edge_cost)), inter_switch_(std::move(inter_switch)) {}
 
-ScheduleAction ActionPlanner::Plan(const act::EadpsDecision& d) {
-  ScheduleAction a;
-  a.order_before = current_;
-  a.segment_pairs = pairs_of_ ? pairs_of_(d.evidence.link) : std::vector<Pair>{};
+ScheduleAction ActionPlanner::Plan(const act::EadpsDecision& d) { return PlanBatch({d}).front(); }
+
+std::vector<ScheduleAction> ActionPlanner::PlanBatch(const std::vector<act::EadpsDecision>& ds) {
+  const std::vector<std::string> before = current_;
   std::set<Pair> avoid_before;
   for (const auto& [link, pairs] : moved_) avoid_before.insert(pairs.begin(), pairs.end());
-  if (d.action == "move_off") {
-    moved_[d.evidence.link] = a.segment_pairs;
-  } else {
-    moved_.erase(d.evidence.link);
+  std::vector<std::vector<Pair>> seg_pairs;
+  bool any_merge = false;
+  for (const act::EadpsDecision& d : ds) {
+    seg_pairs.push_back(pairs_of_ ? pairs_of_(d.evidence.link) : std::vector<Pair>{});
+    if (d.action == "move_off") {
+      moved_[d.evidence.link] = seg_pairs.back();
+    } else {
+      moved_.erase(d.evidence.link);
+      any_merge = true;
+    }
   }
   std::set<Pair> avoid;
   for (const auto& [link, pairs] : moved_) avoid.insert(pairs.begin(), pairs.end());
-  std::set<Pair> judged = avoid_before;
-  judged.insert(a.segment_pairs.begin(), a.segment_pairs.end());
-  a.avoided_before = act::AvoidedNeighbours(current_, d.action == "move_off" ? avoid : judged);
   // A move re-orders from the current order; a merge goes back toward the job's own order with
   // the segments still moved kept off. Neither puts more (expected) ring edges on the moved
-  // segments' cables than the order it starts from.
-  const std::vector<std::string>& from = d.action == "move_off" ? current_ : initial_;
+  // segments' cables than the order it starts from. Decisions of one instant are planned together.
+  const std::vector<std::string>& from = any_merge ? initial_ : current_;
   std::set<std::string> moved_links;
   for (const auto& [link, pairs] : moved_) moved_links.insert(link);
   std::function<double(const std::vector<std::string>&)> penalty;
@@ -92,13 +95,24 @@ ScheduleAction ActionPlanner::Plan(const act::EadpsDecision& d) {
     };
   }
   current_ = act::ReorderAvoiding(from, avoid, edge_cost_, penalty);
-  a.avoided_after = act::AvoidedNeighbours(current_, avoid);
-  a.order = current_;
-  act::SegmentView seg;
-  seg.pairs = a.segment_pairs;
-  seg.inter_switch = inter_switch_ && inter_switch_(d.evidence.link);
-  a.nccl = act::NcclSettingsFor(d.action, seg, qps_);
-  return a;
+  std::vector<ScheduleAction> out;
+  for (size_t i = 0; i < ds.size(); ++i) {
+    const act::EadpsDecision& d = ds[i];
+    ScheduleAction a;
+    a.order_before = before;
+    a.segment_pairs = seg_pairs[i];
+    std::set<Pair> judged = avoid_before;
+    judged.insert(a.segment_pairs.begin(), a.segment_pairs.end());
+    a.avoided_before = act::AvoidedNeighbours(before, d.action == "move_off" ? avoid : judged);
+    a.avoided_after = act::AvoidedNeighbours(current_, avoid);
+    a.order = current_;
+    act::SegmentView seg;
+    seg.pairs = a.segment_pairs;
+    seg.inter_switch = inter_switch_ && inter_switch_(d.evidence.link);
+    a.nccl = act::NcclSettingsFor(d.action, seg, qps_);
+    out.push_back(std::move(a));
+  }
+  return out;
 }
 
 namespace {
@@ -412,10 +426,18 @@ Result<ScheduleOutcome> RunSchedule(const ScheduleRequest& req) {
   std::error_code ec;
   fs::create_directories(req.out, ec);
   if (ec) return MakeKindError(ErrorKind::kOutput, req.out + ": cannot create: " + ec.message());
-  for (const act::EadpsDecision& d : replay->decisions) {
-    ScheduledDecision sd{d, planner.Plan(d)};
-    if (Status st = WriteDecisionFiles(req, c, sd, &o.written); !st.ok()) return st.error();
-    o.decisions.push_back(std::move(sd));
+  const std::vector<act::EadpsDecision>& ds = replay->decisions;
+  for (size_t i = 0; i < ds.size();) {
+    size_t j = i + 1;
+    while (j < ds.size() && ds[j].t_ns == ds[i].t_ns) ++j;
+    const std::vector<act::EadpsDecision> batch(ds.begin() + static_cast<std::ptrdiff_t>(i), ds.begin() + static_cast<std::ptrdiff_t>(j));
+    std::vector<ScheduleAction> actions = planner.PlanBatch(batch);
+    for (size_t k = 0; k < batch.size(); ++k) {
+      ScheduledDecision sd{batch[k], std::move(actions[k])};
+      if (Status st = WriteDecisionFiles(req, c, sd, &o.written); !st.ok()) return st.error();
+      o.decisions.push_back(std::move(sd));
+    }
+    i = j;
   }
   json sched = ScheduleJson(o);
   json sj = sched;

@@ -92,6 +92,8 @@ class ActionPlanner {
     load_of_ = std::move(load_of);
   }
   ScheduleAction Plan(const act::EadpsDecision& d);
+  // Decisions that fired at the same instant, planned as one re-order (each gets that order).
+  std::vector<ScheduleAction> PlanBatch(const std::vector<act::EadpsDecision>& ds);
   [[nodiscard]] const std::vector<std::string>& order() const { return current_; }
 
  private:
