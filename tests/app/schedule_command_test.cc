@@ -85,6 +85,18 @@ TEST(ScheduleCommand, CongestionDecidesAndWritesActions) {
   EXPECT_EQ(counts.rejected, 0);
   ASSERT_EQ(graphs->graphs.size(), 1u);
   EXPECT_EQ(graphs->graphs[0].pattern, 4);
+  // Golden: two ring channels through 8 GPUs, 400 Gb/s host cables / 8 / 2 channels = 25 GB/s.
+  std::string golden =
+      "<graphs version=\"1\">\n"
+      "  <graph id=\"0\" pattern=\"4\" crossnic=\"0\" nchannels=\"2\" speedintra=\"25\" speedinter=\"25\" "
+      "latencyinter=\"0\" typeintra=\"SYS\" typeinter=\"SYS\" samechannels=\"1\">\n";
+  for (int ch = 0; ch < 2; ++ch) {
+    golden += "    <channel>\n      <net dev=\"0\"/>\n";
+    for (int g = 0; g < 8; ++g) golden += "      <gpu dev=\"" + std::to_string(g) + "\"/>\n";
+    golden += "      <net dev=\"0\"/>\n    </channel>\n";
+  }
+  golden += "  </graph>\n</graphs>\n";
+  EXPECT_EQ(*text, golden);
   auto env = Lines(dd / "nccl.env");
   EXPECT_TRUE(std::find(env.begin(), env.end(), "export NCCL_IB_QPS_PER_CONNECTION=4") != env.end());
   // result.json has the schedule section; schedule.json its schema.

@@ -286,8 +286,14 @@ Status WriteDecisionFiles(const ScheduleRequest& req, const Context& c, Schedule
   act::RingGraphSpec spec;
   for (int g = 0; g < (slots.empty() ? req.default_slots : slots.front()); ++g) spec.gpu_order.push_back(g);
   spec.nchannels = req.nchannels;
-  spec.speed_inter_gbs = 1;
-  spec.speed_intra_gbs = 1;
+  // Per channel GB/s, as plan-ring writes it: the slowest host cable of the fabric dump / 8 /
+  // channels; 1 when the dump gives none.
+  double host_gbps = 0;
+  for (const analysis::FabricLink& l : c.result.fabric.links) {
+    if (l.tier.find("host") != std::string::npos && l.rate_gbps > 0) host_gbps = host_gbps > 0 ? std::min(host_gbps, l.rate_gbps) : l.rate_gbps;
+  }
+  spec.speed_inter_gbs = host_gbps > 0 ? host_gbps / 8 / req.nchannels : 1;
+  spec.speed_intra_gbs = spec.speed_inter_gbs;
   const std::vector<std::pair<std::string, std::string>> files = {
       {"hostfile", act::MpirunHostfileText(sd.action.order, slots)},
       {"torchrun_hosts", act::TorchrunHostsText(sd.action.order)},
