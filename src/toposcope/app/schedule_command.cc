@@ -398,6 +398,13 @@ Result<ScheduleOutcome> RunSchedule(const ScheduleRequest& req) {
     return true;
   });
   o.off_ring_links = static_cast<int64_t>(off_ring.size());
+  if (points.empty()) {
+    return MakeKindError(ErrorKind::kInput,
+                         "schedule: no entropy window to watch: " + std::to_string(o.skipped_windows) + " windows of " +
+                             req.options.estimator + " had too few packets, " + std::to_string(off_ring.size()) +
+                             " links carried no pair of ring neighbours (job order from " + o.order_source + ", " +
+                             std::to_string(o.order.size()) + " hosts)");
+  }
   Result<act::ScheduleReplay> replay = act::ReplaySchedule(std::move(points), req.options);
   if (!replay.ok()) return replay.error();
   o.links = replay->links, o.windows = replay->windows, o.first_ns = replay->first_ns, o.last_ns = replay->last_ns;
