@@ -23,6 +23,8 @@
 #include "toposcope/app/find_slow_nodes_command.h"
 #include "toposcope/app/plan_ring_command.h"
 #include "toposcope/app/probe_p2p_command.h"
+#include "toposcope/app/schedule_command.h"
+#include "toposcope/app/schedule_sim_command.h"
 #include "toposcope/app/simulate_command.h"
 #include "toposcope/experiments/architecture_compare.h"
 #include "toposcope/report/pipeline/pass_report.h"
@@ -41,6 +43,7 @@ using toposcope::Error;
 using toposcope::ErrorKind;
 namespace analysis = toposcope::analysis;
 namespace app = toposcope::app;
+namespace act = toposcope::act;
 namespace report = toposcope::report;
 
 enum ExitCode { kOk = 0, kRejected = 1, kUsage = 2, kUnreadable = 3, kInternal = 4 };
@@ -60,6 +63,7 @@ int Fail(const Error& e) {
   std::fprintf(stderr, "toposcope: %s\n", e.ToString().c_str());
   return ExitCodeOf(e.kind);
 }
+
 
 // The usage error of an option whose value names none of the library's values.
 Error UnknownValue(const std::string& option, const std::string& value) {
@@ -248,6 +252,11 @@ struct Flags {
   bool probe_no_bidir = false, probe_no_latency = false, probe_enabled_only = false;
   app::CollectRequest collect;
   std::string collect_timestamps = "epoch";
+  app::ScheduleRequest schedule;
+  bool schedule_follow = false;
+  double schedule_window_ms = 0;
+  bool schedule_simulate = false, schedule_json = false;
+  app::ScheduleSimRequest schedule_sim;
 };
 
 void AddProbeFlags(CLI::App* probe, Flags& f) {
@@ -278,6 +287,70 @@ void AddCollectFlags(CLI::App* c, Flags& f) {
   c->add_option("--devices", r.options.devices, "NVML device indices (default: all)")->delimiter(',');
   c->add_option("--timestamps", f.collect_timestamps, "line prefix: epoch (ts %.s, default), iso, or none")
       ->check(CLI::IsMember({"epoch", "iso", "none"}));
+}
+
+void AddScheduleFlags(CLI::App* c, app::ScheduleRequest& r, bool& follow, double& window_ms) {
+  act::EadpsOptions& o = r.options;
+  c->add_option("paths", r.paths, "files and directories to read (RoCEv2 captures, NCCL logs, fabric)");
+  c->add_option("--out", r.out, "write DIR/schedule.json, result.json and decision-<k>/ (hostfiles, nccl_graph.xml, nccl.env)");
+  c->add_flag("--follow", follow, "read entropy windows as JSON lines on stdin, print decisions as JSON lines as they fire");
+  c->add_option("--hosts", r.hosts_file, "the job's hostfile as written (the ring order); else the NCCL logs' ring or names");
+  c->add_option("--estimator", o.estimator, "entropy watched: message_size (default), flow_qp, seed_header, miller_madow_header");
+  c->add_option("--show-estimator", o.shown_estimator, "entropy shown beside it in the evidence (default seed_header)");
+  c->add_option("--jump-bits", o.jump_bits, "a change between windows above this wakes the engine (default 0.15)");
+  c->add_option("--hot-bits", o.hot_bits, "move off above this (default 2.5 bit/symbol)");
+  c->add_option("--hot-hold-s", o.hot_hold_s, "held this long (default 3 s)");
+  c->add_option("--cool-bits", o.cool_bits, "merge back below this (default 1.8 bit/symbol)");
+  c->add_option("--cool-hold-s", o.cool_hold_s, "held this long (default 5 s)");
+  c->add_option("--hysteresis-bits", o.hysteresis_bits, "a run continues within this margin of its threshold (default 0.1)");
+  c->add_option("--cooldown-s", o.cooldown_s, "no second decision on a link within this time (default 10 s)");
+  c->add_option("--awake-s", o.awake_s, "a woken link sleeps again this long after its last jump (default 10 s)");
+  c->add_option("--window-ms", window_ms, "entropy window of the replay (default: from the captures' span)")->check(CLI::Range(0.001, 1e6));
+  c->add_option("--qps-per-connection", r.qps_per_connection, "the job's current NCCL_IB_QPS_PER_CONNECTION (default 1)")
+      ->check(CLI::Range(1, 128));
+  c->add_option("--channels", r.nchannels, "rings in the NCCL graph files (default 2)")->check(CLI::Range(1, 64));
+}
+
+void AddScheduleSimFlags(CLI::App* c, app::ScheduleSimRequest& r, bool& simulate, bool& json) {
+  c->add_flag("--simulate", simulate, "measure EADPS in the simulator: architectures x seeds x events, scored against the injected events");
+  c->add_option("--archs", r.archs, "with --simulate: fat-tree, dragonfly, hhre (default all)")->delimiter(',');
+  c->add_option("--seeds", r.seeds, "with --simulate: seeds (default 1,2,3,4,5)")->delimiter(',');
+  c->add_option("--events", r.events, "with --simulate: none, congestion, flapping, degraded (default all)")->delimiter(',');
+  c->add_option("--sim-hosts", r.hosts, "with --simulate: hosts per cluster (default 16)")->check(CLI::Range(4, 256));
+  c->add_flag("--json", json, "with --simulate: print the scores and runs as JSON");
+}
+
+int RunScheduleSimCommand(app::ScheduleSimRequest& sim, const app::ScheduleRequest& r, bool json) {
+  sim.out = r.out;
+  sim.options = r.options;
+  sim.qps_per_connection = r.qps_per_connection;
+  auto o = app::RunScheduleSim(sim);
+  if (!o.ok()) return Fail(o.error());
+  std::fputs(json ? (app::ScheduleSimJson(*o).dump(2) + "\n").c_str() : app::ScheduleSimText(*o).c_str(), stdout);
+  return int{kOk};
+}
+
+int RunScheduleCommand(app::ScheduleRequest& r, bool follow, double window_ms) {
+  r.entropy_window_ns = static_cast<int64_t>(window_ms * 1e6);
+  if (follow) {
+    auto n = app::FollowSchedule(r, std::cin, "<stdin>", std::cout);
+    if (!n.ok()) return Fail(n.error());
+    return int{kOk};
+  }
+  auto o = app::RunSchedule(r);
+  if (!o.ok()) return Fail(o.error());
+  std::fputs(app::ScheduleText(*o).c_str(), stdout);
+  return int{kOk};
+}
+
+void AddScheduleCommandFlags(CLI::App* c, Flags& f) {
+  AddScheduleFlags(c, f.schedule, f.schedule_follow, f.schedule_window_ms);
+  AddScheduleSimFlags(c, f.schedule_sim, f.schedule_simulate, f.schedule_json);
+}
+
+int RunScheduleCommandOf(Flags& f) {
+  if (f.schedule_simulate) return RunScheduleSimCommand(f.schedule_sim, f.schedule, f.schedule_json);
+  return RunScheduleCommand(f.schedule, f.schedule_follow, f.schedule_window_ms);
 }
 
 void AddSimulateFlags(CLI::App* c, toposcope::sim::SimOptions& o, std::string& arch, std::string& out,
@@ -502,6 +575,8 @@ std::vector<Command> Commands(Flags& f) {
        [&f](CLI::App* c) { AddProbeFlags(c, f); }, [&f] { return RunProbeCommand(f); }},
       {"collect", "sample every GPU through NVML at 10 Hz into dcgmi dmon text, until Ctrl-C",
        [&f](CLI::App* c) { AddCollectFlags(c, f); }, [&f] { return RunCollectCommand(f); }},
+      {"schedule", "EADPS: replay per-link entropy and decide when to move the ring off a segment (or --follow stdin)",
+       [&f](CLI::App* c) { AddScheduleCommandFlags(c, f); }, [&f] { return RunScheduleCommandOf(f); }},
       {"passes", "list the analysis passes, what each needs and produces", [](CLI::App*) {},
        [] {
          std::fputs(report::PassListText().c_str(), stdout);

@@ -9,6 +9,7 @@
 #include "toposcope/report/result_json.h"
 #include "toposcope/report/score/input_shape.h"
 #include "toposcope/report/score/ring_plan_score.h"
+#include "toposcope/report/score/schedule_score.h"
 #include "toposcope/report/score/score_sections.h"
 
 namespace toposcope::report {
@@ -82,6 +83,8 @@ json ScoreSections(const json& truth, const json& result, const char*& section) 
   ScoreTrafficMatrixJson(truth, result, out);
   section = "fabric";
   ScoreFabric(truth, result, out);
+  section = "schedule";
+  ScoreSchedule(truth, result, out);
   return out;
 }
 
