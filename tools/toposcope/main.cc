@@ -22,11 +22,13 @@
 #include "toposcope/app/plan_ring_command.h"
 #include "toposcope/app/simulate_command.h"
 #include "toposcope/experiments/architecture_compare.h"
+#include "toposcope/experiments/hypothesis_eval.h"
 #include "toposcope/report/pipeline/pass_report.h"
 #include "toposcope/report/result_json.h"
 #include "toposcope/report/result_sections.h"
 #include "toposcope/report/score.h"
 #include "toposcope/report/text/architecture_text.h"
+#include "toposcope/report/text/hypotheses_text.h"
 #include "toposcope/base/result.h"
 #include "toposcope/base/time.h"
 #include "toposcope/sim/simulate.h"
@@ -219,6 +221,10 @@ struct Command {
 struct Flags {
   AnalyzeFlags analyze, align, answer;
   bool identify_json = false;
+  bool explain_json = false;
+  int eval_seeds = 5;
+  int eval_hosts = 16;
+  report::ExplainTextOptions explain;
   int compare_hosts = 64;
   uint64_t compare_seed = 1;
   bool compare_faults = true;
@@ -315,6 +321,34 @@ std::vector<Command> Commands(Flags& f) {
          return RunAnswerCommand(
              f.answer,
              [json](const auto& r) { return json ? report::ArchitectureJsonText(r) : report::ArchitectureText(r); }, true);
+       }},
+      {"explain", "rank fault hypotheses for each symptom the findings show: evidence, probability, next check",
+       [&f](CLI::App* c) {
+         AddAnalyzeFlags(c, f.answer, false);
+         c->add_flag("--json", f.explain_json, "print result.json's hypotheses object");
+         c->add_option("--symptoms", f.explain.max_symptoms, "symptoms shown (default 8)")->check(CLI::Range(1, 100000));
+       },
+       [&f] {
+         const bool json = f.explain_json;
+         const report::ExplainTextOptions opt = f.explain;
+         return RunAnswerCommand(f.answer, [json, opt](const auto& r) {
+           return json ? report::ResultSectionsText(r, {"hypotheses"}) : report::ExplainText(r, opt);
+         });
+       }},
+      {"evaluate-hypotheses", "measure the hypothesis tree: simulate clean and faulty clusters, score top-1 / top-3",
+       [&f](CLI::App* c) {
+         c->add_option("--seeds", f.eval_seeds, "seeds 1..N of each architecture (default 5)")->check(CLI::Range(1, 1000));
+         c->add_option("--hosts", f.eval_hosts, "hosts of each cluster (default 16)")->check(CLI::Range(8, 512));
+       },
+       [&f] {
+         toposcope::experiments::HypothesisEvalOptions o;
+         o.hosts = f.eval_hosts;
+         o.seeds.clear();
+         for (int s = 1; s <= f.eval_seeds; ++s) o.seeds.push_back(static_cast<uint64_t>(s));
+         auto e = toposcope::experiments::EvaluateHypotheses(o);
+         if (!e.ok()) return Fail(e.error());
+         std::fputs(e->table.c_str(), stdout);
+         return int{kOk};
        }},
       {"compare-architectures", "simulate fat-tree, dragonfly and HHRE of equal size; measure them side by side",
        [&f](CLI::App* c) {

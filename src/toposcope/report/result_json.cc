@@ -40,6 +40,7 @@ json ResultToJson(const analysis::AnalysisResult& r) {
   if (r.traffic_matrix.present) j["traffic_matrix"] = TrafficMatrixJson(r.traffic_matrix);
   if (r.link_weights.present) AddLinkWeightsJson(r.link_weights, j);
   if (r.timeline.present) j["timeline"] = TimelineJson(r.timeline);
+  j["hypotheses"] = HypothesesJson(r);
   j["thresholds"] = ThresholdsJson(r.thresholds);
   j["diagnostics"] = {{"rejected", r.rejected_total}, {"warnings", r.warnings_total}, {"kept", r.diagnostics}};
   return j;

@@ -80,6 +80,8 @@ json ScoreSections(const json& truth, const json& result, const char*& section) 
   ScoreTrafficMatrixJson(truth, result, out);
   section = "fabric";
   ScoreFabric(truth, result, out);
+  section = "hypotheses";
+  ScoreHypotheses(truth, result, out);
   return out;
 }
 

@@ -63,4 +63,9 @@ void AddLinkWeightsJson(const analysis::LinkWeightReport& lw, nlohmann::json& j)
 // Returns "nic_ports": every RDMA NIC port the host tools printed, merged, with findings.
 nlohmann::json NicsJson(const analysis::NicPortReport& n);
 
+// hypotheses_json.cc
+// Returns "hypotheses": the fault hypothesis tree (act/hypotheses) of the result's findings, with
+// the model's table; {"error": ...} when the model is invalid.
+nlohmann::json HypothesesJson(const analysis::AnalysisResult& r);
+
 }  // namespace toposcope::report

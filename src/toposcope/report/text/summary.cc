@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "toposcope/base/text.h"
+#include "toposcope/report/text/hypotheses_text.h"
 
 namespace toposcope::report {
 
@@ -290,6 +291,7 @@ std::string ResultSummaryText(const analysis::AnalysisResult& r) {
   PatternsAndPathsSummary(r, os);
   FabricSummary(r, os);
   ConfidenceSummary(r, os);
+  os << HypothesesPointerText(r);
   return os.str();
 }
 
