@@ -25,6 +25,7 @@
 #include "toposcope/experiments/hypothesis_eval.h"
 #include "toposcope/report/pipeline/pass_report.h"
 #include "toposcope/report/result_json.h"
+#include "toposcope/report/json/result_sections.h"
 #include "toposcope/report/result_sections.h"
 #include "toposcope/report/score.h"
 #include "toposcope/report/text/architecture_text.h"
@@ -207,6 +208,22 @@ int RunAnswerCommand(AnalyzeFlags f, const std::function<std::string(const analy
   return Verdict(f, *a);
 }
 
+// explain: the hypothesis tree of the inputs' findings on stdout (the events merged in memory, for
+// the stragglers, whether or not --out is given).
+int RunExplainCommand(AnalyzeFlags f, bool json, const report::ExplainTextOptions& opt) {
+  f.quiet = true;
+  toposcope::Result<app::AnalyzeRequest> req = RequestOf(f);
+  if (!req.ok()) return Fail(req.error());
+  req->merge_events = true;
+  auto a = app::RunAnalyze(*req);
+  if (!a.ok()) return Fail(a.error());
+  if (!a->any_input_read) return Verdict(f, *a);
+  const std::string text = json ? report::DumpSchemaFirst({{"hypotheses", report::HypothesesJson(a->result, &a->probes)}})
+                                : report::ExplainText(a->result, opt, &a->probes);
+  std::fputs(text.c_str(), stdout);
+  return Verdict(f, *a);
+}
+
 // ---------------------------------------------------------------------------------------------
 // The table of subcommands
 // ---------------------------------------------------------------------------------------------
@@ -293,6 +310,36 @@ void AddSimulateFlags(CLI::App* c, toposcope::sim::SimOptions& o, std::string& a
       ->check(CLI::Range(10, 60000))->each(fix_periods);
 }
 
+// explain: the hypothesis tree of the inputs' findings.
+Command ExplainCommand(Flags& f) {
+  return {"explain", "rank fault hypotheses for each symptom the findings show: evidence, probability, next check",
+          [&f](CLI::App* c) {
+            AddAnalyzeFlags(c, f.answer, false);
+            c->add_flag("--json", f.explain_json, "print result.json's hypotheses object");
+            c->add_option("--symptoms", f.explain.max_symptoms, "symptoms shown (default 8)")->check(CLI::Range(1, 100000));
+          },
+          [&f] { return RunExplainCommand(f.answer, f.explain_json, f.explain); }};
+}
+
+// evaluate-hypotheses: the hypothesis tree measured on simulated clusters (experiments/hypothesis_eval).
+Command EvaluateHypothesesCommand(Flags& f) {
+  return {"evaluate-hypotheses", "measure the hypothesis tree: simulate clean and faulty clusters, score top-1 / top-3",
+          [&f](CLI::App* c) {
+            c->add_option("--seeds", f.eval_seeds, "seeds 1..N of each architecture (default 5)")->check(CLI::Range(1, 1000));
+            c->add_option("--hosts", f.eval_hosts, "hosts of each cluster (default 16)")->check(CLI::Range(8, 512));
+          },
+          [&f] {
+            toposcope::experiments::HypothesisEvalOptions o;
+            o.hosts = f.eval_hosts;
+            o.seeds.clear();
+            for (int s = 1; s <= f.eval_seeds; ++s) o.seeds.push_back(static_cast<uint64_t>(s));
+            auto e = toposcope::experiments::EvaluateHypotheses(o);
+            if (!e.ok()) return Fail(e.error());
+            std::fputs(e->table.c_str(), stdout);
+            return int{kOk};
+          }};
+}
+
 std::vector<Command> Commands(Flags& f) {
   return {
       {"analyze", "read inputs, reconstruct the topology, write result.json",
@@ -322,34 +369,8 @@ std::vector<Command> Commands(Flags& f) {
              f.answer,
              [json](const auto& r) { return json ? report::ArchitectureJsonText(r) : report::ArchitectureText(r); }, true);
        }},
-      {"explain", "rank fault hypotheses for each symptom the findings show: evidence, probability, next check",
-       [&f](CLI::App* c) {
-         AddAnalyzeFlags(c, f.answer, false);
-         c->add_flag("--json", f.explain_json, "print result.json's hypotheses object");
-         c->add_option("--symptoms", f.explain.max_symptoms, "symptoms shown (default 8)")->check(CLI::Range(1, 100000));
-       },
-       [&f] {
-         const bool json = f.explain_json;
-         const report::ExplainTextOptions opt = f.explain;
-         return RunAnswerCommand(f.answer, [json, opt](const auto& r) {
-           return json ? report::ResultSectionsText(r, {"hypotheses"}) : report::ExplainText(r, opt);
-         });
-       }},
-      {"evaluate-hypotheses", "measure the hypothesis tree: simulate clean and faulty clusters, score top-1 / top-3",
-       [&f](CLI::App* c) {
-         c->add_option("--seeds", f.eval_seeds, "seeds 1..N of each architecture (default 5)")->check(CLI::Range(1, 1000));
-         c->add_option("--hosts", f.eval_hosts, "hosts of each cluster (default 16)")->check(CLI::Range(8, 512));
-       },
-       [&f] {
-         toposcope::experiments::HypothesisEvalOptions o;
-         o.hosts = f.eval_hosts;
-         o.seeds.clear();
-         for (int s = 1; s <= f.eval_seeds; ++s) o.seeds.push_back(static_cast<uint64_t>(s));
-         auto e = toposcope::experiments::EvaluateHypotheses(o);
-         if (!e.ok()) return Fail(e.error());
-         std::fputs(e->table.c_str(), stdout);
-         return int{kOk};
-       }},
+      ExplainCommand(f),
+      EvaluateHypothesesCommand(f),
       {"compare-architectures", "simulate fat-tree, dragonfly and HHRE of equal size; measure them side by side",
        [&f](CLI::App* c) {
          c->add_option("--hosts", f.compare_hosts, "hosts of each cluster")->check(CLI::Range(2, 512));

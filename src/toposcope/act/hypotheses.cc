@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "toposcope/act/ring_plan.h"
 #include "toposcope/analysis/fabric/link_weights.h"
 #include "toposcope/base/link_type.h"
 #include "toposcope/base/names.h"
@@ -77,6 +78,7 @@ std::string_view EvidenceName(Evidence e) {
     case E::kContentionMode: return "contention_mode";
     case E::kForeignQps: return "foreign_qps";
     case E::kPolarisationRisk: return "polarisation_risk";
+    case E::kRoutesSilent: return "routes_silent";
   }
   return "straggler_finding";
 }
@@ -136,6 +138,7 @@ const HypothesisModel& DefaultHypothesisModel() {
           {E::kCableSlowTomography, H::kDegradedLink, 0.80},
           {E::kCableSlowTomography, H::kCongestedSwitch, 0.30},
           {E::kCableSlowTomography, H::kFlappingLink, 0.20},
+          {E::kRoutesSilent, H::kFlappingLink, 0.90},
           {E::kHostCableSlow, H::kSlowHost, 0.90},
           {E::kHostCableSlow, H::kDegradedLink, 0.50},
           {E::kPeriodicMode, H::kPeriodicCongestion, 0.85},
@@ -157,6 +160,7 @@ const HypothesisModel& DefaultHypothesisModel() {
           {E::kRedundantHop, 0.02},
           {E::kCableBelowUsual, 0.01},
           {E::kCableSlowTomography, 0.03},
+          {E::kRoutesSilent, 0.02},
           {E::kHostCableSlow, 0.03},
           {E::kPeriodicMode, 0.03},
           {E::kContentionMode, 0.05},
@@ -394,6 +398,7 @@ struct Facts {
   std::map<std::string, std::string> clock_step, sampling;                        // host -> detail
   std::map<std::string, std::string> bottleneck, redundant;                       // switch -> detail
   std::map<std::string, std::string> below_usual, slow_cable;  // inter-switch cable -> detail
+  std::map<std::string, std::string> silent;                   // inter-switch cable -> detail
   std::map<std::string, std::string> host_below_usual, host_cable_slow;  // host -> detail
   std::map<std::string, std::pair<analysis::TrafficMode, std::string>> modes;  // host pair -> mode
   std::map<std::string, std::string> polarisation;                           // host pair -> advice
@@ -568,6 +573,23 @@ void CollectForeignQps(const analysis::AnalysisResult& r, Facts& f) {
   }
 }
 
+// Flapping cables: act/ring_plan's test on the probes' timing (the avoided cables whose routes fell
+// silent in more time windows than chance allows).
+void CollectFlapping(const analysis::AnalysisResult& r, const HypothesisOptions& opt, Facts& f) {
+  if (opt.probes == nullptr || opt.probes->empty()) return;
+  auto plan = PlanRing(RingPlanInputsOf(r, opt.probes));
+  if (!plan.ok()) {
+    f.skipped.push_back("flapping test: " + plan.error().ToString());
+    return;
+  }
+  for (const AvoidedCable& a : plan->avoided) {
+    const size_t at = a.reason.find("routes fell silent");
+    if (at == std::string::npos) continue;
+    const size_t end = a.reason.find(';', at);
+    f.silent[a.cable] = a.reason.substr(at, end == std::string::npos ? std::string::npos : end - at);
+  }
+}
+
 void CollectTraffic(const analysis::AnalysisResult& r, Facts& f) {
   for (const auto& p : r.paths.bottlenecks) f.bottleneck[p.node] = p.evidence;
   for (const auto& p : r.paths.redundant_hops) f.redundant[p.node] = p.evidence;
@@ -632,7 +654,7 @@ void SeedGpuSymptoms(const Facts& f, std::vector<SymptomSeed>& out) {
   for (const auto& [h, d] : f.sampling) out.push_back({S::kTelemetryGap, h, d, {Item(E::kSamplingSlow, f.sampling, h)}});
 }
 
-void SeedFabricSymptoms(const Facts& f, std::vector<SymptomSeed>& out) {
+void SeedFabricSymptoms(const Facts& f, bool opt_probes, std::vector<SymptomSeed>& out) {
   std::set<std::string> switches;
   for (const auto* m : {&f.bottleneck, &f.redundant}) {
     for (const auto& [s, d] : *m) switches.insert(s);
@@ -650,13 +672,15 @@ void SeedFabricSymptoms(const Facts& f, std::vector<SymptomSeed>& out) {
                    {Item(E::kBottleneckSwitch, f.bottleneck, s), Item(E::kRedundantHop, f.redundant, s), slow}});
   }
   std::set<std::string> cables;
-  for (const auto* m : {&f.below_usual, &f.slow_cable}) {
+  for (const auto* m : {&f.below_usual, &f.slow_cable, &f.silent}) {
     for (const auto& [c, d] : *m) cables.insert(c);
   }
   for (const std::string& c : cables) {
-    out.push_back({S::kSlowCable, c, FirstOf({&f.below_usual, &f.slow_cable}, c),
-                   {Item(E::kCableBelowUsual, f.below_usual, c), Item(E::kCableSlowTomography, f.slow_cable, c),
-                    EndItem(E::kBottleneckSwitch, f.bottleneck, c)}});
+    std::vector<EvidenceItem> ev{Item(E::kCableBelowUsual, f.below_usual, c),
+                                 Item(E::kCableSlowTomography, f.slow_cable, c),
+                                 EndItem(E::kBottleneckSwitch, f.bottleneck, c)};
+    if (opt_probes) ev.push_back(Item(E::kRoutesSilent, f.silent, c));  // observed only with probes
+    out.push_back({S::kSlowCable, c, FirstOf({&f.below_usual, &f.slow_cable, &f.silent}, c), std::move(ev)});
   }
   std::set<std::string> hosts;
   for (const auto* m : {&f.host_below_usual, &f.host_cable_slow}) {
@@ -719,9 +743,10 @@ Result<HypothesisTree> BuildHypotheses(const analysis::AnalysisResult& result, c
   CollectFabric(result, f);
   CollectTomography(result, opt, f);
   CollectTraffic(result, f);
+  CollectFlapping(result, opt, f);
   std::vector<SymptomSeed> seeds;
   SeedGpuSymptoms(f, seeds);
-  SeedFabricSymptoms(f, seeds);
+  SeedFabricSymptoms(f, opt.probes != nullptr && !opt.probes->empty(), seeds);
   HypothesisTree tree;
   tree.skipped = std::move(f.skipped);
   for (SymptomSeed& seed : seeds) {

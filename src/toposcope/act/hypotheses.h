@@ -13,10 +13,10 @@
 //   P(h | E) = prior(h) x prod_e [present ? P(e|h) : 1 - P(e|h)]  /  sum over the candidates.
 // No fitted weights: every number is in one table in hypotheses.cc (DefaultHypothesisModel).
 //
-// What the analysis does not report, and so no hypothesis here is raised from: a flapping cable
-// (it needs the probes' time series, which an AnalysisResult does not hold: it stays a candidate of
-// slow cables with no evidence of its own), broken P2P (no finding), a slow collective (nccl-tests
-// results raise no finding yet).
+// A flapping cable needs the probes' time series, which an AnalysisResult does not hold: given the
+// probes (HypothesisOptions::probes), act/ring_plan's flapping test supplies the evidence. What the
+// analysis does not report, and so no hypothesis here is raised from: broken P2P (no finding), a
+// slow collective (nccl-tests results raise no finding yet).
 // Deterministic: symptoms sorted by their top fault probability, then kind and entity.
 #pragma once
 
@@ -27,6 +27,7 @@
 
 #include "toposcope/analysis/result.h"
 #include "toposcope/base/result.h"
+#include "toposcope/formats/fabric/path_probe.h"
 
 namespace toposcope::act {
 
@@ -79,6 +80,7 @@ enum class Evidence {
   kContentionMode,         // "contention_mode"
   kForeignQps,             // "foreign_qps": SEND / READ flows on the pair no NCCL log names
   kPolarisationRisk,       // "polarisation_risk"
+  kRoutesSilent,           // "routes_silent": the cable's routes fall silent in time (probes)
 };
 std::string_view EvidenceName(Evidence e);
 
@@ -145,6 +147,10 @@ struct HypothesisOptions {
   // act/ring_plan judges slow cables.
   double outlier_mad_k = 6;
   double outlier_floor_us = 0.05;
+  // The dataset's path probes, when the caller has them: cables whose routes fall silent in time
+  // (act/ring_plan's flapping test) raise slow_cable symptoms with routes_silent evidence. May be
+  // null (no flapping evidence: an AnalysisResult does not hold the probes).
+  const std::vector<formats::PathProbe>* probes = nullptr;
 };
 
 // The ranked hypotheses of one symptom from its evidence. Fails (kUsage) when the model is invalid

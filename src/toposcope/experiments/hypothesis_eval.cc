@@ -34,7 +34,7 @@ class DiscardTimeline : public analysis::TimelineSink {
 };
 
 // The analysis `toposcope analyze` runs (automatic entropy window, every pass, the timeline merged).
-Result<analysis::AnalysisResult> AnalyzeDir(const std::string& dir) {
+Result<analysis::AnalysisResult> AnalyzeDir(const std::string& dir, std::vector<formats::PathProbe>* probes) {
   DiscardTimeline sink;
   analysis::PipelineOptions po;
   po.analyze.rdma.entropy.window_ns = 0;
@@ -43,6 +43,7 @@ Result<analysis::AnalysisResult> AnalyzeDir(const std::string& dir) {
   analysis::PipelineState state;
   auto run = analysis::RunPipeline(po, &state);
   if (!run.ok()) return run.error();
+  if (state.dataset_storage) *probes = std::move(state.dataset_storage->path_probes);
   return analysis::AssembleResult(state, po.analyze);
 }
 
@@ -74,13 +75,14 @@ Result<HypothesisEvalRun> EvalOne(sim::Arch arch, uint64_t seed, int faults, con
   fs::remove_all(dir, ec);
   auto s = sim::Simulate(sim::WithScaleLimits(EvalSimOptions(arch, seed, faults, opt.hosts)), dir);
   if (!s.ok()) return s.error();
-  auto analysed = AnalyzeDir(dir);
+  std::vector<formats::PathProbe> probes;
+  auto analysed = AnalyzeDir(dir, &probes);
   if (!analysed.ok()) return analysed.error();
   const analysis::AnalysisResult& result = *analysed;
   auto truth_text = ReadFileText(dir + "/truth.json");
   fs::remove_all(dir, ec);
   if (!truth_text.ok()) return truth_text.error();
-  auto score = report::Score(json::parse(*truth_text), report::ResultToJson(result));
+  auto score = report::Score(json::parse(*truth_text), report::ResultToJson(result, &probes));
   if (!score.ok()) return score.error();
   HypothesisEvalRun run;
   run.arch = arch;

@@ -53,8 +53,10 @@ json SymptomJson(const act::Symptom& s) {
 
 }  // namespace
 
-json HypothesesJson(const analysis::AnalysisResult& r) {
-  auto tree = act::BuildHypotheses(r);
+json HypothesesJson(const analysis::AnalysisResult& r, const std::vector<formats::PathProbe>* probes) {
+  act::HypothesisOptions opt;
+  opt.probes = probes;
+  auto tree = act::BuildHypotheses(r, opt);
   if (!tree.ok()) return {{"error", tree.error().ToString()}, {"symptoms", json::array()}};
   json symptoms = json::array();
   for (const auto& s : tree->symptoms) symptoms.push_back(SymptomJson(s));

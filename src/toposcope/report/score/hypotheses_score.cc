@@ -6,7 +6,8 @@
 // Root causes (truth.json): "faults" (node: the cause's entities are its GPUs), "telemetry_faults"
 // (its GPU, or its host for a clock step), "fabric"."faults" (the switch, cable or host it names;
 // a detour: the switches its routes detour through, truth "fabric"."redundant_hops"), and "rdma"
-// "links" whose mode is not "steady" (the host pair).
+// "links" whose mode is not "steady" (the host pair; an end the analysis could name only by its
+// address, which no input maps to a host, is matched through the truth's "rdma" "addresses").
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -84,9 +85,33 @@ std::vector<RootCause> RootCauses(const json& truth) {
   return out;
 }
 
+// The truth's address -> host table: a host pair the analysis could name only by an address (the
+// data maps that address to no host) is the same pair.
+std::map<std::string, std::string> AddressHosts(const json& truth) {
+  std::map<std::string, std::string> host;
+  if (!truth.contains("rdma") || !truth["rdma"].is_object() || !truth["rdma"].contains("addresses") ||
+      !truth["rdma"]["addresses"].is_array()) {
+    return host;
+  }
+  for (const auto& a : truth["rdma"]["addresses"]) host[StrField(a, "ip")] = StrField(a, "host");
+  return host;
+}
+
+// A hypothesis' entity as the truth names it: the ends of a host pair "A~B" given by address mapped
+// to their hosts, undirected.
+std::string TruthEntity(const std::string& entity, const std::map<std::string, std::string>& hosts) {
+  const size_t at = entity.find('~');
+  if (at == std::string::npos || hosts.empty()) return UndirectedId(entity);
+  auto name = [&hosts](const std::string& end) {
+    auto it = hosts.find(end);
+    return it == hosts.end() || it->second.empty() ? end : it->second;
+  };
+  return UndirectedId(name(entity.substr(0, at)) + "~" + name(entity.substr(at + 1)));
+}
+
 // The best rank (1-based) any symptom gives a hypothesis of `c`'s kind on one of its entities; 0
 // when none does.
-int BestRank(const json& symptoms, const RootCause& c) {
+int BestRank(const json& symptoms, const RootCause& c, const std::map<std::string, std::string>& hosts) {
   int best = 0;
   for (const auto& s : symptoms) {
     if (!s.contains("hypotheses") || !s["hypotheses"].is_array()) continue;
@@ -94,7 +119,7 @@ int BestRank(const json& symptoms, const RootCause& c) {
     for (const auto& h : s["hypotheses"]) {
       ++rank;
       if (StrField(h, "kind") != c.kind) continue;
-      if (c.entities.count(UndirectedId(StrField(h, "entity"))) == 0U) continue;
+      if (c.entities.count(TruthEntity(StrField(h, "entity"), hosts)) == 0U) continue;
       if (best == 0 || rank < best) best = rank;
     }
   }
@@ -116,11 +141,12 @@ void ScoreHypotheses(const json& truth, const json& result, json& out) {
     }
   }
   const std::vector<RootCause> causes = RootCauses(truth);
+  const std::map<std::string, std::string> hosts = AddressHosts(truth);
   int64_t top1 = 0, top3 = 0;
   std::map<std::string, std::map<std::string, int64_t>> by_kind;
   json misses = json::array();
   for (const RootCause& c : causes) {
-    const int rank = BestRank(symptoms, c);
+    const int rank = BestRank(symptoms, c, hosts);
     auto& k = by_kind[c.kind];
     ++k["causes"];
     if (rank == 1) ++top1, ++k["top1"];

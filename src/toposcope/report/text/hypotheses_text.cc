@@ -58,8 +58,11 @@ std::string HypothesesText(const act::HypothesisTree& tree, const ExplainTextOpt
   return os.str();
 }
 
-std::string ExplainText(const analysis::AnalysisResult& r, const ExplainTextOptions& opt) {
-  auto tree = act::BuildHypotheses(r);
+std::string ExplainText(const analysis::AnalysisResult& r, const ExplainTextOptions& opt,
+                        const std::vector<formats::PathProbe>* probes) {
+  act::HypothesisOptions hopt;
+  hopt.probes = probes;
+  auto tree = act::BuildHypotheses(r, hopt);
   if (!tree.ok()) return "hypotheses: " + tree.error().ToString() + "\n";
   return HypothesesText(*tree, opt);
 }

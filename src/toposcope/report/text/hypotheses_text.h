@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "toposcope/act/hypotheses.h"
 #include "toposcope/analysis/result.h"
@@ -18,8 +19,10 @@ struct ExplainTextOptions {
 
 // The readable tree. Never fails (a tree without symptoms says so).
 std::string HypothesesText(const act::HypothesisTree& tree, const ExplainTextOptions& opt = {});
-// The tree of `r`'s findings as text; the model's error as text when it is invalid. Never fails.
-std::string ExplainText(const analysis::AnalysisResult& r, const ExplainTextOptions& opt = {});
+// The tree of `r`'s findings as text (`probes`, may be null: the dataset's path probes, for the
+// flapping-cable evidence); the model's error as text when it is invalid. Never fails.
+std::string ExplainText(const analysis::AnalysisResult& r, const ExplainTextOptions& opt = {},
+                        const std::vector<formats::PathProbe>* probes = nullptr);
 // One line for the analyze summary: symptoms, the most probable fault, and where to see the tree.
 std::string HypothesesPointerText(const analysis::AnalysisResult& r);
 
