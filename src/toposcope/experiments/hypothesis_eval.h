@@ -39,7 +39,6 @@ struct HypothesisEvalRun {
   int64_t top1 = 0, top3 = 0;        // of them, top-1 / within top-3 of some symptom
   int64_t symptoms = 0;
   double max_fault_probability = 0;  // highest probability of any hypothesis but noise
-  std::vector<std::string> not_top1;  // "kind entity (best rank r)"
   std::map<std::string, KindTally> by_kind;  // per kind of root cause
 };
 

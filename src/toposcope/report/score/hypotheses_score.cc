@@ -27,7 +27,6 @@ namespace {
 struct RootCause {
   std::string kind;
   std::set<std::string> entities;  // any of them is the right entity
-  std::string label;               // kind and entity, for the misses list
 };
 
 void AddFabricCauses(const json& tf, std::vector<RootCause>& out) {
@@ -37,14 +36,13 @@ void AddFabricCauses(const json& tf, std::vector<RootCause>& out) {
     for (const auto& r : tf["redundant_hops"]) detour_via.insert(StrField(r, "node"));
   }
   for (const auto& f : tf["faults"]) {
-    RootCause c{StrField(f, "kind"), {}, ""};
+    RootCause c{StrField(f, "kind"), {}};
     const std::string element = StrField(f, "element");
     if (c.kind == "detour") {
       c.entities = detour_via;
     } else {
       c.entities.insert(UndirectedId(element));
     }
-    c.label = c.kind + " " + element;
     out.push_back(std::move(c));
   }
 }
@@ -53,22 +51,20 @@ std::vector<RootCause> RootCauses(const json& truth) {
   std::vector<RootCause> out;
   if (truth.contains("faults") && truth["faults"].is_array()) {
     for (const auto& f : truth["faults"]) {
-      RootCause c{StrField(f, "kind"), {}, ""};
+      RootCause c{StrField(f, "kind"), {}};
       if (f.contains("gpus") && f["gpus"].is_array()) {
         for (const auto& g : f["gpus"]) {
           if (g.is_string()) c.entities.insert(g.get<std::string>());
         }
       }
-      c.label = c.kind + " " + StrField(f, "host");
       out.push_back(std::move(c));
     }
   }
   if (truth.contains("telemetry_faults") && truth["telemetry_faults"].is_array()) {
     for (const auto& f : truth["telemetry_faults"]) {
-      RootCause c{StrField(f, "kind"), {}, ""};
+      RootCause c{StrField(f, "kind"), {}};
       const std::string gpu = StrField(f, "gpu");
       c.entities.insert(c.kind == "clock_step" || gpu.empty() ? StrField(f, "host") : gpu);
-      c.label = c.kind + " " + *c.entities.begin();
       out.push_back(std::move(c));
     }
   }
@@ -79,7 +75,7 @@ std::vector<RootCause> RootCauses(const json& truth) {
       const std::string mode = StrField(l, "mode");
       if (mode.empty() || mode == "steady") continue;
       const std::string id = UndirectedId(StrField(l, "link"));
-      out.push_back({mode, {id}, mode + " " + id});
+      out.push_back({mode, {id}});
     }
   }
   return out;
@@ -144,21 +140,21 @@ void ScoreHypotheses(const json& truth, const json& result, json& out) {
   const std::map<std::string, std::string> hosts = AddressHosts(truth);
   int64_t top1 = 0, top3 = 0;
   std::map<std::string, std::map<std::string, int64_t>> by_kind;
-  json misses = json::array();
   for (const RootCause& c : causes) {
     const int rank = BestRank(symptoms, c, hosts);
     auto& k = by_kind[c.kind];
     ++k["causes"];
     if (rank == 1) ++top1, ++k["top1"];
     if (rank >= 1 && rank <= 3) ++top3, ++k["top3"];
-    if (rank != 1) misses.push_back({{"cause", c.label}, {"best_rank", rank}});
+    if (rank > 1) ++k["lower_rank"];
   }
   json kinds = json::object();
   for (const auto& [kind, k] : by_kind) {
     const double n = static_cast<double>(k.at("causes"));
     kinds[kind] = {{"causes", k.at("causes")},
                    {"top1_accuracy", Num(Ratio(static_cast<double>(k.count("top1") ? k.at("top1") : 0), n), 6)},
-                   {"top3_accuracy", Num(Ratio(static_cast<double>(k.count("top3") ? k.at("top3") : 0), n), 6)}};
+                   {"top3_accuracy", Num(Ratio(static_cast<double>(k.count("top3") ? k.at("top3") : 0), n), 6)},
+                   {"found_lower", k.count("lower_rank") ? k.at("lower_rank") : 0}};
   }
   const double n = static_cast<double>(causes.size());
   out["hypotheses"] = {{"root_causes", causes.size()},
@@ -167,8 +163,7 @@ void ScoreHypotheses(const json& truth, const json& result, json& out) {
                        {"clean_max_probability", Num(causes.empty() ? max_fault : NAN, 6)},
                        {"max_fault_probability", Num(max_fault, 6)},
                        {"symptoms", symptoms.size()},
-                       {"by_kind", kinds},
-                       {"not_top1", misses}};
+                       {"by_kind", kinds}};
 }
 
 }  // namespace toposcope::report::score_internal
