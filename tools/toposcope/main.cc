@@ -316,7 +316,7 @@ Command ExplainCommand(Flags& f) {
           [&f](CLI::App* c) {
             AddAnalyzeFlags(c, f.answer, false);
             c->add_flag("--json", f.explain_json, "print result.json's hypotheses object");
-            c->add_option("--symptoms", f.explain.max_symptoms, "symptoms shown (default 8)")->check(CLI::Range(1, 100000));
+            c->add_option("--symptoms", f.explain.max_symptoms, "symptoms shown in full (default 5)")->check(CLI::Range(1, 100000));
           },
           [&f] { return RunExplainCommand(f.answer, f.explain_json, f.explain); }};
 }

@@ -722,6 +722,18 @@ void BlameSwitchEnd(const Facts& f, Symptom& s) {
   }
 }
 
+// What a symptom costs the job: 0 it slows the job's data path (GPU links, ranks, switches,
+// cables), 1 it shares a link with others (bursty pairs), 2 it clouds the measurement (clock jumps,
+// telemetry gaps).
+int Tier(SymptomKind k) {
+  switch (k) {
+    case S::kBurstyLink: return 1;
+    case S::kClockJump:
+    case S::kTelemetryGap: return 2;
+    default: return 0;
+  }
+}
+
 double TopFault(const Symptom& s) {
   for (const Hypothesis& h : s.hypotheses) {
     if (h.kind != H::kNoise) return h.probability;
@@ -766,6 +778,7 @@ Result<HypothesisTree> BuildHypotheses(const analysis::AnalysisResult& result, c
     tree.symptoms.push_back(std::move(s));
   }
   std::stable_sort(tree.symptoms.begin(), tree.symptoms.end(), [](const Symptom& a, const Symptom& b) {
+    if (Tier(a.kind) != Tier(b.kind)) return Tier(a.kind) < Tier(b.kind);
     const double pa = TopFault(a), pb = TopFault(b);
     if (pa != pb) return pa > pb;
     if (a.kind != b.kind) return a.kind < b.kind;

@@ -17,7 +17,9 @@
 // probes (HypothesisOptions::probes), act/ring_plan's flapping test supplies the evidence. What the
 // analysis does not report, and so no hypothesis here is raised from: broken P2P (no finding), a
 // slow collective (nccl-tests results raise no finding yet).
-// Deterministic: symptoms sorted by their top fault probability, then kind and entity.
+// Deterministic: symptoms sorted by what they cost the job (first those on its data path: GPU links,
+// late ranks, switches, cables, host cables; then bursty shared links; then what clouds the
+// measurement: clock jumps, telemetry gaps), then by their top fault probability, kind and entity.
 #pragma once
 
 #include <cstdint>

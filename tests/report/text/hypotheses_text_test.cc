@@ -56,10 +56,16 @@ TEST(HypothesesText, CapsTheSymptoms) {
   }
   ExplainTextOptions opt;
   opt.max_symptoms = 5;
-  const std::string t = ExplainText(r, opt);
+  opt.max_per_kind = 100;
+  std::string t = ExplainText(r, opt);
   EXPECT_NE(t.find("5. clock_jump h14"), std::string::npos) << t;
   EXPECT_EQ(t.find("6. clock_jump"), std::string::npos) << t;
   EXPECT_NE(t.find("... 7 more symptom(s)"), std::string::npos) << t;
+  // Two of a kind in full, the others of that kind on one line.
+  t = ExplainText(r);
+  EXPECT_NE(t.find("2. clock_jump h11"), std::string::npos) << t;
+  EXPECT_EQ(t.find("3. clock_jump"), std::string::npos) << t;
+  EXPECT_NE(t.find("also 10 more clock_jump: h12 (clock_step 0.99) h13 (clock_step 0.99)"), std::string::npos) << t;
 }
 
 }  // namespace

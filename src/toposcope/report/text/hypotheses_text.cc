@@ -2,6 +2,8 @@
 #include "toposcope/report/text/hypotheses_text.h"
 
 #include <cstdio>
+#include <map>
+#include <vector>
 #include <sstream>
 #include <string>
 
@@ -37,8 +39,22 @@ std::string HypothesesText(const act::HypothesisTree& tree, const ExplainTextOpt
                 tree.max_fault_probability);
   os << head;
   int shown = 0;
+  std::map<act::SymptomKind, int> per_kind;
+  std::map<act::SymptomKind, std::vector<std::string>> folded;  // kind -> "entity (top hypothesis p)"
+  int hidden = 0;
   for (const auto& s : tree.symptoms) {
-    if (shown++ >= opt.max_symptoms) break;
+    if (per_kind[s.kind]++ >= opt.max_per_kind) {
+      const auto& h = s.hypotheses.front();
+      char p[32];
+      std::snprintf(p, sizeof p, " %.2f", h.probability);
+      folded[s.kind].push_back(s.entity + " (" + std::string(act::HypothesisKindName(h.kind)) + p + ")");
+      continue;
+    }
+    if (shown >= opt.max_symptoms) {
+      ++hidden;
+      continue;
+    }
+    ++shown;
     os << "\n" << shown << ". " << act::SymptomKindName(s.kind) << " " << s.entity << "\n";
     os << "   seen: " << Cut(s.summary, opt.max_line) << "\n";
     int k = 0;
@@ -50,10 +66,12 @@ std::string HypothesesText(const act::HypothesisTree& tree, const ExplainTextOpt
     }
     os << "   next: " << Cut(s.next_check, 2 * opt.max_line) << "\n";
   }
-  if (static_cast<int>(tree.symptoms.size()) > opt.max_symptoms) {
-    os << "\n... " << tree.symptoms.size() - static_cast<size_t>(opt.max_symptoms)
-       << " more symptom(s) in result.json \"hypotheses\"\n";
+  for (const auto& [kind, list] : folded) {
+    std::string line = "also " + std::to_string(list.size()) + " more " + std::string(act::SymptomKindName(kind)) + ":";
+    for (const auto& e : list) line += " " + e;
+    os << "\n" << Cut(line, 2 * opt.max_line) << "\n";
   }
+  if (hidden > 0) os << "\n... " << hidden << " more symptom(s) in result.json \"hypotheses\"\n";
   for (const auto& s : tree.skipped) os << "skipped: " << s << "\n";
   return os.str();
 }

@@ -12,9 +12,10 @@
 namespace toposcope::report {
 
 struct ExplainTextOptions {
-  int max_symptoms = 8;     // symptoms shown (the rest are counted)
+  int max_symptoms = 5;     // symptoms shown in full (about a screen; the rest are counted)
+  int max_per_kind = 2;     // symptoms of one kind shown in full; the others of that kind on one line
   int max_hypotheses = 3;   // hypotheses per symptom
-  size_t max_line = 160;    // a longer evidence line is cut with "..."
+  size_t max_line = 120;    // a longer line is cut with "..."
 };
 
 // The readable tree. Never fails (a tree without symptoms says so).
