@@ -27,12 +27,15 @@
 #include "toposcope/app/schedule_sim_command.h"
 #include "toposcope/app/simulate_command.h"
 #include "toposcope/experiments/architecture_compare.h"
+#include "toposcope/experiments/hypothesis_eval.h"
 #include "toposcope/report/pipeline/pass_report.h"
 #include "toposcope/report/result_json.h"
+#include "toposcope/report/json/result_sections.h"
 #include "toposcope/report/result_sections.h"
 #include "toposcope/report/score.h"
 #include "toposcope/report/text/architecture_text.h"
 #include "toposcope/report/text/summary.h"
+#include "toposcope/report/text/hypotheses_text.h"
 #include "toposcope/base/result.h"
 #include "toposcope/base/time.h"
 #include "toposcope/sim/simulate.h"
@@ -219,6 +222,22 @@ int RunAnswerCommand(AnalyzeFlags f, const std::function<std::string(const analy
   return Verdict(f, *a);
 }
 
+// explain: the hypothesis tree of the inputs' findings on stdout (the events merged in memory, for
+// the stragglers, whether or not --out is given).
+int RunExplainCommand(AnalyzeFlags f, bool json, const report::ExplainTextOptions& opt) {
+  f.quiet = true;
+  toposcope::Result<app::AnalyzeRequest> req = RequestOf(f);
+  if (!req.ok()) return Fail(req.error());
+  req->merge_events = true;
+  auto a = app::RunAnalyze(*req);
+  if (!a.ok()) return Fail(a.error());
+  if (!a->any_input_read) return Verdict(f, *a);
+  const std::string text = json ? report::DumpSchemaFirst({{"hypotheses", report::HypothesesJson(a->result, &a->probes)}})
+                                : report::ExplainText(a->result, opt, &a->probes);
+  std::fputs(text.c_str(), stdout);
+  return Verdict(f, *a);
+}
+
 // ---------------------------------------------------------------------------------------------
 // The table of subcommands
 // ---------------------------------------------------------------------------------------------
@@ -233,6 +252,10 @@ struct Command {
 struct Flags {
   AnalyzeFlags analyze, align, answer;
   bool identify_json = false;
+  bool explain_json = false;
+  int eval_seeds = 5;
+  int eval_hosts = 16;
+  report::ExplainTextOptions explain;
   int compare_hosts = 64;
   uint64_t compare_seed = 1;
   bool compare_faults = true;
@@ -435,6 +458,41 @@ int RunCollectCommand(Flags& f) {
   return kOk;
 }
 
+// explain: the hypothesis tree of the inputs' findings.
+Command ExplainCommand(Flags& f) {
+  return {"explain", "rank fault hypotheses for each symptom the findings show: evidence, probability, next check",
+          [&f](CLI::App* c) {
+            AddAnalyzeFlags(c, f.answer, false);
+            c->add_flag("--json", f.explain_json, "print result.json's hypotheses object");
+            c->add_option("--symptoms", f.explain.max_symptoms, "symptoms shown in full (default 5)")->check(CLI::Range(1, 100000));
+          },
+          [&f] { return RunExplainCommand(f.answer, f.explain_json, f.explain); }};
+}
+
+// evaluate-hypotheses: the hypothesis tree measured on simulated clusters (experiments/hypothesis_eval).
+Command EvaluateHypothesesCommand(Flags& f) {
+  return {"evaluate-hypotheses", "measure the hypothesis tree: simulate clean and faulty clusters, score top-1 / top-3",
+          [&f](CLI::App* c) {
+            c->add_option("--seeds", f.eval_seeds, "seeds 1..N of each architecture (default 5)")->check(CLI::Range(1, 1000));
+            c->add_option("--hosts", f.eval_hosts, "hosts of each cluster (default 16)")->check(CLI::Range(8, 512));
+          },
+          [&f] {
+            toposcope::experiments::HypothesisEvalOptions o;
+            o.hosts = f.eval_hosts;
+            o.seeds.clear();
+            for (int s = 1; s <= f.eval_seeds; ++s) o.seeds.push_back(static_cast<uint64_t>(s));
+            auto e = toposcope::experiments::EvaluateHypotheses(o);
+            if (!e.ok()) return Fail(e.error());
+            std::fputs(e->table.c_str(), stdout);
+            return int{kOk};
+          }};
+}
+
+int RunPassesCommand() {
+  std::fputs(report::PassListText().c_str(), stdout);
+  return kOk;
+}
+
 std::vector<Command> Commands(Flags& f) {
   return {
       {"analyze", "read inputs, reconstruct the topology, write result.json",
@@ -464,6 +522,8 @@ std::vector<Command> Commands(Flags& f) {
              f.answer,
              [json](const auto& r) { return json ? report::ArchitectureJsonText(r) : report::ArchitectureText(r); }, true);
        }},
+      ExplainCommand(f),
+      EvaluateHypothesesCommand(f),
       {"compare-architectures", "simulate fat-tree, dragonfly and HHRE of equal size; measure them side by side",
        [&f](CLI::App* c) {
          c->add_option("--hosts", f.compare_hosts, "hosts of each cluster")->check(CLI::Range(2, 512));
@@ -577,11 +637,7 @@ std::vector<Command> Commands(Flags& f) {
        [&f](CLI::App* c) { AddCollectFlags(c, f); }, [&f] { return RunCollectCommand(f); }},
       {"schedule", "EADPS: replay per-link entropy and decide when to move the ring off a segment (or --follow stdin)",
        [&f](CLI::App* c) { AddScheduleCommandFlags(c, f); }, [&f] { return RunScheduleCommandOf(f); }},
-      {"passes", "list the analysis passes, what each needs and produces", [](CLI::App*) {},
-       [] {
-         std::fputs(report::PassListText().c_str(), stdout);
-         return int{kOk};
-       }},
+      {"passes", "list the analysis passes, what each needs and produces", [](CLI::App*) {}, RunPassesCommand},
   };
 }
 

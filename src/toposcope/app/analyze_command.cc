@@ -64,6 +64,15 @@ Status WriteOnlyDumps(const AnalyzeRequest& req, const analysis::PipelineState& 
 
 }  // namespace
 
+// The timeline sink of merge_events: the pass runs, its events are dropped.
+class DiscardTimeline : public analysis::TimelineSink {
+ public:
+  Status Open() override { return {}; }
+  void Write(const analysis::MergedEvent&) override {}
+  Status Close() override { return {}; }
+  [[nodiscard]] std::string path() const override { return "(not written)"; }
+};
+
 analysis::AnalyzeOptions AnalyzeDefaults() {
   analysis::AnalyzeOptions opt;
   opt.rdma.entropy.window_ns = 0;  // automatic: span / 64, rounded to 1-2-5 steps
@@ -74,7 +83,10 @@ Result<AnalyzeOutcome> RunAnalyze(const AnalyzeRequest& req) {
   if (Status st = CheckRequest(req); !st.ok()) return st.error();
   std::unique_ptr<report::TimelineFile> timeline;
   if (req.timeline) timeline = std::make_unique<report::TimelineFile>(req.out);
-  const analysis::PipelineOptions po = PipelineOptionsOf(req, timeline.get());
+  DiscardTimeline discard;
+  analysis::TimelineSink* sink = timeline ? static_cast<analysis::TimelineSink*>(timeline.get())
+                                           : (req.merge_events ? &discard : nullptr);
+  const analysis::PipelineOptions po = PipelineOptionsOf(req, sink);
   analysis::PipelineState state;
   Result<analysis::PipelineRun> run = analysis::RunPipeline(po, &state);
   if (!run.ok()) return run.error();
@@ -83,7 +95,10 @@ Result<AnalyzeOutcome> RunAnalyze(const AnalyzeRequest& req) {
   out.result = analysis::AssembleResult(state, req.options);
   out.any_input_read = std::any_of(out.result.inputs.begin(), out.result.inputs.end(),
                                    [](const analysis::InputReport& in) { return !in.skipped; });
-  if (req.out.empty()) return out;
+  if (req.out.empty()) {
+    if (state.dataset_storage) out.probes = std::move(state.dataset_storage->path_probes);
+    return out;
+  }
   if (timeline && out.result.timeline.present) out.written.push_back(timeline->path());
   if (!req.only.empty()) {
     if (Status st = WriteOnlyDumps(req, state, &out); !st.ok()) return st.error();
@@ -95,6 +110,7 @@ Result<AnalyzeOutcome> RunAnalyze(const AnalyzeRequest& req) {
     }
   }
   if (Status st = report::WritePassStats(req.out, out.run); !st.ok()) return st.error();
+  if (state.dataset_storage) out.probes = std::move(state.dataset_storage->path_probes);
   out.written.push_back((std::filesystem::path(req.out) / "passes.json").string());
   return out;
 }

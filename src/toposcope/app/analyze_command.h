@@ -26,6 +26,8 @@ struct AnalyzeRequest {
   std::string out;                  // output directory; empty: write nothing
   analysis::AnalyzeOptions options = AnalyzeDefaults();
   bool timeline = false;            // merge every event into out/timeline.json (needs `out`)
+  bool merge_events = false;        // without `timeline`: merge the events and keep none (the
+                                    // stragglers come from the merged timeline; `explain` sets it)
   std::set<analysis::PassId> only;  // produce only these passes (and what they need)
   std::string from_dump;            // load passes from this directory's passes/*.json
   bool dump_passes = false;         // write every pass's output to out/passes/<name>.json
@@ -38,6 +40,8 @@ struct AnalyzeOutcome {
   analysis::PipelineRun run;        // what each pass cost
   std::vector<std::string> written; // files written, in order
   bool any_input_read = false;      // at least one input was read (not skipped)
+  std::vector<formats::PathProbe> probes;  // the dataset's path probes (the hypothesis tree's
+                                           // flapping test reads them), moved out after writing
 };
 
 // Runs the request. With `out`: result.json, topology.json and the exports the result calls for

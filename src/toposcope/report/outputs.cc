@@ -14,7 +14,7 @@ namespace toposcope::report {
 std::vector<std::pair<std::string, std::string>> AnalysisOutputFiles(const analysis::AnalysisResult& r,
                                                                      const model::Dataset& ds) {
   const std::string topology = DumpSchemaFirst(model::TopologyToJson(model::BuildTopology(ds)));
-  std::vector<std::pair<std::string, std::string>> files = {{"result.json", ResultJsonText(r)},
+  std::vector<std::pair<std::string, std::string>> files = {{"result.json", ResultJsonText(r, &ds.path_probes)},
                                                             {"topology.json", topology}};
   if (r.leaves_inferred && !r.inferred_leaves.leaves.empty()) {
     // Slurm topology from the inferred leaves: topology.conf (tree), topology.yaml (tree + block).

@@ -17,7 +17,7 @@ json Num(double v, int decimals) {
   return r;
 }
 
-json ResultToJson(const analysis::AnalysisResult& r) {
+json ResultToJson(const analysis::AnalysisResult& r, const std::vector<formats::PathProbe>* probes) {
   json j;
   j["schema"] = kResultSchema;
   j["inputs"] = InputsJson(r.inputs);
@@ -40,6 +40,7 @@ json ResultToJson(const analysis::AnalysisResult& r) {
   if (r.traffic_matrix.present) j["traffic_matrix"] = TrafficMatrixJson(r.traffic_matrix);
   if (r.link_weights.present) AddLinkWeightsJson(r.link_weights, j);
   if (r.timeline.present) j["timeline"] = TimelineJson(r.timeline);
+  j["hypotheses"] = HypothesesJson(r, probes);
   j["thresholds"] = ThresholdsJson(r.thresholds);
   j["diagnostics"] = {{"rejected", r.rejected_total}, {"warnings", r.warnings_total}, {"kept", r.diagnostics}};
   return j;
@@ -54,6 +55,8 @@ std::string DumpSchemaFirst(json j) {
   return head + body.substr(body.find('\n') + 1) + "\n";
 }
 
-std::string ResultJsonText(const analysis::AnalysisResult& r) { return DumpSchemaFirst(ResultToJson(r)); }
+std::string ResultJsonText(const analysis::AnalysisResult& r, const std::vector<formats::PathProbe>* probes) {
+  return DumpSchemaFirst(ResultToJson(r, probes));
+}
 
 }  // namespace toposcope::report

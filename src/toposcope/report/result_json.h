@@ -7,6 +7,7 @@
 #include <string>
 
 #include "toposcope/analysis/result.h"
+#include "toposcope/formats/fabric/path_probe.h"
 #include "toposcope/report/text/summary.h"  // ResultSummaryText, for the callers that find it here
 
 namespace toposcope::report {
@@ -18,9 +19,11 @@ nlohmann::json Num(double v, int decimals = 3);
 
 // Returns the whole result as a JSON object of schema kResultSchema, one key per section (the
 // sections are in report/json/). Never fails: absent passes leave their sections out.
-nlohmann::json ResultToJson(const analysis::AnalysisResult& r);
+// `probes` (may be null): the dataset's path probes, which only the "hypotheses" section reads (its
+// flapping-cable evidence); `analyze` passes them.
+nlohmann::json ResultToJson(const analysis::AnalysisResult& r, const std::vector<formats::PathProbe>* probes = nullptr);
 // Returns the text written to result.json: ResultToJson through DumpSchemaFirst. Never fails.
-std::string ResultJsonText(const analysis::AnalysisResult& r);
+std::string ResultJsonText(const analysis::AnalysisResult& r, const std::vector<formats::PathProbe>* probes = nullptr);
 // Returns `j` dumped with 2-space indent, sorted keys, but "schema" first (so format detection
 // finds it in the first bytes), and a trailing newline; a value that is not an object or has no
 // "schema" is dumped as it is. Never fails.

@@ -85,6 +85,8 @@ json ScoreSections(const json& truth, const json& result, const char*& section) 
   ScoreFabric(truth, result, out);
   section = "schedule";
   ScoreSchedule(truth, result, out);
+  section = "hypotheses";
+  ScoreHypotheses(truth, result, out);
   return out;
 }
 

@@ -15,7 +15,8 @@ TEST(ResultSummaryText, EmptyResult) {
   EXPECT_EQ(ResultSummaryText(analysis::AnalysisResult{}),
             "inputs: 0 files read, 0 skipped; 0 records, 0 rejected\n"
             "hosts: 0, GPUs: 0, islands: 0\n"
-            "links: 0, degraded: 0\n");
+            "links: 0, degraded: 0\n"
+            "hypotheses: no symptom (`toposcope explain` prints the tree)\n");
 }
 
 TEST(ResultSummaryText, InputsDegradedLinksAndLeaves) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "toposcope/analysis/result.h"
+#include "toposcope/formats/fabric/path_probe.h"
 
 namespace toposcope::report {
 
@@ -62,5 +63,12 @@ nlohmann::json ArchitectureJson(const analysis::ArchitectureReport& a);
 void AddLinkWeightsJson(const analysis::LinkWeightReport& lw, nlohmann::json& j);
 // Returns "nic_ports": every RDMA NIC port the host tools printed, merged, with findings.
 nlohmann::json NicsJson(const analysis::NicPortReport& n);
+
+// hypotheses_json.cc
+// Returns "hypotheses": the fault hypothesis tree (act/hypotheses) of the result's findings, with
+// the model's table; {"error": ...} when the model is invalid. `probes` (may be null): the dataset's
+// path probes, for the flapping-cable evidence.
+nlohmann::json HypothesesJson(const analysis::AnalysisResult& r,
+                              const std::vector<formats::PathProbe>* probes = nullptr);
 
 }  // namespace toposcope::report

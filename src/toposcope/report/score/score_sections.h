@@ -49,4 +49,10 @@ void ScoreFabric(const nlohmann::json& truth, const nlohmann::json& result, nloh
 // Sets "architecture" in `out` when the truth names one.
 void ScoreArchitecture(const nlohmann::json& truth, const nlohmann::json& result, nlohmann::json& out);
 
+// hypotheses_score.cc
+// Sets "hypotheses" in `out` when the result has a hypothesis tree: top-1 / top-3 accuracy over the
+// truth's injected root causes (by kind too), the highest fault probability, and on a truth without
+// any root cause "clean_max_probability" (else null).
+void ScoreHypotheses(const nlohmann::json& truth, const nlohmann::json& result, nlohmann::json& out);
+
 }  // namespace toposcope::report::score_internal

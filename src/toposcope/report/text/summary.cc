@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "toposcope/base/text.h"
+#include "toposcope/report/text/hypotheses_text.h"
 
 namespace toposcope::report {
 
@@ -403,6 +404,7 @@ std::string ResultSummaryText(const analysis::AnalysisResult& r, const SummaryOp
   PatternsAndPathsSummary(r, o, os);
   FabricSummary(r, o, os);
   ConfidenceSummary(r, o, os);
+  os << HypothesesPointerText(r);
   return os.str();
 }
 
