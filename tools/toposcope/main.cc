@@ -328,6 +328,12 @@ void AddScheduleFlags(CLI::App* c, app::ScheduleRequest& r, bool& follow, double
   c->add_option("--hysteresis-bits", o.hysteresis_bits, "a run continues within this margin of its threshold (default 0.1)");
   c->add_option("--cooldown-s", o.cooldown_s, "no second decision on a link within this time (default 10 s)");
   c->add_option("--awake-s", o.awake_s, "a woken link sleeps again this long after its last jump (default 10 s)");
+  c->add_option("--mark-fraction", o.mark_fraction, "congestion marks first seen on a link, share of its packets, that mark a window (default 0.01; 0: off)");
+  c->add_option("--mark-quiet-s", o.mark_quiet_s, "unmarked this long before marks begin: an onset (default 2 s)");
+  c->add_option("--mark-hold-s", o.mark_hold_s, "a marking episode lasting this long moves traffic off (default 3 s)");
+  c->add_option("--dip-fraction", o.dip_fraction, "a window below this share of the link's median packets is a dip (default 0.5)");
+  c->add_option("--flap-cycles", o.flap_cycles, "dip-and-return cycles that move traffic off (default 3; 0: off)");
+  c->add_option("--flap-span-s", o.flap_span_s, "... within this span (default 10 s)");
   c->add_option("--window-ms", window_ms, "entropy window of the replay (default: from the captures' span)")->check(CLI::Range(0.001, 1e6));
   c->add_option("--qps-per-connection", r.qps_per_connection, "the job's current NCCL_IB_QPS_PER_CONNECTION (default 1)")
       ->check(CLI::Range(1, 128));

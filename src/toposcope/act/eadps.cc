@@ -59,13 +59,105 @@ Status ValidateEadpsOptions(const EadpsOptions& o) {
   for (const double v : {o.hot_hold_s, o.cool_hold_s, o.cooldown_s, o.awake_s}) {
     if (v > 1e6) return bad("hold, cool-down and awake times must be at most 1e6 s");
   }
+  for (const double v : {o.mark_fraction, o.mark_quiet_s, o.mark_hold_s, o.dip_fraction, o.flap_span_s}) {
+    if (!std::isfinite(v) || v < 0 || v > 1e6) return bad("mark and flap options must be finite, >= 0 and at most 1e6");
+  }
+  if (o.mark_fraction > 1 || o.dip_fraction >= 1) return bad("--mark-fraction must be <= 1 and --dip-fraction < 1");
+  if (o.mark_fraction > 0 && !(o.mark_hold_s > 0 && o.mark_quiet_s > 0)) return bad("--mark-hold-s and --mark-quiet-s must be > 0");
+  if (o.flap_cycles < 0 || o.flap_cycles > 1000) return bad("--flap-cycles must be 0..1000");
+  if (o.flap_cycles > 0 && !(o.dip_fraction > 0 && o.flap_span_s > 0)) return bad("--dip-fraction and --flap-span-s must be > 0");
   return {};
 }
 
 EadpsMachine::EadpsMachine(EadpsOptions opt) : opt_(std::move(opt)) {}
 
+namespace {
+
+int64_t MedianOf(std::vector<int64_t> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+}  // namespace
+
+std::optional<EadpsMachine::Hit> EadpsMachine::ObserveCounts(Counts& c, const EntropyPoint& p, int64_t prev_end_ns,
+                                                              bool has_prev) const {
+  const int64_t end_ns = p.window_start_ns + p.window_ns;
+  const bool gap = has_prev && p.window_start_ns > prev_end_ns;
+  std::optional<Hit> hit;
+  // Dips and the cycles they make.
+  if (opt_.flap_cycles > 0 && p.packets >= 0) {
+    const bool ref_ok = c.recent.size() >= 4;
+    const int64_t ref = ref_ok ? MedianOf(c.recent) : 0;
+    const double line = opt_.dip_fraction * static_cast<double>(ref);
+    if (gap && ref_ok && !c.in_dip) c.in_dip = true, c.dip_start_ns = prev_end_ns, c.dip_ref = ref;
+    if (ref_ok && static_cast<double>(p.packets) < line) {
+      if (!c.in_dip) c.in_dip = true, c.dip_start_ns = p.window_start_ns, c.dip_ref = ref;
+    } else {
+      if (c.in_dip) {
+        c.cycles_ns.push_back(c.dip_start_ns);
+        c.cycle_refs.push_back(c.dip_ref);
+        c.in_dip = false;
+      }
+      c.recent.push_back(p.packets);
+      if (c.recent.size() > 8) c.recent.erase(c.recent.begin());
+    }
+    const int64_t span_ns = SecondsToNs(opt_.flap_span_s);
+    while (!c.cycles_ns.empty() && c.cycles_ns.front() < end_ns - span_ns) {
+      c.cycles_ns.erase(c.cycles_ns.begin());
+      c.cycle_refs.erase(c.cycle_refs.begin());
+    }
+    if (static_cast<int>(c.cycles_ns.size()) >= opt_.flap_cycles) {
+      Hit h;
+      h.rule = "flap_cycles", h.threshold = opt_.dip_fraction, h.hold = opt_.flap_span_s;
+      h.start_ns = c.cycles_ns.front();
+      h.held = static_cast<double>(end_ns - h.start_ns) / 1e9;
+      h.windows = c.cycles_ns, h.packets = c.cycle_refs;
+      h.marks.assign(h.windows.size(), -1);
+      h.bits.assign(h.windows.size(), NAN), h.shown.assign(h.windows.size(), NAN);
+      hit = std::move(h);
+    }
+  }
+  // Marking episodes.
+  if (opt_.mark_fraction > 0 && p.marks >= 0) {
+    const bool marked = p.marks >= 1 && (p.packets <= 0 || static_cast<double>(p.marks) >=
+                                                                opt_.mark_fraction * static_cast<double>(p.packets));
+    const int64_t quiet_ns = SecondsToNs(opt_.mark_quiet_s);
+    if (!has_prev) c.quiet_start_ns = p.window_start_ns;  // the link's first window starts its record
+    if (!marked) {
+      if (c.episode_start_ns >= 0 && end_ns - c.last_marked_end_ns >= quiet_ns) c.episode_start_ns = -1;
+    } else {
+      const int64_t quiet_since = c.last_marked_end_ns > 0 ? c.last_marked_end_ns : c.quiet_start_ns;
+      const bool joins = c.episode_start_ns >= 0 && p.window_start_ns - c.last_marked_end_ns < quiet_ns;
+      if (!joins) {
+        c.episode_start_ns = p.window_start_ns;
+        c.episode_onset = has_prev && quiet_since >= 0 && p.window_start_ns - quiet_since >= quiet_ns;
+        c.episode = Run{};
+        c.episode_packets.clear(), c.episode_marks.clear();
+        c.episode.start_ns = p.window_start_ns;
+      }
+      c.episode.windows.push_back(p.window_start_ns);
+      c.episode.bits.push_back(p.has_bits ? p.bits : NAN);
+      c.episode.shown.push_back(p.shown_bits);
+      c.episode_packets.push_back(p.packets);
+      c.episode_marks.push_back(p.marks);
+      c.last_marked_end_ns = end_ns;
+      if (!hit && c.episode_onset && end_ns - c.episode_start_ns >= SecondsToNs(opt_.mark_hold_s)) {
+        Hit h;
+        h.rule = "mark_hold", h.threshold = opt_.mark_fraction, h.hold = opt_.mark_hold_s;
+        h.start_ns = c.episode_start_ns;
+        h.held = static_cast<double>(end_ns - h.start_ns) / 1e9;
+        h.windows = c.episode.windows, h.bits = c.episode.bits, h.shown = c.episode.shown;
+        h.packets = c.episode_packets, h.marks = c.episode_marks;
+        hit = std::move(h);
+      }
+    }
+  }
+  return hit;
+}
+
 Result<std::vector<EadpsDecision>> EadpsMachine::Feed(const EntropyPoint& p) {
-  if (!std::isfinite(p.bits)) {
+  if (p.has_bits && !std::isfinite(p.bits)) {
     return MakeKindError(ErrorKind::kInput, "link " + p.link + " window at " + std::to_string(p.window_start_ns) +
                                                 " ns: entropy is " + BitsText(p.bits) + " (not a number of bits)");
   }
@@ -84,70 +176,87 @@ Result<std::vector<EadpsDecision>> EadpsMachine::Feed(const EntropyPoint& p) {
                                                 std::to_string(st.prev_end_ns) + " ns): windows out of order or overlapping");
   }
   const int64_t end_ns = p.window_start_ns + p.window_ns;
-  const bool contiguous = st.has_prev && p.window_start_ns == st.prev_end_ns;
-  // Wake on a jump between consecutive windows of the link.
-  if (contiguous && std::fabs(p.bits - st.prev_bits) > opt_.jump_bits) {
-    st.awake_until_ns = end_ns + SecondsToNs(opt_.awake_s);
-    st.wake_ns = p.window_start_ns;
-    st.wake_jump = p.bits - st.prev_bits;
-  }
-  // Runs (a gap in the windows ends them).
-  const bool hot_on = contiguous && st.hot.start_ns >= 0 ? p.bits > opt_.hot_bits - opt_.hysteresis_bits : p.bits > opt_.hot_bits;
-  const bool cool_on = contiguous && st.cool.start_ns >= 0 ? p.bits < opt_.cool_bits + opt_.hysteresis_bits : p.bits < opt_.cool_bits;
-  const bool hot_cont = contiguous && st.hot.start_ns >= 0;
-  const bool cool_cont = contiguous && st.cool.start_ns >= 0;
-  if (hot_on) {
-    if (!hot_cont) st.hot.start_ns = p.window_start_ns;
-    ExtendRun(hot_cont, p.window_start_ns, p.bits, p.shown_bits, &st.hot.windows, &st.hot.bits, &st.hot.shown);
+  std::optional<Hit> physical = ObserveCounts(st.counts, p, st.prev_end_ns, st.has_prev);
+  st.has_prev = true;
+  st.prev_end_ns = end_ns;
+  if (p.has_bits) {
+    const bool contiguous = st.has_bits_prev && p.window_start_ns == st.bits_prev_end_ns;
+    // Wake on a jump between consecutive windows of the link.
+    if (contiguous && std::fabs(p.bits - st.prev_bits) > opt_.jump_bits) {
+      st.awake_until_ns = end_ns + SecondsToNs(opt_.awake_s);
+      st.wake_ns = p.window_start_ns;
+      st.wake_jump = p.bits - st.prev_bits;
+    }
+    // Runs (a gap in the windows ends them).
+    const bool hot_cont = contiguous && st.hot.start_ns >= 0;
+    const bool cool_cont = contiguous && st.cool.start_ns >= 0;
+    const bool hot_on = hot_cont ? p.bits > opt_.hot_bits - opt_.hysteresis_bits : p.bits > opt_.hot_bits;
+    const bool cool_on = cool_cont ? p.bits < opt_.cool_bits + opt_.hysteresis_bits : p.bits < opt_.cool_bits;
+    if (hot_on) {
+      if (!hot_cont) st.hot.start_ns = p.window_start_ns;
+      ExtendRun(hot_cont, p.window_start_ns, p.bits, p.shown_bits, &st.hot.windows, &st.hot.bits, &st.hot.shown);
+    } else {
+      st.hot = Run{};
+    }
+    if (cool_on) {
+      if (!cool_cont) st.cool.start_ns = p.window_start_ns;
+      ExtendRun(cool_cont, p.window_start_ns, p.bits, p.shown_bits, &st.cool.windows, &st.cool.bits, &st.cool.shown);
+    } else {
+      st.cool = Run{};
+    }
+    st.has_bits_prev = true;
+    st.prev_bits = p.bits;
+    st.bits_prev_end_ns = end_ns;
   } else {
     st.hot = Run{};
-  }
-  if (cool_on) {
-    if (!cool_cont) st.cool.start_ns = p.window_start_ns;
-    ExtendRun(cool_cont, p.window_start_ns, p.bits, p.shown_bits, &st.cool.windows, &st.cool.bits, &st.cool.shown);
-  } else {
     st.cool = Run{};
   }
-  st.has_prev = true;
-  st.prev_bits = p.bits;
-  st.prev_end_ns = end_ns;
 
   std::vector<EadpsDecision> out;
   const bool awake = st.awake_until_ns >= end_ns;
   const bool cooled = st.last_decision_ns == INT64_MIN || end_ns - st.last_decision_ns >= SecondsToNs(opt_.cooldown_s);
-  if (!awake || !cooled) return out;
-  const Run* run = nullptr;
-  std::string action, rule;
-  double threshold = 0, hold = 0;
-  if (!st.moved && st.hot.start_ns >= 0 && end_ns - st.hot.start_ns >= SecondsToNs(opt_.hot_hold_s)) {
-    run = &st.hot, action = "move_off", rule = "hot_hold", threshold = opt_.hot_bits, hold = opt_.hot_hold_s;
-  } else if (st.moved && st.cool.start_ns >= 0 && end_ns - st.cool.start_ns >= SecondsToNs(opt_.cool_hold_s)) {
-    run = &st.cool, action = "merge", rule = "cool_hold", threshold = opt_.cool_bits, hold = opt_.cool_hold_s;
+  if (!cooled) return out;
+  Hit h;
+  std::string action;
+  if (!st.moved && physical) {
+    h = std::move(*physical), action = "move_off";
+  } else if (awake && !st.moved && st.hot.start_ns >= 0 && end_ns - st.hot.start_ns >= SecondsToNs(opt_.hot_hold_s)) {
+    h.rule = "hot_hold", h.threshold = opt_.hot_bits, h.hold = opt_.hot_hold_s, h.start_ns = st.hot.start_ns;
+    h.windows = st.hot.windows, h.bits = st.hot.bits, h.shown = st.hot.shown, action = "move_off";
+  } else if (awake && st.moved && st.cool.start_ns >= 0 && end_ns - st.cool.start_ns >= SecondsToNs(opt_.cool_hold_s)) {
+    h.rule = "cool_hold", h.threshold = opt_.cool_bits, h.hold = opt_.cool_hold_s, h.start_ns = st.cool.start_ns;
+    h.windows = st.cool.windows, h.bits = st.cool.bits, h.shown = st.cool.shown, action = "merge";
+  } else {
+    return out;
   }
-  if (run == nullptr) return out;
+  if (h.packets.empty()) h.packets.assign(h.windows.size(), -1), h.marks.assign(h.windows.size(), -1);
   EadpsDecision d;
   d.index = next_index_++;
   d.t_ns = end_ns;
   d.action = action;
   DecisionEvidence& e = d.evidence;
   e.link = p.link;
-  e.rule = rule;
+  e.rule = h.rule;
   e.estimator = opt_.estimator;
   e.shown_estimator = opt_.shown_estimator;
-  e.threshold_bits = threshold;
-  e.hold_s = hold;
-  e.held_s = static_cast<double>(end_ns - run->start_ns) / 1e9;
+  e.threshold_bits = h.threshold;
+  e.hold_s = h.hold;
+  e.held_s = static_cast<double>(end_ns - h.start_ns) / 1e9;
   e.wake_ns = st.wake_ns;
   e.wake_jump_bits = st.wake_jump;
-  e.run_start_ns = run->start_ns;
-  e.windows_ns = run->windows;
-  e.bits = run->bits;
-  e.shown_bits = run->shown;
+  e.run_start_ns = h.start_ns;
+  e.windows_ns = std::move(h.windows);
+  e.bits = std::move(h.bits);
+  e.shown_bits = std::move(h.shown);
+  e.packets = std::move(h.packets);
+  e.marks = std::move(h.marks);
   st.moved = action == "move_off";
   st.last_decision_ns = end_ns;
   st.awake_until_ns = -1;
   st.hot = Run{};
   st.cool = Run{};
+  st.counts.cycles_ns.clear(), st.counts.cycle_refs.clear();
+  st.counts.episode_onset = false;
   out.push_back(std::move(d));
   return out;
 }
@@ -169,7 +278,7 @@ Result<ScheduleReplay> ReplaySchedule(std::vector<EntropyPoint> points, const Ea
   std::map<std::string, int64_t> per_link;
   for (size_t i = 0; i < points.size(); ++i) {
     const EntropyPoint& p = points[i];
-    if (!std::isfinite(p.bits)) {
+    if (p.has_bits && !std::isfinite(p.bits)) {
       return MakeKindError(ErrorKind::kInput, "schedule: link " + p.link + " window at " +
                                                   std::to_string(p.window_start_ns) + " ns: entropy is " + BitsText(p.bits));
     }

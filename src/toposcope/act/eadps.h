@@ -20,6 +20,21 @@
 // A window without a sample (too few packets) ends both runs. NaN or infinite entropy is an error
 // of the input, never a state.
 //
+// Two faults do not change the mix of a segment's traffic, so no entropy threshold sees them; two
+// physical rules over the same windows' packet and mark counts do (each a move_off, same cool-down):
+//  - mark_hold (a congested queue: a degraded cable, foreign traffic): a window is marked when the
+//    packets a congested queue marked first on this link (IP ECN CE / BTH FECN, see
+//    analysis/traffic_entropy "new marks") are at least mark_fraction of its packets. A marking
+//    episode is marked windows separated by fewer than mark_quiet_s of unmarked windows; it decides
+//    when it began after at least mark_quiet_s without marks on the link (an onset: a link marked
+//    since its first window is the steady state of its ECMP collisions, not an event) and has lasted
+//    mark_hold_s, on a marked window.
+//  - flap_cycles (a cable going down and up): a window is a dip when the link's packets fall below
+//    dip_fraction of the median of its last 8 windows that were not dips (once it has 4; missing
+//    windows between two of a link's windows have no packets, so they are dips); a dip followed by a
+//    window back above that line is one cycle; flap_cycles cycles whose dips began within
+//    flap_span_s decide.
+//
 // The entropy watched is named: "message_size" (default: message-size classes per window, our
 // §3.1 estimator, which measures how many kinds of messages a segment carries) or "flow_qp";
 // the seed's header estimator ("seed_header", which grows with the packet count of a window rather
@@ -52,6 +67,13 @@ struct EadpsOptions {
   double hysteresis_bits = 0.1;  // a run continues within this margin past its threshold
   double cooldown_s = 10;      // no second decision on a link within this time
   double awake_s = 10;         // a woken link sleeps again this long after its last jump
+  // Physical rules (see the file comment); mark_fraction 0 or flap_cycles 0 turns a rule off.
+  double mark_fraction = 0.01; // a window is marked when its first-seen marks are this share of its packets
+  double mark_quiet_s = 2;     // unmarked this long before an episode: an onset; shorter gaps join episodes
+  double mark_hold_s = 3;      // an episode lasting this long decides
+  double dip_fraction = 0.5;   // a window below this share of the link's recent median packets is a dip
+  int flap_cycles = 3;         // dip-and-return cycles ...
+  double flap_span_s = 10;     // ... whose dips began within this span decide
 };
 
 // Checks the options: thresholds finite, jump and hysteresis >= 0, hot_bits > cool_bits + 2 x
@@ -69,14 +91,16 @@ struct EntropyPoint {
   double bits = 0;             // the watched estimator
   double shown_bits = NAN;     // the shown estimator (NaN when absent)
   int64_t packets = -1;        // -1: unknown
+  int64_t marks = -1;          // congestion marks first seen on this link in the window; -1: unknown
+  bool has_bits = true;        // false: too few packets for an entropy (counts only; ends the entropy runs)
 };
 
 // Why a decision fired.
 struct DecisionEvidence {
   std::string link;
-  std::string rule;              // "hot_hold" or "cool_hold"
+  std::string rule;              // "hot_hold", "cool_hold", "mark_hold" or "flap_cycles"
   std::string estimator, shown_estimator;
-  double threshold_bits = 0;
+  double threshold_bits = 0;     // hot/cool rules; mark_hold: mark_fraction; flap_cycles: dip_fraction
   double hold_s = 0;             // the hold the rule needs
   double held_s = 0;             // how long the run had lasted
   int64_t wake_ns = 0;           // window start of the jump that woke the link
@@ -85,6 +109,9 @@ struct DecisionEvidence {
   std::vector<int64_t> windows_ns;  // window starts of the run, in order
   std::vector<double> bits;         // the watched entropy of those windows
   std::vector<double> shown_bits;   // the shown one (NaN where absent)
+  std::vector<int64_t> packets;     // packets of those windows (-1 unknown); flap_cycles: the windows
+                                    // are the dips' starts and packets the link's median before them
+  std::vector<int64_t> marks;       // first-seen marks of those windows (-1 unknown)
 };
 
 // One decision.
@@ -114,10 +141,35 @@ class EadpsMachine {
     std::vector<int64_t> windows;
     std::vector<double> bits, shown;
   };
+  struct Counts {  // the physical rules' state
+    std::vector<int64_t> recent;      // packets of the last non-dip windows (at most 8)
+    bool in_dip = false;
+    int64_t dip_start_ns = 0;
+    int64_t dip_ref = 0;
+    std::vector<int64_t> cycles_ns, cycle_refs;  // dips that came back, within the span
+    int64_t quiet_start_ns = -1;      // start of the current unmarked stretch (-1: none seen yet)
+    int64_t episode_start_ns = -1;    // current marking episode (-1: none)
+    bool episode_onset = false;
+    int64_t last_marked_end_ns = 0;
+    Run episode;
+    std::vector<int64_t> episode_packets, episode_marks;
+  };
+  struct Hit {
+    std::string rule;
+    double threshold = 0, hold = 0, held = 0;
+    int64_t start_ns = 0;
+    std::vector<int64_t> windows, packets, marks;
+    std::vector<double> bits, shown;
+  };
+  std::optional<Hit> ObserveCounts(Counts& c, const EntropyPoint& p, int64_t prev_end_ns, bool has_prev) const;
+
   struct LinkState {
     bool has_prev = false;
     double prev_bits = 0;
     int64_t prev_end_ns = 0;
+    bool has_bits_prev = false;
+    int64_t bits_prev_end_ns = 0;
+    Counts counts;
     int64_t awake_until_ns = -1;  // awake while window end <= this
     int64_t wake_ns = 0;
     double wake_jump = 0;

@@ -13,6 +13,7 @@ using nlohmann::json;
 
 constexpr int64_t kMaxStartNs = 4'000'000'000'000'000'000;  // year 2096
 constexpr int64_t kMaxWindowNs = 1'000'000'000'000'000;     // 1e6 s
+constexpr int64_t kMaxCount = 1'000'000'000'000'000;        // packets or marks in a window
 
 bool LooksLikeNonFinite(std::string_view line) {
   for (const std::string_view w : {"NaN", "nan", "Infinity", "inf"}) {
@@ -65,6 +66,18 @@ Result<std::optional<EntropyPoint>> ParseEntropySampleLine(std::string_view line
     if (p.window_ns <= 0) return bad("\"window_s\" below a nanosecond");
   } else {
     return bad("no \"window_ns\" integer or \"window_s\" number");
+  }
+  for (const char* name : {"packets", "marks"}) {
+    if (!j.contains(name)) continue;
+    if (!j[name].is_number_integer() || (!j[name].is_number_unsigned() && j[name].get<int64_t>() < 0) ||
+        (j[name].is_number_unsigned() && j[name].get<uint64_t>() > static_cast<uint64_t>(kMaxCount))) {
+      return bad(std::string("\"") + name + "\" must be an integer 0 .. 1e15");
+    }
+    (std::string(name) == "packets" ? p.packets : p.marks) = j[name].get<int64_t>();
+  }
+  if (!j.contains("bits") && j.contains("packets")) {
+    p.has_bits = false;  // counts only: too few packets for an entropy
+    return std::optional<EntropyPoint>{std::move(p)};
   }
   if (!j.contains("bits") || !j["bits"].is_number()) return bad("\"bits\" is not a number (NaN or missing entropy)");
   p.bits = j["bits"].get<double>();

@@ -182,16 +182,16 @@ std::vector<act::EntropyPoint> PointsOf(const analysis::RdmaReport& r, const act
     const auto key = std::make_pair(s.link, s.window_start_ns);
     if (name == o.shown_estimator) shown[key] = s.bits;
     if (name != o.estimator) continue;
-    if (s.not_enough_packets) {
-      ++*skipped;
-      continue;
-    }
+    // A window with too few packets for an entropy still counts its packets and marks.
+    if (s.not_enough_packets) ++*skipped;
     act::EntropyPoint p;
     p.link = s.link;
     p.window_start_ns = s.window_start_ns;
     p.window_ns = r.entropy_window_ns;
-    p.bits = s.bits;
+    p.has_bits = !s.not_enough_packets;
+    p.bits = p.has_bits ? s.bits : 0.0;
     p.packets = s.packets;
+    p.marks = s.new_marks;
     by_window[key] = p;
   }
   std::vector<act::EntropyPoint> out;
@@ -493,7 +493,9 @@ json ScheduledDecisionJson(const ScheduledDecision& sd) {
             {"run_start_ns", e.run_start_ns},
             {"windows_ns", std::move(windows)},
             {"bits", NumArray(e.bits, 3)},
-            {"shown_bits", NumArray(e.shown_bits, 3)}}},
+            {"shown_bits", NumArray(e.shown_bits, 3)},
+            {"packets", e.packets},
+            {"marks", e.marks}}},
           {"actions",
            {{"segment_pairs", std::move(pairs)},
             {"order_before", sd.action.order_before},
@@ -513,7 +515,9 @@ json ScheduleJson(const ScheduleOutcome& o) {
           {"options",
            {{"jump_bits", p.jump_bits}, {"hot_bits", p.hot_bits}, {"hot_hold_s", p.hot_hold_s},
             {"cool_bits", p.cool_bits}, {"cool_hold_s", p.cool_hold_s}, {"hysteresis_bits", p.hysteresis_bits},
-            {"cooldown_s", p.cooldown_s}, {"awake_s", p.awake_s}}},
+            {"cooldown_s", p.cooldown_s}, {"awake_s", p.awake_s}, {"mark_fraction", p.mark_fraction},
+            {"mark_quiet_s", p.mark_quiet_s}, {"mark_hold_s", p.mark_hold_s}, {"dip_fraction", p.dip_fraction},
+            {"flap_cycles", p.flap_cycles}, {"flap_span_s", p.flap_span_s}}},
           {"links", o.links},
           {"windows", o.windows},
           {"window_ns", o.window_ns},
@@ -524,6 +528,22 @@ json ScheduleJson(const ScheduleOutcome& o) {
           {"order_source", o.order_source},
           {"order", o.order},
           {"decisions", std::move(decisions)}};
+}
+
+// Why a decision fired, in a few words.
+std::string RuleText(const act::DecisionEvidence& e) {
+  if (e.rule == "mark_hold") {
+    int64_t marks = 0, packets = 0;
+    for (size_t i = 0; i < e.marks.size(); ++i) marks += std::max<int64_t>(0, e.marks[i]), packets += std::max<int64_t>(0, e.packets[i]);
+    return FormatFixed(e.held_s, 2) + " s of congestion marks first seen here, " + std::to_string(marks) + " of " +
+           std::to_string(packets) + " packets";
+  }
+  if (e.rule == "flap_cycles") {
+    return std::to_string(e.windows_ns.size()) + " times its traffic fell below " + FormatFixed(100 * e.threshold_bits, 0) +
+           " % of its median and came back, within " + FormatFixed(e.held_s, 2) + " s";
+  }
+  return FormatFixed(e.held_s, 2) + " s " + (e.rule == "hot_hold" ? "above " : "below ") + FormatFixed(e.threshold_bits, 2) +
+         " bit, woken by a jump of " + FormatFixed(e.wake_jump_bits, 2) + " bit";
 }
 
 std::string ScheduleText(const ScheduleOutcome& o) {
@@ -537,9 +557,7 @@ std::string ScheduleText(const ScheduleOutcome& o) {
     const act::DecisionEvidence& e = d.decision.evidence;
     s += "  #" + std::to_string(d.decision.index) + " " + d.decision.action + " " + e.link + " at " +
          FormatFixed(static_cast<double>(d.decision.t_ns - o.first_ns) / 1e9, 2) + " s: " + e.rule + " (" +
-         FormatFixed(e.held_s, 2) + " s " + (e.rule == "hot_hold" ? "above " : "below ") +
-         FormatFixed(e.threshold_bits, 2) + " bit, woken by a jump of " + FormatFixed(e.wake_jump_bits, 2) +
-         " bit); ring neighbours on moved segments " + std::to_string(d.action.avoided_before) + " -> " +
+         RuleText(e) + "); ring neighbours on moved segments " + std::to_string(d.action.avoided_before) + " -> " +
          std::to_string(d.action.avoided_after) + "\n";
     for (const act::NcclSetting& n : d.action.nccl) {
       if (n.changed) s += "      " + n.name + "=" + n.value + "\n";

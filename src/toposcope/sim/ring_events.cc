@@ -61,15 +61,6 @@ std::string PointOf(const Cluster& c, const FabricPlan& p, int link) {
   return na <= nb ? na + "-p" + std::to_string(l.a_port) : nb + "-p" + std::to_string(l.b_port);
 }
 
-// Inter-switch cables a route crosses.
-std::vector<int> CablesOf(const FabricPlan& p, const FabricRoute& r) {
-  std::vector<int> out;
-  for (const int l : r.links) {
-    if (InterSwitch(p, l)) out.push_back(l);
-  }
-  return out;
-}
-
 // Tenant flows crossing the cable: host pairs (a, b) and source ports, drawn from the seed.
 std::vector<RingEventScene::TenantFlow> PickTenant(const RingEventScene& s, Rng& rng) {
   std::vector<RingEventScene::TenantFlow> out;
@@ -93,9 +84,23 @@ struct WindowFlows {
     uint32_t qpn_a = 0, qpn_b = 0;
     bool tenant = false;
     std::vector<int> cables;
+    std::vector<bool> forward;  // per cable: crossed from its end a to b (the data's direction)
+    std::vector<int64_t> at_ns; // per cable: when the data crosses it after leaving its host (latencies on the way)
   };
   std::vector<F> flows;
 };
+
+// The inter-switch cables of a route in order, with the direction each is crossed in.
+void SetCables(const FabricPlan& p, const FabricRoute& r, WindowFlows::F* f) {
+  double lat_us = 0;
+  for (size_t k = 0; k < r.links.size(); ++k) {
+    lat_us += p.links[static_cast<size_t>(r.links[k])].latency_us;
+    if (!InterSwitch(p, r.links[k])) continue;
+    f->cables.push_back(r.links[k]);
+    f->forward.push_back(r.nodes[k] == p.links[static_cast<size_t>(r.links[k])].a);
+    f->at_ns.push_back(static_cast<int64_t>(std::llround(lat_us * 1e3)));
+  }
+}
 
 WindowFlows FlowsAt(const RingEventScene& s, const std::vector<int>& order, int qps, double t_s, bool with_tenant) {
   WindowFlows w;
@@ -106,7 +111,7 @@ WindowFlows FlowsAt(const RingEventScene& s, const std::vector<int>& order, int 
       WindowFlows::F f;
       f.a = a, f.b = b, f.sport = RingSport(static_cast<int>(i), q);
       f.qpn_a = QpnOf(static_cast<int>(i), q, false), f.qpn_b = QpnOf(static_cast<int>(i), q, true);
-      f.cables = CablesOf(s.plan, Route(s, a, b, f.sport, t_s));
+      SetCables(s.plan, Route(s, a, b, f.sport, t_s), &f);
       w.flows.push_back(std::move(f));
     }
   }
@@ -115,7 +120,7 @@ WindowFlows FlowsAt(const RingEventScene& s, const std::vector<int>& order, int 
       WindowFlows::F f;
       f.a = s.tenant[k].a, f.b = s.tenant[k].b, f.sport = s.tenant[k].sport, f.tenant = true;
       f.qpn_a = 0x40000u + static_cast<uint32_t>(k), f.qpn_b = 0x50000u + static_cast<uint32_t>(k);
-      f.cables = CablesOf(s.plan, RouteFlow(s.plan, f.a, f.b, f.sport, static_cast<int64_t>(t_s * 1e9), false));
+      SetCables(s.plan, RouteFlow(s.plan, f.a, f.b, f.sport, static_cast<int64_t>(t_s * 1e9), false), &f);
       w.flows.push_back(std::move(f));
     }
   }
@@ -142,7 +147,17 @@ std::vector<std::string> Affected(const RingEventScene& s) {
     const WindowFlows ev = FlowsAt(s, s.order, s.options.qps_per_connection, mid, true);
     const WindowFlows base = FlowsAt(clean, s.order, s.options.qps_per_connection, mid, false);
     std::map<int, std::multiset<std::tuple<int, int, uint16_t>>> ce, cb;
-    for (const auto& f : ev.flows) for (const int c : f.cables) ce[c].insert({f.a, f.b, f.sport});
+    for (const auto& f : ev.flows) {
+      // A flow stalled behind a cable that is down (see the writer) is absent, and its hosts' pair
+      // falls silent.
+      if (CableDown(s, mid) && std::find(f.cables.begin(), f.cables.end(), s.cable) != f.cables.end()) {
+        const std::string& a = s.cluster.hosts[static_cast<size_t>(f.a)].name;
+        const std::string& b = s.cluster.hosts[static_cast<size_t>(f.b)].name;
+        out.insert(a < b ? a + "~" + b : b + "~" + a);
+        continue;
+      }
+      for (const int c : f.cables) ce[c].insert({f.a, f.b, f.sport});
+    }
     for (const auto& f : base.flows) for (const int c : f.cables) cb[c].insert({f.a, f.b, f.sport});
     for (const auto& [c, i] : index) {
       if (ce[c] != cb[c]) out.insert("capture:" + s.capture_points[i]);
@@ -240,8 +255,10 @@ struct Pkt {
 };
 
 formats::RocePacket Packet(const RingEventScene& s, int from, int to, uint16_t sport, uint32_t dest_qp, uint32_t psn,
-                           uint8_t opcode, uint32_t dma_len, uint32_t payload, int64_t ts_ns) {
+                           uint8_t opcode, uint32_t dma_len, uint32_t payload, int64_t ts_ns, bool ce) {
   formats::RocePacket p;
+  p.ip_ecn = 2;  // ECT(0): RoCEv2 traffic under DCQCN is ECN-capable
+  p.ip_ecn_ce = ce;
   p.ts_ns = ts_ns;
   p.src_ip = IpAddress::V4(s.plan.host_ip[static_cast<size_t>(from)]);
   p.dst_ip = IpAddress::V4(s.plan.host_ip[static_cast<size_t>(to)]);
@@ -263,18 +280,18 @@ formats::RocePacket Packet(const RingEventScene& s, int from, int to, uint16_t s
 // Frames of one message (a -> b): RDMA WRITE Only when it fits the MTU, else First and Last with
 // immediate (the sampled mirror keeps a message's first and last packets).
 void AddMessage(const RingEventScene& s, int a, int b, uint16_t sport, uint32_t dest_qp, uint32_t& psn, uint32_t bytes,
-                int64_t ts_ns, std::vector<Pkt>* out) {
+                int64_t ts_ns, std::vector<Pkt>* out, bool ce = false) {
   const uint8_t mac_a[6] = {0x02, 0, 0, 0, static_cast<uint8_t>(a >> 8), static_cast<uint8_t>(a)};
   const uint8_t mac_b[6] = {0x02, 0, 0, 0, static_cast<uint8_t>(b >> 8), static_cast<uint8_t>(b)};
   if (bytes <= kMtu) {
-    out->push_back({ts_ns, formats::EncodeRoceFrame(Packet(s, a, b, sport, dest_qp, psn++, 0x0a, bytes, bytes, ts_ns), mac_a, mac_b)});
+    out->push_back({ts_ns, formats::EncodeRoceFrame(Packet(s, a, b, sport, dest_qp, psn++, 0x0a, bytes, bytes, ts_ns, ce), mac_a, mac_b)});
     return;
   }
   const uint32_t npk = (bytes + kMtu - 1) / kMtu;
-  out->push_back({ts_ns, formats::EncodeRoceFrame(Packet(s, a, b, sport, dest_qp, psn, 0x06, bytes, kMtu, ts_ns), mac_a, mac_b)});
+  out->push_back({ts_ns, formats::EncodeRoceFrame(Packet(s, a, b, sport, dest_qp, psn, 0x06, bytes, kMtu, ts_ns, ce), mac_a, mac_b)});
   const uint32_t last = bytes - (npk - 1) * kMtu;
   const int64_t t_last = ts_ns + static_cast<int64_t>(npk) * 90;  // ~90 ns a 4 KiB packet at 400 Gb/s
-  out->push_back({t_last, formats::EncodeRoceFrame(Packet(s, a, b, sport, dest_qp, psn + npk - 1, 0x09, 0, last, t_last), mac_a, mac_b)});
+  out->push_back({t_last, formats::EncodeRoceFrame(Packet(s, a, b, sport, dest_qp, psn + npk - 1, 0x09, 0, last, t_last, ce), mac_a, mac_b)});
   psn += npk;
 }
 
@@ -293,22 +310,42 @@ Result<std::vector<std::string>> WriteRingEventDataset(const RingEventScene& s, 
   Rng rng(Rng::Mix(o.seed, kStreamLabel + 1));
   const auto windows = static_cast<int64_t>(std::floor(o.duration_s / o.window_s + 1e-9));
   const auto win_ns = static_cast<int64_t>(std::llround(o.window_s * 1e9));
+  const double mark_p = o.mark_probability >= 0 ? o.mark_probability : 0.05 + 0.25 * rng.Uniform();
   for (int64_t w = 0; w < windows; ++w) {
     const double mid = (static_cast<double>(w) + 0.5) * o.window_s;
     const WindowFlows wf = FlowsAt(s, s.order, o.qps_per_connection, mid, true);
+    const std::set<std::pair<int, bool>> saturated = SaturatedCables(s, s.order, o.qps_per_connection, mid);
     for (const auto& f : wf.flows) {
+      // A flow that cannot avoid a cable that is down (the cable is a bridge for its pair) sends
+      // nothing while it is down: its QP waits and retransmits once the cable is back.
+      if (CableDown(s, mid) && std::find(f.cables.begin(), f.cables.end(), s.cable) != f.cables.end()) continue;
+      // The first cable on the data's route whose queue marks (f.cables.size(): none).
+      size_t mark_from = f.cables.size();
+      for (size_t k = 0; k < f.cables.size() && mark_from == f.cables.size(); ++k) {
+        if (saturated.count({f.cables[k], f.forward[k]}) > 0) mark_from = k;
+      }
       const int m = f.tenant ? 3 * o.sampled_messages : o.sampled_messages;
       for (int k = 0; k < m; ++k) {
         const int64_t ts = s.base_ns + w * win_ns + (win_ns * (2 * k + 1)) / (2 * m) + static_cast<int64_t>(rng.NextU64() % 20000);
         uint32_t bytes = static_cast<uint32_t>(o.chunk_bytes / o.qps_per_connection);
         if (f.tenant) bytes = static_cast<uint32_t>(std::exp(std::log(256.0) + rng.Uniform() * (std::log(4.0 * (1 << 20)) - std::log(256.0))));
-        std::vector<Pkt> pk;
+        std::vector<Pkt> pk, data, data_ce;
         if (!f.tenant) AddMessage(s, f.b, f.a, f.sport, f.qpn_a, psn[{f.b, f.a, f.sport, true}], 32, ts - 2000, &pk);
-        AddMessage(s, f.a, f.b, f.sport, f.qpn_b, psn[{f.a, f.b, f.sport, false}], bytes, ts, &pk);
-        for (const int c : f.cables) {
-          auto it = index.find(c);
+        uint32_t& data_psn = psn[{f.a, f.b, f.sport, false}];
+        const bool marked = mark_from < f.cables.size() && rng.Uniform() < mark_p;
+        if (marked) {
+          uint32_t psn_copy = data_psn;
+          AddMessage(s, f.a, f.b, f.sport, f.qpn_b, psn_copy, bytes, ts, &data_ce, true);
+        }
+        AddMessage(s, f.a, f.b, f.sport, f.qpn_b, data_psn, bytes, ts, &data);
+        for (size_t k = 0; k < f.cables.size(); ++k) {
+          auto it = index.find(f.cables[k]);
           if (it == index.end()) continue;
-          for (const Pkt& p : pk) per_capture[it->second].push_back(p);
+          // The data crosses cable k at_ns after leaving its host; the fifo write (the other way) as
+          // many ns before the data's end of the route.
+          const int64_t back_ns = f.at_ns.back() - f.at_ns[k];
+          for (Pkt p : pk) p.ts_ns += back_ns, per_capture[it->second].push_back(std::move(p));
+          for (Pkt p : (marked && k >= mark_from ? data_ce : data)) p.ts_ns += f.at_ns[k], per_capture[it->second].push_back(std::move(p));
         }
       }
     }
@@ -367,14 +404,23 @@ Result<std::vector<std::string>> WriteRingEventDataset(const RingEventScene& s, 
   return written;
 }
 
-RingAllReduceMeasure MeasureRingAllReduce(const RingEventScene& s, const std::vector<int>& order, int qps, double t_s) {
-  RingAllReduceMeasure m;
-  const size_t n = order.size();
-  if (n < 2) return m;
-  qps = std::max(1, qps);
-  // Load per directed link (link, a-to-b?) in hops' worth; the hops' latencies.
-  std::map<std::pair<int, bool>, double> load;
+namespace {
+
+// The ring's load at t: per directed link (link, crossed from a to b?) the hops' worth of traffic on
+// it and the rate available there; the ring's rate r (every hop runs at the slowest share), the
+// link that sets it and the slowest hop's latency.
+struct RingLoad {
+  std::map<std::pair<int, bool>, double> load, avail;
+  double r = INFINITY;
+  double host_r = INFINITY;  // the slowest share on a host's own link (its NIC)
   double lat_max = 0;
+  std::string bottleneck;
+};
+
+RingLoad LoadAt(const RingEventScene& s, const std::vector<int>& order, int qps, double t_s) {
+  RingLoad out;
+  const size_t n = order.size();
+  qps = std::max(1, qps);
   for (size_t i = 0; i < n; ++i) {
     const int a = order[i], b = order[(i + 1) % n];
     for (int q = 0; q < qps; ++q) {
@@ -382,10 +428,10 @@ RingAllReduceMeasure MeasureRingAllReduce(const RingEventScene& s, const std::ve
       double lat = 0;
       for (size_t k = 0; k < r.links.size(); ++k) {
         const FabricLink& l = s.plan.links[static_cast<size_t>(r.links[k])];
-        load[{r.links[k], r.nodes[k] == l.a}] += 1.0 / qps;
+        out.load[{r.links[k], r.nodes[k] == l.a}] += 1.0 / qps;
         lat += l.latency_us;
       }
-      lat_max = std::max(lat_max, lat);
+      out.lat_max = std::max(out.lat_max, lat);
     }
   }
   // Tenant shares (congestion): proportional to the tenant's flows on each cable, tenant_share at
@@ -397,23 +443,62 @@ RingAllReduceMeasure MeasureRingAllReduce(const RingEventScene& s, const std::ve
     }
   }
   const double at_cable = tenant_flows.count(s.cable) ? tenant_flows[s.cable] : 1;
-  double r = INFINITY;
-  for (const auto& [key, ld] : load) {
+  for (const auto& [key, ld] : out.load) {
     const FabricLink& l = s.plan.links[static_cast<size_t>(key.first)];
     double avail = l.rate_gbps;
     if (key.first == s.cable && s.options.event == RingEventKind::kDegraded && RingEventActive(s, t_s)) avail /= 4;
     auto tf = tenant_flows.find(key.first);
     if (tf != tenant_flows.end()) avail *= 1 - std::min(0.95, s.options.tenant_share * tf->second / at_cable);
+    out.avail[key] = avail;
     const double rate = avail / ld;
-    if (rate < r) {
-      r = rate;
-      m.bottleneck = InterSwitch(s.plan, key.first) ? FabricLinkId(s.cluster, s.plan, key.first) : "";
+    if (!InterSwitch(s.plan, key.first)) out.host_r = std::min(out.host_r, rate);
+    if (rate < out.r) {
+      out.r = rate;
+      out.bottleneck = InterSwitch(s.plan, key.first) ? FabricLinkId(s.cluster, s.plan, key.first) : "";
     }
   }
+  return out;
+}
+
+}  // namespace
+
+std::set<std::pair<int, bool>> SaturatedCables(const RingEventScene& s, const std::vector<int>& order, int qps, double t_s) {
+  std::set<std::pair<int, bool>> out;
+  if (order.size() < 2) return out;
+  const RingLoad rl = LoadAt(s, order, qps, t_s);
+  for (const auto& [key, ld] : rl.load) {
+    const double rate = rl.avail.at(key) / ld;
+    if (InterSwitch(s.plan, key.first) && rate <= rl.r * (1 + 1e-9) && rate < rl.host_r * (1 - 1e-9)) out.insert(key);
+  }
+  return out;
+}
+
+RingAllReduceMeasure MeasureRingAllReduce(const RingEventScene& s, const std::vector<int>& order, int qps, double t_s) {
+  RingAllReduceMeasure m;
+  const size_t n = order.size();
+  if (n < 2) return m;
+  const RingLoad rl = LoadAt(s, order, qps, t_s);
   const double nd = static_cast<double>(n);
   const double bytes = 2 * (nd - 1) / nd * s.options.message_bytes;
-  m.rate_gbps = r;
-  m.time_us = bytes * 8 / (r * 1e3) + 2 * (nd - 1) * lat_max;
+  m.bottleneck = rl.bottleneck;
+  m.rate_gbps = rl.r;
+  m.time_us = bytes * 8 / (rl.r * 1e3) + 2 * (nd - 1) * rl.lat_max;
+  // A hop whose every path crosses the cable while it is down waits for it to come back; so does the
+  // whole ring (every step needs every hop).
+  if (CableDown(s, t_s)) {
+    bool stalled = false;
+    for (size_t i = 0; i < n && !stalled; ++i) {
+      for (int q = 0; q < std::max(1, qps) && !stalled; ++q) {
+        stalled = Crosses(Route(s, order[i], order[(i + 1) % n], RingSport(static_cast<int>(i), q), t_s), s.cable);
+      }
+    }
+    if (stalled) {
+      const RingEventOptions& o = s.options;
+      const double phase = std::fmod(t_s - o.event_start_s, o.flap_period_s);
+      m.time_us += (o.flap_down_fraction * o.flap_period_s - phase) * 1e6;
+      m.bottleneck = s.cable_id + " (down)";
+    }
+  }
   m.busbw_gbps = bytes * 8 / (m.time_us * 1e3);
   return m;
 }

@@ -28,6 +28,12 @@
 //    whose route crossed it are re-hashed (the UDP source port salted until the route avoids it, as
 //    a switch's ECMP group shrinks), so their traffic moves to other cables; up again, they return.
 //  - degraded: the cable trains at 1x (a quarter of its rate); routes do not change.
+// Congestion marks: a directed cable is saturated when it sets the ring's rate (the slowest share of
+// every cable the ring crosses) and is slower than the hosts' NICs; there a queue builds, and the
+// switch marks the data messages that cross it (IP ECN CE, with probability mark_probability per
+// message). A mark stays on a packet: the captures of the cables after it on the flow's route see it
+// too, those before it do not. A saturated cable whose share never changes (an ECMP collision of
+// two hops) is marked for the whole run.
 // The affected captures (truth) are the cables whose traffic the event changed: the event's cable,
 // and the cables the tenant's flows cross or re-hashed flows moved to, and the tenant's own host
 // pairs ("<host>~<host>", names sorted: the traffic between those hosts changed too).
@@ -37,12 +43,14 @@
 // rate every directed cable can carry: r = min over cables of available rate / load, load = the
 // share of hops' QPs crossing the cable in that direction (a QP carries 1/qps of its hop). Time
 // T = 2(n-1)/n x S / r + 2(n-1) x L_max (L_max: the slowest hop's one-way latency, its route's
-// links); bus bandwidth = 2(n-1)/n x S / T (nccl-tests' busbw of all_reduce).
+// links), plus, while a flapping cable is down and some hop has no path around it, the wait until it
+// is back; bus bandwidth = 2(n-1)/n x S / T (nccl-tests' busbw of all_reduce).
 // Pure functions of the options: the same options give the same bytes.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -75,6 +83,9 @@ struct RingEventOptions {
   int tenant_flows = 6;
   double tenant_share = 0.75;
   double flap_period_s = 2, flap_down_fraction = 0.25;
+  // Share of the data messages a saturated queue marks (IP ECN CE, as DCQCN's RED-like marking
+  // does between its thresholds); < 0: drawn from the seed in [0.05, 0.3].
+  double mark_probability = -1;
 };
 
 // Checks the options (hosts 4..256, 0 < window <= duration <= 3600, 0 <= start < end <= duration,
@@ -112,6 +123,10 @@ bool RingEventActive(const RingEventScene& s, double t_s);
 // Writes the dataset into `dir` (created): the files of the file comment. Returns the files
 // written (relative); fails (kOutput) when one cannot be written.
 Result<std::vector<std::string>> WriteRingEventDataset(const RingEventScene& s, const std::string& dir);
+
+// The directed cables (link, crossed from its end a to b?) saturated at t by the ring `order`
+// with `qps` QPs per hop (see the file comment). Never fails.
+std::set<std::pair<int, bool>> SaturatedCables(const RingEventScene& s, const std::vector<int>& order, int qps, double t_s);
 
 struct RingAllReduceMeasure {
   double time_us = 0;

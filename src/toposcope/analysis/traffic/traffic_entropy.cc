@@ -81,6 +81,16 @@ struct FlowCount {
   uint64_t packets = 0;
 };
 
+// A flow's congestion-marked packets (IP ECN CE or BTH FECN) in one window of one link, and the
+// first of them in feeding order (time order within a capture): its PSN and time, to find the same
+// packet on other links.
+struct MarkSighting {
+  FlowKey flow;
+  uint32_t first_psn = 0;
+  int64_t first_ts_ns = 0;
+  int64_t marked = 0;
+};
+
 struct Window {
   std::vector<uint32_t> header;                        // 1024 counts while dense (open)
   std::vector<std::pair<uint16_t, uint32_t>> sparse;   // non-zero (bin, count) once compacted
@@ -89,6 +99,8 @@ struct Window {
   int64_t packets = 0;
   uint64_t bytes = 0;
   int64_t messages = 0;
+  int64_t marked = 0;                                  // ECN CE / FECN packets
+  std::vector<MarkSighting> marks;                     // per marked flow
   [[nodiscard]] bool dense() const { return !header.empty(); }
 };
 
@@ -201,6 +213,18 @@ std::string Format(const char* fmt, auto... args) {
   return buf;
 }
 
+// Counts a marked packet of `flow` in `w`.
+void AddMark(Window& w, const FlowKey& flow, const formats::RocePacket& p) {
+  ++w.marked;
+  for (MarkSighting& m : w.marks) {
+    if (m.flow == flow) {
+      ++m.marked;
+      return;
+    }
+  }
+  w.marks.push_back({flow, p.psn, p.ts_ns, 1});
+}
+
 }  // namespace
 
 struct TrafficEntropyAccumulator::State {
@@ -270,6 +294,7 @@ void TrafficEntropyAccumulator::Add(const formats::RocePacket& p, uint32_t src_q
     }
     link.udp_ports.insert(p.udp_src_port);
     if (p.ip_ecn_ce || p.fecn || p.becn || p.opcode == 0x81) ++link.congestion_marks;
+    if (p.ip_ecn_ce || p.fecn) AddMark(*w, key, p);
     ++link.packets;
     link.bytes += p.payload_bytes;
     // Compact windows the link has moved past.
@@ -381,6 +406,53 @@ LinkEntropyMode ClassifySpectrum(const std::string& id, const std::vector<Window
 
 }  // namespace
 
+namespace {
+
+// Marks first seen on each link, by (link, window index): a flow's marked packet seen on several
+// links in one window is credited to the link that saw it first (the queue that marked it feeds that
+// link; every link after it carries the mark on). A flow whose first marked packet no other link saw
+// is credited where it was seen.
+std::map<std::pair<std::string, int64_t>, int64_t> NewMarks(const std::unordered_map<std::string, Link>& links) {
+  struct Seen {
+    const std::string* link;
+    const MarkSighting* mark;
+  };
+  struct Key {
+    int64_t index;
+    FlowKey flow;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const noexcept {
+      return FlowKeyHash{}(k.flow) ^ (static_cast<size_t>(k.index) * 0x9e3779b97f4a7c15ULL);
+    }
+  };
+  std::unordered_map<Key, std::vector<Seen>, KeyHash> by_flow;
+  for (const auto& [id, link] : links) {
+    for (const auto& [index, w] : link.windows) {
+      for (const MarkSighting& m : w.marks) by_flow[{index, m.flow}].push_back({&id, &m});
+    }
+  }
+  std::map<std::pair<std::string, int64_t>, int64_t> out;
+  for (const auto& [key, seen] : by_flow) {
+    for (const Seen& a : seen) {
+      // Seen earlier elsewhere, or at the same time by a capture point when this link is a host pair
+      // (a pair's packets come from the captures: the capture point is where the queue is).
+      const bool a_point = a.link->starts_with("capture:");
+      bool downstream = false;
+      for (const Seen& b : seen) {
+        if (b.mark->first_psn != a.mark->first_psn) continue;
+        downstream = downstream || b.mark->first_ts_ns < a.mark->first_ts_ns ||
+                     (b.mark->first_ts_ns == a.mark->first_ts_ns && !a_point && b.link->starts_with("capture:"));
+      }
+      if (!downstream) out[{*a.link, key.index}] += a.mark->marked;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 TrafficEntropyReport TrafficEntropyAccumulator::Finish() {
   TrafficEntropyReport report;
   if (!state_) return report;
@@ -391,6 +463,7 @@ TrafficEntropyReport TrafficEntropyAccumulator::Finish() {
   std::sort(ids.begin(), ids.end());
   std::vector<uint32_t> counts(kBins);
   std::vector<double> flow_weights;
+  const std::map<std::pair<std::string, int64_t>, int64_t> new_marks = NewMarks(state_->links);
   for (const std::string& id : ids) {
     Link& link = state_->links[id];
     std::vector<WindowFigures> figs;
@@ -436,6 +509,9 @@ TrafficEntropyReport TrafficEntropyAccumulator::Finish() {
         s.estimator = estimator;
         s.deterministic = (s.estimator == EntropyEstimator::kSeedHeader) && bits < opt.deterministic_below_bits;
         s.not_enough_packets = few;
+        s.marked_packets = w.marked;
+        auto nm = new_marks.find({id, index});
+        s.new_marks = nm == new_marks.end() ? 0 : nm->second;
         report.samples.push_back(std::move(s));
       }
     }

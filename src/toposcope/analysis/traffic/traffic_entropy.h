@@ -32,6 +32,13 @@
 // "multi_tenant_contention" (flatness >= white_flatness and coefficient of variation >= min_cv:
 // a broadband white floor of large random fluctuations); else "steady".
 //
+// Congestion marks: per window, the packets marked by a congested queue (IP ECN CE, BTH FECN), and
+// of those the marks first seen on this link: the same packet (flow = destination IP + QP, and the
+// PSN of the flow's first marked packet in the window) seen marked on several links is credited to
+// the link that saw it earliest, since a mark stays on a packet past the queue that set it. With
+// captures that sample packets independently the same packet is rarely seen twice and every link that
+// saw a mark is credited.
+//
 // Link ids are chosen by the caller; the helpers below build the documented forms. A packet seen
 // by two captures and given the same link id twice counts twice.
 #pragma once
@@ -104,6 +111,8 @@ struct LinkEntropySample {
   EntropyEstimator estimator = EntropyEstimator::kSeedHeader;
   bool deterministic = false;  // seed_header only: bits < deterministic_below_bits
   bool not_enough_packets = false;  // packets < min_packets
+  int64_t marked_packets = 0;  // congestion-marked packets (IP ECN CE or BTH FECN) in the window
+  int64_t new_marks = 0;       // of those, marks first seen on this link (see the file comment)
 };
 
 struct LinkEntropyMode {

@@ -79,7 +79,8 @@ void AddEntropyJson(const analysis::RdmaReport& rd, json& j) {
   for (const auto& e : rd.entropy.samples) {
     samples.push_back({{"link", e.link}, {"window_start_ns", e.window_start_ns}, {"bits", Num(e.bits, 6)},
                        {"estimator", analysis::EntropyEstimatorName(e.estimator)}, {"deterministic", e.deterministic},
-                       {"packets", e.packets}, {"not_enough_packets", e.not_enough_packets}});
+                       {"packets", e.packets}, {"not_enough_packets", e.not_enough_packets},
+                       {"marked_packets", e.marked_packets}, {"new_marks", e.new_marks}});
   }
   j["link_entropy"] = std::move(samples);
   json links = json::array();
