@@ -27,6 +27,22 @@ TEST(EadpsStream, AcceptedForms) {
   EXPECT_TRUE(std::isnan((*b)->shown_bits));
 }
 
+TEST(EadpsStream, CountsAndMarks) {
+  auto a = ParseEntropySampleLine(R"({"link":"x","t_s":1,"window_s":0.5,"bits":1.0,"packets":40,"marks":3})", "message_size");
+  ASSERT_TRUE(a.ok() && a->has_value());
+  EXPECT_EQ((*a)->packets, 40);
+  EXPECT_EQ((*a)->marks, 3);
+  EXPECT_TRUE((*a)->has_bits);
+  // Counts without an entropy: a window with too few packets.
+  auto b = ParseEntropySampleLine(R"({"link":"x","t_s":1.5,"window_s":0.5,"packets":2})", "message_size");
+  ASSERT_TRUE(b.ok() && b->has_value());
+  EXPECT_FALSE((*b)->has_bits);
+  EXPECT_EQ((*b)->marks, -1);
+  auto c = ParseEntropySampleLine(R"({"link":"x","t_s":1.5,"window_s":0.5,"bits":1,"marks":-2})", "message_size");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("marks"), std::string::npos);
+}
+
 TEST(EadpsStream, SkippedLines) {
   auto blank = ParseEntropySampleLine("   ", "message_size");
   ASSERT_TRUE(blank.ok());

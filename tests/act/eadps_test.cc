@@ -1,5 +1,7 @@
 // EADPS state machine: a jump wakes it, the hot and cool holds, hysteresis, the cool-down, a clean
-// (steady) series decides nothing, bad input (empty, one window, NaN) is named; the rank re-order
+// (steady) series decides nothing, bad input (empty, one window, NaN) is named; the physical rules
+// (a marking onset held, dip-and-return cycles) fire on their patterns and not on steady marks,
+// wobbling counts or lone dips; the rank re-order
 // keeps ring neighbours off avoided pairs; NCCL settings carry their reasons.
 #include "toposcope/act/eadps.h"
 
@@ -189,6 +191,126 @@ TEST(Eadps, LinksAreIndependent) {
   ASSERT_EQ(r->decisions.size(), 1u);
   EXPECT_EQ(r->decisions[0].evidence.link, "a~b");
   EXPECT_EQ(r->links, 2);
+}
+
+// Counts only (entropy steady at 1 bit): packets per window and first-seen marks per window.
+std::vector<EntropyPoint> CountSeries(const std::string& link, const std::vector<int64_t>& packets,
+                                      const std::vector<int64_t>& marks) {
+  std::vector<EntropyPoint> out = Series(link, Repeat(1.0, static_cast<int>(packets.size())));
+  for (size_t k = 0; k < out.size(); ++k) out[k].packets = packets[k], out[k].marks = marks[k];
+  return out;
+}
+
+std::vector<int64_t> RepeatN(int64_t v, int n) { return std::vector<int64_t>(static_cast<size_t>(n), v); }
+
+std::vector<int64_t> ConcatN(std::vector<int64_t> a, const std::vector<int64_t>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+TEST(Eadps, MarkOnsetHeldMovesOff) {
+  // 20 quiet windows, then 5 marks of 40 packets a window: an onset; 3 s = 6 windows.
+  auto r = ReplaySchedule(CountSeries("capture:l0-p5", RepeatN(40, 40), ConcatN(RepeatN(0, 20), RepeatN(5, 20))),
+                          EadpsOptions{});
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  ASSERT_EQ(r->decisions.size(), 1u);
+  const DecisionEvidence& e = r->decisions[0].evidence;
+  EXPECT_EQ(e.rule, "mark_hold");
+  EXPECT_EQ(e.run_start_ns, 20 * kWin);
+  EXPECT_EQ(r->decisions[0].t_ns, 26 * kWin);
+  ASSERT_EQ(e.marks.size(), 6u);
+  EXPECT_EQ(e.marks[0], 5);
+  EXPECT_EQ(e.packets[0], 40);
+}
+
+TEST(Eadps, MarksFromTheStartOrTooFewDecideNothing) {
+  EadpsOptions o;
+  // Marked since the first window: the steady state of the link, not an onset.
+  auto r = ReplaySchedule(CountSeries("x", RepeatN(40, 40), RepeatN(5, 40)), o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->decisions.empty());
+  // Marks below mark_fraction (1 of 400 packets < 1 %).
+  r = ReplaySchedule(CountSeries("x", RepeatN(400, 40), ConcatN(RepeatN(0, 20), RepeatN(1, 20))), o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->decisions.empty());
+  // The rule off.
+  o.mark_fraction = 0;
+  r = ReplaySchedule(CountSeries("x", RepeatN(40, 40), ConcatN(RepeatN(0, 20), RepeatN(5, 20))), o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->decisions.empty());
+}
+
+TEST(Eadps, ShortGapsJoinAMarkingEpisode) {
+  // Marked windows with one unmarked window every third: one episode (gaps < 2 s), decides at 3 s.
+  std::vector<int64_t> marks = RepeatN(0, 20);
+  for (int k = 0; k < 12; ++k) marks.push_back(k % 3 == 2 ? 0 : 4);
+  auto r = ReplaySchedule(CountSeries("x", RepeatN(40, 32), marks), EadpsOptions{});
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->decisions.size(), 1u);
+  EXPECT_EQ(r->decisions[0].evidence.run_start_ns, 20 * kWin);
+  EXPECT_EQ(r->decisions[0].t_ns, 27 * kWin);  // the first marked window ending >= 3 s after the start
+}
+
+TEST(Eadps, ThreeDipCyclesMoveOff) {
+  // 40 packets a window; from window 20 every fourth window is empty (missing from the series).
+  std::vector<EntropyPoint> pts;
+  for (const EntropyPoint& p : CountSeries("capture:s1-p2", RepeatN(40, 40), RepeatN(0, 40))) {
+    const int64_t k = p.window_start_ns / kWin;
+    if (k >= 20 && (k - 20) % 4 == 0) continue;
+    pts.push_back(p);
+  }
+  auto r = ReplaySchedule(pts, EadpsOptions{});
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  ASSERT_EQ(r->decisions.size(), 1u);
+  const DecisionEvidence& e = r->decisions[0].evidence;
+  EXPECT_EQ(e.rule, "flap_cycles");
+  ASSERT_EQ(e.windows_ns.size(), 3u);
+  EXPECT_EQ(e.windows_ns[0], 20 * kWin);
+  EXPECT_EQ(e.windows_ns[2], 28 * kWin);
+  EXPECT_EQ(r->decisions[0].t_ns, 30 * kWin);  // the window after the third dip came back
+  EXPECT_EQ(e.packets[0], 40);                 // the median before the dip
+}
+
+TEST(Eadps, SteadyOrSingleDipsDoNotFlap) {
+  // Counts varying by 30 % never dip; two dips within 10 s are not three; dips 6 s apart never
+  // gather three within 10 s.
+  std::vector<int64_t> wobble;
+  for (int k = 0; k < 60; ++k) wobble.push_back(k % 2 == 0 ? 40 : 28);
+  auto r = ReplaySchedule(CountSeries("x", wobble, RepeatN(0, 60)), EadpsOptions{});
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->decisions.empty());
+  std::vector<int64_t> two = RepeatN(40, 60);
+  two[20] = two[24] = 2;
+  r = ReplaySchedule(CountSeries("x", two, RepeatN(0, 60)), EadpsOptions{});
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->decisions.empty());
+  std::vector<int64_t> sparse = RepeatN(40, 80);
+  for (int k = 10; k < 80; k += 12) sparse[static_cast<size_t>(k)] = 0;
+  r = ReplaySchedule(CountSeries("x", sparse, RepeatN(0, 80)), EadpsOptions{});
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->decisions.empty());
+}
+
+TEST(Eadps, CountOnlyWindowsEndEntropyRuns) {
+  // A hot run interrupted by a window without an entropy (too few packets) starts again.
+  std::vector<EntropyPoint> pts = Series("a~b", Concat(Repeat(1.0, 10), Repeat(3.0, 10)));
+  pts[15].has_bits = false;
+  pts[15].bits = NAN;
+  auto r = ReplaySchedule(pts, EadpsOptions{});
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  EXPECT_EQ(r->decisions.size(), 0u);  // 10..14 is 2.5 s, 16..19 2 s: neither holds 3 s
+}
+
+TEST(Eadps, BadPhysicalOptionsAreNamed) {
+  EadpsOptions o;
+  o.dip_fraction = 1.5;
+  EXPECT_EQ(ValidateEadpsOptions(o).error().kind, ErrorKind::kUsage);
+  o = EadpsOptions{};
+  o.flap_cycles = -1;
+  EXPECT_NE(ValidateEadpsOptions(o).error().message.find("--flap-cycles"), std::string::npos);
+  o = EadpsOptions{};
+  o.mark_hold_s = 0;
+  EXPECT_FALSE(ValidateEadpsOptions(o).ok());
 }
 
 TEST(EadpsReorder, NeighboursLeaveTheAvoidedPair) {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -356,6 +357,33 @@ TEST(TrafficEntropy, Deterministic) {
     return Synth(64, [&](int w) { return n[w]; });
   };
   ExpectSameReport(run(), run());
+}
+
+}  // namespace
+}  // namespace toposcope::analysis
+
+namespace toposcope::analysis {
+namespace {
+
+// A marked packet seen on two captures is credited to the one that saw it first; a host pair that
+// saw it at the same time as a capture is not credited; unmarked packets are no marks.
+TEST(TrafficEntropy, NewMarksGoToTheFirstCaptureOnThePath) {
+  TrafficEntropyAccumulator acc;
+  const std::vector<std::string> up = {"capture:leaf0-p5", "a~b"};
+  const std::vector<std::string> down = {"capture:spine1-p3", "a~b"};
+  for (uint32_t k = 0; k < 20; ++k) {
+    RocePacket p = Pkt(10 * kMs + k * 1000, op::kWriteOnly, 0x101, 100 + k, 4096);
+    p.ip_ecn_ce = k % 4 == 0;  // 5 marked
+    acc.Add(p, 0, up);
+    p.ts_ns += 700;  // 0.7 us later on the next cable
+    acc.Add(p, 0, down);
+  }
+  const TrafficEntropyReport r = acc.Finish();
+  std::map<std::string, std::pair<int64_t, int64_t>> marks;  // link -> (marked, new)
+  for (const LinkEntropySample* s : SamplesOf(r, "message_size")) marks[s->link] = {s->marked_packets, s->new_marks};
+  EXPECT_EQ(marks["capture:leaf0-p5"], std::make_pair(int64_t{5}, int64_t{5}));
+  EXPECT_EQ(marks["capture:spine1-p3"], std::make_pair(int64_t{5}, int64_t{0}));
+  EXPECT_EQ(marks["a~b"], std::make_pair(int64_t{10}, int64_t{0}));
 }
 
 }  // namespace
