@@ -1,17 +1,22 @@
 #include "toposcope/app/demo_command.h"
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <filesystem>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
 #include "toposcope/app/analyze_command.h"
+#include "toposcope/app/schedule_sim_command.h"
 #include "toposcope/app/simulate_command.h"
 #include "toposcope/base/file_io.h"
 #include "toposcope/experiments/architecture_compare.h"
 #include "toposcope/report/result_json.h"
 #include "toposcope/report/score.h"
+#include "toposcope/act/hypotheses.h"
+#include "toposcope/base/text.h"
 
 namespace toposcope::app {
 namespace {
@@ -35,6 +40,34 @@ Status SimulateStep(const DemoRequest& req, const std::string& data_dir, std::FI
   return {};
 }
 
+// The fault hypothesis tree in a few lines: each symptom's most probable cause, the first of each
+// kind of symptom first.
+void ExplainStep(const AnalyzeOutcome& a, std::FILE* out) {
+  act::HypothesisOptions ho;
+  ho.probes = &a.probes;
+  Result<act::HypothesisTree> tree = act::BuildHypotheses(a.result, ho);
+  if (!tree.ok()) return;
+  std::fprintf(out, "\n== explain: %zu symptom(s), each with its most probable cause (`toposcope explain` shows evidence and next checks)\n",
+               tree->symptoms.size());
+  std::vector<const act::Symptom*> shown, rest;
+  std::set<act::SymptomKind> kinds;
+  for (const act::Symptom& sy : tree->symptoms) (kinds.insert(sy.kind).second ? shown : rest).push_back(&sy);
+  for (const act::Symptom* sy : rest) shown.push_back(sy);
+  const size_t n = std::min<size_t>(shown.size(), 6);
+  for (size_t i = 0; i < n; ++i) {
+    const act::Symptom& sy = *shown[i];
+    std::string line = "  " + std::string(act::SymptomKindName(sy.kind)) + " " + sy.entity + ": ";
+    if (!sy.hypotheses.empty()) {
+      const act::Hypothesis& h = sy.hypotheses.front();
+      line += std::string(act::HypothesisKindName(h.kind)) + (h.entity != sy.entity && !h.entity.empty() ? " (" + h.entity + ")" : "") +
+              " " + FormatFixed(100 * h.probability, 1) + " %";
+    }
+    if (line.size() > 118) line = line.substr(0, 115) + "...";
+    std::fprintf(out, "%s\n", line.c_str());
+  }
+  if (shown.size() > n) std::fprintf(out, "  ... and %zu more symptom(s) in result.json\n", shown.size() - n);
+}
+
 // Analyses the simulated data into `res_dir`, printing the summary as `analyze` does.
 Status AnalyzeStep(const std::string& data_dir, const std::string& res_dir, std::FILE* out) {
   std::fprintf(out, "\n== analyze %s\n", data_dir.c_str());
@@ -48,7 +81,57 @@ Status AnalyzeStep(const std::string& data_dir, const std::string& res_dir, std:
   for (const auto& d : a->result.diagnostics) std::fprintf(stderr, "%s\n", d.c_str());
   std::fprintf(out, "wrote %s/result.json\n", res_dir.c_str());
   if (!a->any_input_read) return MakeError(data_dir, 0, 0, "no input could be read");
+  ExplainStep(*a, out);
   return {};
+}
+
+// Which injected faults the hypothesis tree names (score's hypotheses section, per kind).
+void NamedFaultsText(const nlohmann::json& score, std::FILE* out) {
+  if (!score.contains("hypotheses") || !score["hypotheses"].contains("by_kind")) return;
+  std::string line = "  injected faults the hypothesis tree names first (of injected):";
+  size_t width = line.size();
+  for (const auto& [kind, k] : score["hypotheses"]["by_kind"].items()) {
+    const auto n = k.value("causes", int64_t{0});
+    const auto first = static_cast<int64_t>(std::llround(k.value("top1_accuracy", 0.0) * static_cast<double>(n)));
+    const auto top3 = static_cast<int64_t>(std::llround(k.value("top3_accuracy", 0.0) * static_cast<double>(n)));
+    std::string item = " " + kind + " " + std::to_string(first) + "/" + std::to_string(n);
+    if (top3 > first) item += " (" + std::to_string(top3 - first) + " in the top 3)";
+    if (top3 < n) item += " (" + std::to_string(n - top3) + " not named)";
+    item += ";";
+    if (width + item.size() > 110) line += "\n   ", width = 3;
+    line += item;
+    width += item.size();
+  }
+  std::fprintf(out, "%s\n", line.c_str());
+}
+
+// EADPS acting on a degraded cable under a job's ring AllReduce (the ring scene of the simulator):
+// the decision, its action and the measured speed-up; adds the scheduler's scores to the score.
+void ActStep(const DemoRequest& req, nlohmann::json* score, std::FILE* out) {
+  std::fprintf(out, "\n== act: a cable under a job's ring AllReduce trains at 1x mid-run; the path scheduler (EADPS) watches the captures\n");
+  ScheduleSimRequest r;
+  r.archs = {"fat-tree"};
+  r.seeds = {req.seed};
+  r.events = {"degraded"};
+  r.hosts = std::clamp(req.hosts, 4, 256);
+  r.out = (fs::path(req.out) / "schedule").string();
+  Result<ScheduleSimOutcome> o = RunScheduleSim(r);
+  if (!o.ok() || o->runs.empty()) {
+    std::fprintf(stderr, "toposcope: %s\n", o.ok() ? "the scheduler simulation made no run" : o.error().ToString().c_str());
+    return;
+  }
+  const ScheduleSimRun& run = o->runs.front();
+  std::fprintf(out, "  injected: cable %s at 1x from 12 s to 28 s of a 40 s job (%d hosts)\n", run.cable.c_str(), r.hosts);
+  std::fputs(run.decisions_text.c_str(), out);
+  if (run.detected) {
+    std::fprintf(out, "  AllReduce of 1 GiB while the cable is slow: %.1f ms at %.0f Gb/s bus bandwidth in the job's order, %.1f ms at %.0f Gb/s after the decision: %.2fx faster\n",
+                 run.allreduce_static_us / 1e3, run.busbw_static_gbps, run.allreduce_scheduled_us / 1e3,
+                 run.busbw_scheduled_gbps, run.speedup);
+  } else {
+    std::fprintf(out, "  no decision on the event's cable: the job's order stays\n");
+  }
+  std::fprintf(out, "  (hostfiles, NCCL graph and settings of each decision: %s)\n", r.out.c_str());
+  (*score)["schedule"] = ScheduleSimJson(*o)["schedule"];
 }
 
 // The three architectures side by side, each identified from its own simulated fabric; adds what
@@ -92,7 +175,9 @@ Status RunDemo(const DemoRequest& req, std::FILE* out) {
   Result<nlohmann::json> score = report::ScoreFiles(truth, result);
   if (!score.ok()) return score.error();
   std::fputs(report::ScoreHeadlineText(*score).c_str(), out);
+  NamedFaultsText(*score, out);
   std::fprintf(out, "  (every figure: %s/score.json)\n", req.out.c_str());
+  ActStep(req, &*score, out);
   CompareStep(req, (fs::path(req.out) / "architectures.txt").string(), &*score, out);
   if (Status st = WriteFileText((fs::path(req.out) / "score.json").string(), report::DumpSchemaFirst(*score));
       !st.ok()) {

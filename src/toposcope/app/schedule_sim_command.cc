@@ -116,6 +116,10 @@ Result<ScheduleSimRun> OneRun(const ScheduleSimRequest& req, sim::Arch arch, uin
   run.seed = seed;
   run.event = sim::RingEventKindName(ev);
   run.cable = scene->cable_id;
+  const std::string text = ScheduleText(*o);
+  for (const std::string_view line : SplitLines(text)) {
+    if (line.starts_with("  #") || line.starts_with("      NCCL_")) run.decisions_text += std::string(line) + "\n";
+  }
   Score(*scene, *o, req.options, run);
   return run;
 }

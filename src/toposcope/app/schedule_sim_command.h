@@ -50,6 +50,7 @@ struct ScheduleSimRun {
   std::string bottleneck_static, bottleneck_scheduled;  // at the first scored window ("" = the NICs)
   int qps_scheduled = 0;                                 // at the first scored window
   std::vector<std::string> decision_links;
+  std::string decisions_text;  // the decisions as `schedule` prints them (without the files written)
 };
 
 struct ScheduleSimOutcome {
