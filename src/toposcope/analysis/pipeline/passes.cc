@@ -56,6 +56,11 @@ PassCounts RunIslands(const PipelineOptions& opt, PipelineState* st) {
 }
 
 PassCounts RunConfidence(const PipelineOptions& opt, PipelineState* st) {
+  // Without a link between GPUs there is no path to bound: no table (and no Monte Carlo).
+  if (st->links->empty()) {
+    st->confidence = ConfidenceReport{};
+    return {0, 0};
+  }
   st->confidence = AnalyzeConfidence(
       *st->links, MeasuredNoise(*st->dataset, opt.analyze.thresholds, opt.analyze.noise), opt.analyze.confidence);
   return {static_cast<int64_t>(st->links->size()), static_cast<int64_t>(st->confidence->paths.size())};

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <unordered_map>
 
 namespace toposcope::analysis {
 
@@ -36,12 +37,24 @@ RdmaReport AnalyzeRdma(const model::Dataset& ds, const RdmaOptions& opt, Diagnos
       if (eo.window_ns <= 0) eo.window_ns = AutoEntropyWindowNs(last - first);
       out.entropy_window_ns = eo.window_ns;
       TrafficEntropyAccumulator acc(eo);
+      // Link ids are made once per capture and per flow, not per packet.
+      std::vector<std::string> capture_ids;
+      for (size_t i = 0; i < ds.captures.size(); ++i) capture_ids.push_back(CaptureLinkId(ds.captures[i].point));
+      std::unordered_map<const Flow*, std::string> pair_ids;
       std::array<std::string, 2> links;
       const Status st = ReplayPackets(ds, out.flows, [&](const formats::RocePacket& p, uint32_t src_qp, const Flow& f) {
         const auto idx = static_cast<size_t>(p.capture_index);
-        links[0] = CaptureLinkId(idx < ds.captures.size() ? ds.captures[idx].point : std::to_string(p.capture_index));
-        links[1] = HostPairLinkId(f.src_host.empty() ? f.key.src.ToString() : f.src_host,
-                                  f.dst_host.empty() ? f.key.dst.ToString() : f.dst_host);
+        if (idx < capture_ids.size()) {
+          if (links[0] != capture_ids[idx]) links[0] = capture_ids[idx];
+        } else {
+          links[0] = CaptureLinkId(std::to_string(p.capture_index));
+        }
+        auto [it, fresh] = pair_ids.try_emplace(&f);
+        if (fresh) {
+          it->second = HostPairLinkId(f.src_host.empty() ? f.key.src.ToString() : f.src_host,
+                                      f.dst_host.empty() ? f.key.dst.ToString() : f.dst_host);
+        }
+        if (links[1] != it->second) links[1] = it->second;
         acc.Add(p, src_qp, links);
       }, opt.flows.check_icrc);
       if (!st.ok()) diag.Warn("captures", 0, "", st.error().ToString());
