@@ -1,5 +1,6 @@
 // report/pipeline/timeline_file: the timeline pass's sink that writes DIR/timeline.json, a
-// Chrome/Perfetto trace with one process per host and one track per GPU.
+// Chrome/Perfetto trace with one process per host and one track per device, rank and stream, and the
+// same timeline as a native Perfetto protobuf trace, DIR/timeline.pftrace (report/perfetto_proto).
 #pragma once
 
 #include <fstream>
@@ -8,6 +9,7 @@
 
 #include "toposcope/analysis/pipeline/pipeline.h"
 #include "toposcope/report/perfetto.h"
+#include "toposcope/report/perfetto_proto.h"
 
 namespace toposcope::report {
 
@@ -23,9 +25,10 @@ class TimelineFile final : public analysis::TimelineSink {
   [[nodiscard]] std::string path() const override { return path_; }
 
  private:
-  std::string dir_, path_;
-  std::ofstream out_;
+  std::string dir_, path_, proto_path_;
+  std::ofstream out_, proto_out_;
   std::unique_ptr<PerfettoTimelineWriter> writer_;
+  std::unique_ptr<PerfettoProtoWriter> proto_;
 };
 
 }  // namespace toposcope::report
