@@ -110,7 +110,7 @@ TEST(Metrics, CablesGetHostAndSwitchLabels) {
   EXPECT_DOUBLE_EQ(Value(fs, "toposcope_cable_latency_seconds", {{"link", "h1--leaf1"}, {"host", "h1"}, {"switch", "leaf1"}}), 1.5e-6);
   EXPECT_EQ(Find(fs, "toposcope_cable_latency_seconds")->samples.size(), 1u);  // the uncovered cable has none
   EXPECT_EQ(Value(fs, "toposcope_cable_identifiable", {{"link", "leaf1--spine1"}, {"switch", "leaf1"}, {"peer_switch", "spine1"}}), 0);
-  EXPECT_EQ(Value(fs, "toposcope_link_entropy_bits", {{"link", "h1~h2"}, {"estimator", "seed_header"}}), 3.25);
+  EXPECT_EQ(Value(fs, "toposcope_link_entropy_bit", {{"link", "h1~h2"}, {"estimator", "seed_header"}}), 3.25);
   EXPECT_EQ(Value(fs, "toposcope_link_queue_pairs", {{"link", "h1~h2"}}), 4);
 }
 

@@ -96,7 +96,7 @@ void AddNode(const analysis::AnalysisResult& r, std::vector<MetricFamily>& out) 
 }
 
 void AddEntropy(const analysis::AnalysisResult& r, std::vector<MetricFamily>& out) {
-  MetricFamily bits = Family("toposcope_link_entropy_bits", "Median per-window entropy of a network link's traffic, by estimator", "bit");
+  MetricFamily bits = Family("toposcope_link_entropy_bit", "Median per-window entropy of a network link's traffic, by estimator", "bit");
   MetricFamily qps = Family("toposcope_link_queue_pairs", "Distinct requester queue pairs carrying a network link", "1");
   MetricFamily ports = Family("toposcope_link_udp_source_ports", "Distinct UDP source ports on a network link (its ECMP entropy)", "1");
   MetricFamily risk = Family("toposcope_link_polarisation_risk", "1 when too few flows carry the link for ECMP to spread them", "1");
