@@ -505,7 +505,7 @@ Command ServeCommand(Flags& f) {
             c->add_option("--listen", f.serve_request.listen, "HOST:PORT to listen on (default 127.0.0.1:9400; port 0: any free one)");
             c->add_option("--poll-s", f.serve_request.poll_s, "check the inputs for changes every N seconds (default 5; 0: never)")
                 ->check(CLI::Range(0.0, 86400.0));
-            c->add_option("--threads", f.serve_request.threads, "request worker threads (default 8)")->check(CLI::Range(1, 256));
+            c->add_option("--threads", f.serve_request.threads, "request worker threads, one per open connection (default 16)")->check(CLI::Range(1, 256));
           },
           [&f] {
             f.serve.quiet = true;  // no progress lines

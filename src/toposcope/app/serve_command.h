@@ -16,7 +16,7 @@ struct ServeRequest {
   AnalyzeRequest analyze;               // paths, options; `out` also gets result.json etc. per analysis
   std::string listen = "127.0.0.1:9400";  // HOST:PORT; port 0 picks a free one
   double poll_s = 5;                    // input poll period (0: never re-analyse)
-  int threads = 8;                      // request worker threads
+  int threads = 16;                     // request worker threads
 };
 
 // Runs the first analysis (fails with its error: kInput when nothing can be read), binds (kUsage

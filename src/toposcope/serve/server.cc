@@ -266,8 +266,10 @@ Server::Server(ServeOptions opt, AnalyzeFunction analyze) : impl_(std::make_uniq
   impl_->http.set_payload_max_length(64 * 1024);
   impl_->http.set_read_timeout(5, 0);
   impl_->http.set_write_timeout(5, 0);
-  impl_->http.set_keep_alive_timeout(5);
-  impl_->http.set_keep_alive_max_count(1000);
+  // A worker serves one connection at a time: keep-alive connections are bounded in requests and
+  // idle time so that clients beyond the worker count wait briefly, not for a whole session.
+  impl_->http.set_keep_alive_timeout(2);
+  impl_->http.set_keep_alive_max_count(100);
   impl_->Routes();
 }
 

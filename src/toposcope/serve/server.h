@@ -22,7 +22,7 @@ struct ServeOptions {
   double poll_s = 5;               // input poll period; 0: never re-analyse
   std::vector<std::string> watch;  // the inputs to watch
   std::string exclude_dir;         // left out of the watch (the output directory)
-  int threads = 8;                 // request worker threads
+  int threads = 16;                // request worker threads (one per open connection)
 };
 
 using AnalyzeFunction = std::function<Result<AnalysisOutput>()>;
