@@ -2,11 +2,13 @@
 # toposcope serve end to end, on a small simulated cluster: /metrics passes `promtool check
 # metrics`, /api/result is the result.json the same run wrote, /api/hosts/<host> answers for a host
 # and 404 for path tricks, other methods get 405; touching an input re-analyses; a real Prometheus
-# scrapes the server and its query API returns the series; SIGTERM stops the server with exit 0.
+# scrapes the server and its query API returns the series, and answers every query of the Grafana
+# dashboard (docs/grafana/toposcope.json); SIGTERM stops the server with exit 0.
 # `analyze --otlp` writes the same metric names as OTLP/JSON. Exits 77 (skipped) when curl or
 # promtool is missing; the Prometheus part alone is skipped without the prometheus binary.
 set -euo pipefail
 bin=$1
+dashboard="$(cd "$(dirname "$0")/../.." && pwd)/docs/grafana/toposcope.json"
 tmp=$(mktemp -d)
 serve_pid=""
 prom_pid=""
@@ -36,6 +38,21 @@ for _ in $(seq 1 150); do
 done
 [ -n "$port" ] || fail "serve did not start"
 base="http://127.0.0.1:$port"
+# Prometheus starts now (it takes seconds) and scrapes while the checks below run.
+if command -v prometheus > /dev/null; then
+  pport=$(free_port)
+  cat > "$tmp/prometheus.yml" << YAML
+global:
+  scrape_interval: 1s
+scrape_configs:
+  - job_name: toposcope
+    static_configs:
+      - targets: ['127.0.0.1:$port']
+YAML
+  prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/tsdb" \
+    --web.listen-address="127.0.0.1:$pport" > "$tmp/prometheus.log" 2>&1 &
+  prom_pid=$!
+fi
 
 # /metrics: the exposition format, lint clean, with the families the dashboard uses.
 curl -sf -D "$tmp/headers" "$base/metrics" > "$tmp/metrics.txt" || fail "GET /metrics"
@@ -47,6 +64,13 @@ for family in toposcope_host_gpus toposcope_host_islands toposcope_gpu_link_degr
               toposcope_input_read_records toposcope_format_rejected_records toposcope_serve_analyses_total; do
   grep -q "^$family[{ ]" "$tmp/metrics.txt" || fail "no $family samples"
 done
+# Every metric the dashboard queries is served.
+python3 - "$dashboard" "$tmp/metrics.txt" << 'PY' || fail "dashboard names a metric /metrics lacks"
+import json, re, sys
+served = {l.split()[2] for l in open(sys.argv[2]) if l.startswith("# TYPE ")}
+used = {n for p in json.load(open(sys.argv[1]))["panels"] for t in p["targets"] for n in re.findall(r"toposcope_\w+", t["expr"])}
+assert used <= served, used - served
+PY
 
 # /api/result is result.json byte for byte; a host's part; path tricks and bad methods.
 curl -sf "$base/api/result" > "$tmp/result.json" || fail "GET /api/result"
@@ -72,7 +96,7 @@ get "$base/" && grep -q 'href="/metrics"' "$tmp/body" || fail "index page"
 
 # A changed input is re-analysed (the output folder is not watched: no loop).
 touch "$(find "$tmp/data" -name '*.txt' | head -1)"
-for _ in $(seq 1 100); do
+for _ in $(seq 1 300); do
   get "$base/metrics" && grep -q '^toposcope_serve_analyses_total 2$' "$tmp/body" && break
   sleep 0.1
 done
@@ -80,22 +104,10 @@ get "$base/metrics" && grep -q '^toposcope_serve_analyses_total 2$' "$tmp/body" 
 sleep 0.6
 get "$base/metrics" && grep -q '^toposcope_serve_analyses_total 2$' "$tmp/body" || fail "re-analysed without a change"
 
-# A real Prometheus scrapes it; the query API returns the series.
-if command -v prometheus > /dev/null; then
-  pport=$(free_port)
-  cat > "$tmp/prometheus.yml" << YAML
-global:
-  scrape_interval: 1s
-scrape_configs:
-  - job_name: toposcope
-    static_configs:
-      - targets: ['127.0.0.1:$port']
-YAML
-  prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/tsdb" \
-    --web.listen-address="127.0.0.1:$pport" > "$tmp/prometheus.log" 2>&1 &
-  prom_pid=$!
+# The real Prometheus scraped it; the query API returns the series.
+if [ -n "$prom_pid" ]; then
   found=""
-  for _ in $(seq 1 100); do
+  for _ in $(seq 1 150); do
     if curl -sf "http://127.0.0.1:$pport/api/v1/query?query=toposcope_host_gpus" > "$tmp/q.json" 2> /dev/null &&
        python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["data"]["result"]; sys.exit(0 if len(r)==3 else 1)' "$tmp/q.json"; then
       found=1
@@ -106,6 +118,17 @@ YAML
   [ -n "$found" ] || { cat "$tmp/prometheus.log" | tail -5; cat "$tmp/q.json" 2> /dev/null; fail "Prometheus has no toposcope_host_gpus series for the 3 hosts"; }
   get "http://127.0.0.1:$pport/api/v1/query?query=up%7Bjob%3D%22toposcope%22%7D" && grep -q '"value":\[[0-9.]*,"1"\]' "$tmp/body" \
     || fail "Prometheus target not up"
+  # Every dashboard query runs (the host variable at "all"); the per-host ones return series.
+  python3 - "$dashboard" "http://127.0.0.1:$pport" << 'PY' || fail "a dashboard query failed"
+import json, sys, urllib.parse, urllib.request
+for p in json.load(open(sys.argv[1]))["panels"]:
+    for t in p["targets"]:
+        expr = t["expr"].replace("$host", ".*")
+        r = json.load(urllib.request.urlopen(sys.argv[2] + "/api/v1/query?" + urllib.parse.urlencode({"query": expr})))
+        assert r["status"] == "success", (expr, r)
+        if "toposcope_host_" in expr or "toposcope_clock_offset" in expr:
+            assert r["data"]["result"], ("no series", expr)
+PY
   kill "$prom_pid"; wait "$prom_pid" 2> /dev/null || true; prom_pid=""
 else
   echo "note: prometheus not installed, scrape check skipped"

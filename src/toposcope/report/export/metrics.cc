@@ -174,7 +174,7 @@ void AddFabric(const analysis::AnalysisResult& r, std::vector<MetricFamily>& out
   MetricFamily links = Family("toposcope_fabric_links", "Physical links in the fabric", "1");
   MetricFamily down = Family("toposcope_fabric_down_ports", "Ports of a switch without a link", "1");
   MetricFamily findings = Family("toposcope_fabric_findings", "Fabric findings (down ports, slow links, conflicts), by kind", "1");
-  MetricFamily arch = Family("toposcope_architecture_info", "The network architecture found, with the confidence as value", "1");
+  MetricFamily arch = Family("toposcope_architecture_confidence", "Confidence in the network architecture found (fat-tree, dragonfly, HHRE)", "1");
   if (r.fabric.present) {
     switches.Add({}, static_cast<double>(r.fabric.switches.size()));
     hosts.Add({}, static_cast<double>(r.fabric.hosts.size()));
