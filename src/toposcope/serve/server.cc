@@ -108,6 +108,7 @@ struct Server::Impl {
   std::mutex stop_mu;
   std::condition_variable stop_cv;
   bool stop_requested = false;
+  bool listen_done = false;  // listen_after_bind returned (nothing left to stop)
   bool bound = false;
 
   void Count(Endpoint e) { requests[e].fetch_add(1, std::memory_order_relaxed); }
@@ -194,7 +195,7 @@ void Server::Impl::Watch() {
       std::unique_lock<std::mutex> lock(stop_mu);
       stop_cv.wait_for(lock, std::chrono::milliseconds(100), [this] { return stop_requested; });
       if (stop_requested) {
-        if (stop_sent) return;
+        if (stop_sent || listen_done) return;
         if (http.is_running()) {
           http.stop();
           stop_sent = true;
@@ -302,6 +303,10 @@ Status Server::Run() {
   if (!impl_->bound) return MakeKindError(ErrorKind::kInternal, "serve: Run before Bind");
   std::thread watcher([this] { impl_->Watch(); });
   const bool ok = impl_->http.listen_after_bind();
+  {
+    std::lock_guard<std::mutex> lock(impl_->stop_mu);
+    impl_->listen_done = true;
+  }
   Stop();
   watcher.join();
   if (!ok) return MakeKindError(ErrorKind::kInternal, "the HTTP server stopped on an error");
