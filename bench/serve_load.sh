@@ -2,8 +2,8 @@
 # Load test of `toposcope serve`: serves a simulated cluster of HOSTS hosts (default 32), then
 # hammers /metrics for SECONDS (default 10) with CONNECTIONS keep-alive connections (default 16)
 # through wrk (else ab, Debian apache2-utils), and prints requests/s, errors (non-2xx and failed
-# connections) and the server's resident memory before, after one warm-up round and after the
-# load (flat memory: no growth per request). Bounded: the load stops after SECONDS.
+# connections) and the server's resident memory before, after a warm-up round and after each of
+# three rounds of SECONDS (flat memory: no growth from round to round). Bounded: 3 x SECONDS + 2 s.
 #   bench/serve_load.sh [path/to/toposcope] [SECONDS] [CONNECTIONS] [HOSTS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,11 +48,15 @@ run_load() {  # $1 seconds; prints "REQS_PER_S ERRORS REQUESTS"
 }
 read -r _ warm_err _ <<< "$(run_load 2)"
 rss1=$(rss_kib "$pid")
-read -r rps errors reqs <<< "$(run_load "$secs")"
-rss2=$(rss_kib "$pid")
 tool=$(command -v wrk > /dev/null && echo wrk || echo ab)
-echo "serve_load: $tool, $conns connections, ${secs}s on /metrics ($bytes bytes, $hosts hosts)"
-echo "  requests: $reqs, $rps requests/s, errors: $((errors + warm_err))"
-echo "  server RSS: ${rss0} KiB at start, ${rss1} KiB after warm-up, ${rss2} KiB after the load ($((rss2 - rss1)) KiB growth)"
+echo "serve_load: $tool, $conns connections, 3 rounds of ${secs}s on /metrics ($bytes bytes, $hosts hosts)"
+echo "  server RSS: ${rss0} KiB at start, ${rss1} KiB after a 2 s warm-up"
+errors=$warm_err
+for round in 1 2 3; do
+  read -r rps err reqs <<< "$(run_load "$secs")"
+  errors=$((errors + err))
+  echo "  round $round: $reqs requests, $rps requests/s, $err errors, server RSS $(rss_kib "$pid") KiB"
+done
+warm_err=0
 kill -TERM "$pid"; wait "$pid"; pid=""
 [ $((errors + warm_err)) -eq 0 ] || { echo "serve_load: errors" >&2; exit 1; }
