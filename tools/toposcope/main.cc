@@ -25,6 +25,7 @@
 #include "toposcope/app/probe_p2p_command.h"
 #include "toposcope/app/schedule_command.h"
 #include "toposcope/app/schedule_sim_command.h"
+#include "toposcope/app/serve_command.h"
 #include "toposcope/app/simulate_command.h"
 #include "toposcope/experiments/architecture_compare.h"
 #include "toposcope/experiments/hypothesis_eval.h"
@@ -92,6 +93,7 @@ struct AnalyzeFlags {
   bool dump_passes = false;
   bool timeline = false;  // analyze --timeline (align always writes it)
   std::string at;  // --at
+  std::string otlp;  // analyze --otlp FILE
 };
 
 void AddAnalyzeFlags(CLI::App* cmd, AnalyzeFlags& f, bool with_out) {
@@ -105,6 +107,7 @@ void AddAnalyzeFlags(CLI::App* cmd, AnalyzeFlags& f, bool with_out) {
                   "time, peak memory and record counts");
     cmd->add_flag("--timeline", f.timeline, "also merge every event onto the global axis into DIR/timeline.json "
                   "(what `align` writes)");
+    cmd->add_option("--otlp", f.otlp, "also write the metrics (what `serve` shows on /metrics) as OTLP/JSON to FILE");
   }
   cmd->add_option("--from-dump", f.from_dump, "load passes from DIR/passes/*.json of an earlier --dump-passes run");
   cmd->add_option("--host", f.host, "attribute every input to this host");
@@ -207,6 +210,10 @@ int RunAnalyzeCommand(const AnalyzeFlags& f, bool timeline) {
     for (const auto& path : a->written) std::printf("wrote %s\n", path.c_str());
   }
   if (f.verbose) std::fputs(report::PassStatsText(a->run).c_str(), stderr);
+  if (!f.otlp.empty()) {
+    if (toposcope::Status st = app::WriteOtlpMetricsFile(*a, f.otlp); !st.ok()) return Fail(st.error());
+    if (!f.quiet) std::printf("wrote %s\n", f.otlp.c_str());
+  }
   return Verdict(f, *a);
 }
 
@@ -250,7 +257,8 @@ struct Command {
 };
 
 struct Flags {
-  AnalyzeFlags analyze, align, answer;
+  AnalyzeFlags analyze, align, answer, serve;
+  app::ServeRequest serve_request;
   bool identify_json = false;
   bool explain_json = false;
   int eval_seeds = 5;
@@ -494,6 +502,27 @@ Command EvaluateHypothesesCommand(Flags& f) {
           }};
 }
 
+// serve: the analysis over HTTP (/metrics, /api/result, /api/hosts/<host>), re-analysed on change.
+Command ServeCommand(Flags& f) {
+  return {"serve", "serve the analysis over HTTP: Prometheus /metrics, /api/result, /api/hosts/<host>; re-analyse on change",
+          [&f](CLI::App* c) {
+            AddAnalyzeFlags(c, f.serve, false);
+            c->add_option("--out", f.serve.out, "write DIR/result.json (and the other outputs) at every analysis");
+            c->add_option("--listen", f.serve_request.listen, "HOST:PORT to listen on (default 127.0.0.1:9400; port 0: any free one)");
+            c->add_option("--poll-s", f.serve_request.poll_s, "check the inputs for changes every N seconds (default 5; 0: never)")
+                ->check(CLI::Range(0.0, 86400.0));
+            c->add_option("--threads", f.serve_request.threads, "request worker threads, one per open connection (default 16)")->check(CLI::Range(1, 256));
+          },
+          [&f] {
+            f.serve.quiet = true;  // no progress lines
+            auto req = RequestOf(f.serve);
+            if (!req.ok()) return Fail(req.error());
+            f.serve_request.analyze = std::move(*req);
+            const toposcope::Status st = app::RunServe(f.serve_request, stdout);
+            return st.ok() ? int{kOk} : Fail(st.error());
+          }};
+}
+
 int RunPassesCommand() {
   std::fputs(report::PassListText().c_str(), stdout);
   return kOk;
@@ -530,6 +559,7 @@ std::vector<Command> Commands(Flags& f) {
        }},
       ExplainCommand(f),
       EvaluateHypothesesCommand(f),
+      ServeCommand(f),
       {"compare-architectures", "simulate fat-tree, dragonfly and HHRE of equal size; measure them side by side",
        [&f](CLI::App* c) {
          c->add_option("--hosts", f.compare_hosts, "hosts of each cluster")->check(CLI::Range(2, 512));
