@@ -1,8 +1,8 @@
 // toposcope: the command-line driver. One table of subcommands, each with its flags and a run
 // function that calls the library (app/ for what a command does, report/ for what it prints);
 // errors come back with a kind, and ExitCodeOf maps kinds to exit codes in one place:
-// 0 ok, 1 records rejected under --strict, 2 usage, 3 unreadable input, 4 internal error or an
-// output that cannot be written.
+// 0 ok, 1 records rejected under --strict, 2 usage (an unknown subcommand or flag, a bad value),
+// 3 unreadable input, 4 internal error, 5 an output that cannot be written.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -36,7 +36,9 @@
 #include "toposcope/report/text/architecture_text.h"
 #include "toposcope/report/text/summary.h"
 #include "toposcope/report/text/hypotheses_text.h"
+#include "toposcope/base/file_io.h"
 #include "toposcope/base/result.h"
+#include "toposcope/base/text.h"
 #include "toposcope/base/time.h"
 #include "toposcope/sim/simulate.h"
 
@@ -49,14 +51,14 @@ namespace app = toposcope::app;
 namespace act = toposcope::act;
 namespace report = toposcope::report;
 
-enum ExitCode { kOk = 0, kRejected = 1, kUsage = 2, kUnreadable = 3, kInternal = 4 };
+enum ExitCode { kOk = 0, kRejected = 1, kUsage = 2, kUnreadable = 3, kInternal = 4, kUnwritable = 5 };
 
 // The one place that maps an error's kind to the process's exit code.
 int ExitCodeOf(ErrorKind kind) {
   switch (kind) {
     case ErrorKind::kInput: return kUnreadable;
     case ErrorKind::kUsage: return kUsage;
-    case ErrorKind::kOutput: return kInternal;
+    case ErrorKind::kOutput: return kUnwritable;
     case ErrorKind::kInternal: return kInternal;
   }
   return kInternal;
@@ -641,6 +643,40 @@ std::vector<Command> Commands(Flags& f) {
   };
 }
 
+// The usage error of a first word that names no subcommand (a typo gets the nearest name); nullopt
+// when argv names a subcommand or starts with a flag (CLI11 judges those).
+std::optional<int> UnknownSubcommand(int argc, char** argv, const std::vector<Command>& commands) {
+  if (argc < 2 || argv[1][0] == '-') return std::nullopt;
+  const std::string typed = argv[1];
+  std::vector<std::string> names;
+  for (const Command& c : commands) {
+    if (typed == c.name) return std::nullopt;
+    names.emplace_back(c.name);
+  }
+  const std::string near = toposcope::ClosestName(typed, names);
+  std::fprintf(stderr, "toposcope: unknown subcommand '%s'%s\n", typed.c_str(),
+               near.empty() ? "" : (" (did you mean '" + near + "'?)").c_str());
+  std::fprintf(stderr, "Run with --help for the list of subcommands.\n");
+  return kUsage;
+}
+
+// The output directory of the chosen subcommand made ready before it runs (every `--out` but
+// collect's, which names a file): a path that cannot take outputs fails at once, with the path and
+// the reason, rather than after the analysis.
+std::optional<int> CheckOutDir(const CLI::App* sub) {
+  if (sub->get_name() == "collect") return std::nullopt;
+  const CLI::Option* out = nullptr;
+  try {
+    out = sub->get_option_no_throw("--out");
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (out == nullptr || out->count() == 0) return std::nullopt;
+  const toposcope::Status st = toposcope::PrepareOutputDir(out->as<std::string>());
+  if (!st.ok()) return Fail(st.error());
+  return std::nullopt;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -654,6 +690,7 @@ int main(int argc, char** argv) {
     subs.push_back(cli.add_subcommand(c.name, c.help));
     c.setup(subs.back());
   }
+  if (const std::optional<int> rc = UnknownSubcommand(argc, argv, commands)) return *rc;
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -661,7 +698,9 @@ int main(int argc, char** argv) {
   }
   try {
     for (size_t i = 0; i < commands.size(); ++i) {
-      if (*subs[i]) return commands[i].run();
+      if (!*subs[i]) continue;
+      if (const std::optional<int> rc = CheckOutDir(subs[i])) return *rc;
+      return commands[i].run();
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "toposcope: internal error: %s\n", e.what());
