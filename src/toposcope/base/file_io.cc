@@ -521,7 +521,7 @@ Status PrepareOutputDir(const std::string& dir) {
     }
     if (st.type() != fs::file_type::directory) {
       return fail(up == p ? "it is a file, not a directory" : up.string() + " is a file, not a directory",
-                  "give a directory (a missing one is created)");
+                  "give a directory; a missing one is created");
     }
     break;
   }
