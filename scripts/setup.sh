@@ -14,7 +14,7 @@ packages=(
   clang libclang-rt-14-dev clang-format clang-tidy
   libeigen3-dev libspectra-dev libfmt-dev libspdlog-dev nlohmann-json3-dev libpugixml-dev
   libcli11-dev libtbb-dev libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev libzstd-dev
-  libpcap-dev libxxhash-dev tshark protobuf-compiler
+  libpcap-dev libxxhash-dev tshark protobuf-compiler graphviz
   libcpp-httplib-dev curl prometheus apache2-utils
   ibsim-utils opensm infiniband-diags
   python3-numpy python3-sklearn python3-scipy python3-pandas

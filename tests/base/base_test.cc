@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "toposcope/base/diagnostics.h"
 #include "toposcope/base/file_io.h"
@@ -202,3 +203,33 @@ TEST(Text, SplitCsvLineAndControlChars) {
   EXPECT_FALSE(HasControlChars("plain text"));
 }
 }  // namespace toposcope
+
+TEST(Text, EditDistanceAndClosestName) {
+  EXPECT_EQ(toposcope::EditDistance("", ""), 0u);
+  EXPECT_EQ(toposcope::EditDistance("analyse", "analyze"), 1u);
+  EXPECT_EQ(toposcope::EditDistance("kitten", "sitting"), 3u);
+  EXPECT_EQ(toposcope::EditDistance("abc", ""), 3u);
+  const std::vector<std::string> names = {"analyze", "align", "links", "islands", "identify", "topo"};
+  EXPECT_EQ(toposcope::ClosestName("analyse", names), "analyze");
+  EXPECT_EQ(toposcope::ClosestName("link", names), "links");
+  EXPECT_EQ(toposcope::ClosestName("top", names), "topo");
+  EXPECT_EQ(toposcope::ClosestName("frobnicate", names), "");
+  EXPECT_EQ(toposcope::ClosestName("xy", names), "");  // two edits of a two-letter word is no typo
+}
+
+TEST(FileIo, PrepareOutputDirSaysWhy) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "toposcope_prepare_output_dir_test";
+  fs::remove_all(dir);
+  EXPECT_TRUE(toposcope::PrepareOutputDir((dir / "a" / "b").string()).ok());
+  EXPECT_TRUE(fs::is_directory(dir / "a" / "b"));
+  ASSERT_TRUE(toposcope::WriteFileText((dir / "file").string(), "x").ok());
+  const toposcope::Status on_file = toposcope::PrepareOutputDir((dir / "file").string());
+  ASSERT_FALSE(on_file.ok());
+  EXPECT_EQ(on_file.error().kind, toposcope::ErrorKind::kOutput);
+  EXPECT_NE(on_file.error().message.find("it is a file, not a directory"), std::string::npos);
+  const toposcope::Status under_file = toposcope::PrepareOutputDir((dir / "file" / "out").string());
+  ASSERT_FALSE(under_file.ok());
+  EXPECT_NE(under_file.error().message.find((dir / "file").string() + " is a file"), std::string::npos);
+  fs::remove_all(dir);
+}

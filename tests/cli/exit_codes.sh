@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every exit code of the CLI, from the kind of each error: 0 ok, 1 records rejected under --strict,
-# 2 usage, 3 unreadable input, 4 internal error or an output that cannot be written.
+# 2 usage, 3 unreadable input, 4 internal error, 5 an output that cannot be written.
 set -uo pipefail
 bin=$1
 fixtures=$2
@@ -35,6 +35,13 @@ expect 0 "rejected records without --strict" -- "$bin" analyze "$tmp/bad"
 expect 1 "rejected records with --strict" -- "$bin" analyze "$tmp/bad" --strict
 # 2: usage
 expect 2 "no subcommand" -- "$bin"
+expect 2 "unknown subcommand" -- "$bin" analyse "$topo"
+grep -q "unknown subcommand 'analyse' (did you mean 'analyze'?)" "$tmp/err.log" || {
+  echo "FAIL: a misspelt subcommand does not name the nearest one:"; cat "$tmp/err.log"; failures=$((failures + 1)); }
+expect 2 "unknown subcommand, nothing near" -- "$bin" frobnicate
+if grep -q "did you mean" "$tmp/err.log" || ! grep -q "unknown subcommand 'frobnicate'" "$tmp/err.log"; then
+  echo "FAIL: a word near no subcommand:"; cat "$tmp/err.log"; failures=$((failures + 1))
+fi
 expect 2 "no inputs" -- "$bin" analyze
 expect 2 "unknown flag" -- "$bin" analyze "$topo" --no-such-flag
 expect 2 "unknown option value" -- "$bin" analyze "$topo" --thresholds bogus
@@ -50,10 +57,26 @@ expect 3 "not a dump directory" -- "$bin" analyze --from-dump "$tmp/garbage" --o
 expect 3 "missing truth" -- "$bin" score --truth /nonexistent --result /nonexistent
 expect 3 "truncated truth.json" -- "$bin" score --truth "$tmp/cut-truth.json" --result "$tmp/cut-truth.json"
 expect 3 "identify without a fabric" -- "$bin" identify "$topo"
-# 4: an output that cannot be written (a regular file where a directory must go)
-expect 4 "analyze into a file" -- "$bin" analyze "$topo" --out "$tmp/a-file/out"
-expect 4 "simulate into a file" -- "$bin" simulate --hosts 2 --no-telemetry --no-rdma --no-fabric --out "$tmp/a-file/sim"
-expect 4 "demo into a file" -- "$bin" demo --hosts 2 --out "$tmp/a-file/demo"
+# 5: an output that cannot be written (a regular file where a directory must go, a directory that
+# cannot be created), said with the path and the reason before any work is done
+expect 5 "analyze into a file" -- "$bin" analyze "$topo" --out "$tmp/a-file/out"
+grep -q "cannot write to $tmp/a-file/out: $tmp/a-file is a file, not a directory" "$tmp/err.log" || {
+  echo "FAIL: the message does not name the file in the way:"; cat "$tmp/err.log"; failures=$((failures + 1)); }
+expect 5 "analyze --out naming a file" -- "$bin" analyze "$topo" --out "$tmp/a-file"
+grep -q "cannot write to $tmp/a-file: it is a file, not a directory" "$tmp/err.log" || {
+  echo "FAIL: --out naming a file:"; cat "$tmp/err.log"; failures=$((failures + 1)); }
+expect 5 "analyze into /proc" -- "$bin" analyze "$topo" --out /proc/toposcope-out
+grep -q "cannot write to /proc/toposcope-out: cannot create the directory" "$tmp/err.log" || {
+  echo "FAIL: an uncreatable directory:"; cat "$tmp/err.log"; failures=$((failures + 1)); }
+if grep -q "internal error" "$tmp/err.log"; then echo "FAIL: an unwritable --out reads as an internal error"; failures=$((failures + 1)); fi
+if [ "$(id -u)" -ne 0 ]; then  # root writes into a read-only directory
+  mkdir -p "$tmp/read-only" && chmod 555 "$tmp/read-only"
+  expect 5 "analyze into a read-only directory" -- "$bin" analyze "$topo" --out "$tmp/read-only/out"
+  chmod 755 "$tmp/read-only"
+fi
+expect 5 "simulate into a file" -- "$bin" simulate --hosts 2 --no-telemetry --no-rdma --no-fabric --out "$tmp/a-file/sim"
+expect 5 "demo into a file" -- "$bin" demo --hosts 2 --out "$tmp/a-file/demo"
+expect 5 "plan-ring into a file" -- "$bin" plan-ring "$topo" --out "$tmp/a-file/ring"
 if [ "$failures" -ne 0 ]; then
   echo "exit_codes: $failures failure(s)"
   exit 1

@@ -4,7 +4,7 @@
 # p2p_matrix.csv, which `analyze` reads as one measurement of that host (the NVLink-like pairs
 # come out as NVLink, the staged pair slowest); collect writes dmon text that `analyze` reads as
 # DCGM samples, and ends with dmon's stop message on SIGINT. Bad input: no runtime (exit 3), a
-# device that does not exist (exit 2), an output that cannot be written (exit 4).
+# device that does not exist (exit 2), an output that cannot be written (exit 5).
 set -euo pipefail
 bin=$1
 tmp=$(mktemp -d)
@@ -61,7 +61,7 @@ grep -q "cannot load the CUDA runtime" "$tmp/err.txt" || fail "missing runtime m
 "$bin" probe p2p --cudart "$fakes/libcudart.so" --devices 9 > /dev/null 2> "$tmp/err.txt"; rc=$?
 [ $rc = 2 ] || fail "bad device: exit $rc"
 "$bin" collect --nvml "$fakes/libnvidia-ml.so.1" --iterations 1 --out /proc/no/such/file > /dev/null 2>&1; rc=$?
-[ $rc = 4 ] || fail "unwritable output: exit $rc"
+[ $rc = 5 ] || fail "unwritable output: exit $rc"
 FAKE_NVML_FAIL=nvmlInit_v2 "$bin" collect --nvml "$fakes/libnvidia-ml.so.1" --iterations 1 > /dev/null 2> "$tmp/err.txt"; rc=$?
 [ $rc = 3 ] || fail "NVML init failure: exit $rc"
 grep -q "Driver Not Loaded" "$tmp/err.txt" || fail "NVML message"

@@ -1,8 +1,8 @@
 // toposcope: the command-line driver. One table of subcommands, each with its flags and a run
 // function that calls the library (app/ for what a command does, report/ for what it prints);
 // errors come back with a kind, and ExitCodeOf maps kinds to exit codes in one place:
-// 0 ok, 1 records rejected under --strict, 2 usage, 3 unreadable input, 4 internal error or an
-// output that cannot be written.
+// 0 ok, 1 records rejected under --strict, 2 usage (an unknown subcommand or flag, a bad value),
+// 3 unreadable input, 4 internal error, 5 an output that cannot be written.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -37,7 +37,13 @@
 #include "toposcope/report/text/architecture_text.h"
 #include "toposcope/report/text/summary.h"
 #include "toposcope/report/text/hypotheses_text.h"
+#include "toposcope/report/text/findings_csv.h"
+#include "toposcope/report/text/topo_matrix.h"
+#include "toposcope/report/export/dot_export.h"
+#include "progress_line.h"
+#include "toposcope/base/file_io.h"
 #include "toposcope/base/result.h"
+#include "toposcope/base/text.h"
 #include "toposcope/base/time.h"
 #include "toposcope/sim/simulate.h"
 
@@ -50,14 +56,14 @@ namespace app = toposcope::app;
 namespace act = toposcope::act;
 namespace report = toposcope::report;
 
-enum ExitCode { kOk = 0, kRejected = 1, kUsage = 2, kUnreadable = 3, kInternal = 4 };
+enum ExitCode { kOk = 0, kRejected = 1, kUsage = 2, kUnreadable = 3, kInternal = 4, kUnwritable = 5 };
 
 // The one place that maps an error's kind to the process's exit code.
 int ExitCodeOf(ErrorKind kind) {
   switch (kind) {
     case ErrorKind::kInput: return kUnreadable;
     case ErrorKind::kUsage: return kUsage;
-    case ErrorKind::kOutput: return kInternal;
+    case ErrorKind::kOutput: return kUnwritable;
     case ErrorKind::kInternal: return kInternal;
   }
   return kInternal;
@@ -94,6 +100,8 @@ struct AnalyzeFlags {
   bool timeline = false;  // analyze --timeline (align always writes it)
   std::string at;  // --at
   std::string otlp;  // analyze --otlp FILE
+  std::string format = "text";  // analyze --format: text (the summary), json (result.json), csv (findings)
+  std::string dot;              // analyze --dot DIR: fabric.dot and <host>.dot
 };
 
 void AddAnalyzeFlags(CLI::App* cmd, AnalyzeFlags& f, bool with_out) {
@@ -109,6 +117,7 @@ void AddAnalyzeFlags(CLI::App* cmd, AnalyzeFlags& f, bool with_out) {
                   "(what `align` writes)");
     cmd->add_option("--otlp", f.otlp, "also write the metrics (what `serve` shows on /metrics) as OTLP/JSON to FILE");
   }
+  cmd->add_flag("-q,--quiet", f.quiet, "print nothing but the answer and errors (no summary, no progress line)");
   cmd->add_option("--from-dump", f.from_dump, "load passes from DIR/passes/*.json of an earlier --dump-passes run");
   cmd->add_option("--host", f.host, "attribute every input to this host");
   cmd->add_option("--at", f.at, "when samples without a time (plain dcgmi dmon, a scrape) start, ISO 8601 UTC "
@@ -164,20 +173,35 @@ toposcope::Result<app::AnalyzeRequest> RequestOf(const AnalyzeFlags& f) {
     }
     req.only.insert(*id);
   }
-  if (isatty(STDERR_FILENO) && !f.quiet) {
-    req.progress = [](const analysis::PassInfo& p, const analysis::PassStats* done) {
-      std::fputs(report::PassProgressText(p, done).c_str(), stderr);
-    };
-  }
   return req;
 }
 
-// Runs the request of `f`; `timeline` merges the events into DIR/timeline.json.
-toposcope::Result<app::AnalyzeOutcome> Analyze(const AnalyzeFlags& f, bool timeline) {
+// Runs the request of `f`; `timeline` merges the events into DIR/timeline.json, `merge_events`
+// merges them in memory (explain). On a terminal (stderr) and without --quiet, a progress line
+// shows the files read and the pass running; it is wiped before anything else is printed.
+toposcope::Result<app::AnalyzeOutcome> Analyze(const AnalyzeFlags& f, bool timeline, bool merge_events = false) {
   toposcope::Result<app::AnalyzeRequest> req = RequestOf(f);
   if (!req.ok()) return req.error();
   req->timeline = timeline && !f.out.empty();
+  req->merge_events = merge_events;
+  std::optional<toposcope::cli::ProgressLine> line;
+  if (isatty(STDERR_FILENO) && !f.quiet) {
+    line.emplace(stderr);
+    req->progress = [&line](const analysis::PassInfo& p, const analysis::PassStats* done) { line->OnPass(p, done); };
+    req->load_progress = [&line](const toposcope::model::LoadProgress& p) { line->OnLoad(p); };
+  }
   return app::RunAnalyze(*req);
+}
+
+// analyze --dot DIR: the fabric and host graphs.
+toposcope::Status WriteDotFiles(const std::string& dir, const analysis::AnalysisResult& r, bool quiet) {
+  if (toposcope::Status st = toposcope::PrepareOutputDir(dir); !st.ok()) return st;
+  const auto files = report::DotFiles(r);
+  for (const auto& [name, text] : files) {
+    if (toposcope::Status st = toposcope::WriteFileText(dir + "/" + name, text); !st.ok()) return st;
+  }
+  if (!quiet) std::fprintf(stderr, "wrote %s/fabric.dot and %zu host graphs\n", dir.c_str(), files.size() - 1);
+  return {};
 }
 
 // The exit code after a run whose outputs were written: 3 when nothing could be read, 1 when
@@ -198,7 +222,11 @@ int Verdict(const AnalyzeFlags& f, const app::AnalyzeOutcome& a) {
 int RunAnalyzeCommand(const AnalyzeFlags& f, bool timeline) {
   auto a = Analyze(f, timeline);
   if (!a.ok()) return Fail(a.error());
-  if (f.only.empty()) {
+  if (f.only.empty() && f.format == "json") {
+    std::fputs(report::ResultJsonText(a->result, &a->probes).c_str(), stdout);
+  } else if (f.only.empty() && f.format == "csv") {
+    std::fputs(report::FindingsCsv(a->result).c_str(), stdout);
+  } else if (f.only.empty()) {
     if (!f.quiet) {
       report::SummaryOptions so;
       so.verbose = f.verbose;
@@ -214,13 +242,15 @@ int RunAnalyzeCommand(const AnalyzeFlags& f, bool timeline) {
     if (toposcope::Status st = app::WriteOtlpMetricsFile(*a, f.otlp); !st.ok()) return Fail(st.error());
     if (!f.quiet) std::printf("wrote %s\n", f.otlp.c_str());
   }
+  if (!f.dot.empty()) {
+    if (toposcope::Status st = WriteDotFiles(f.dot, a->result, f.quiet); !st.ok()) return Fail(st.error());
+  }
   return Verdict(f, *a);
 }
 
 // links / islands / identify: one answer on stdout.
 int RunAnswerCommand(AnalyzeFlags f, const std::function<std::string(const analysis::AnalysisResult&)>& render,
                      bool needs_architecture = false) {
-  f.quiet = true;
   auto a = Analyze(f, false);
   if (!a.ok()) return Fail(a.error());
   if (!a->any_input_read) return Verdict(f, *a);
@@ -231,12 +261,8 @@ int RunAnswerCommand(AnalyzeFlags f, const std::function<std::string(const analy
 
 // explain: the hypothesis tree of the inputs' findings on stdout (the events merged in memory, for
 // the stragglers, whether or not --out is given).
-int RunExplainCommand(AnalyzeFlags f, bool json, const report::ExplainTextOptions& opt) {
-  f.quiet = true;
-  toposcope::Result<app::AnalyzeRequest> req = RequestOf(f);
-  if (!req.ok()) return Fail(req.error());
-  req->merge_events = true;
-  auto a = app::RunAnalyze(*req);
+int RunExplainCommand(const AnalyzeFlags& f, bool json, const report::ExplainTextOptions& opt) {
+  auto a = Analyze(f, false, true);
   if (!a.ok()) return Fail(a.error());
   if (!a->any_input_read) return Verdict(f, *a);
   const std::string text = json ? report::DumpSchemaFirst({{"hypotheses", report::HypothesesJson(a->result, &a->probes)}})
@@ -257,8 +283,10 @@ struct Command {
 };
 
 struct Flags {
-  AnalyzeFlags analyze, align, answer, serve;
+  AnalyzeFlags analyze, align, answer, serve, topo;
   app::ServeRequest serve_request;
+  std::string topo_host;
+  std::string explain_format = "text";
   bool identify_json = false;
   bool explain_json = false;
   int eval_seeds = 5;
@@ -477,10 +505,12 @@ Command ExplainCommand(Flags& f) {
   return {"explain", "rank fault hypotheses for each symptom the findings show: evidence, probability, next check",
           [&f](CLI::App* c) {
             AddAnalyzeFlags(c, f.answer, false);
-            c->add_flag("--json", f.explain_json, "print result.json's hypotheses object");
+            c->add_flag("--json", f.explain_json, "print result.json's hypotheses object (as --format json)");
+            c->add_option("--format", f.explain_format, "text (the ranked hypotheses) or json (result.json's "
+                          "hypotheses object)")->check(CLI::IsMember({"text", "json"}));
             c->add_option("--symptoms", f.explain.max_symptoms, "symptoms shown in full (default 5)")->check(CLI::Range(1, 100000));
           },
-          [&f] { return RunExplainCommand(f.answer, f.explain_json, f.explain); }};
+          [&f] { return RunExplainCommand(f.answer, f.explain_json || f.explain_format == "json", f.explain); }};
 }
 
 // evaluate-hypotheses: the hypothesis tree measured on simulated clusters (experiments/hypothesis_eval).
@@ -523,6 +553,41 @@ Command ServeCommand(Flags& f) {
           }};
 }
 
+// analyze: the whole analysis; the summary, result.json or the findings as CSV on stdout.
+Command AnalyzeCommand(Flags& f) {
+  return {"analyze", "read inputs, reconstruct the topology, write result.json",
+          [&f](CLI::App* c) {
+            AddAnalyzeFlags(c, f.analyze, true);
+            c->add_option("--format", f.analyze.format, "what stdout gets: text (the summary), json (result.json), "
+                          "csv (one row per finding: kind,severity,host,where,detail)")
+                ->check(CLI::IsMember({"text", "json", "csv"}));
+            c->add_option("--dot", f.analyze.dot, "write Graphviz graphs: DIR/fabric.dot (switches, hosts, cables) "
+                          "and DIR/<host>.dot (its GPU links)");
+          },
+          [&f] { return RunAnalyzeCommand(f.analyze, f.analyze.timeline); }};
+}
+
+int RunTopoCommand(const AnalyzeFlags& f, const std::string& host) {
+  auto a = Analyze(f, false);
+  if (!a.ok()) return Fail(a.error());
+  if (!a->any_input_read) return Verdict(f, *a);
+  toposcope::Result<std::string> text = report::TopoMatrixText(a->result, host);
+  if (!text.ok()) return Fail(text.error());
+  std::fputs(text->c_str(), stdout);
+  return Verdict(f, *a);
+}
+
+// topo: one host's reconstructed GPU links as an nvidia-smi topo -m style matrix.
+Command TopoCommand(Flags& f) {
+  return {"topo", "one host's GPU links as reconstructed, as an nvidia-smi topo -m matrix (degraded marked *)",
+          [&f](CLI::App* c) {
+            c->add_option("host", f.topo_host, "the host whose GPUs to draw")->required();
+            AddAnalyzeFlags(c, f.topo, false);
+            f.topo.only = {"links", "islands"};
+          },
+          [&f] { return RunTopoCommand(f.topo, f.topo_host); }};
+}
+
 int RunPassesCommand() {
   std::fputs(report::PassListText().c_str(), stdout);
   return kOk;
@@ -530,9 +595,7 @@ int RunPassesCommand() {
 
 std::vector<Command> Commands(Flags& f) {
   return {
-      {"analyze", "read inputs, reconstruct the topology, write result.json",
-       [&f](CLI::App* c) { AddAnalyzeFlags(c, f.analyze, true); },
-       [&f] { return RunAnalyzeCommand(f.analyze, f.analyze.timeline); }},
+      AnalyzeCommand(f),
       {"align", "fit clock models, merge every event onto the global axis, write timeline.json",
        [&f](CLI::App* c) {
          AddAnalyzeFlags(c, f.align, true);
@@ -557,6 +620,7 @@ std::vector<Command> Commands(Flags& f) {
              f.answer,
              [json](const auto& r) { return json ? report::ArchitectureJsonText(r) : report::ArchitectureText(r); }, true);
        }},
+      TopoCommand(f),
       ExplainCommand(f),
       EvaluateHypothesesCommand(f),
       ServeCommand(f),
@@ -677,19 +741,104 @@ std::vector<Command> Commands(Flags& f) {
   };
 }
 
+constexpr const char* kExitCodesHelp =
+    "Exit codes: 0 ok, 1 records rejected (--strict), 2 usage (unknown subcommand or flag, bad value),\n"
+    "  3 unreadable input, 4 internal error, 5 an output cannot be written (docs/cli.md).\n";
+
+// The footer of a subcommand's --help: a few examples, then the exit codes.
+std::string HelpFooter(std::string_view name) {
+  static const std::vector<std::pair<std::string_view, std::string_view>> kExamples = {
+      {"analyze", "toposcope analyze data/ --out out/\n  toposcope analyze data/ --format json > result.json\n"
+                  "  toposcope analyze data/ --format csv --quiet > findings.csv\n  toposcope analyze data/ --dot graphs/"},
+      {"align", "toposcope align data/ --out out/        # out/timeline.json: open in ui.perfetto.dev"},
+      {"links", "toposcope links data/\n  toposcope links node07/ --host node07 --thresholds seed"},
+      {"islands", "toposcope islands data/"},
+      {"identify", "toposcope identify data/\n  toposcope identify data/ --json"},
+      {"topo", "toposcope topo node07 data/\n  toposcope topo dgx-a100 nvidia-smi-topo.txt p2p.txt --host dgx-a100"},
+      {"explain", "toposcope explain data/\n  toposcope explain data/ --symptoms 2 --format json"},
+      {"evaluate-hypotheses", "toposcope evaluate-hypotheses --seeds 2 --hosts 16"},
+      {"compare-architectures", "toposcope compare-architectures --hosts 32 --seed 3"},
+      {"simulate", "toposcope simulate --hosts 16 --seed 7 --out sim/\n  toposcope simulate --arch dragonfly --out sim/"},
+      {"score", "toposcope score --truth sim/truth.json --result out/result.json"},
+      {"demo", "toposcope demo --out demo/"},
+      {"anonymize", "toposcope anonymize data/ --out shared/ --blank-jobs"},
+      {"find-slow-nodes", "toposcope find-slow-nodes --hosts hosts.txt --from data/ --results runs/\n"
+                          "  toposcope find-slow-nodes --simulate --hosts-count 64 --slow 2"},
+      {"plan-ring", "toposcope plan-ring data/ --out ring/ --hosts hostfile"},
+      {"probe", "toposcope probe p2p --out data/\n  toposcope probe p2p --size-mib 64 --devices 0,1"},
+      {"collect", "toposcope collect --duration 60 --out node07/dmon.txt"},
+      {"schedule", "toposcope schedule data/ --out sched/\n  toposcope schedule --simulate --seeds 1,2 --events congestion"},
+      {"passes", "toposcope passes"},
+  };
+  std::string out;
+  for (const auto& [n, text] : kExamples) {
+    if (n == name) out = "Examples:\n  " + std::string(text) + "\n\n";
+  }
+  return out + kExitCodesHelp;
+}
+
+// Leaves out of --help the captured defaults that say nothing: an empty list, and -1 (unset: the
+// option's text says what is used instead); in `app` and its subcommands.
+void TidyDefaults(CLI::App* app) {
+  for (CLI::Option* o : app->get_options()) {
+    const std::string d = o->get_default_str();
+    if (d == "[]" || d == "-1") o->default_str("");
+  }
+  for (CLI::App* sub : app->get_subcommands([](CLI::App*) { return true; })) TidyDefaults(sub);
+}
+
+// The usage error of a first word that names no subcommand (a typo gets the nearest name); nullopt
+// when argv names a subcommand or starts with a flag (CLI11 judges those).
+std::optional<int> UnknownSubcommand(int argc, char** argv, const std::vector<Command>& commands) {
+  if (argc < 2 || argv[1][0] == '-') return std::nullopt;
+  const std::string typed = argv[1];
+  std::vector<std::string> names;
+  for (const Command& c : commands) {
+    if (typed == c.name) return std::nullopt;
+    names.emplace_back(c.name);
+  }
+  const std::string near = toposcope::ClosestName(typed, names);
+  std::fprintf(stderr, "toposcope: unknown subcommand '%s'%s\n", typed.c_str(),
+               near.empty() ? "" : (" (did you mean '" + near + "'?)").c_str());
+  std::fprintf(stderr, "Run with --help for the list of subcommands.\n");
+  return kUsage;
+}
+
+// The output directory of the chosen subcommand made ready before it runs (every `--out` but
+// collect's, which names a file): a path that cannot take outputs fails at once, with the path and
+// the reason, rather than after the analysis.
+std::optional<int> CheckOutDir(const CLI::App* sub) {
+  if (sub->get_name() == "collect") return std::nullopt;
+  const CLI::Option* out = nullptr;
+  try {
+    out = sub->get_option_no_throw("--out");
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (out == nullptr || out->count() == 0) return std::nullopt;
+  const toposcope::Status st = toposcope::PrepareOutputDir(out->as<std::string>());
+  if (!st.ok()) return Fail(st.error());
+  return std::nullopt;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App cli{"toposcope: reconstructs a GPU cluster's communication topology from its telemetry"};
   cli.require_subcommand(1);
   cli.set_version_flag("--version", "toposcope 0.1.0");
+  cli.option_defaults()->always_capture_default();  // --help shows each option's default
+  cli.footer(kExitCodesHelp);
   Flags flags;
   const std::vector<Command> commands = Commands(flags);
   std::vector<CLI::App*> subs;
   for (const Command& c : commands) {
     subs.push_back(cli.add_subcommand(c.name, c.help));
     c.setup(subs.back());
+    subs.back()->footer(HelpFooter(c.name));
+    TidyDefaults(subs.back());
   }
+  if (const std::optional<int> rc = UnknownSubcommand(argc, argv, commands)) return *rc;
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -697,7 +846,9 @@ int main(int argc, char** argv) {
   }
   try {
     for (size_t i = 0; i < commands.size(); ++i) {
-      if (*subs[i]) return commands[i].run();
+      if (!*subs[i]) continue;
+      if (const std::optional<int> rc = CheckOutDir(subs[i])) return *rc;
+      return commands[i].run();
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "toposcope: internal error: %s\n", e.what());

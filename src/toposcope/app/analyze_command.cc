@@ -37,6 +37,7 @@ analysis::PipelineOptions PipelineOptionsOf(const AnalyzeRequest& req, analysis:
   po.timeline = timeline;
   po.only = req.only;
   po.progress = req.progress;
+  po.load_progress = req.load_progress;
   if (!req.from_dump.empty()) {
     po.read_dump = [dir = req.from_dump](std::string_view pass) { return model::ReadPassDump(dir, pass); };
   }

@@ -12,6 +12,7 @@
 #include "toposcope/analysis/analyze.h"
 #include "toposcope/analysis/pipeline/pipeline.h"
 #include "toposcope/base/result.h"
+#include "toposcope/model/load_progress.h"
 
 namespace toposcope::app {
 
@@ -33,6 +34,7 @@ struct AnalyzeRequest {
   bool dump_passes = false;         // write every pass's output to out/passes/<name>.json
   // Called when a pass starts and ends (progress on a terminal); may be empty.
   std::function<void(const analysis::PassInfo&, const analysis::PassStats*)> progress;
+  model::LoadProgressFn load_progress;  // told after each input is read (files, bytes); may be empty
 };
 
 struct AnalyzeOutcome {

@@ -505,4 +505,33 @@ Status WriteFileText(const std::string& path, std::string_view text) {
   return {};
 }
 
+Status PrepareOutputDir(const std::string& dir) {
+  namespace fs = std::filesystem;
+  auto fail = [&dir](const std::string& why, const std::string& hint) {
+    return MakeKindError(ErrorKind::kOutput, "cannot write to " + dir + ": " + why, hint);
+  };
+  std::error_code ec;
+  const fs::path p(dir);
+  // The deepest part of the path that exists must be a directory.
+  for (fs::path up = p; !up.empty(); up = up.parent_path()) {
+    const fs::file_status st = fs::status(up, ec);
+    if (st.type() == fs::file_type::not_found) {
+      if (up == up.parent_path()) break;
+      continue;
+    }
+    if (st.type() != fs::file_type::directory) {
+      return fail(up == p ? "it is a file, not a directory" : up.string() + " is a file, not a directory",
+                  "give a directory; a missing one is created");
+    }
+    break;
+  }
+  fs::create_directories(p, ec);
+  if (ec) return fail("cannot create the directory: " + ec.message(), "check the path and its permissions");
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+    return fail(std::string("the directory is not writable: ") + std::strerror(errno),
+                "choose a directory you can write into");
+  }
+  return {};
+}
+
 }  // namespace toposcope

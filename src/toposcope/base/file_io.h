@@ -149,4 +149,10 @@ inline LineReader TextLineReader(std::string_view text, std::string path = "<tex
 // Writes text to a file, creating parent directories. Fails with a clear Error.
 Status WriteFileText(const std::string& path, std::string_view text);
 
+// Makes `dir` ready to take outputs: creates it (and its parents) when missing, and checks that it
+// is a directory this process can write into. A kOutput error names the path and the reason: a file
+// where a directory must be (the file named), a directory that cannot be created (the system's
+// reason), or one that is not writable.
+Status PrepareOutputDir(const std::string& dir);
+
 }  // namespace toposcope

@@ -1,5 +1,6 @@
 #include "toposcope/base/text.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include <cerrno>
@@ -327,5 +328,35 @@ void AppendDecimal(std::string* out, int64_t v) {
 }
 
 std::string FormatPercent(double share) { return FormatFixed(100.0 * share, 0) + "%"; }
+
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];  // row[i-1][j-1]
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string ClosestName(std::string_view typed, const std::vector<std::string>& names) {
+  std::string best;
+  size_t best_distance = 0;
+  for (const std::string& name : names) {
+    const size_t d = EditDistance(typed, name);
+    const size_t longer = std::max(typed.size(), name.size());
+    if (d > 2 || 2 * d >= longer) continue;
+    if (best.empty() || d < best_distance) {
+      best = name;
+      best_distance = d;
+    }
+  }
+  return best;
+}
 
 }  // namespace toposcope

@@ -158,4 +158,11 @@ std::string FormatFixed(double v, int decimals);
 // A share 0..1 as a whole percentage: 0.256 -> "26%".
 std::string FormatPercent(double share);
 
+// The Levenshtein distance of two strings (insertions, deletions and substitutions of bytes).
+size_t EditDistance(std::string_view a, std::string_view b);
+
+// The name of `names` nearest to `typed` by EditDistance, when it is near enough to be a typo (at
+// most 2 edits, and fewer than half of the longer name's length); empty otherwise. Ties: the first.
+std::string ClosestName(std::string_view typed, const std::vector<std::string>& names);
+
 }  // namespace toposcope

@@ -14,6 +14,7 @@
 #include "toposcope/formats/dcgm/dcgm_discovery.h"
 #include "toposcope/model/dataset.h"
 #include "toposcope/model/dcgm_read.h"
+#include "toposcope/model/load_progress.h"
 #include "toposcope/model/readers.h"
 
 namespace toposcope::model {
@@ -250,39 +251,75 @@ std::vector<WalkEntry> WalkDirectory(const fs::path& root) {
   return out;
 }
 
-}  // namespace
+// One input to read: a file with the host it defaults to, or an entry not read (with why).
+struct PlannedInput {
+  fs::path path;
+  std::string host;
+  std::optional<std::string> skip;
+};
 
-Result<Dataset> LoadPaths(const std::vector<std::string>& paths, const LoadOptions& opt) {
-  Dataset ds;
-  std::vector<UntimedDcgmInput> untimed;  // DCGM inputs whose untimed samples wait for their origin
-  std::vector<DmonMigRows> dmon_mig;      // dmon files naming MIG instances, linked once all is read
+// Every input under `paths`, in reading order, with the host a file defaults to; fails when a path
+// does not exist.
+Result<std::vector<PlannedInput>> PlanInputs(const std::vector<std::string>& paths) {
+  std::vector<PlannedInput> out;
   for (const auto& p : paths) {
     std::error_code ec;
     const fs::path root(p);
-    if (!fs::exists(root, ec)) {
-      return MakeError(p, 0, 0, "no such file or directory");
-    }
+    if (!fs::exists(root, ec)) return MakeError(p, 0, 0, "no such file or directory");
     if (!fs::is_directory(root, ec)) {
-      LoadFile(ds, root, StemOf(root), opt, untimed, dmon_mig);
+      out.push_back({root, StemOf(root), std::nullopt});
       continue;
     }
-    for (const WalkEntry& e : WalkDirectory(root)) {
-      const fs::path& f = e.path;
-      if (e.skip) {
-        InputFile in;
-        in.path = f.string();
-        in.format = "unknown";
-        Skip(ds, std::move(in), *e.skip);
-        continue;
-      }
-      const fs::path rel = fs::relative(f, root, ec);
+    for (WalkEntry& e : WalkDirectory(root)) {
       std::string host;
-      if (!ec && std::distance(rel.begin(), rel.end()) > 1) {
-        host = rel.begin()->string();
-      } else {
-        host = StemOf(f);
+      if (!e.skip) {
+        const fs::path rel = fs::relative(e.path, root, ec);
+        host = (!ec && std::distance(rel.begin(), rel.end()) > 1) ? rel.begin()->string() : StemOf(e.path);
       }
-      LoadFile(ds, f, host, opt, untimed, dmon_mig);
+      out.push_back({std::move(e.path), std::move(host), std::move(e.skip)});
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<Dataset> LoadPaths(const std::vector<std::string>& paths, const LoadOptions& opt) {
+  return LoadPaths(paths, opt, LoadProgressFn());
+}
+
+Result<Dataset> LoadPaths(const std::vector<std::string>& paths, const LoadOptions& opt, const LoadProgressFn& report) {
+  Result<std::vector<PlannedInput>> planned = PlanInputs(paths);
+  if (!planned.ok()) return planned.error();
+  LoadProgress progress;
+  progress.files_total = static_cast<int64_t>(planned->size());
+  std::vector<int64_t> sizes;
+  sizes.reserve(planned->size());
+  for (const PlannedInput& in : *planned) {
+    std::error_code ec;
+    const uintmax_t size = in.skip ? 0 : fs::file_size(in.path, ec);
+    sizes.push_back(ec ? 0 : static_cast<int64_t>(size));
+    progress.bytes_total += sizes.back();
+  }
+  Dataset ds;
+  std::vector<UntimedDcgmInput> untimed;  // DCGM inputs whose untimed samples wait for their origin
+  std::vector<DmonMigRows> dmon_mig;      // dmon files naming MIG instances, linked once all is read
+  for (size_t i = 0; i < planned->size(); ++i) {
+    const PlannedInput& p = (*planned)[i];
+    if (p.skip) {
+      InputFile in;
+      in.path = p.path.string();
+      in.format = "unknown";
+      Skip(ds, std::move(in), *p.skip);
+    } else {
+      LoadFile(ds, p.path, p.host, opt, untimed, dmon_mig);
+    }
+    if (report) {
+      const std::string path = p.path.string();
+      ++progress.files_done;
+      progress.bytes_done += sizes[i];
+      progress.path = path;
+      report(progress);
     }
   }
   PlaceUntimedDcgm(ds, untimed);

@@ -19,6 +19,7 @@
 #include "toposcope/analysis/time/timeline.h"
 #include "toposcope/base/result.h"
 #include "toposcope/model/dataset.h"
+#include "toposcope/model/load_progress.h"
 
 namespace toposcope::analysis {
 
@@ -75,6 +76,7 @@ struct PipelineOptions {
   // The load pass: files and directories to read, and the loader's options.
   std::vector<std::string> paths;
   model::LoadOptions load;
+  model::LoadProgressFn load_progress;  // told after each input is read (files, bytes); may be empty
   // The timeline pass runs only with a sink (it hands every merged event to it) and produces
   // nothing unless the dataset has event inputs. Not owned.
   TimelineSink* timeline = nullptr;

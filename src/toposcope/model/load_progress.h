@@ -1,0 +1,29 @@
+// model/load_progress: LoadPaths with a progress callback: what it reports while it reads (files
+// and bytes read of the total), for a caller that shows progress; the loader never prints.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "toposcope/base/result.h"
+#include "toposcope/model/dataset.h"
+
+namespace toposcope::model {
+
+struct LoadProgress {
+  int64_t files_done = 0, files_total = 0;  // inputs read (or skipped) so far, of all found
+  int64_t bytes_done = 0, bytes_total = 0;  // their sizes on disk (compressed files: as stored)
+  std::string_view path;                    // the input just read
+};
+
+// Called after each input is read, in reading order, on the loader's thread. May be empty.
+using LoadProgressFn = std::function<void(const LoadProgress&)>;
+
+// LoadPaths (model/dataset.h), telling `progress` after each input. Every path is walked first
+// (a missing one fails before any file is read), so the total is known from the first call.
+Result<Dataset> LoadPaths(const std::vector<std::string>& paths, const LoadOptions& opt, const LoadProgressFn& progress);
+
+}  // namespace toposcope::model
