@@ -29,6 +29,7 @@
 #include "toposcope/experiments/architecture_compare.h"
 #include "toposcope/experiments/hypothesis_eval.h"
 #include "toposcope/report/pipeline/pass_report.h"
+#include "toposcope/report/html/html_report.h"
 #include "toposcope/report/result_json.h"
 #include "toposcope/report/json/result_sections.h"
 #include "toposcope/report/result_sections.h"
@@ -264,6 +265,7 @@ struct Flags {
   std::string sim_out;
   std::string sim_naming = "seed";  // --naming, resolved against the seed into sim.naming
   std::string truth, result;
+  std::string report_result, report_out = "report.html";
   app::DemoRequest demo;
   app::AnonymizeRequest anonymize;
   app::FindSlowNodesRequest find_slow;
@@ -488,6 +490,21 @@ Command EvaluateHypothesesCommand(Flags& f) {
           }};
 }
 
+// report: the self-contained HTML report of a result.json (report/html).
+Command ReportCommand(Flags& f) {
+  return {"report", "write the self-contained HTML report of a result.json (fabric, GPUs, rings, clocks, findings, ...)",
+          [&f](CLI::App* c) {
+            c->add_option("result", f.report_result, "result.json written by analyze")->required();
+            c->add_option("-o,--out", f.report_out, "the HTML file to write (default report.html)");
+          },
+          [&f] {
+            const toposcope::Status st = report::html::WriteHtmlReportFile(f.report_result, f.report_out);
+            if (!st.ok()) return Fail(st.error());
+            std::printf("wrote %s\n", f.report_out.c_str());
+            return int{kOk};
+          }};
+}
+
 int RunPassesCommand() {
   std::fputs(report::PassListText().c_str(), stdout);
   return kOk;
@@ -553,6 +570,7 @@ std::vector<Command> Commands(Flags& f) {
          std::fputs(toposcope::sim::SimSummaryText(*s).c_str(), stdout);
          return int{kOk};
        }},
+      ReportCommand(f),
       {"score", "score a result against the simulator's truth",
        [&f](CLI::App* c) {
          c->add_option("--truth", f.truth, "truth.json written by simulate")->required();
