@@ -15,6 +15,7 @@ packages=(
   libeigen3-dev libspectra-dev libfmt-dev libspdlog-dev nlohmann-json3-dev libpugixml-dev
   libcli11-dev libtbb-dev libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev libzstd-dev
   libpcap-dev tshark
+  chromium
   ibsim-utils opensm infiniband-diags
   python3-numpy python3-sklearn python3-scipy python3-pandas
 )

@@ -72,7 +72,8 @@ std::string HtmlReportText(const json& result, const std::string& title, const V
   h += "<title>" + EscapeHtml(heading) + "</title>\n<style>" + ReportStyle() + "</style>\n</head>\n<body>\n";
   // Errors of the script land in #errors (empty when the page drew cleanly).
   h += "<pre id=\"errors\"></pre>\n<script>\nfunction reportError(m) { document.getElementById(\"errors\").textContent += m + \"\\n\"; }\n"
-       "window.onerror = function (msg, src, line) { reportError(\"error: \" + msg + \" (line \" + line + \")\"); };\n</script>\n";
+       "window.onerror = function (msg, src, line) { reportError(\"error: \" + msg + \" (line \" + line + \")\"); };\n"
+       "console.error = function () { reportError(\"console.error: \" + Array.prototype.join.call(arguments, \" \")); };\n</script>\n";
   h += "<header>\n<h1>" + EscapeHtml(heading) + "</h1>\n<nav>";
   for (const SectionInfo& s : ReportSections()) h += std::string("<a href=\"#") + s.id + "\">" + s.title + "</a>";
   h += "</nav>\n<input id=\"search\" type=\"search\" placeholder=\"find a host\" list=\"host-names\" aria-label=\"find a host\">"

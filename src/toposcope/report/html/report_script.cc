@@ -633,7 +633,9 @@ run("entropy", drawEntropy);
 run("hypotheses", drawHypotheses);
 run("inputs", drawInputs);
 run("search", setupSearch);
+// data-render-ms: the drawing alone; data-open-ms: from the start of navigation to the page drawn.
 document.body.setAttribute("data-render-ms", (performance.now() - T_START).toFixed(1));
+document.body.setAttribute("data-open-ms", performance.now().toFixed(1));
 document.body.setAttribute("data-rendered", "1");
 )JS";
 
