@@ -5,8 +5,8 @@
 # page drew without a script or console error, every section is there, and what it drew matches
 # result.json: hosts in the fabric, leaf-spine cables, the picked host's GPU links and P2P cells,
 # the first ring's hops, the findings, the symptoms, the input files, the entropy series and the
-# scheduler's decisions. One full-page screenshot each (kept under $TOPOSCOPE_REPORT_SHOTS when
-# set). `report` refuses a file that is not a result (exit 3). Skips (77) without Chromium.
+# scheduler's decisions. One full-page screenshot of the analysis report (kept under
+# $TOPOSCOPE_REPORT_SHOTS when set). `report` refuses a file that is not a result (exit 3). Skips (77) without Chromium.
 set -euo pipefail
 bin=$1
 chromium=""
@@ -24,7 +24,7 @@ browse() {
     --user-data-dir="$tmp/profile" "$@" 2> "$tmp/chromium.err"
 }
 
-"$bin" simulate --arch fat-tree --hosts 16 --seed 2 --faults 2 --no-vary --naming plain --out "$tmp/data" > /dev/null \
+"$bin" simulate --arch fat-tree --hosts 8 --seed 2 --faults 2 --no-vary --naming plain --out "$tmp/data" > /dev/null \
   || fail "simulate"
 "$bin" analyze "$tmp/data" --out "$tmp/out" > /dev/null || fail "analyze"
 [ -s "$tmp/out/report.html" ] || fail "analyze --out wrote no report.html"
@@ -41,11 +41,12 @@ sres="$tmp/sched/fat-tree-s1-congestion/schedule/result.json"
 for page in out/report.html sched.html; do
   name=$(basename "$page" .html)
   browse --dump-dom "file://$tmp/$page" > "$tmp/$name.dom" || { cat "$tmp/chromium.err"; fail "chromium --dump-dom $page"; }
-  browse --window-size=1300,4000 --screenshot="$tmp/$name.png" "file://$tmp/$page" > /dev/null \
-    || { cat "$tmp/chromium.err"; fail "chromium --screenshot $page"; }
-  [ "$(stat -c %s "$tmp/$name.png")" -gt 20000 ] || fail "screenshot of $page is empty"
-  if [ -n "${TOPOSCOPE_REPORT_SHOTS:-}" ]; then mkdir -p "$TOPOSCOPE_REPORT_SHOTS" && cp "$tmp/$name.png" "$TOPOSCOPE_REPORT_SHOTS/"; fi
 done
+# One full-page screenshot of the analysis report.
+browse --window-size=1300,4000 --screenshot="$tmp/report.png" "file://$tmp/out/report.html" > /dev/null \
+  || { cat "$tmp/chromium.err"; fail "chromium --screenshot"; }
+[ "$(stat -c %s "$tmp/report.png")" -gt 20000 ] || fail "the screenshot is empty"
+if [ -n "${TOPOSCOPE_REPORT_SHOTS:-}" ]; then mkdir -p "$TOPOSCOPE_REPORT_SHOTS" && cp "$tmp/report.png" "$TOPOSCOPE_REPORT_SHOTS/"; fi
 
 /usr/bin/python3 - "$tmp/out/result.json" "$tmp/report.dom" "$sres" "$tmp/sched.dom" <<'PY'
 import html.parser, json, sys
