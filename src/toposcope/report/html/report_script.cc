@@ -122,7 +122,7 @@ function layoutLeaves(leaves, width, top, cell) {
   leaves.forEach(l => {
     const {n, cols, w, h} = size(l);
     if (x + w > width - gap && x > gap) { x = gap; y += rowH + 10; rowH = 0; }
-    pos.leaves.push({name: l.name, x: x, y: y, w: w, h: h, unplaced: !!l.unplaced, n: n});
+    pos.leaves.push({name: l.name, x: x, y: y, w: w, h: h, unplaced: !!(l.unplaced || l.guessed), n: n});
     const x0 = x + (w - cols * cell) / 2;
     l.hosts.forEach((hi, k) => {
       pos.hosts[HOSTS[hi]] = {x: x0 + (k % cols) * cell, y: y + 18 + Math.floor(k / cols) * cell};
@@ -208,8 +208,10 @@ function drawFabric() {
              ["var(--warn)", "congested switch or cable"], ["#8c564b", "switch with another fault (detour, ...)"]]);
   if (swLat.some(v => v !== null)) { b.appendChild(el("span", {class: "note"}, "switch cables, tomography latency per crossing:")); colorBar(b, slo, shi, "us"); }
   if (hostLat.some(v => v !== null)) { b.appendChild(el("span", {class: "note"}, "host cells, uplink latency:")); colorBar(b, hlo, hhi, "us"); }
-  note(b, spines.length + " spine(s), " + leaves.filter(l => !l.unplaced).length + " leaf/leaves, " + nHosts + " host(s); fabric from " +
-       (F.source || (leaves.some(l => !l.unplaced) ? "probe RTTs (inferred)" : "nothing: no dump, no probes")) + "; " + cables.length + " cable(s).");
+  const known = leaves.filter(l => !l.unplaced && !l.guessed).length;
+  note(b, spines.length + " spine(s), " + known + " leaf/leaves, " + nHosts + " host(s); fabric from " +
+       (F.source || (known ? "probe RTTs (inferred)" : "nothing: no fabric dump, no path probes")) + "; " + cables.length + " cable(s)." +
+       (leaves.some(l => l.guessed) ? " Without a fabric the hosts are grouped by name (a guess), not by leaf." : ""));
   const marked = cables.filter(c => c.mark);
   if (marked.length) {
     b.appendChild(table(["cable", "tier", "rate", "latency us", "queueing us", "mark"],
@@ -218,6 +220,23 @@ function drawFabric() {
   const sw = Object.keys(smarks);
   if (sw.length) b.appendChild(table(["switch", "faults ranked above 0.5"], sw.map(s => [s, smarks[s].join(", ")])));
   return pos;
+}
+// A long ring as leaf-to-leaf transitions: one line per ordered leaf pair the ring crosses (width
+// grows with its hops), hops inside a leaf written in the leaf's box.
+function drawRingByLeaf(svg, pos, hs, n, leafOf) {
+  const trans = {}, inside = {}, centre = {};
+  pos.leaves.forEach(l => { centre[l.name] = {x: l.x + l.w / 2, y: l.y + l.h / 2}; });
+  for (let i = 0; i < n; ++i) {
+    const a = leafOf[hs[i]], z = leafOf[hs[(i + 1) % hs.length]];
+    if (a === z) inside[a] = (inside[a] || 0) + 1; else trans[a + "\u0000" + z] = (trans[a + "\u0000" + z] || 0) + 1;
+  }
+  Object.keys(trans).sort().forEach(k => {
+    const [a, z] = k.split("\u0000"), p = centre[a], q = centre[z];
+    if (!p || !q) return;
+    svg.appendChild(sv("line", {x1: p.x, y1: p.y, x2: q.x, y2: q.y, stroke: "var(--warn)", "stroke-opacity": 0.7,
+      "stroke-width": 1 + Math.log2(trans[k]), "data-kind": "ring-leaf-hop", "data-hops": trans[k]}, a + " -> " + z + ": " + trans[k] + " hop(s)"));
+  });
+  pos.leaves.forEach(l => svgText(svg, l.x + 4, l.y + 28, (inside[l.name] || 0) + " hops inside"));
 }
 function drawRings() {
   const R = D.rings, b = bodyOf("rings");
@@ -234,7 +253,7 @@ function drawRings() {
     }
     return [r.channel, r.source, r.comm, hs.length, r.complete ? "yes" : "no", cross];
   });
-  b.appendChild(table(["channel", "source", "comm", "hosts", "complete", "hops between leaves"], rows));
+  b.appendChild(table(["channel", "source", "comm", "hosts", "complete", "hops between leaves (or name groups)"], rows));
   if (R.total > rings.length) note(b, rings.length + " of " + R.total + " rings drawn.");
   const picks = el("div");
   b.appendChild(picks);
@@ -258,6 +277,12 @@ function drawRings() {
     });
     const hs = r.hosts.map(i => HOSTS[i]), c = (cell - 2) / 2;
     const n = r.complete ? hs.length : hs.length - 1;
+    if (hs.length > 128) {
+      drawRingByLeaf(svg, pos, hs, n, leafOf);
+      holder.appendChild(svg);
+      note(holder, hs.length + " hosts: the ring is drawn leaf to leaf (line width: hops), hops inside a leaf counted in its box.");
+      return;
+    }
     for (let i = 0; i < n; ++i) {
       const p = pos.hosts[hs[i]], q = pos.hosts[hs[(i + 1) % hs.length]];
       if (!p || !q) continue;
@@ -637,6 +662,7 @@ run("search", setupSearch);
 document.body.setAttribute("data-render-ms", (performance.now() - T_START).toFixed(1));
 document.body.setAttribute("data-open-ms", performance.now().toFixed(1));
 document.body.setAttribute("data-rendered", "1");
+window.addEventListener("load", () => document.body.setAttribute("data-load-ms", performance.now().toFixed(1)));
 )JS";
 
 }  // namespace

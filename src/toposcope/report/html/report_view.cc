@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -124,6 +125,40 @@ std::string CableMark(const std::set<std::string>& kinds) {
   return "";
 }
 
+// The name of a host less its last number (dgx-a01-18 → dgx-a01, gpu-r10-n11 → gpu-r10-n): hosts of
+// one rack or group usually share it.
+std::string NamePrefix(const std::string& name) {
+  size_t e = name.size();
+  while (e > 0 && std::isdigit(static_cast<unsigned char>(name[e - 1]))) --e;
+  while (e > 0 && (name[e - 1] == '-' || name[e - 1] == '_' || name[e - 1] == '.')) --e;
+  return name.substr(0, e);
+}
+
+// Groups of hosts when no leaf is known: by name prefix, cut shorter (up to three numbers off) until
+// the groups hold 8 hosts on average, when that leaves 2 groups or more; else runs of 32 hosts in
+// name order. Each group has "guessed": true.
+json GuessedGroups(const Hosts& hosts) {
+  std::vector<std::string> prefix(hosts.names);
+  json groups = json::array();
+  for (int round = 0; round < 3; ++round) {
+    std::map<std::string, std::vector<size_t>> by_prefix;
+    for (size_t i = 0; i < prefix.size(); ++i) by_prefix[prefix[i] = NamePrefix(prefix[i])].push_back(i);
+    if (by_prefix.size() < 2) break;
+    if (by_prefix.size() * 8 > hosts.names.size()) continue;
+    for (const auto& [p, members] : by_prefix) {
+      groups.push_back({{"name", (p.empty() ? std::string("(no prefix)") : p) + "*"}, {"hosts", members}, {"guessed", true}});
+    }
+    return groups;
+  }
+  for (size_t i = 0; i < hosts.names.size(); i += 32) {
+    json members = json::array();
+    for (size_t k = i; k < std::min(hosts.names.size(), i + 32); ++k) members.push_back(k);
+    groups.push_back({{"name", "hosts " + std::to_string(i + 1) + "-" + std::to_string(i + members.size())},
+                      {"hosts", members}, {"guessed", true}});
+  }
+  return groups;
+}
+
 json LeavesView(const json& fabric, const std::unordered_map<std::string, std::string>& node_names, const Hosts& hosts,
                 json* pods) {
   json leaves = json::array();
@@ -150,8 +185,12 @@ json LeavesView(const json& fabric, const std::unordered_map<std::string, std::s
   for (const json& p : Arr(inferred, "pods")) pods->push_back({{"name", Str(p, "name")}, {"leaves", Arr(p, "leaves")}});
   json rest = json::array();
   for (size_t i = 0; i < placed.size(); ++i) if (!placed[i]) rest.push_back(i);
-  if (!rest.empty()) leaves.push_back({{"name", leaves.empty() ? "hosts" : "not placed"}, {"hosts", rest}, {"unplaced", true}});
-  return leaves;
+  if (rest.empty()) return leaves;
+  if (!leaves.empty()) {
+    leaves.push_back({{"name", "not placed"}, {"hosts", rest}, {"unplaced", true}});
+    return leaves;
+  }
+  return GuessedGroups(hosts);
 }
 
 json FabricView(const json& r, const Hosts& hosts, const std::map<std::string, std::set<std::string>>& marks) {
