@@ -401,6 +401,43 @@ function drawNode(host) {
 // The time sections: clock models, DCGM / clock findings on a time axis, per-link entropy.
 constexpr const char* kTime = R"JS(
 const MODEL_COLOR = ["#7f7f7f", "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b"];
+// The held-out residuals over time of the hosts worst after alignment: one chart per host, one line
+// per model, signed, on a symmetric log scale (sign(v) log10(1 + |v| / 1 us)).
+function drawClockSeries(b, C, models) {
+  const series = C.series || [];
+  if (!series.length) return;
+  note(b, "Held-out residuals over time (model offset minus measured offset, symmetric log scale) of the " + series.length +
+       " host(s) worst after alignment; every model of each:");
+  const box = el("div", {class: "charts"});
+  b.appendChild(box);
+  const slog = v => Math.sign(v) * Math.log10(1 + Math.abs(v));
+  series.forEach(s => {
+    const d = el("div", {class: "chart", "data-kind": "clock-series", "data-host": HOSTS[s.host]});
+    d.appendChild(el("h4", {}, HOSTS[s.host]));
+    const W = 360, H = 150, L = 52;
+    let tmax = 0, ymax = 0;
+    s.models.forEach(pts => pts.forEach(p => { tmax = Math.max(tmax, p[0]); if (p[1] !== null) ymax = Math.max(ymax, Math.abs(slog(p[1]))); }));
+    tmax = tmax || 1; ymax = Math.max(ymax, 1);
+    const X = t => L + t / tmax * (W - L - 8), Y = v => H / 2 - slog(v) / ymax * (H / 2 - 12);
+    const svg = sv("svg", {width: W, height: H});
+    svg.appendChild(sv("line", {x1: L, x2: W - 8, y1: H / 2, y2: H / 2, stroke: "#bbb"}));
+    const top = Math.pow(10, Math.floor(ymax));
+    [top, -top].forEach(v => {
+      svg.appendChild(sv("line", {x1: L, x2: W - 8, y1: Y(v), y2: Y(v), stroke: "#eee"}));
+      svgText(svg, L - 3, Y(v) + 4, (v > 0 ? "+" : "-") + (top >= 1000 ? (top / 1000) + " ms" : top + " us"), {"text-anchor": "end"});
+    });
+    svgText(svg, L - 3, H / 2 + 4, "0", {"text-anchor": "end"});
+    svgText(svg, W - 8, H - 2, fmt(tmax, 0) + " s", {"text-anchor": "end"});
+    s.models.forEach((pts, k) => {
+      const p = pts.filter(x => x[1] !== null).sort((x, y) => x[0] - y[0]);
+      if (!p.length) return;
+      svg.appendChild(sv("polyline", {points: p.map(x => X(x[0]).toFixed(1) + "," + Y(x[1]).toFixed(1)).join(" "), fill: "none",
+        stroke: MODEL_COLOR[k % MODEL_COLOR.length], "stroke-width": 1.5}, models[k]));
+    });
+    d.appendChild(svg);
+    box.appendChild(d);
+  });
+}
 function drawClocks() {
   const C = D.clocks, b = bodyOf("clocks"), models = C.models || [], rows = C.hosts || [];
   if (!rows.length) { note(b, "No clock sync records (chrony, linuxptp, sync CSV) in the inputs."); return; }
@@ -426,6 +463,7 @@ function drawClocks() {
     legend(b, models.map((m, k) => [MODEL_COLOR[k % MODEL_COLOR.length], m]));
     note(b, "Share of hosts whose held-out sync residual (mean |offset error|) is below x, per clock model: 'none' is before alignment, the best model after.");
   }
+  drawClockSeries(b, C, models);
   b.appendChild(table(["model", "hosts with residuals", "median mean us", "median p99 us", "best on hosts"], models.map((m, k) => [
     m, rows.filter(r => r[2][k] !== null).length, fmt(median(rows.map(r => r[2][k])), 3), fmt(median(rows.map(r => r[3][k])), 3),
     rows.filter(r => r[1] === k).length])));

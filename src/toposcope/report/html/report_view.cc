@@ -325,7 +325,7 @@ json RingsView(const json& r, const Hosts& hosts, const ViewLimits& lim) {
   return {{"rings", list}, {"total", Arr(r, "rings").size()}};
 }
 
-json ClocksView(const json& r, const Hosts& hosts) {
+json ClocksView(const json& r, const Hosts& hosts, const ViewLimits& lim) {
   std::vector<std::string> models;
   std::map<int, json> rows;  // host → [host, best model, [mean us per model], [p99 us per model], steps]
   for (const json& c : Arr(r, "clocks")) {
@@ -344,16 +344,34 @@ json ClocksView(const json& r, const Hosts& hosts) {
     row[4] = std::max<int64_t>(row[4].get<int64_t>(), static_cast<int64_t>(Arr(c, "steps_local_ns").size()));
   }
   json list = json::array();
+  std::vector<std::pair<double, int>> worst;  // (best model's mean residual, host)
   for (auto& [h, row] : rows) {
     while (row[2].size() < models.size()) row[2].push_back(nullptr), row[3].push_back(nullptr);
+    const json& best_mean = row[1].get<int>() >= 0 ? row[2][row[1].get<size_t>()] : json();
+    if (best_mean.is_number()) worst.emplace_back(best_mean.get<double>(), h);
     list.push_back(std::move(row));
+  }
+  // The held-out residual series of the hosts worst after alignment, every model of each.
+  std::stable_sort(worst.begin(), worst.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  if (worst.size() > static_cast<size_t>(lim.clock_series_hosts)) worst.resize(static_cast<size_t>(lim.clock_series_hosts));
+  json series = json::array();
+  for (const auto& [mean, h] : worst) {
+    json per_model = json::array();
+    for (const std::string& model : models) {
+      json pts = json::array();
+      for (const json& c : Arr(r, "clocks")) {
+        if (Str(c, "host") == hosts.names[static_cast<size_t>(h)] && Str(c, "model") == model) pts = Arr(c, "heldout_residuals_us");
+      }
+      per_model.push_back(pts);
+    }
+    series.push_back({{"host", h}, {"models", per_model}});
   }
   json servo = json::array();
   for (const json& s : Arr(At(r, "servo"), "series")) {
     servo.push_back({{"host", Str(s, "host")}, {"program", Str(s, "program")}, {"offset_rms_ns", At(s, "offset_rms_ns")},
                      {"offset_max_ns", At(s, "offset_max_ns")}, {"locked", At(s, "locked")}, {"points", At(s, "points")}});
   }
-  return {{"models", models}, {"hosts", list}, {"servo", servo}};
+  return {{"models", models}, {"hosts", list}, {"servo", servo}, {"series", series}};
 }
 
 json FindingsView(const json& r, const ViewLimits& lim) {
@@ -554,7 +572,7 @@ json ReportViewJson(const json& result, const ViewLimits& limits) {
   v["fabric"] = FabricView(result, hosts, marks);
   v["nodes"] = NodesView(result, hosts);
   v["rings"] = RingsView(result, hosts, limits);
-  v["clocks"] = ClocksView(result, hosts);
+  v["clocks"] = ClocksView(result, hosts, limits);
   v["findings"] = FindingsView(result, limits);
   v["entropy"] = EntropyView(result, limits);
   v["hypotheses"] = HypothesesView(result, limits);

@@ -18,6 +18,7 @@ struct ViewLimits {
   int files = 400;                 // input files listed one by one (files with rejections first)
   int diagnostics_per_file = 3;    // first diagnostics shown per file
   int rings = 8;                   // NCCL rings drawn
+  int clock_series_hosts = 6;      // hosts whose held-out residuals are drawn over time
   size_t text_chars = 400;         // evidence strings cut to this length
 };
 
