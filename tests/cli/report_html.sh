@@ -55,7 +55,7 @@ class Dom(html.parser.HTMLParser):
     """Elements with their attributes and the section they sit in; the text of pre#errors."""
     def __init__(self):
         super().__init__()
-        self.items, self.section, self.in_errors, self.errors, self.body = [], None, False, "", {}
+        self.items, self.section, self.in_errors, self.errors, self.body, self.text = [], None, False, "", {}, ""
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         if tag == "section": self.section = a.get("id")
@@ -65,6 +65,7 @@ class Dom(html.parser.HTMLParser):
     def handle_endtag(self, tag):
         if tag == "pre": self.in_errors = False
     def handle_data(self, data):
+        self.text += data
         if self.in_errors: self.errors += data
 
 def load(dom_path):
@@ -98,7 +99,14 @@ def check_common(r, d):
         assert len(hops) == (len(hs) if rings[0]["complete"] else len(hs) - 1), (len(hops), len(hs))
     syms = r["hypotheses"]["symptoms"]
     assert len(kind(d, "symptom", "hypotheses")) == min(300, len(syms))
-    assert len(kind(d, "input-file", "inputs")) == min(400, len(r["inputs"]))
+    # The first 100 files are drawn ("show every file" draws the rest of the 400 kept).
+    assert len(kind(d, "input-file", "inputs")) == min(100, len(r["inputs"]))
+    # The accounting line adds up result.json's inputs.
+    ins = r["inputs"]
+    line = "%d file(s): %d record(s) read, %d accepted, %d rejected; %d file(s) skipped" % (
+        len(ins), sum(i["records"] for i in ins), sum(i["records"] - i["rejected"] for i in ins),
+        sum(i["rejected"] for i in ins), sum(1 for i in ins if i["skipped"]))
+    assert line in d.text, line
     findings = len(r.get("telemetry_findings", [])) + len(r.get("servo", {}).get("findings", []))
     assert len(kind(d, "finding", "findings")) == findings, (len(kind(d, "finding", "findings")), findings)
     links = {e["link"] for e in r.get("link_entropy", [])}

@@ -270,7 +270,7 @@ function drawRings() {
       svgText(svg, l.x + 4, l.y + 13, l.name.length > 24 ? l.name.slice(0, 23) + "~" : l.name);
     });
     const inRing = new Set(r.hosts.map(i => HOSTS[i]));
-    HOSTS.forEach(h => {
+    if (r.hosts.length <= 128) HOSTS.forEach(h => {
       const p = pos.hosts[h];
       if (p) svg.appendChild(sv("rect", {x: p.x, y: p.y, width: cell - 2, height: cell - 2, class: "host", "data-host": h,
         fill: inRing.has(h) ? "#9ecae1" : "#e5e7ea", stroke: "#667", "stroke-width": 0.5}, h));
@@ -630,25 +630,35 @@ function drawInputs() {
     (I.formats || []).map(f => [f.format, f.files, f.read, f.read - f.rejected, f.rejected, f.skipped]),
     {rowAttrs: i => (I.formats[i].rejected || I.formats[i].skipped) ? {class: "bad"} : {}}));
   const files = I.files || [];
-  if (I.files_total > files.length) note(b, files.length + " of " + I.files_total + " files listed (skipped and rejecting files first).");
+  if (I.files_total > files.length) note(b, files.length + " of " + I.files_total + " files kept in this report (skipped and rejecting files first).");
   const filter = el("input", {type: "search", placeholder: "filter files (path, format, host)"});
   b.appendChild(filter);
+  const status = el("p", {class: "note"});
+  b.appendChild(status);
+  const more = el("button", {class: "pick"}, "show every file");
+  b.appendChild(more);
   const d = el("div", {class: "scroll"});
-  const t = table(["file", "format", "host", "read", "accepted", "rejected", "first diagnostics / why skipped"], files.map(f => {
-    const diag = el("div");
-    if (f.skipped) diag.appendChild(el("div", {}, "skipped: " + f.reason));
-    f.diagnostics.forEach(x => diag.appendChild(el("div", {}, x)));
-    return [f.path, f.format, f.host, f.read, f.read - f.rejected, f.rejected, diag];
-  }), {rowAttrs: i => Object.assign({"data-kind": "input-file"}, (files[i].rejected || files[i].skipped) ? {class: "bad"} : {})});
-  d.appendChild(t);
   b.appendChild(d);
-  filter.addEventListener("input", () => {
+  const FIRST = 100;
+  let all = false;
+  // The table of the files matching the filter: the first 100 until "show every file".
+  function refresh() {
     const q = filter.value.toLowerCase();
-    t.querySelectorAll("tr[data-kind]").forEach((tr, i) => {
-      const f = files[i];
-      tr.style.display = (f.path + " " + f.format + " " + f.host).toLowerCase().indexOf(q) >= 0 ? "" : "none";
-    });
-  });
+    const match = files.filter(f => (f.path + " " + f.format + " " + f.host).toLowerCase().indexOf(q) >= 0);
+    const shown = all ? match : match.slice(0, FIRST);
+    status.textContent = shown.length + " of " + match.length + " file(s) shown" + (q ? " matching '" + filter.value + "'" : "") + ".";
+    more.style.display = shown.length < match.length ? "" : "none";
+    d.textContent = "";
+    d.appendChild(table(["file", "format", "host", "read", "accepted", "rejected", "first diagnostics / why skipped"], shown.map(f => {
+      const diag = el("div");
+      if (f.skipped) diag.appendChild(el("div", {}, "skipped: " + f.reason));
+      f.diagnostics.forEach(x => diag.appendChild(el("div", {}, x)));
+      return [f.path, f.format, f.host, f.read, f.read - f.rejected, f.rejected, diag];
+    }), {rowAttrs: i => Object.assign({"data-kind": "input-file"}, (shown[i].rejected || shown[i].skipped) ? {class: "bad"} : {})}));
+  }
+  filter.addEventListener("input", refresh);
+  more.addEventListener("click", () => { all = true; refresh(); });
+  refresh();
 }
 function drawSummary() {
   const c = D.counts, b = bodyOf("summary"), cards = el("div", {class: "cards"});
