@@ -60,7 +60,7 @@ TEST(ReportView, LeavesAndMarkedCablesFromTheDump) {
   EXPECT_EQ(v["hosts"], json({"h1", "h2"}));
   ASSERT_EQ(f["leaves"].size(), 2U);  // leaf1, then the host no leaf holds
   EXPECT_EQ(f["leaves"][0]["name"], "leaf1");
-  EXPECT_EQ(f["leaves"][0]["hosts"], json({0}));
+  EXPECT_EQ(f["leaves"][0]["hosts"], json::array({0}));
   EXPECT_TRUE(f["leaves"][1]["unplaced"].get<bool>());
   EXPECT_EQ(f["spines"], json({"spine1", "spine2"}));
   ASSERT_EQ(f["cables"].size(), 3U);
