@@ -64,14 +64,14 @@ TEST(ReportView, LeavesAndMarkedCablesFromTheDump) {
   EXPECT_TRUE(f["leaves"][1]["unplaced"].get<bool>());
   EXPECT_EQ(f["spines"], json({"spine1", "spine2"}));
   ASSERT_EQ(f["cables"].size(), 3U);
+  // Rows: [a, b, tier, rate, state, latency us, queueing us, mark], by name.
   std::map<std::string, json> by;
-  for (const json& c : f["cables"]) by[c["a"].get<std::string>() + "--" + c["b"].get<std::string>()] = c;
-  EXPECT_EQ(by["h1--leaf1"]["latency_us"], 0.5);
-  EXPECT_EQ(by["h1--leaf1"]["mark"], "");
-  EXPECT_EQ(by["leaf1--spine1"]["mark"], "flapping");  // flapping over degraded; noise never marks
-  EXPECT_EQ(by["leaf1--spine2"]["mark"], "degraded");  // below its tier's usual width
-  EXPECT_EQ(by["leaf1--spine2"]["rate"], "1x NDR");
-  EXPECT_TRUE(by["leaf1--spine2"]["latency_us"].is_null());
+  for (const json& c : f["cables"]) by[c[0].get<std::string>() + "--" + c[1].get<std::string>()] = c;
+  EXPECT_EQ(by["h1--leaf1"], json({"h1", "leaf1", "host-leaf", "4x NDR", "", 0.5, 0.1, ""}));
+  EXPECT_EQ(by["leaf1--spine1"][7], "flapping");  // flapping over degraded; noise never marks
+  EXPECT_EQ(by["leaf1--spine2"][7], "degraded");  // below its tier's usual width
+  EXPECT_EQ(by["leaf1--spine2"][3], "1x NDR");
+  EXPECT_TRUE(by["leaf1--spine2"][5].is_null());
 }
 
 TEST(ReportView, EntropySeriesDecidedLinksFirstAndDownsampled) {

@@ -140,11 +140,27 @@ constexpr const char* kFabric = R"JS(
 const MARK_COLOR = {degraded: "var(--bad)", flapping: "var(--flap)", congested: "var(--warn)"};
 // A switch's outline: orange when congested, brown for another fault ranked on it (detour, ...).
 function switchStroke(m) { return !m ? "#8795a8" : (m.indexOf("congested_switch") >= 0 ? "var(--warn)" : "#8c564b"); }
+// One leaf's cables to the spines as one line to the middle of the spines it reaches: width grows
+// with their number, colour the median latency, red / dashed purple when one is degraded / flapping.
+function drawLeafUplinks(g, at, leaf, cs, spines, slo, shi) {
+  const p = at[leaf];
+  const xs = cs.map(c => at[c.a === leaf ? c.b : c.a].x);
+  const x = xs.reduce((a, v) => a + v, 0) / xs.length;
+  const lat = median(cs.map(c => c.latency_us));
+  const marks = cs.filter(c => c.mark).map(c => c.mark);
+  const mark = marks.indexOf("flapping") >= 0 ? "flapping" : (marks.length ? marks[0] : "");
+  const attrs = {x1: p.x, y1: p.y, x2: x, y2: 42, stroke: mark ? MARK_COLOR[mark] : heat(lat === null ? null : (lat - slo) / (shi - slo)),
+    "stroke-width": mark ? 3 : 1 + Math.log2(cs.length) / 2, "stroke-opacity": 0.8, "data-kind": "cable-group",
+    "data-cables": cs.length, "data-marked": marks.length};
+  if (mark === "flapping") attrs["stroke-dasharray"] = "6 4";
+  g.appendChild(sv("line", attrs, leaf + ": " + cs.length + " cable(s) to " + spines.length + " spine(s), median latency " + fmt(lat, 3) +
+    " us" + (marks.length ? "; marked: " + cs.filter(c => c.mark).map(c => c.a + " -- " + c.b + " " + c.mark).join(", ") : "")));
+}
 function drawFabric() {
   const F = D.fabric, b = bodyOf("fabric");
   const leaves = F.leaves || [];
   const nHosts = HOSTS.length, cell = nHosts > 256 ? 9 : (nHosts > 64 ? 14 : 24), width = 1200;
-  const cables = F.cables || [];
+  const cables = (F.cables || []).map(x => ({a: x[0], b: x[1], tier: x[2], rate: x[3], state: x[4], latency_us: x[5], queue_us: x[6], mark: x[7]}));
   const hostCable = {}, switchCables = [];
   const hostSet = new Set(HOSTS);
   cables.forEach(c => {
@@ -166,24 +182,34 @@ function drawFabric() {
   const [hlo, hhi] = range(hostLat), [slo, shi] = range(swLat);
   const cg = sv("g"), lg = sv("g"), hg = sv("g");
   svg.appendChild(cg); svg.appendChild(lg); svg.appendChild(hg);
+  // Many spines: the cables between a leaf and the spines are drawn as one line per leaf.
+  const grouped = spines.length > 16 || switchCables.length > 600;
+  const spineSet = new Set(spines), leafSet = new Set(pos.leaves.map(l => l.name)), perLeaf = {};
   switchCables.forEach(c => {
     const p = at[c.a], q = at[c.b];
     if (!p || !q) return;
+    if (grouped && (spineSet.has(c.a) && leafSet.has(c.b) || spineSet.has(c.b) && leafSet.has(c.a))) {
+      const leaf = leafSet.has(c.a) ? c.a : c.b;
+      (perLeaf[leaf] = perLeaf[leaf] || []).push(c);
+      return;
+    }
     const marked = c.mark && MARK_COLOR[c.mark];
     const attrs = {x1: p.x, y1: p.y + (spines.indexOf(c.a) >= 0 ? 8 : 0), x2: q.x, y2: q.y + (spines.indexOf(c.b) >= 0 ? 8 : 0),
                    stroke: marked ? MARK_COLOR[c.mark] : heat((c.latency_us - slo) / (shi - slo)),
                    "stroke-width": marked ? 4 : 1.6, "data-kind": "cable", "data-mark": c.mark || ""};
     if (c.mark === "flapping") attrs["stroke-dasharray"] = "6 4";
     cg.appendChild(sv("line", attrs, c.a + " -- " + c.b + (c.tier ? " (" + c.tier + ")" : "") + (c.rate ? ", " + c.rate : "") +
-      ", latency " + fmt(c.latency_us, 3) + " us" + (c.queue_us !== undefined ? ", queueing " + fmt(c.queue_us, 3) + " us" : "") +
+      ", latency " + fmt(c.latency_us, 3) + " us" + (c.queue_us !== null ? ", queueing " + fmt(c.queue_us, 3) + " us" : "") +
       (c.mark ? ", " + c.mark : "")));
   });
+  Object.keys(perLeaf).sort().forEach(leaf => drawLeafUplinks(cg, at, leaf, perLeaf[leaf], spines, slo, shi));
   const smarks = F.switch_marks || {};
+  const spineW = Math.min(100, width / (spines.length + 1) - 2);
   spines.forEach(s => {
     const p = at[s], m = smarks[s];
-    lg.appendChild(sv("rect", {x: p.x - 50, y: p.y - 12, width: 100, height: 20, rx: 4, fill: m ? "#ffe0c2" : "#e8edf3",
+    lg.appendChild(sv("rect", {x: p.x - spineW / 2, y: p.y - 12, width: spineW, height: 20, rx: 4, fill: m ? "#ffe0c2" : "#e8edf3",
       stroke: switchStroke(m), "stroke-width": m ? 3 : 1, "data-kind": "switch"}, s + (m ? ": " + m.join(", ") : "")));
-    svgText(lg, p.x, p.y + 3, s.length > 18 ? s.slice(0, 17) + "~" : s, {"text-anchor": "middle"});
+    if (spineW >= 60) svgText(lg, p.x, p.y + 3, s.length > 18 ? s.slice(0, 17) + "~" : s, {"text-anchor": "middle"});
   });
   const hmarks = F.host_marks || {};
   pos.leaves.forEach(l => {
@@ -215,7 +241,7 @@ function drawFabric() {
   const marked = cables.filter(c => c.mark);
   if (marked.length) {
     b.appendChild(table(["cable", "tier", "rate", "latency us", "queueing us", "mark"],
-      marked.map(c => [c.a + " -- " + c.b, c.tier, c.rate, c.latency_us, c.queue_us === undefined ? null : c.queue_us, c.mark])));
+      marked.map(c => [c.a + " -- " + c.b, c.tier, c.rate, c.latency_us, c.queue_us, c.mark])));
   }
   const sw = Object.keys(smarks);
   if (sw.length) b.appendChild(table(["switch", "faults ranked above 0.5"], sw.map(s => [s, smarks[s].join(", ")])));
@@ -588,7 +614,6 @@ function drawHypotheses() {
   const items = ss.map((s, i) => {
     const top = s.hypotheses[0] || {kind: "-", p: 0};
     const d = el("details", {"data-kind": "symptom", "data-entity": s.entity});
-    if (i < 3) d.open = true;
     const sm = el("summary");
     sm.appendChild(el("b", {}, s.kind + " "));
     sm.appendChild(document.createTextNode(s.entity + " : " + top.kind + " "));
@@ -597,22 +622,30 @@ function drawHypotheses() {
     sm.appendChild(bar);
     sm.appendChild(document.createTextNode(fmt(top.p, 3)));
     d.appendChild(sm);
-    d.appendChild(el("div", {class: "note"}, s.summary));
-    s.hypotheses.forEach(h => {
-      const hd = el("div", {class: "hyp", "data-kind": "hypothesis"});
-      const t = el("div");
-      t.appendChild(el("b", {}, h.kind));
-      t.appendChild(document.createTextNode(" on " + h.entity + " "));
-      const hb = el("span", {class: "bar" + (h.kind !== "noise" ? " fault" : "")});
-      hb.style.width = Math.round(80 * (h.p || 0)) + "px";
-      t.appendChild(hb);
-      t.appendChild(document.createTextNode("p = " + fmt(h.p, 4) + " (prior " + fmt(h.prior, 3) + ")"));
-      hd.appendChild(t);
-      h.for.forEach(x => hd.appendChild(el("div", {class: "for"}, "+ " + x)));
-      h.against.forEach(x => hd.appendChild(el("div", {class: "against"}, "- " + x)));
-      if (h.next) hd.appendChild(el("div", {class: "note"}, "next: " + h.next));
-      d.appendChild(hd);
-    });
+    // The hypotheses are drawn when the symptom is first opened (hundreds of symptoms stay light).
+    let drawn = false;
+    const fill = () => {
+      if (drawn) return;
+      drawn = true;
+      d.appendChild(el("div", {class: "note"}, s.summary));
+      s.hypotheses.forEach(h => {
+        const hd = el("div", {class: "hyp", "data-kind": "hypothesis"});
+        const t = el("div");
+        t.appendChild(el("b", {}, h.kind));
+        t.appendChild(document.createTextNode(" on " + h.entity + " "));
+        const hb = el("span", {class: "bar" + (h.kind !== "noise" ? " fault" : "")});
+        hb.style.width = Math.round(80 * (h.p || 0)) + "px";
+        t.appendChild(hb);
+        t.appendChild(document.createTextNode("p = " + fmt(h.p, 4) + " (prior " + fmt(h.prior, 3) + ")"));
+        hd.appendChild(t);
+        h.for.forEach(x => hd.appendChild(el("div", {class: "for"}, "+ " + x)));
+        h.against.forEach(x => hd.appendChild(el("div", {class: "against"}, "- " + x)));
+        if (h.next) hd.appendChild(el("div", {class: "note"}, "next: " + h.next));
+        d.appendChild(hd);
+      });
+    };
+    if (i < 3) { d.open = true; fill(); }
+    d.addEventListener("toggle", fill);
     list.appendChild(d);
     return [d, (s.kind + " " + s.entity + " " + top.kind).toLowerCase()];
   });
@@ -693,8 +726,11 @@ function setupSearch() {
     status.textContent = name && selectHost(name, true) ? "" : "no host matches '" + q + "'";
   });
 }
+const SECTION_MS = {};
 function run(name, f) {
+  const t = performance.now();
   try { f(); } catch (e) { reportError(name + ": " + (e && e.stack ? e.stack : e)); }
+  SECTION_MS[name] = Math.round(performance.now() - t);
 }
 run("summary", drawSummary);
 run("fabric", drawFabric);
@@ -709,6 +745,7 @@ run("search", setupSearch);
 // data-render-ms: the drawing alone; data-open-ms: from the start of navigation to the page drawn.
 document.body.setAttribute("data-render-ms", (performance.now() - T_START).toFixed(1));
 document.body.setAttribute("data-open-ms", performance.now().toFixed(1));
+document.body.setAttribute("data-section-ms", JSON.stringify(SECTION_MS));
 document.body.setAttribute("data-rendered", "1");
 window.addEventListener("load", () => document.body.setAttribute("data-load-ms", performance.now().toFixed(1)));
 )JS";

@@ -242,9 +242,9 @@ json FabricView(const json& r, const Hosts& hosts, const std::map<std::string, s
     auto m = marks.find(key);
     std::string mark = m == marks.end() ? "" : CableMark(m->second);
     if (mark.empty() && below_usual.count(key)) mark = "degraded";
-    c["mark"] = mark;
-    if (!c.contains("latency_us")) c["latency_us"] = nullptr;
-    list.push_back(std::move(c));
+    // [a, b, tier, rate, state, latency us, queueing us, mark]: rows, not objects (thousands of cables).
+    list.push_back({c["a"], c["b"], c["tier"], c["rate"], c["state"], c.contains("latency_us") ? c["latency_us"] : json(),
+                    c.contains("queue_us") ? c["queue_us"] : json(), mark});
   }
   v["cables"] = list;
   json switch_marks = json::object(), host_marks = json::object();
@@ -253,7 +253,8 @@ json FabricView(const json& r, const Hosts& hosts, const std::map<std::string, s
     const std::string host = entity.substr(0, entity.find('/'));
     json k(kinds);
     if (hosts.Of(host) >= 0) {
-      for (const std::string& x : kinds) host_marks[host].push_back(x);
+      // A host's faults; a DCGM sampling period too slow is the measurement's, not the host's.
+      for (const std::string& x : kinds) if (x != "dcgm_sampling_slow") host_marks[host].push_back(x);
     } else {
       switch_marks[entity] = k;
     }
