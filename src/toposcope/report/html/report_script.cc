@@ -548,8 +548,12 @@ function drawFindings() {
     b.appendChild(d);
   }
   if ((F.dcgm_fields || []).length) {
-    note(b, "DCGM fields seen (" + F.sampling_warnings + " sampling warning(s)):");
-    b.appendChild(table(["field", "class", "series", "worst period ms", "needed ms", "ok"],
+    const slow = F.dcgm_fields.filter(f => !f[5]).length;
+    const det = el("details");
+    det.appendChild(el("summary", {}, F.dcgm_fields.length + " DCGM field(s) seen, " + slow + " sampled slower than they need; " +
+                                      F.sampling_warnings + " sampling warning(s)"));
+    b.appendChild(det);
+    det.appendChild(table(["field", "class", "series", "worst period ms", "needed ms", "ok"],
       F.dcgm_fields.map(f => [f[0], f[1], f[2], f[3], f[4], f[5] ? "yes" : "too slow"]), {rowAttrs: i => F.dcgm_fields[i][5] ? {} : {class: "bad"}}));
   }
 }
