@@ -1,7 +1,7 @@
 // Tests of report/html/html_report: every section is in the page with its id, the view is embedded
 // as JSON that parses back to ReportViewJson, a host name holding "</script>" cannot end the data
-// block, the same result gives the same bytes, nothing is fetched, and result files that are not a
-// toposcope result are refused.
+// block, invalid UTF-8 in raw input text becomes U+FFFD, the same result gives the same bytes,
+// nothing is fetched, and result files that are not a toposcope result are refused.
 #include "toposcope/report/html/html_report.h"
 
 #include <gtest/gtest.h>
@@ -100,6 +100,15 @@ TEST(HtmlReport, EscapesForScriptAndHtml) {
   EXPECT_EQ(EscapeJsonForScript("{\"a\":\"</script>&\"}"), "{\"a\":\"\\u003c/script\\u003e\\u0026\"}");
   EXPECT_EQ(json::parse(EscapeJsonForScript("{\"a\":\"</script>&\"}"))["a"], "</script>&");
   EXPECT_EQ(EscapeHtml("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&#39;");
+}
+
+TEST(HtmlReport, InvalidUtf8BecomesReplacementCharacters) {
+  json r = SmallResult();
+  r["diagnostics"]["kept"] = {"/d/n2/topo.txt:3: rejected: bad cell: \"NV\xff\xfe\""};
+  std::string html;
+  ASSERT_NO_THROW(html = HtmlReportText(r));
+  const json back = json::parse(DataBlock(html));
+  EXPECT_EQ(back["inputs"]["files"][0]["diagnostics"][0], "/d/n2/topo.txt:3: rejected: bad cell: \"NV\xEF\xBF\xBD\xEF\xBF\xBD\"");
 }
 
 TEST(HtmlReport, SameResultSameBytes) {

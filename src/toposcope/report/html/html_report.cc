@@ -4,6 +4,7 @@
 #include "toposcope/report/html/html_report.h"
 
 #include "toposcope/base/file_io.h"
+#include "toposcope/base/json_io.h"
 #include "toposcope/report/html/report_assets.h"
 
 namespace toposcope::report::html {
@@ -83,7 +84,8 @@ std::string HtmlReportText(const json& result, const std::string& title, const V
     h += std::string("<section id=\"") + s.id + "\">\n<h2>" + s.title + "</h2>\n<p class=\"blurb\">" + EscapeHtml(s.blurb) +
          "</p>\n<div class=\"body\"></div>\n</section>\n";
   }
-  h += "</main>\n<script type=\"application/json\" id=\"report-data\">" + EscapeJsonForScript(view.dump()) + "</script>\n";
+  // DumpText: invalid UTF-8 in raw input text (diagnostics) becomes U+FFFD instead of an exception.
+  h += "</main>\n<script type=\"application/json\" id=\"report-data\">" + EscapeJsonForScript(json_io::DumpText(view)) + "</script>\n";
   h += "<script>" + ReportScript() + "</script>\n</body>\n</html>\n";
   return h;
 }
