@@ -16,6 +16,7 @@ packages=(
   libcli11-dev libtbb-dev libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev libzstd-dev
   libpcap-dev libxxhash-dev tshark protobuf-compiler graphviz
   libcpp-httplib-dev curl prometheus apache2-utils
+  chromium
   ibsim-utils opensm infiniband-diags
   python3-numpy python3-sklearn python3-scipy python3-pandas
 )

@@ -1,5 +1,5 @@
 // Tests of report/outputs: the files an analysis writes with --out: always result.json and
-// topology.json; the Slurm topologies with inferred leaves; the OpenSM hop weights with hop
+// topology.json and report.html; the Slurm topologies with inferred leaves; the OpenSM hop weights with hop
 // weights; in that order, with the texts of their writers; and the first write error.
 #include "toposcope/report/outputs.h"
 
@@ -14,6 +14,7 @@
 #include "toposcope/model/topology.h"
 #include "toposcope/report/export/opensm_export.h"
 #include "toposcope/report/export/slurm_export.h"
+#include "toposcope/report/html/html_report.h"
 #include "toposcope/report/result_json.h"
 
 namespace toposcope::report {
@@ -54,35 +55,38 @@ TEST(AnalysisOutputFiles, ResultAndTopologyAlways) {
   const analysis::AnalysisResult r;
   const model::Dataset ds;
   const auto files = AnalysisOutputFiles(r, ds);
-  EXPECT_EQ(Names(files), (std::vector<std::string>{"result.json", "topology.json"}));
+  EXPECT_EQ(Names(files), (std::vector<std::string>{"result.json", "topology.json", "report.html"}));
   EXPECT_EQ(files[0].second, ResultJsonText(r));
   EXPECT_EQ(files[1].second, DumpSchemaFirst(model::TopologyToJson(model::BuildTopology(ds))));
+  // The HTML report draws the same result.
+  EXPECT_EQ(files[2].second, html::HtmlReportText(ResultToJson(r)));
 }
 
 TEST(AnalysisOutputFiles, SlurmAndOpenSmWhenThereIsSomethingToWrite) {
   const analysis::AnalysisResult r = WithLeavesAndHopWeights();
   const auto files = AnalysisOutputFiles(r, model::Dataset());
-  ASSERT_EQ(Names(files), (std::vector<std::string>{"result.json", "topology.json", "topology.conf", "topology.yaml",
-                                                    "opensm-hop-weights.txt"}));
+  ASSERT_EQ(Names(files), (std::vector<std::string>{"result.json", "topology.json", "report.html", "topology.conf",
+                                                    "topology.yaml", "opensm-hop-weights.txt"}));
   // topology.conf: the tree as it is; topology.yaml: the tree named and the cluster default, then
   // the block topology.
-  EXPECT_EQ(files[2].second, formats::WriteSlurmTopologyConf(ToSlurmTopology(r.inferred_leaves)));
+  EXPECT_EQ(files[3].second, formats::WriteSlurmTopologyConf(ToSlurmTopology(r.inferred_leaves)));
   formats::SlurmTopology tree = ToSlurmTopology(r.inferred_leaves);
   tree.name = "inferred-tree";
   tree.cluster_default = true;
   formats::SlurmTopology block = ToSlurmBlockTopology(r.inferred_leaves);
   block.name = "inferred-block";
-  EXPECT_EQ(files[3].second, formats::WriteSlurmTopologyYaml({tree, block}));
-  EXPECT_NE(files[3].second.find("inferred-block"), std::string::npos) << files[3].second;
-  EXPECT_EQ(files[4].second, WriteOpenSmHopWeights(r.link_weights.hop_weights));
-  EXPECT_NE(files[4].second.find("0x0002c90000001001 3 7\n"), std::string::npos) << files[4].second;
+  EXPECT_EQ(files[4].second, formats::WriteSlurmTopologyYaml({tree, block}));
+  EXPECT_NE(files[4].second.find("inferred-block"), std::string::npos) << files[4].second;
+  EXPECT_EQ(files[5].second, WriteOpenSmHopWeights(r.link_weights.hop_weights));
+  EXPECT_NE(files[5].second.find("0x0002c90000001001 3 7\n"), std::string::npos) << files[5].second;
 }
 
 TEST(AnalysisOutputFiles, NoSlurmWithoutLeaves) {
   analysis::AnalysisResult r = WithLeavesAndHopWeights();
   r.inferred_leaves.leaves.clear();
   r.link_weights.hop_weights.clear();
-  EXPECT_EQ(Names(AnalysisOutputFiles(r, model::Dataset())), (std::vector<std::string>{"result.json", "topology.json"}));
+  EXPECT_EQ(Names(AnalysisOutputFiles(r, model::Dataset())),
+            (std::vector<std::string>{"result.json", "topology.json", "report.html"}));
 }
 
 TEST_F(OutputsTest, WritesEveryFileIntoTheDirectory) {
@@ -97,7 +101,7 @@ TEST_F(OutputsTest, WritesEveryFileIntoTheDirectory) {
   }
   size_t n = 0;
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_)) ++n;
-  EXPECT_EQ(n, 5U);
+  EXPECT_EQ(n, 6U);
 }
 
 TEST_F(OutputsTest, FirstWriteErrorNamesTheFile) {

@@ -30,6 +30,7 @@
 #include "toposcope/experiments/architecture_compare.h"
 #include "toposcope/experiments/hypothesis_eval.h"
 #include "toposcope/report/pipeline/pass_report.h"
+#include "toposcope/report/html/html_report.h"
 #include "toposcope/report/result_json.h"
 #include "toposcope/report/json/result_sections.h"
 #include "toposcope/report/result_sections.h"
@@ -300,6 +301,7 @@ struct Flags {
   std::string sim_out;
   std::string sim_naming = "seed";  // --naming, resolved against the seed into sim.naming
   std::string truth, result;
+  std::string report_result, report_out = "report.html";
   app::DemoRequest demo;
   app::AnonymizeRequest anonymize;
   app::FindSlowNodesRequest find_slow;
@@ -588,6 +590,21 @@ Command TopoCommand(Flags& f) {
           [&f] { return RunTopoCommand(f.topo, f.topo_host); }};
 }
 
+// report: the self-contained HTML report of a result.json (report/html).
+Command ReportCommand(Flags& f) {
+  return {"report", "write the self-contained HTML report of a result.json (fabric, GPUs, rings, clocks, findings, ...)",
+          [&f](CLI::App* c) {
+            c->add_option("result", f.report_result, "result.json written by analyze")->required();
+            c->add_option("-o,--out", f.report_out, "the HTML file to write (default report.html)");
+          },
+          [&f] {
+            const toposcope::Status st = report::html::WriteHtmlReportFile(f.report_result, f.report_out);
+            if (!st.ok()) return Fail(st.error());
+            std::printf("wrote %s\n", f.report_out.c_str());
+            return int{kOk};
+          }};
+}
+
 int RunPassesCommand() {
   std::fputs(report::PassListText().c_str(), stdout);
   return kOk;
@@ -653,6 +670,7 @@ std::vector<Command> Commands(Flags& f) {
          std::fputs(toposcope::sim::SimSummaryText(*s).c_str(), stdout);
          return int{kOk};
        }},
+      ReportCommand(f),
       {"score", "score a result against the simulator's truth",
        [&f](CLI::App* c) {
          c->add_option("--truth", f.truth, "truth.json written by simulate")->required();
@@ -805,10 +823,10 @@ std::optional<int> UnknownSubcommand(int argc, char** argv, const std::vector<Co
 }
 
 // The output directory of the chosen subcommand made ready before it runs (every `--out` but
-// collect's, which names a file): a path that cannot take outputs fails at once, with the path and
+// collect's and report's, which name a file): a path that cannot take outputs fails at once, with the path and
 // the reason, rather than after the analysis.
 std::optional<int> CheckOutDir(const CLI::App* sub) {
-  if (sub->get_name() == "collect") return std::nullopt;
+  if (sub->get_name() == "collect" || sub->get_name() == "report") return std::nullopt;
   const CLI::Option* out = nullptr;
   try {
     out = sub->get_option_no_throw("--out");

@@ -5,6 +5,7 @@
 #include <memory>
 #include <utility>
 
+#include "toposcope/base/file_io.h"
 #include "toposcope/model/pass_dumps.h"
 #include "toposcope/report/outputs.h"
 #include "toposcope/report/pipeline/pass_report.h"
@@ -105,9 +106,11 @@ Result<AnalyzeOutcome> RunAnalyze(const AnalyzeRequest& req) {
     if (Status st = WriteOnlyDumps(req, state, &out); !st.ok()) return st.error();
   } else {
     if (state.dataset == nullptr) return MakeKindError(ErrorKind::kInternal, "no dataset after a full run");
-    if (Status st = report::WriteAnalysisOutputs(out.result, *state.dataset, req.out); !st.ok()) return st.error();
+    // Rendered once (result.json and report.html of a large cluster take seconds), then written.
     for (const auto& [name, text] : report::AnalysisOutputFiles(out.result, *state.dataset)) {
-      out.written.push_back((std::filesystem::path(req.out) / name).string());
+      const std::string path = (std::filesystem::path(req.out) / name).string();
+      if (Status st = WriteFileText(path, text); !st.ok()) return st.error();
+      out.written.push_back(path);
     }
   }
   if (Status st = report::WritePassStats(req.out, out.run); !st.ok()) return st.error();

@@ -183,7 +183,13 @@ Status RunDemo(const DemoRequest& req, std::FILE* out) {
       !st.ok()) {
     return st;
   }
+  // The HTML report of the analysis (analyze wrote it beside result.json), also at the top.
+  const std::string html = (fs::path(req.out) / "report.html").string();
+  std::error_code ec;
+  fs::copy_file(fs::path(res_dir) / "report.html", html, fs::copy_options::overwrite_existing, ec);
+  if (ec) return MakeKindError(ErrorKind::kOutput, html + ": cannot write: " + ec.message());
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::fprintf(out, "report: %s (open it in a browser)\n", html.c_str());
   std::fprintf(out, "demo finished in %.2f s; outputs in %s\n", secs, req.out.c_str());
   return {};
 }

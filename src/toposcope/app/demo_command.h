@@ -12,7 +12,7 @@
 namespace toposcope::app {
 
 struct DemoRequest {
-  std::string out = "toposcope-demo";  // DIR: DIR/data (simulated), DIR/analysis, DIR/score.json
+  std::string out = "toposcope-demo";  // DIR: DIR/data (simulated), DIR/analysis, DIR/score.json, DIR/report.html
   uint64_t seed = 1;
   int hosts = 16;
   bool vary = false;  // SimOptions::vary (false, the default: the fixed showcase configuration)

@@ -19,6 +19,7 @@
 #include "toposcope/base/file_io.h"
 #include "toposcope/base/text.h"
 #include "toposcope/report/export/opensm_export.h"
+#include "toposcope/report/html/html_report.h"
 #include "toposcope/report/result_json.h"
 
 namespace toposcope::app {
@@ -458,7 +459,8 @@ Result<ScheduleOutcome> RunSchedule(const ScheduleRequest& req) {
   json rj = report::ResultToJson(c.result);
   rj["schedule"] = std::move(sched);
   for (const auto& [name, text] : {std::make_pair(std::string("schedule.json"), report::DumpSchemaFirst(sj)),
-                                   std::make_pair(std::string("result.json"), report::DumpSchemaFirst(rj))}) {
+                                   std::make_pair(std::string("result.json"), report::DumpSchemaFirst(rj)),
+                                   std::make_pair(std::string("report.html"), report::html::HtmlReportText(rj))}) {
     const std::string path = (fs::path(req.out) / name).string();
     if (Status st = WriteFileText(path, text); !st.ok()) return WithKind(st.error(), ErrorKind::kOutput);
     o.written.push_back(path);

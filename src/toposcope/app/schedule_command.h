@@ -6,6 +6,7 @@
 // and, for each decision, computes its actions (act/eadps, act/ring_actions) and writes:
 //   DIR/schedule.json            toposcope.schedule/1: options, decisions with evidence and actions
 //   DIR/result.json              the passes' result (toposcope.result/1) with its "schedule" section
+//   DIR/report.html              the HTML report of that result.json (report/html)
 //   DIR/decision-<k>/hostfile, torchrun_hosts, slurm_hostfile, nccl_graph.xml, nccl.env
 //
 // Follow (`schedule --follow`): reads entropy windows as JSON lines on stdin (one object a line:

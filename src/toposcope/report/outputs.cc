@@ -7,6 +7,7 @@
 #include "toposcope/model/topology.h"
 #include "toposcope/report/export/opensm_export.h"
 #include "toposcope/report/export/slurm_export.h"
+#include "toposcope/report/html/html_report.h"
 #include "toposcope/report/result_json.h"
 
 namespace toposcope::report {
@@ -14,8 +15,10 @@ namespace toposcope::report {
 std::vector<std::pair<std::string, std::string>> AnalysisOutputFiles(const analysis::AnalysisResult& r,
                                                                      const model::Dataset& ds) {
   const std::string topology = DumpSchemaFirst(model::TopologyToJson(model::BuildTopology(ds)));
-  std::vector<std::pair<std::string, std::string>> files = {{"result.json", ResultJsonText(r, &ds.path_probes)},
-                                                            {"topology.json", topology}};
+  const nlohmann::json result = ResultToJson(r, &ds.path_probes);
+  std::vector<std::pair<std::string, std::string>> files = {{"result.json", DumpSchemaFirst(result)},
+                                                            {"topology.json", topology},
+                                                            {"report.html", html::HtmlReportText(result)}};
   if (r.leaves_inferred && !r.inferred_leaves.leaves.empty()) {
     // Slurm topology from the inferred leaves: topology.conf (tree), topology.yaml (tree + block).
     formats::SlurmTopology tree = ToSlurmTopology(r.inferred_leaves);

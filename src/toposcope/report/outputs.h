@@ -1,6 +1,7 @@
 // report/outputs: the files `toposcope analyze --out DIR` writes beside the timeline: result.json,
-// topology.json, topology.conf and topology.yaml (Slurm, when leaves were inferred from probe RTTs)
-// and opensm-hop-weights.txt (when tomography gave hop weights).
+// topology.json, report.html (the self-contained HTML report, report/html), topology.conf and
+// topology.yaml (Slurm, when leaves were inferred from probe RTTs) and opensm-hop-weights.txt (when
+// tomography gave hop weights).
 #pragma once
 
 #include <string>
@@ -14,7 +15,7 @@
 namespace toposcope::report {
 
 // Returns (file name, text) of every output of `r` (analysed from `ds`), in the order they are
-// written: result.json, topology.json, then topology.conf and topology.yaml when leaves were
+// written: result.json, topology.json, report.html, then topology.conf and topology.yaml when leaves were
 // inferred, then opensm-hop-weights.txt when there are hop weights. Never fails.
 std::vector<std::pair<std::string, std::string>> AnalysisOutputFiles(const analysis::AnalysisResult& r,
                                                                      const model::Dataset& ds);

@@ -1,5 +1,6 @@
 // report/json/time_json: the time sections of result.json: clock models, implicit clock anchors,
 // DCGM telemetry and its findings, the merged timeline.
+#include <algorithm>
 #include <string>
 
 #include "toposcope/report/json/result_sections.h"
@@ -8,6 +9,26 @@
 namespace toposcope::report {
 
 using nlohmann::json;
+
+namespace {
+
+// A model's signed residuals on the held-out sync points, at most kResidualPoints evenly spread:
+// [[seconds since the host's first held-out point, model offset - measured offset in us], ...].
+constexpr size_t kResidualPoints = 48;
+json HeldOutResidualsJson(const analysis::ClockModel& m, const std::vector<analysis::SyncSample>& held) {
+  json points = json::array();
+  if (held.empty()) return points;
+  int64_t first = held.front().local_ns;
+  for (const auto& s : held) first = std::min(first, s.local_ns);
+  const size_t n = held.size(), k = std::min(n, kResidualPoints);
+  for (size_t i = 0; i < k; ++i) {
+    const analysis::SyncSample& s = held[k > 1 ? i * (n - 1) / (k - 1) : 0];
+    points.push_back({Num(static_cast<double>(s.local_ns - first) / 1e9, 3), Num((m.OffsetNs(s.local_ns) - s.offset_ns()) / 1000.0, 3)});
+  }
+  return points;
+}
+
+}  // namespace
 
 json ClocksJson(const std::vector<analysis::HostClockFit>& fits) {
   json clocks = json::array();
@@ -31,7 +52,8 @@ json ClocksJson(const std::vector<analysis::HostClockFit>& fits) {
                         {"heldout_points", m.heldout_points},
                         {"anchor_points", m.anchor_points},
                         {"anchor_weight", Num(m.anchor_weight, 4)},
-                        {"residual_us", {{"mean", Num(m.mean_abs_residual_us, 3)}, {"p99", Num(m.p99_abs_residual_us, 3)}}}});
+                        {"residual_us", {{"mean", Num(m.mean_abs_residual_us, 3)}, {"p99", Num(m.p99_abs_residual_us, 3)}}},
+                        {"heldout_residuals_us", HeldOutResidualsJson(m, fit.heldout)}});
     }
   }
   return clocks;
