@@ -22,13 +22,34 @@ TEST(HypothesisEval, SmallFatTreeKeepsTopOne) {
   EXPECT_GE(e->causes, 20) << e->table;
   EXPECT_GE(e->top1_accuracy, 0.85) << e->table;
   EXPECT_GE(e->top3_accuracy, 0.85) << e->table;
-  // Every kind the analysis reports is found at top-1 here (flapping cables are not reported).
+  // Every kind the analysis reports is found at top-1 here (the flapping cable is not: on this
+  // fat-tree its routes' probes are too few to show it down, docs/hypotheses.md).
   for (const char* kind : {"pcie_downtrain", "nvlink_lanes_down", "straggler", "clock_step", "congested_switch",
-                           "degraded_link", "detour", "slow_host", "periodic_congestion"}) {
+                           "degraded_link", "detour", "slow_host", "periodic_congestion", "thermal_link_downspeed"}) {
     auto it = e->by_kind.find(kind);
     ASSERT_NE(it, e->by_kind.end()) << kind << "\n" << e->table;
     EXPECT_EQ(it->second.top1, it->second.causes) << kind << "\n" << e->table;
   }
+}
+
+// Seed 2: the clock step lands on a chrony host polling every 64 s (four records over the run) and
+// the thermal down-speed on a GPU whose NVLinks idle through compute phases; both are found, and
+// at top-1. Nothing but the flapping cable is missed.
+TEST(HypothesisEval, SparseClockStepAndBurstyThermalDownSpeedAreFound) {
+  HypothesisEvalOptions o;
+  o.archs = {sim::Arch::kFatTree};
+  o.seeds = {2};
+  o.fault_counts = {1};
+  auto e = EvaluateHypotheses(o);
+  ASSERT_TRUE(e.ok()) << e.error().ToString();
+  ASSERT_EQ(e->runs.size(), 1U);
+  for (const char* kind : {"clock_step", "thermal_link_downspeed"}) {
+    auto it = e->by_kind.find(kind);
+    ASSERT_NE(it, e->by_kind.end()) << kind << "\n" << e->table;
+    EXPECT_EQ(it->second.causes, 1) << kind;
+    EXPECT_EQ(it->second.top1, 1) << kind << "\n" << e->table;
+  }
+  for (const std::string& miss : e->runs[0].not_found) EXPECT_EQ(miss.rfind("flapping_link ", 0), 0U) << miss;
 }
 
 }  // namespace

@@ -125,8 +125,14 @@ void ExpectSameScoresRenamed(const sim::SimOptions& opt, uint64_t rename_seed, c
   for (const auto* m : {&anon->map.hosts, &anon->map.switches, &anon->map.captures}) {
     for (const auto& [old, fresh] : *m) old_of[fresh] = old;
   }
-  const json want = Back(AnalyzeAndScore(orig), {});
-  const json got = Back(AnalyzeAndScore(renamed), old_of);
+  // hypotheses.not_found names the missed causes' entities ("HOST/gpuN", "A--B": composites that
+  // Back() cannot map; their count per kind is in by_kind), so it is left out of the comparison.
+  auto without_names = [](json j) {
+    if (j.contains("hypotheses") && j["hypotheses"].is_object()) j["hypotheses"].erase("not_found");
+    return j;
+  };
+  const json want = Back(without_names(AnalyzeAndScore(orig)), {});
+  const json got = Back(without_names(AnalyzeAndScore(renamed)), old_of);
   int figures = 0;
   ExpectSame(want, got, tag, &figures);
   EXPECT_GT(figures, 100) << want.dump(2);

@@ -292,6 +292,9 @@ struct Flags {
   bool explain_json = false;
   int eval_seeds = 5;
   int eval_hosts = 16;
+  std::vector<std::string> eval_archs;
+  std::vector<int> eval_faults;
+  std::string eval_keep;
   report::ExplainTextOptions explain;
   int compare_hosts = 64;
   uint64_t compare_seed = 1;
@@ -521,10 +524,25 @@ Command EvaluateHypothesesCommand(Flags& f) {
           [&f](CLI::App* c) {
             c->add_option("--seeds", f.eval_seeds, "seeds 1..N of each architecture (default 5)")->check(CLI::Range(1, 1000));
             c->add_option("--hosts", f.eval_hosts, "hosts of each cluster (default 16)")->check(CLI::Range(8, 512));
+            c->add_option("--arch", f.eval_archs, "only these architectures: fat-tree, dragonfly, hhre (default all)")
+                ->delimiter(',');
+            c->add_option("--faults", f.eval_faults, "only these fault counts, 0 = clean (default 0,1,2,3)")
+                ->delimiter(',')
+                ->check(CLI::Range(0, 16));
+            c->add_option("--keep", f.eval_keep, "write each cluster and its result.json under DIR and keep them");
           },
           [&f] {
             toposcope::experiments::HypothesisEvalOptions o;
             o.hosts = f.eval_hosts;
+            if (!f.eval_archs.empty()) o.archs.clear();
+            for (const auto& name : f.eval_archs) {
+              const auto arch = toposcope::sim::ParseArch(name);
+              if (!arch) return Fail(UnknownValue("--arch", name));
+              o.archs.push_back(*arch);
+            }
+            if (!f.eval_faults.empty()) o.fault_counts = f.eval_faults;
+            o.work_dir = f.eval_keep;
+            o.keep = !f.eval_keep.empty();
             o.seeds.clear();
             for (int s = 1; s <= f.eval_seeds; ++s) o.seeds.push_back(static_cast<uint64_t>(s));
             auto e = toposcope::experiments::EvaluateHypotheses(o);

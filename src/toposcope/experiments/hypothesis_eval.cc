@@ -80,11 +80,17 @@ Result<HypothesisEvalRun> EvalOne(sim::Arch arch, uint64_t seed, int faults, con
   if (!analysed.ok()) return analysed.error();
   const analysis::AnalysisResult& result = *analysed;
   auto truth_text = ReadFileText(dir + "/truth.json");
-  fs::remove_all(dir, ec);
+  const json result_json = report::ResultToJson(result, &probes);
+  if (opt.keep) {
+    if (auto w = WriteFileText(dir + "/result.json", result_json.dump(2) + "\n"); !w.ok()) return w.error();
+  } else {
+    fs::remove_all(dir, ec);
+  }
   if (!truth_text.ok()) return truth_text.error();
-  auto score = report::Score(json::parse(*truth_text), report::ResultToJson(result, &probes));
+  auto score = report::Score(json::parse(*truth_text), result_json);
   if (!score.ok()) return score.error();
   HypothesisEvalRun run;
+  if (opt.keep) run.dir = dir;
   run.arch = arch;
   run.seed = seed;
   run.faults = faults;
@@ -96,6 +102,9 @@ Result<HypothesisEvalRun> EvalOne(sim::Arch arch, uint64_t seed, int faults, con
   run.top3 = static_cast<int64_t>(std::llround(h["top3_accuracy"].get<double>() * n));
   run.symptoms = h.value("symptoms", int64_t{0});
   run.max_fault_probability = h["max_fault_probability"].get<double>();
+  for (const auto& m : h.value("not_found", json::array())) {
+    run.not_found.push_back(m.value("kind", std::string()) + " " + m.value("entity", std::string()));
+  }
   for (const auto& [kind, k] : h["by_kind"].items()) {
     const int64_t c = k.value("causes", int64_t{0});
     const double cn = static_cast<double>(c);
@@ -181,6 +190,13 @@ std::string FormatHypothesisEvaluation(const HypothesisEvaluation& e) {
     if (t.top1 < t.causes) os << " " << kind << " " << t.top3 - t.top1 << "/" << t.causes - t.top3;
   }
   os << "\n";
+  for (const auto& r : e.runs) {
+    if (r.not_found.empty()) continue;
+    os << "not found in " << sim::ArchName(r.arch) << " seed " << r.seed << " faults " << r.faults << ":";
+    for (const auto& m : r.not_found) os << " " << m;
+    if (!r.dir.empty()) os << " (" << r.dir << ")";
+    os << "\n";
+  }
   return os.str();
 }
 

@@ -25,6 +25,7 @@ struct HypothesisEvalOptions {
   std::vector<int> fault_counts{0, 1, 2, 3};  // 0: the clean cluster
   int hosts = 16;
   std::string work_dir;  // where each cluster is written (and removed); "": the system temp dir
+  bool keep = false;     // keep each cluster's directory (and its result.json) instead of removing it
 };
 
 struct KindTally {
@@ -40,6 +41,8 @@ struct HypothesisEvalRun {
   int64_t symptoms = 0;
   double max_fault_probability = 0;  // highest probability of any hypothesis but noise
   std::map<std::string, KindTally> by_kind;  // per kind of root cause
+  std::vector<std::string> not_found;        // "kind entity" of each cause no symptom names
+  std::string dir;                           // the cluster's directory (removed unless kept)
 };
 
 struct HypothesisEvaluation {
@@ -56,7 +59,7 @@ struct HypothesisEvaluation {
 Result<HypothesisEvaluation> EvaluateHypotheses(const HypothesisEvalOptions& opt);
 
 // The table: one row per architecture and fault count (summed over seeds), one per kind of root
-// cause, and the totals. Never fails.
+// cause, the totals, and one line per run with a cause no symptom names. Never fails.
 std::string FormatHypothesisEvaluation(const HypothesisEvaluation& e);
 
 }  // namespace toposcope::experiments

@@ -75,6 +75,45 @@ TEST(Telemetry, FindsTheLinkThatSlowsWhileTheGpuIsHot) {
   EXPECT_FALSE(r.findings[0].evidence.empty());
 }
 
+// A training GPU's NVLinks idle through its compute phases (60 % of the samples read 0) and burst
+// in its collectives; link 3 trains down at 85 C while heating and back up only below 83 C, so it
+// is still down in cool samples under the 87 C limit. Raw rx medians see an idle link either side
+// (no cool level); each link's share of the GPU's rx in the same sample (its peers' median) shows
+// link 3 at 0.45 while hot and near 1 otherwise. A GPU whose links all carry less while hot (less
+// traffic, not a link) gives nothing.
+TEST(Telemetry, FindsTheDownLinkByItsShareOfBurstyTraffic) {
+  model::DcgmStore s;
+  bool down = false;
+  for (int i = 0; i < 600; ++i) {
+    const int64_t t = i * 100'000'000LL;
+    double temp = 70;
+    if (i >= 200 && i < 300) temp = 70 + 0.22 * (i - 200);
+    if (i >= 300 && i < 400) temp = 92;
+    if (i >= 400) temp = 92 - 0.11 * (i - 400);
+    if (!down && temp >= 85) down = true;
+    if (down && temp < 83) down = false;
+    s.Add(Point("h", 2, 150, t, std::round(temp)));
+    s.Add(Point("h", 4, 150, t, std::round(temp)));
+    const bool busy = i % 5 < 2;
+    const double burst = 20e9 * (0.5 + 0.1 * (i % 7));
+    for (int link = 0; link < 4; ++link) {
+      const double jitter = 1 + 0.05 * (((i * 7 + link * 3) % 11) - 5) / 5.0;
+      double rx = busy ? burst * jitter : 0.0;
+      if (down && link == 3) rx *= 0.45;
+      s.Add(Point("h", 2, 1041 + 2 * link, t, rx));
+      s.Add(Point("h", 4, 1041 + 2 * link, t, busy ? burst * jitter * (temp >= 87 ? 0.6 : 1.0) : 0.0));
+    }
+  }
+  TelemetryOptions opt;
+  opt.hot_c = 87;
+  const TelemetryReport r = AnalyzeTelemetry(s, {}, opt);
+  ASSERT_EQ(r.findings.size(), 1U);
+  EXPECT_EQ(r.findings[0].gpu, 2);
+  EXPECT_EQ(r.findings[0].link, 3);
+  EXPECT_GT(r.findings[0].confidence, 0.99);
+  EXPECT_NE(r.findings[0].evidence.find("rx share fell to"), std::string::npos) << r.findings[0].evidence;
+}
+
 TEST(Telemetry, StragglerStartsItsKernelsLate) {
   StragglerDetector d;
   for (int k = 0; k < 20; ++k) {

@@ -112,6 +112,56 @@ TEST(Timesync, FindsAClockStep) {
   EXPECT_GT(fit.models[1].mean_abs_residual_us, 100.0) << "one line cannot follow a 2 ms step";
 }
 
+// A chrony host polling every 64 s logs four records over four minutes: FindSteps' medians need
+// seven. The records carry their own sigma (`Offset sd`); a 0.65 ms step between the 2nd and 3rd
+// (and one between the 1st and 2nd, with a single record before it) is found from them, at the
+// right place; the clock's own drift (0.4 ppm, 25 us per poll) is not a step.
+TEST(Timesync, FindsAClockStepInAFewSparseRecords) {
+  const int64_t t0 = 1700000000LL * 1000000000LL;
+  auto records = [&](int n, int step_after, double step_ns) {
+    Rng r(5);
+    std::vector<SyncSample> s;
+    for (int k = 0; k < n; ++k) {
+      const double t = 5.0 + 64.0 * k + r.Uniform(-3.0, 3.0);
+      const double off = 17e3 + 0.4 * 1e3 * t + (k > step_after ? step_ns : 0.0) + r.Normal() * 4e3;
+      SyncSample x;
+      x.ref_ns = t0 + static_cast<int64_t>(t * 1e9);
+      x.local_ns = x.ref_ns + static_cast<int64_t>(std::llround(off));
+      x.uncertainty_ns = 4.4e3;
+      s.push_back(x);
+    }
+    return s;
+  };
+  for (const auto& [n, after] : {std::pair{4, 1}, std::pair{3, 0}, std::pair{4, 0}}) {
+    const ClockModel m = FitHostClock("h", records(n, after, 650e3)).Best();
+    ASSERT_EQ(m.steps_local_ns.size(), 1U) << n << " records, step after " << after;
+    const auto recs = records(n, after, 650e3);
+    EXPECT_GT(m.steps_local_ns[0], recs[static_cast<size_t>(after)].local_ns);
+    EXPECT_LT(m.steps_local_ns[0], recs[static_cast<size_t>(after) + 1].local_ns);
+    EXPECT_NEAR(m.OffsetNs(recs.back().local_ns) - m.OffsetNs(recs.front().local_ns),
+                recs.back().offset_ns() - recs.front().offset_ns(), 20e3);
+  }
+  EXPECT_TRUE(FitHostClock("h", records(4, 1, 0)).Best().steps_local_ns.empty()) << "drift alone";
+}
+
+// A delay spike moves one record's offset by up to a quarter of the spike, and chrony's `Offset sd`
+// grows by half of it: a record 1 ms off with a 2.5 ms sigma is no step, nor is a jump between
+// records that report no sigma (not synchronised).
+TEST(Timesync, SparseRecordsWithTheirOwnLargeSigmaAreNoStep) {
+  const int64_t t0 = 1700000000LL * 1000000000LL;
+  std::vector<SyncSample> s;
+  for (int k = 0; k < 4; ++k) {
+    SyncSample x;
+    x.ref_ns = t0 + k * 64'000'000'000LL;
+    x.local_ns = x.ref_ns + (k >= 2 ? 1'000'000 : 0);
+    x.uncertainty_ns = k >= 2 ? 2.5e6 : 3e3;
+    s.push_back(x);
+  }
+  EXPECT_TRUE(FitHostClock("h", s).Best().steps_local_ns.empty());
+  for (auto& x : s) x.uncertainty_ns = NAN;
+  EXPECT_TRUE(FitHostClock("h", s).Best().steps_local_ns.empty());
+}
+
 // One mis-stamped point a century after the run, and samples at the ends of the int64 range: the
 // models stay bounded by the samples, the stretch without samples is a reported gap.
 TEST(Timesync, SegmentsGrowWithTheSamplesNotTheSpan) {

@@ -173,6 +173,34 @@ std::optional<LinkLevels> LevelsOf(const model::SeriesSummary& s, const std::vec
   return l;
 }
 
+// Each link's share of its GPU's NVLink receive traffic, sample by sample: its rx over the median
+// rx of the GPU's other links at the same timestamp (dmon rows and exporter scrapes stamp every
+// field of a sample alike), where those carry traffic. NCCL stripes a GPU's NVLink traffic over
+// all its links, so a healthy link's share stays near 1 whatever the traffic does (idle gaps,
+// bursts, compute phases); a link that trains down carries less than its peers. Empty when fewer
+// than two links are sampled together.
+std::map<int, model::SeriesSummary> LinkShares(const std::map<int, const model::SeriesSummary*>& links) {
+  std::map<int64_t, std::vector<std::pair<int, double>>> at;
+  for (const auto& [link, s] : links) {
+    for (const auto& [t, v] : s->points) {
+      if (std::isfinite(v)) at[t].emplace_back(link, v);
+    }
+  }
+  std::map<int, model::SeriesSummary> out;
+  for (const auto& [t, row] : at) {
+    if (row.size() < 2) continue;
+    for (const auto& [link, v] : row) {
+      std::vector<double> peers;
+      for (const auto& [l2, v2] : row) {
+        if (l2 != link) peers.push_back(v2);
+      }
+      const double peer = Median(peers);
+      if (peer > 0) out[link].points.emplace_back(t, v / peer);
+    }
+  }
+  return out;
+}
+
 // What the evidence says of a hot threshold.
 std::string DescribeThreshold(const HotThreshold& t) {
   if (t.source == HotSource::kThrottleReasons) {
@@ -210,9 +238,21 @@ std::vector<TelemetryFinding> ThermalFindings(const model::DcgmStore& dcgm, cons
       hot = HotIntervals(*t->second, thr.hot_c);
     }
     if (hot.empty()) continue;
+    // Levels of each link's share of the GPU's traffic; the raw rx levels when the links' samples
+    // do not line up.
     std::map<int, LinkLevels> levels;
-    for (const auto& [link, s] : link_series) {
-      if (auto l = LevelsOf(*s, hot)) levels[link] = *l;
+    const std::map<int, model::SeriesSummary> shares = LinkShares(link_series);
+    bool by_share = shares.size() == link_series.size();
+    for (const auto& [link, s] : shares) {
+      auto l = LevelsOf(s, hot);
+      by_share = by_share && l.has_value();
+      if (l) levels[link] = *l;
+    }
+    if (!by_share) {
+      levels.clear();
+      for (const auto& [link, s] : link_series) {
+        if (auto l = LevelsOf(*s, hot)) levels[link] = *l;
+      }
     }
     for (const auto& [link, lv] : levels) {
       std::vector<double> peers;
@@ -235,10 +275,13 @@ std::vector<TelemetryFinding> ThermalFindings(const model::DcgmStore& dcgm, cons
       f.threshold_source = thr.source_name;
       f.hot_c = thr.hot_c;
       f.threshold_file = thr.file;
+      const std::string levels_text =
+          by_share ? FormatFixed(lv.hot, 2) + " vs " + FormatFixed(lv.cool, 2) + " of its peer links' rx in the same sample"
+                   : FormatFixed(lv.hot / 1e9, 2) + " vs " + FormatFixed(lv.cool / 1e9, 2) + " GB/s";
       f.evidence = DescribeThreshold(thr) + " during " + std::to_string(hot.size()) + " interval(s); link " +
-                   std::to_string(link) + " rx fell to " + FormatFixed(100 * q, 1) + "% of its cool level (" +
-                   FormatFixed(lv.hot / 1e9, 2) + " vs " + FormatFixed(lv.cool / 1e9, 2) + " GB/s, " +
-                   std::to_string(lv.n_hot) + " hot / " + std::to_string(lv.n_cool) +
+                   std::to_string(link) + (by_share ? " rx share" : " rx") + " fell to " + FormatFixed(100 * q, 1) +
+                   "% of its cool level (" + levels_text + ", " + std::to_string(lv.n_hot) + " hot / " +
+                   std::to_string(lv.n_cool) +
                    " cool samples) while its peer links kept " +
                    FormatFixed(std::isnan(peer) ? 100.0 : 100 * peer, 1) + "%; " +
                    (std::isinf(z) ? std::string("noise-free") : FormatFixed(z, 1) + " standard errors") +

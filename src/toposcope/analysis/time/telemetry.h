@@ -1,7 +1,9 @@
 // analysis/time/telemetry: what the DCGM samples say (seed §2.1): which fields were collected, their
 // class and the sampling period each needs (communication fields at <= 100 ms: slower sampling is
 // flagged), and faults visible across devices: thermally induced NVLink down-speed (temperature
-// high while a link's rx throughput drops more than its peers'). Also stragglers from the merged
+// high while a link's share of its GPU's NVLink rx, its rx over its peer links' median in the same
+// sample, drops more than its peers'; the raw rx levels when the links' samples do not line up).
+// Also stragglers from the merged
 // timeline (a rank whose collective kernels start consistently later than the others') and clock
 // steps found by the clock models.
 #pragma once
@@ -103,7 +105,7 @@ struct TelemetryFinding {
 struct TelemetryOptions {
   double hot_c = NAN;           // temperature at or above which a GPU is "hot"; NaN: from the data
                                 // (HotThreshold: DCGM throttle reasons, DCGM limits, GPU model)
-  double link_drop_ratio = 0.7; // hot/cool median rx below this ...
+  double link_drop_ratio = 0.7; // hot/cool median rx share (or rx) below this ...
   double peer_margin = 0.8;     // ... and below this fraction of its peers' ratio
   double straggler_min_us = 200; // median lateness a straggler must exceed
 };

@@ -192,13 +192,16 @@ std::pair<double, double> RobustLocalFit(const std::vector<SyncSample>& s, size_
   return {c[0], c[1]};
 }
 
+// FindSteps' half-window: up to 5 points each side, at least 3.
+size_t StepHalfWindow(size_t n) { return std::clamp<size_t>(n / 6, 3, 5); }
+
 // Finds clock steps: a jump between the medians of the m points before and after that stands out
 // from the noise. Returns indices i such that the step lies between fit[i] and fit[i+1].
 std::vector<size_t> FindSteps(const std::vector<SyncSample>& s, double threshold_ns) {
   std::vector<size_t> steps;
   const size_t n = s.size();
   // Medians of up to 5 points each side; sparse NTP series (a point every 16-64 s) use fewer.
-  const size_t m = std::clamp<size_t>(n / 6, 3, 5);
+  const size_t m = StepHalfWindow(n);
   if (n < 2 * m + 1) return steps;
   std::vector<double> diffs;
   for (size_t i = 0; i + 1 < n; ++i) diffs.push_back(std::abs(s[i + 1].offset_ns() - s[i].offset_ns()));
@@ -223,6 +226,63 @@ std::vector<size_t> FindSteps(const std::vector<SyncSample>& s, double threshold
     if (is_max && (steps.empty() || i > steps.back() + m)) steps.push_back(i);
   }
   return steps;
+}
+
+// Clock steps in a sparse series (chrony polling every 16-64 s leaves a handful of records per
+// few minutes), at the splits FindSteps' medians cannot reach: between fit[i] and fit[i + 1] with
+// fewer than `m` points on a side (`m` = FindSteps' half-window; every split when n < 2m + 1).
+// Locally, up to 2 points before and 2 after (at least 1 before and 2 after: a step persists), the
+// offsets are fitted by weighted least squares as a line plus a jump at the split, each point
+// weighted by its own one-sigma uncertainty as the sync daemon reports it (chrony's `Offset sd`,
+// which a delay spike inflates with the spike). The jump is a step when it is at least 12 standard
+// errors (FindSteps' noise multiple; with a spare degree of freedom the error is scaled up by the
+// fit's reduced chi-square when the scatter exceeds the reported sigmas) and at least the
+// threshold (FindSteps' 1 us floor, or `threshold_ns`). Points without a reported uncertainty are
+// not tested. Returns the split indices, at most one per 4-point window (the strongest).
+std::vector<size_t> FindSparseSteps(const std::vector<SyncSample>& s, size_t m, double threshold_ns) {
+  std::vector<size_t> out;
+  const size_t n = s.size();
+  if (n < 3) return out;
+  const bool dense = n >= 2 * m + 1;
+  std::vector<double> z(n, 0.0);
+  for (size_t i = 0; i + 2 < n; ++i) {
+    if (dense && i + 1 >= m && i + m < n) continue;  // FindSteps tests this split
+    const size_t lo = i >= 1 ? i - 1 : i, hi = std::min(n, i + 3);
+    bool known = true;
+    for (size_t k = lo; k < hi; ++k) known = known && std::isfinite(s[k].uncertainty_ns) && s[k].uncertainty_ns > 0;
+    if (!known) continue;
+    const int rows = static_cast<int>(hi - lo);
+    Eigen::MatrixXd a(rows, 3);
+    Eigen::VectorXd y(rows);
+    for (size_t k = lo; k < hi; ++k) {
+      const double w = 1.0 / s[k].uncertainty_ns;
+      const int r = static_cast<int>(k - lo);
+      a(r, 0) = w;
+      a(r, 1) = w * static_cast<double>(s[k].local_ns - s[i].local_ns) / kNsPerS;
+      a(r, 2) = k > i ? w : 0.0;
+      y(r) = w * s[k].offset_ns();
+    }
+    const Eigen::Matrix3d info = a.transpose() * a;
+    const Eigen::FullPivLU<Eigen::Matrix3d> lu(info);
+    if (!lu.isInvertible()) continue;
+    const Eigen::Matrix3d cov = lu.inverse();
+    const Eigen::Vector3d x = cov * (a.transpose() * y);
+    double se = std::sqrt(cov(2, 2));
+    if (rows > 3) {
+      const double chi2 = (a * x - y).squaredNorm() / static_cast<double>(rows - 3);
+      se *= std::sqrt(std::max(1.0, chi2));
+    }
+    const double jump = std::abs(x(2));
+    const double floor_ns = threshold_ns > 0 ? threshold_ns : 1000.0;
+    if (se > 0 && jump >= floor_ns && jump >= 12.0 * se) z[i] = jump / se;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (z[i] <= 0) continue;
+    bool is_max = true;
+    for (size_t k = (i >= 2 ? i - 2 : 0); k <= std::min(n - 1, i + 2); ++k) is_max = is_max && (k == i || z[k] < z[i]);
+    if (is_max) out.push_back(i);
+  }
+  return out;
 }
 
 // The knots of one part [b, e) of the robust model: every `spacing` from its first sample, none
@@ -257,7 +317,13 @@ ClockModel FitRobust(const std::vector<SyncSample>& fit, const TimesyncOptions& 
     l.kind = ClockModelKind::kRobust;
     return l;
   }
-  const std::vector<size_t> steps = FindSteps(fit, opt.step_threshold_ns);
+  std::vector<size_t> steps = FindSteps(fit, opt.step_threshold_ns);
+  for (size_t st : FindSparseSteps(fit, StepHalfWindow(fit.size()), opt.step_threshold_ns)) {
+    bool near = false;
+    for (size_t d : steps) near = near || (st + 2 >= d && st <= d + 2);
+    if (!near) steps.push_back(st);
+  }
+  std::sort(steps.begin(), steps.end());
   std::vector<std::pair<size_t, size_t>> parts;
   size_t begin = 0;
   for (size_t st : steps) {

@@ -4,7 +4,10 @@
 //   linear     one least-squares line offset(t) = a + b t over the whole run
 //   quadratic  the seed's model: every `refit_period_s` (30 s) a least-squares quadratic over the
 //              trailing `quad_window_s` of sync points, used for the next refit period
-//   robust     ours: clock steps found and split first; then, at knots every `knot_spacing_s`, a
+//   robust     ours: clock steps found and split first (a jump between the medians of up to 5
+//              points either side; where a side has fewer, as in a chrony log polled every 64 s,
+//              a line plus a jump fitted on the 2 + 2 points around the split, weighted by each
+//              point's own reported uncertainty: 12 standard errors and 1 us); then, at knots every `knot_spacing_s`, a
 //              local linear fit with tricube weights and bisquare (IRLS) down-weighting of
 //              impulsive outliers (asymmetric-delay spikes), sync uncertainties as weights; the
 //              knots joined piecewise-linearly. It follows frequency random walk and ignores spikes.

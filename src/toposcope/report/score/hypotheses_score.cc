@@ -140,8 +140,10 @@ void ScoreHypotheses(const json& truth, const json& result, json& out) {
   const std::map<std::string, std::string> hosts = AddressHosts(truth);
   int64_t top1 = 0, top3 = 0;
   std::map<std::string, std::map<std::string, int64_t>> by_kind;
+  json not_found = json::array();
   for (const RootCause& c : causes) {
     const int rank = BestRank(symptoms, c, hosts);
+    if (rank == 0) not_found.push_back({{"kind", c.kind}, {"entity", c.entities.empty() ? "" : *c.entities.begin()}});
     auto& k = by_kind[c.kind];
     ++k["causes"];
     if (rank == 1) ++top1, ++k["top1"];
@@ -163,7 +165,8 @@ void ScoreHypotheses(const json& truth, const json& result, json& out) {
                        {"clean_max_probability", Num(causes.empty() ? max_fault : NAN, 6)},
                        {"max_fault_probability", Num(max_fault, 6)},
                        {"symptoms", symptoms.size()},
-                       {"by_kind", kinds}};
+                       {"by_kind", kinds},
+                       {"not_found", not_found}};
 }
 
 }  // namespace toposcope::report::score_internal
