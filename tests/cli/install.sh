@@ -27,11 +27,13 @@ topo="$fixtures/nvidia_smi_topo/dgx1_v100_topo_mp_pcie_only.txt"
 cmake -S "$src/examples/consumer" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$tmp/prefix" > "$tmp/consumer.log" 2>&1 ||
   { cat "$tmp/consumer.log"; fail "find_package(toposcope) failed"; }
 cmake --build "$tmp/consumer" > "$tmp/consumer_build.log" 2>&1 || { cat "$tmp/consumer_build.log"; fail "the consumer does not build"; }
-"$tmp/consumer/topo_cells" "$topo" | grep -q "rows read 12, accepted 12, rejected 0" || fail "the consumer read the topology wrongly"
+"$tmp/consumer/topo_cells" "$topo" > "$tmp/cells.txt"
+grep -q "rows read 12, accepted 12, rejected 0" "$tmp/cells.txt" || fail "the consumer read the topology wrongly"
 flags=$(PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --cflags --libs toposcope) || fail "pkg-config toposcope"
 # shellcheck disable=SC2086
 g++ -O0 "$src/examples/consumer/main.cc" -o "$tmp/topo_pc" $flags || fail "the consumer does not build with pkg-config flags"
-"$tmp/topo_pc" "$topo" | grep -q "accepted 12" || fail "the pkg-config build read the topology wrongly"
+"$tmp/topo_pc" "$topo" > "$tmp/cells_pc.txt"
+grep -q "accepted 12" "$tmp/cells_pc.txt" || fail "the pkg-config build read the topology wrongly"
 
 # Bash completion: subcommands and a subcommand's options from --help.
 out=$(PATH="$tmp/prefix/bin:$PATH" bash -c '
@@ -44,7 +46,8 @@ echo "$out" | tail -1 | grep -qw -- --timeline || fail "bash completion does not
 # The .deb.
 (cd "$tmp" && cpack --config "$build/CPackConfig.cmake" -B "$tmp/deb" > "$tmp/cpack.log" 2>&1) || { cat "$tmp/cpack.log"; fail "cpack"; }
 deb=$(ls "$tmp"/deb/toposcope_*_amd64.deb)
-dpkg-deb -I "$deb" | grep -q "^ Depends: .*libtbb" || fail "the .deb does not name its library dependencies"
+info=$(dpkg-deb -I "$deb")
+grep -q "^ Depends: .*libtbb" <<< "$info" || fail "the .deb does not name its library dependencies"
 dpkg --dry-run -i "$deb" > "$tmp/dpkg.log" 2>&1 || { cat "$tmp/dpkg.log"; fail "dpkg would not install the .deb"; }
 dpkg-deb -x "$deb" "$tmp/root"
 [ -x "$tmp/root/usr/bin/toposcope" ] || fail "the .deb holds no /usr/bin/toposcope"

@@ -796,7 +796,9 @@ std::string HelpFooter(std::string_view name) {
       {"compare-architectures", "toposcope compare-architectures --hosts 32 --seed 3"},
       {"simulate", "toposcope simulate --hosts 16 --seed 7 --out sim/\n  toposcope simulate --arch dragonfly --out sim/"},
       {"score", "toposcope score --truth sim/truth.json --result out/result.json"},
-      {"demo", "toposcope demo --out demo/"},
+      {"demo", "toposcope demo --out demo/        # then open demo/report.html"},
+      {"serve", "toposcope serve data/ --out out/\n  toposcope serve data/ --listen 0.0.0.0:9400 --poll-s 30   # scraped by Prometheus"},
+      {"report", "toposcope report out/result.json -o report.html"},
       {"anonymize", "toposcope anonymize data/ --out shared/ --blank-jobs"},
       {"find-slow-nodes", "toposcope find-slow-nodes --hosts hosts.txt --from data/ --results runs/\n"
                           "  toposcope find-slow-nodes --simulate --hosts-count 64 --slow 2"},
