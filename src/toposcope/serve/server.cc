@@ -15,6 +15,7 @@
 
 #include "toposcope/report/export/metrics.h"
 #include "toposcope/report/export/prometheus_export.h"
+#include "toposcope/report/html/html_report.h"
 #include "toposcope/serve/input_watch.h"
 
 namespace toposcope::serve {
@@ -27,21 +28,6 @@ constexpr const char* kJson = "application/json";
 constexpr const char* kHtml = "text/html; charset=utf-8";
 constexpr const char* kText = "text/plain; charset=utf-8";
 constexpr size_t kMaxHostsListed = 200;  // on the index page
-
-std::string HtmlEscape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 // Percent-encodes everything but RFC 3986's unreserved characters.
 std::string UrlEncode(const std::string& s) {
@@ -73,7 +59,7 @@ std::string IndexPage(const Snapshot* s) {
     size_t n = 0;
     for (const auto& [host, part] : s->host_json) {
       if (++n > kMaxHostsListed) break;
-      page += "<li><a href=\"/api/hosts/" + HtmlEscape(UrlEncode(host)) + "\">" + HtmlEscape(host) + "</a></li>\n";
+      page += "<li><a href=\"/api/hosts/" + report::html::EscapeHtml(UrlEncode(host)) + "\">" + report::html::EscapeHtml(host) + "</a></li>\n";
     }
     if (s->host_json.size() > kMaxHostsListed) {
       page += "<li>and " + std::to_string(s->host_json.size() - kMaxHostsListed) + " more (/api/hosts)</li>\n";
