@@ -177,6 +177,14 @@ Result<Header> ReadHeader(std::span<const uint8_t> b) {
   if (IsQuant(h.kind) && (h.bucket == 0 || h.bucket > kMaxBucket)) {
     return BadBuffer(22, "bucket " + std::to_string(h.bucket) + " outside 1 .. 2^20");
   }
+  // The payload must be able to hold what the header names (before anything is allocated for it).
+  const size_t payload = b.size() - kHeaderBytes;
+  if (!IsTopK(h.kind) && payload != Quant4Bytes(h.n, h.bucket)) {
+    return BadBuffer(b.size(), std::to_string(Quant4Bytes(h.n, h.bucket)) + " payload bytes expected");
+  }
+  if (IsTopK(h.kind) && h.k > payload) {
+    return BadBuffer(14, "kept count " + std::to_string(h.k) + " exceeds the " + std::to_string(payload) + " payload bytes");
+  }
   return h;
 }
 
