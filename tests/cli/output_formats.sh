@@ -8,7 +8,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-"$bin" simulate --hosts 4 --seed 3 --no-rdma --out "$tmp/sim" > /dev/null
+"$bin" simulate --hosts 4 --seed 3 --no-rdma --no-telemetry --out "$tmp/sim" > /dev/null
 data="$tmp/sim/data"
 [ -d "$data" ] || data="$tmp/sim"
 
