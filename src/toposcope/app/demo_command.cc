@@ -15,6 +15,7 @@
 #include "toposcope/experiments/architecture_compare.h"
 #include "toposcope/report/result_json.h"
 #include "toposcope/report/score.h"
+#include "toposcope/sim/ring_events.h"
 #include "toposcope/act/hypotheses.h"
 #include "toposcope/base/text.h"
 
@@ -121,7 +122,9 @@ void ActStep(const DemoRequest& req, nlohmann::json* score, std::FILE* out) {
     return;
   }
   const ScheduleSimRun& run = o->runs.front();
-  std::fprintf(out, "  injected: cable %s at 1x from 12 s to 28 s of a 40 s job (%d hosts)\n", run.cable.c_str(), r.hosts);
+  const sim::RingEventOptions scene;  // the scene's event window and length
+  std::fprintf(out, "  injected: cable %s at 1x from %.0f s to %.0f s of a %.0f s job (%d hosts)\n", run.cable.c_str(),
+               scene.event_start_s, scene.event_end_s, scene.duration_s, r.hosts);
   std::fputs(run.decisions_text.c_str(), out);
   if (run.detected) {
     std::fprintf(out, "  AllReduce of 1 GiB while the cable is slow: %.1f ms at %.0f Gb/s bus bandwidth in the job's order, %.1f ms at %.0f Gb/s after the decision: %.2fx faster\n",

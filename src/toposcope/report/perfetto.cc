@@ -1,5 +1,7 @@
 #include "toposcope/report/perfetto.h"
 
+#include <algorithm>
+
 #include "toposcope/base/hash.h"
 #include "toposcope/base/time.h"
 
@@ -12,14 +14,28 @@ std::string TimelineTrackName(const formats::TraceEvent& e) {
   return name;
 }
 
-std::string HostScopedIds(const std::string& context, const std::string& host) {
-  size_t at = context.starts_with("id=") ? 0 : context.find(";id=");
-  if (at == std::string::npos) return context;
+// Where the value of a context's "id=" key is: [begin, end) (begin = npos when it has none).
+static std::pair<size_t, size_t> IdSpan(const std::string& context) {
+  const size_t at = context.starts_with("id=") ? 0 : context.find(";id=");
+  if (at == std::string::npos) return {std::string::npos, std::string::npos};
   const size_t begin = at == 0 ? 3 : at + 4;
-  const size_t end = context.find(';', begin);
-  const std::string id = context.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
-  const uint64_t h = Fnv1a(host + '\0' + id) & ((uint64_t{1} << 53) - 1);
-  return context.substr(0, begin) + std::to_string(h) + (end == std::string::npos ? "" : context.substr(end));
+  return {begin, std::min(context.find(';', begin), context.size())};
+}
+
+std::string ContextId(const std::string& context) {
+  const auto [begin, end] = IdSpan(context);
+  return begin == std::string::npos ? "" : context.substr(begin, end - begin);
+}
+
+uint64_t HostScopedId(const std::string& host, const std::string& id) {
+  return Fnv1a(host + '\0' + id) & ((uint64_t{1} << 53) - 1);
+}
+
+std::string HostScopedIds(const std::string& context, const std::string& host) {
+  const auto [begin, end] = IdSpan(context);
+  if (begin == std::string::npos) return context;
+  return context.substr(0, begin) + std::to_string(HostScopedId(host, context.substr(begin, end - begin))) +
+         context.substr(end);
 }
 
 int SliceLanes::Lane(const std::string& track, int64_t start_ns, int64_t end_ns) {

@@ -25,8 +25,11 @@ namespace toposcope::report {
 // The track an event of `e` goes on within its host: device, rank and stream (for GPU events the
 // Chrome tid of the source is the stream). Never fails.
 std::string TimelineTrackName(const formats::TraceEvent& e);
-// `context` with its "id=" value replaced by a hash of (host, id) below 2^53 (unchanged when it has
-// no id). Never fails.
+// The value of the "id=" key of a context ("key=value;..."), "" when it has none. Never fails.
+std::string ContextId(const std::string& context);
+// A flow or async id made unique across hosts: a hash of (host, id) below 2^53. Never fails.
+uint64_t HostScopedId(const std::string& host, const std::string& id);
+// `context` with its "id=" value replaced by HostScopedId (unchanged when it has no id). Never fails.
 std::string HostScopedIds(const std::string& context, const std::string& host);
 
 // Lanes of one track for slices that overlap without nesting (several collectives of one rank in

@@ -4,7 +4,6 @@
 #include <cstring>
 #include <string_view>
 
-#include "toposcope/base/hash.h"
 #include "toposcope/report/perfetto.h"
 
 namespace toposcope::report {
@@ -90,13 +89,24 @@ void Double(std::string& b, uint32_t field, double v) {
 
 bool Integral(double v) { return std::floor(v) == v && std::fabs(v) < 4.0e18; }
 
-// The value of "id=" in a context, "" when absent.
-std::string ContextId(const std::string& context) {
-  const size_t at = context.starts_with("id=") ? 0 : context.find(";id=");
-  if (at == std::string::npos) return "";
-  const size_t begin = at == 0 ? 3 : at + 4;
-  const size_t end = context.find(';', begin);
-  return context.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+// The first packet of a sequence: its incremental clock tied to REALTIME at t0, and its defaults.
+std::string SequenceStart(uint32_t id, uint64_t track_uuid, int64_t t0) {
+  std::string inc, real, snap, defaults, te_defaults, pkt;
+  UInt(inc, f::kClockId, kIncrementalClock);
+  UInt(inc, f::kClockTimestamp, static_cast<uint64_t>(t0));
+  UInt(inc, f::kClockIncremental, 1);
+  UInt(real, f::kClockId, kRealtime);
+  UInt(real, f::kClockTimestamp, static_cast<uint64_t>(t0));
+  Bytes(snap, f::kClocks, inc);
+  Bytes(snap, f::kClocks, real);
+  UInt(te_defaults, f::kDefaultsTrackUuid, track_uuid);
+  UInt(defaults, f::kDefaultsClockId, kIncrementalClock);
+  Bytes(defaults, f::kDefaultsTrackEvent, te_defaults);
+  UInt(pkt, f::kSequenceId, id);
+  UInt(pkt, f::kSequenceFlags, kStateCleared);
+  Bytes(pkt, f::kClockSnapshot, snap);
+  Bytes(pkt, f::kDefaults, defaults);
+  return pkt;
 }
 
 }  // namespace
@@ -126,7 +136,8 @@ uint64_t PerfettoProtoWriter::ProcessTrack(const std::string& host) {
   return it->second;
 }
 
-PerfettoProtoWriter::Sequence& PerfettoProtoWriter::SequenceOf(const std::string& track, const std::string& host) {
+PerfettoProtoWriter::Sequence& PerfettoProtoWriter::SequenceOf(const std::string& track, const std::string& host,
+                                                               int64_t ns) {
   auto [it, fresh] = sequences_.try_emplace(host + '\0' + track);
   Sequence& s = it->second;
   if (!fresh) return s;
@@ -142,6 +153,8 @@ PerfettoProtoWriter::Sequence& PerfettoProtoWriter::SequenceOf(const std::string
   Bytes(desc, f::kThread, thread);
   Bytes(pkt, f::kTrackDescriptor, desc);
   Emit(pkt);
+  s.last_ns = ns;
+  Emit(SequenceStart(s.id, s.track_uuid, ns));
   return s;
 }
 
@@ -159,26 +172,6 @@ uint64_t PerfettoProtoWriter::CounterTrack(const std::string& host, const std::s
     Emit(pkt);
   }
   return it->second;
-}
-
-// The first packet of a sequence: its incremental clock tied to REALTIME at t0, and its defaults.
-static std::string SequenceStart(uint32_t id, uint64_t track_uuid, int64_t t0) {
-  std::string inc, real, snap, defaults, te_defaults, pkt;
-  UInt(inc, f::kClockId, kIncrementalClock);
-  UInt(inc, f::kClockTimestamp, static_cast<uint64_t>(t0));
-  UInt(inc, f::kClockIncremental, 1);
-  UInt(real, f::kClockId, kRealtime);
-  UInt(real, f::kClockTimestamp, static_cast<uint64_t>(t0));
-  Bytes(snap, f::kClocks, inc);
-  Bytes(snap, f::kClocks, real);
-  UInt(te_defaults, f::kDefaultsTrackUuid, track_uuid);
-  UInt(defaults, f::kDefaultsClockId, kIncrementalClock);
-  Bytes(defaults, f::kDefaultsTrackEvent, te_defaults);
-  UInt(pkt, f::kSequenceId, id);
-  UInt(pkt, f::kSequenceFlags, kStateCleared);
-  Bytes(pkt, f::kClockSnapshot, snap);
-  Bytes(pkt, f::kDefaults, defaults);
-  return pkt;
 }
 
 void PerfettoProtoWriter::EventPacket(Sequence& s, int64_t ns, uint32_t type, const std::string& name,
@@ -254,12 +247,7 @@ void PerfettoProtoWriter::Write(const analysis::MergedEvent& m) {
   const int64_t ns = std::max<int64_t>(0, m.global_ns);
   std::string track = e.phase == 'C' ? (e.device.empty() ? "host" : e.device) : TimelineTrackName(e);
   if (e.phase == 'X') track = SliceLanes::LaneName(track, lanes_.Lane(host + '\0' + track, ns, ns + std::max<int64_t>(0, e.dur_ns)));
-  const bool fresh = sequences_.count(host + '\0' + track) == 0;
-  Sequence& s = SequenceOf(track, host);
-  if (fresh) {
-    s.last_ns = ns;
-    Emit(SequenceStart(s.id, s.track_uuid, ns));
-  }
+  Sequence& s = SequenceOf(track, host, ns);
   FlushBefore(s, ns);
   ++events_;
   switch (e.phase) {
@@ -284,7 +272,7 @@ void PerfettoProtoWriter::Write(const analysis::MergedEvent& m) {
     case 'f': {
       std::string extra;
       const std::string id = ContextId(e.context);
-      if (!id.empty()) Fixed64(extra, e.phase == 'f' ? f::kTerminatingFlowIds : f::kFlowIds, Fnv1a(host + '\0' + id));
+      if (!id.empty()) Fixed64(extra, e.phase == 'f' ? f::kTerminatingFlowIds : f::kFlowIds, HostScopedId(host, id));
       EventPacket(s, ns, kInstant, e.type, extra);
       return;
     }

@@ -54,7 +54,8 @@ class PerfettoProtoWriter {
     int64_t pending_ns = 0;
     std::vector<std::pair<uint64_t, double>> pending;
   };
-  Sequence& SequenceOf(const std::string& track, const std::string& host);
+  // The sequence of a track, created (descriptor and start packet, clock at `ns`) on first use.
+  Sequence& SequenceOf(const std::string& track, const std::string& host, int64_t ns);
   uint64_t CounterTrack(const std::string& host, const std::string& device, const std::string& name);
   uint64_t ProcessTrack(const std::string& host);
   void FlushBefore(Sequence& s, int64_t ns);
