@@ -1,0 +1,38 @@
+/* The floor for a pass over a capture: libpcap's own loop over every packet, reading one field of
+ * each (the BTH destination QP of UDP 4791 frames) so the data is touched. bench/capture_pass_compare.sh
+ * builds it and runs it beside `toposcope analyze` on the same file. */
+#include <pcap/pcap.h>
+#include <stdint.h>
+#include <stdio.h>
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: bare_pcap_loop CAPTURE\n");
+    return 2;
+  }
+  char err[PCAP_ERRBUF_SIZE];
+  pcap_t* p = pcap_open_offline(argv[1], err);
+  if (!p) {
+    fprintf(stderr, "%s\n", err);
+    return 1;
+  }
+  struct pcap_pkthdr* h;
+  const u_char* d;
+  uint64_t packets = 0, roce = 0, qp_sum = 0;
+  int rc;
+  while ((rc = pcap_next_ex(p, &h, &d)) == 1) {
+    ++packets;
+    /* Ethernet (14) + IPv4 (IHL) + UDP (8) + BTH: destination QP at BTH bytes 5..7. */
+    if (h->caplen < 14 + 20 + 8 + 12 || d[12] != 0x08 || d[13] != 0x00) continue;
+    unsigned ihl = (d[14] & 0x0f) * 4u;
+    const u_char* udp = d + 14 + ihl;
+    if (d[14 + 9] != 17 || (size_t)(udp - d) + 8 + 12 > h->caplen) continue;
+    if (((udp[2] << 8) | udp[3]) != 4791) continue;
+    ++roce;
+    qp_sum += ((uint64_t)udp[8 + 5] << 16) | ((uint64_t)udp[8 + 6] << 8) | udp[8 + 7];
+  }
+  pcap_close(p);
+  printf("packets %llu roce %llu qp_sum %llu\n", (unsigned long long)packets, (unsigned long long)roce,
+         (unsigned long long)qp_sum);
+  return rc == PCAP_ERROR ? 1 : 0;
+}
