@@ -279,6 +279,8 @@ void AddNvsmiQuery(Dataset& ds, const std::string& host, const std::string& sour
     q.slowdown_c = l.slowdown_c;
     q.shutdown_c = l.shutdown_c;
     q.limits_form = l.form;
+    q.clique_id = g.clique_id;
+    q.cluster_uuid = g.cluster_uuid;
     q.source = source;
     q.line = g.line;
     for (const auto& [index, info] : h.gpus) {

@@ -56,6 +56,8 @@ struct GpuQueryInfo {
   double slowdown_c = NAN;
   double shutdown_c = NAN;
   std::string limits_form;    // "absolute", "tlimit" (derived from T.Limit headroom), "" none
+  std::string clique_id;      // Fabric CliqueId / ClusterUUID ("" when absent or N/A): the GPU's
+  std::string cluster_uuid;   // multi-node NVLink domain when the UUID is not all zeros
   std::string source;         // file path
   int64_t line = 0;           // line of the GPU's section header
 };

@@ -50,7 +50,7 @@ TOPOSCOPE_JSON_FIELDS(PathProbe, ts_ns, src, dst, hops, rtt_us, hop_rtt_us, line
 namespace toposcope::model {
 
 TOPOSCOPE_JSON_FIELDS(GpuInfo, index, bus_id, model, numa_node, cpu_affinity, pcie_link_speed, pcie_link_width)
-TOPOSCOPE_JSON_FIELDS(GpuQueryInfo, index, matched_by, bus_id, product_name, driver_version, max_operating_c, slowdown_c, shutdown_c, limits_form, source, line)
+TOPOSCOPE_JSON_FIELDS(GpuQueryInfo, index, matched_by, bus_id, product_name, driver_version, max_operating_c, slowdown_c, shutdown_c, limits_form, clique_id, cluster_uuid, source, line)
 TOPOSCOPE_JSON_FIELDS(NicInfo, device, bus_id, numa_node, speed_gbps)
 TOPOSCOPE_JSON_FIELDS(DeclaredLink, cls, source)
 TOPOSCOPE_JSON_FIELDS(MeasuredLink, samples_gbps, staged_samples_gbps, source)

@@ -19,16 +19,27 @@ std::vector<std::pair<std::string, std::string>> AnalysisOutputFiles(const analy
   std::vector<std::pair<std::string, std::string>> files = {{"result.json", DumpSchemaFirst(result)},
                                                             {"topology.json", topology},
                                                             {"report.html", html::HtmlReportText(result)}};
+  // Slurm: topology.conf (the tree of the inferred leaves), topology-nvlink.conf (topology/block
+  // over the multi-node NVLink domains), and topology.yaml holding every topology that applies.
+  std::vector<formats::SlurmTopology> yaml;
   if (r.leaves_inferred && !r.inferred_leaves.leaves.empty()) {
-    // Slurm topology from the inferred leaves: topology.conf (tree), topology.yaml (tree + block).
     formats::SlurmTopology tree = ToSlurmTopology(r.inferred_leaves);
     files.emplace_back("topology.conf", formats::WriteSlurmTopologyConf(tree));
     tree.name = "inferred-tree";
     tree.cluster_default = true;
     formats::SlurmTopology block = ToSlurmBlockTopology(r.inferred_leaves);
     block.name = "inferred-block";
-    files.emplace_back("topology.yaml", formats::WriteSlurmTopologyYaml({tree, block}));
+    yaml.push_back(std::move(tree));
+    yaml.push_back(std::move(block));
   }
+  if (const std::vector<NvlinkDomain> domains = NvlinkDomainsOf(ds); !domains.empty()) {
+    formats::SlurmTopology nvl = ToSlurmNvlinkBlockTopology(domains);
+    files.emplace_back("topology-nvlink.conf", formats::WriteSlurmTopologyConf(nvl));
+    nvl.name = "nvlink-block";
+    nvl.cluster_default = yaml.empty();
+    yaml.push_back(std::move(nvl));
+  }
+  if (!yaml.empty()) files.emplace_back("topology.yaml", formats::WriteSlurmTopologyYaml(yaml));
   if (!r.link_weights.hop_weights.empty()) {
     files.emplace_back("opensm-hop-weights.txt", WriteOpenSmHopWeights(r.link_weights.hop_weights));
   }

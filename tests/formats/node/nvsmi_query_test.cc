@@ -82,6 +82,39 @@ TEST(NvsmiQueryReal, H100TLimitHeadroomOnly) {
     at_87 += g.current_c + g.tlimit_c == 87 ? 1 : 0;
   }
   EXPECT_EQ(at_87, 7);
+  // A single-node system: clique 0 in the zero cluster UUID (no multi-node NVLink domain).
+  EXPECT_EQ(p.q->gpus[0].clique_id, "0");
+  EXPECT_EQ(p.q->gpus[0].cluster_uuid, "00000000-0000-0000-0000-000000000000");
+}
+
+// The Fabric section of a VM's H200 prints N/A: no domain, kept as "".
+TEST(NvsmiQueryReal, H200VmFabricNotApplicable) {
+  Parsed p = Parse(Slurp(kReal + "h200_x1_driver580_vm_nvidia_smi_q.txt"));
+  ASSERT_TRUE(p.q.ok()) << p.q.error().ToString();
+  EXPECT_EQ(p.q->counts.rejected, 0) << p.Reasons();
+  ASSERT_FALSE(p.q->gpus.empty());
+  EXPECT_EQ(p.q->gpus[0].clique_id, "");
+  EXPECT_EQ(p.q->gpus[0].cluster_uuid, "");
+}
+
+// A multi-node NVLink system's Fabric section (the layout of the real files, with the identifiers
+// an NVL72 rack reports); a malformed identifier is rejected with its line.
+TEST(NvsmiQuery, FabricCliqueAndClusterUuid) {
+  const std::string gpu = "GPU 00000008:01:00.0\n    Product Name : NVIDIA GB200\n    Fabric\n"
+                          "        State : Completed\n        Status : Success\n";
+  Parsed p = Parse("==============NVSMI LOG==============\nAttached GPUs : 1\n" + gpu +
+                   "        CliqueId : 32766\n        ClusterUUID : 5C1A2B3D-0000-4000-8000-00000000000A\n");
+  ASSERT_TRUE(p.q.ok());
+  EXPECT_EQ(p.q->counts.rejected, 0) << p.Reasons();
+  ASSERT_EQ(p.q->gpus.size(), 1U);
+  EXPECT_EQ(p.q->gpus[0].clique_id, "32766");
+  EXPECT_EQ(p.q->gpus[0].cluster_uuid, "5C1A2B3D-0000-4000-8000-00000000000A");
+  Parsed bad = Parse("==============NVSMI LOG==============\n" + gpu +
+                     "        CliqueId : many\n        ClusterUUID : not-a-uuid\n");
+  ASSERT_TRUE(bad.q.ok());
+  EXPECT_EQ(bad.q->counts.rejected, 2);
+  EXPECT_EQ(bad.Reasons(), "7: CliqueId 'many' is not a number or N/A\n"
+                           "8: ClusterUUID 'not-a-uuid' is not a UUID or N/A\n");
 }
 
 // `nvidia-smi -q -i 0` after the author's prompt: one GPU with both forms.

@@ -66,6 +66,7 @@ class Reader {
     const std::string_view value = Trim(t.substr(colon + 3));
     if (key == "Driver Version" || key == "CUDA Version" || key == "Attached GPUs") return Top(key, value, t, no);
     if (key == "Product Name") return Use(t, no, [&](NvsmiQueryGpu& g) { g.product_name = std::string(value); });
+    if (key == "CliqueId" || key == "ClusterUUID") return Fabric(key, value, t, no);
     for (const TempKey& k : kTempKeys) {
       if (key != k.key) continue;
       double c = NAN;
@@ -112,6 +113,18 @@ class Reader {
     current_->bus_id = std::string(bus);
     current_->line = no;
     Accept();
+  }
+
+  // The Fabric section's `CliqueId : 32766` / `ClusterUUID : <uuid>` (N/A kept as "").
+  void Fabric(std::string_view key, std::string_view value, std::string_view t, int64_t no) {
+    const std::string v = value == "N/A" ? std::string() : std::string(value);
+    if (key == "CliqueId" && !v.empty() && !ParseInt(v)) {
+      return Reject(t, no, Cat({"CliqueId ", QuoteRaw(value), " is not a number or N/A"}));
+    }
+    if (key == "ClusterUUID" && !v.empty() && (v.size() != 36 || v.find_first_not_of("0123456789abcdefABCDEF-") != std::string::npos)) {
+      return Reject(t, no, Cat({"ClusterUUID ", QuoteRaw(value), " is not a UUID or N/A"}));
+    }
+    return Use(t, no, [&](NvsmiQueryGpu& g) { (key == "CliqueId" ? g.clique_id : g.cluster_uuid) = v; });
   }
 
   // A shell prompt running nvidia-smi -q: the GPU index it selects with `-i N` / `--id=N`, if any.

@@ -28,6 +28,10 @@ struct NvsmiQueryGpu {
   double max_operating_tlimit_c = NAN;      // GPU Max Operating T.Limit Temp
   double memory_current_c = NAN;            // Memory Current Temp
   double memory_max_operating_c = NAN;      // Memory Max Operating Temp
+  // The multi-node NVLink domain (Fabric section, GB200/GB300 NVL-class systems): `CliqueId` and
+  // `ClusterUUID` as printed; "" when absent or `N/A`. Single-node systems print 0 and the zero UUID.
+  std::string clique_id;
+  std::string cluster_uuid;
   int64_t line = 0;                         // line of the section header
 };
 
@@ -43,7 +47,7 @@ struct NvsmiQuery {
 
 // Parses `nvidia-smi -q` (all GPUs or `-i N`; a shell prompt or other text around it is ignored).
 // Records are the lines it uses: the version and Attached GPUs lines, GPU section headers, Product
-// Name and the temperature lines above. Rejected (with line and reason): a temperature that is not
+// Name, the temperature lines above and the Fabric section's CliqueId and ClusterUUID. Rejected (with line and reason): a temperature that is not
 // `<number> C` or `N/A`, a GPU line before any GPU section, a section repeated, a line repeated in
 // one section. A GPU count that differs from `Attached GPUs` is a warning (`-i` prints one GPU).
 // Fails on binary input (one rejection at byte 0 in `diag`) and when there is no GPU section and no
