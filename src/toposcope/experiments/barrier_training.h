@@ -20,7 +20,7 @@
 namespace toposcope::experiments {
 
 struct LogisticProblem {
-  int features = 16384;      // d: the gradient has d float32 values
+  int features = 65536;      // d: the gradient has d float32 values
   int active = 32;           // binary features set per sample
   int samples_per_worker = 4096;
   double weight_scale = 3;   // generating weights ~ N(0, (scale^2) / active): margins ~ N(0, scale^2)
