@@ -98,7 +98,7 @@ json RowJson(const BarrierCompareRow& r) {
             {"mean_compute_ms", Round(run.mean_busy_ms, 4)}, {"host_overhead_us", Round(run.mean_late_us, 1)},
             {"bytes_total", run.bytes_total}, {"bytes_cross", run.bytes_cross}, {"messages", run.messages},
             {"mean_message_bytes", Round(run.mean_message_bytes, 1)}, {"final_loss", Round(run.final_loss, 6)},
-            {"generating_weights_loss", Round(run.generating_loss, 6)}, {"loss_gap", Round(r.loss_gap, 5)},
+            {"generating_weights_data_loss", Round(run.generating_loss, 6)}, {"loss_gap", Round(r.loss_gap, 5)},
             {"bytes_saved", Round(r.bytes_saved, 4)}, {"digest_mismatches", run.stats.digest_mismatches},
             {"full_fallbacks", run.stats.full_fallbacks}, {"max_staleness_steps", run.stats.max_staleness_used},
             {"wall_s", Round(run.wall_s, 3)}, {"loss", loss}, {"iteration_ms", step_ms}}},

@@ -197,7 +197,7 @@ Status TrainSteps(const BarrierTrainingOptions& o, int self, LoopbackTransport& 
     if (f.type != kGrad && f.type != kFull) return;
     auto env = act::training::ParseEnvelope(f.body);
     if (!env.ok() || state->Deliver(*env) == Delivery::kNeedFull) {
-      if (!env.ok()) state->Deliver(GradientEnvelope{static_cast<uint32_t>(f.from), f.step, 1, {}, {1}});
+      if (!env.ok()) state->CountUnreadable();
       tr.Send(f.from, kNack, f.step, {});
     }
   };
@@ -455,7 +455,9 @@ Result<BarrierTrainingRun> RunBarrierTraining(const BarrierTrainingOptions& opt)
   if (!error.empty()) return MakeKindError(ErrorKind::kInternal, "training run " + o.name + ": " + error);
   run.wall_s = static_cast<double>(NowNs() - t0) / 1e9;
   run.final_loss = GlobalLoss(o.problem, o.workers, w0);
-  run.generating_loss = GlobalLoss(o.problem, o.workers, GeneratingWeights(o.problem));
+  LogisticProblem data_only = o.problem;
+  data_only.l2 = 0;
+  run.generating_loss = GlobalLoss(data_only, o.workers, GeneratingWeights(o.problem));
   double sum = 0, busy = 0;
   int64_t count = 0;
   for (int w = 0; w < o.workers; ++w) {

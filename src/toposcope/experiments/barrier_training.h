@@ -63,7 +63,8 @@ struct BarrierTrainingRun {
   std::string codec;                           // "full", "q4", "topk", "topk_q4"
   std::vector<double> loss;                    // per step: mean over workers of the loss before its update
   double final_loss = 0;                       // the whole objective (all shards) at worker 0's last weights
-  double generating_loss = 0;                  // the same at the generating weights (a reference)
+  double generating_loss = 0;                  // the logistic loss alone (no L2 term) of the weights
+                                               // that drew the labels: the data's noise floor
   std::vector<std::vector<double>> busy_us;    // [worker][step]: compute, encode, send (before the wait)
   std::vector<std::vector<double>> update_us;  // [worker][step]: mean and apply (after the wait)
   std::vector<std::vector<double>> step_us;    // [worker][step]: start of step to start of the next

@@ -142,6 +142,11 @@ class BarrierState {
   // Verifies and stores. kNeedFull: the digest failed (counted); ask the sender for Fallback(step).
   // A full envelope that fails is counted too and also answers kNeedFull.
   Delivery Deliver(const GradientEnvelope& e);
+  // Counts a frame that did not even parse as an envelope as a mismatch answered by a full tensor.
+  void CountUnreadable() {
+    ++stats_.digest_mismatches;
+    ++stats_.full_fallbacks;
+  }
   // Whether the update of step `step` of worker `self` has every gradient it uses.
   [[nodiscard]] bool Ready(int self, uint64_t step) const;
   // The workers whose gradient the update of `step` still waits for.
