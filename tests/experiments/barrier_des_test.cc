@@ -33,7 +33,8 @@ TEST(BarrierDesTest, AsynchronousHidesTheCrossRegionRound) {
   ASSERT_TRUE(r.ok());
   EXPECT_NEAR(r->mean_iteration_ms, 1.0, 1e-9);  // 500 µs of transfer + latency < 1 ms of compute
   BarrierDesOptions slow = Two(true);
-  slow.transport.cross.latency_us = 3000;  // longer than a step: T(t+1) = T(t-s) + compute + transfer + latency
+  slow.transport.cross.latency_us =
+      3000;  // longer than a step: T(t+1) = T(t-s) + compute + transfer + latency
   auto s1 = SimulateBarrier(slow);
   ASSERT_TRUE(s1.ok());
   EXPECT_NEAR(s1->mean_iteration_ms, 4.1 / 2, 1e-6);

@@ -62,7 +62,8 @@ TEST(BarrierTrainingTest, CompressedAsynchronousMatchesSynchronousLoss) {
   EXPECT_EQ(async->stats.max_staleness_used, 1);
   EXPECT_EQ(async->stats.digest_mismatches, 0);
   EXPECT_EQ(sync->messages, 4 * 3 * 40);
-  for (const auto* r : {&*sync, &*async}) EXPECT_EQ(Replay(r == &*sync ? so : ao, *r).bytes_total, r->bytes_total);
+  for (const auto* r : {&*sync, &*async})
+    EXPECT_EQ(Replay(r == &*sync ? so : ao, *r).bytes_total, r->bytes_total);
 }
 
 // The replay's iteration time against the measured one, within 25 %. Times on a shared machine are
@@ -76,8 +77,8 @@ TEST(BarrierTrainingTest, SimulationReplayAgreesWithTheRealRun) {
       auto r = RunBarrierTraining(o);
       ASSERT_TRUE(r.ok()) << r.error().ToString();
       const BarrierDesResult des = Replay(o, *r);
-      std::fprintf(stderr, "%s: measured %.3f ms, simulated %.3f ms (host overhead %.0f us)\n", r->name.c_str(),
-                   r->mean_iteration_ms, des.mean_iteration_ms, r->mean_late_us);
+      std::fprintf(stderr, "%s: measured %.3f ms, simulated %.3f ms (host overhead %.0f us)\n",
+                   r->name.c_str(), r->mean_iteration_ms, des.mean_iteration_ms, r->mean_late_us);
       if (std::fabs(des.mean_iteration_ms - r->mean_iteration_ms) > 0.25 * r->mean_iteration_ms) {
         agree = false;
         last = r->name + ": simulated " + std::to_string(des.mean_iteration_ms) + " ms, measured " +

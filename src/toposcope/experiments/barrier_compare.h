@@ -17,31 +17,31 @@
 namespace toposcope::experiments {
 
 struct BarrierCompareOptions {
-  BarrierTrainingOptions base;                 // workers, steps, problem, transport, staleness
+  BarrierTrainingOptions base;  // workers, steps, problem, transport, staleness
   double topk_fraction = 0.1;
   uint32_t bucket = 512;
   act::training::BarrierTriggerOptions trigger;
-  std::string latency_source = "option";       // where the cross-region latency came from
-  int scaled_workers = 1024;                   // the simulation at scale (0: none)
+  std::string latency_source = "option";  // where the cross-region latency came from
+  int scaled_workers = 1024;              // the simulation at scale (0: none)
   int scaled_steps = 6;
-  double tolerance = 0.25;                     // replay vs measured iteration time, relative
+  double tolerance = 0.25;  // replay vs measured iteration time, relative
 };
 
 struct BarrierCompareRow {
   BarrierTrainingRun run;
-  act::training::BarrierTrigger trigger;       // the decision for this codec ("full": ratio 1)
+  act::training::BarrierTrigger trigger;  // the decision for this codec ("full": ratio 1)
   double compression_ratio = 1;
-  BarrierDesResult replay;                     // the run's compute times + host overhead
-  BarrierDesResult replay_model_only;          // the run's compute times, imposed delays only
-  BarrierDesResult scaled;                     // at scaled_workers
-  double loss_gap = 0;                         // final_loss / synchronous final_loss - 1
-  double bytes_saved = 0;                      // 1 - bytes_total / synchronous bytes_total
-  double replay_error = 0;                     // replay / measured iteration time - 1
+  BarrierDesResult replay;             // the run's compute times + host overhead
+  BarrierDesResult replay_model_only;  // the run's compute times, imposed delays only
+  BarrierDesResult scaled;             // at scaled_workers
+  double loss_gap = 0;                 // final_loss / synchronous final_loss - 1
+  double bytes_saved = 0;              // 1 - bytes_total / synchronous bytes_total
+  double replay_error = 0;             // replay / measured iteration time - 1
 };
 
 struct BarrierComparison {
   BarrierCompareOptions options;
-  std::vector<BarrierCompareRow> rows;         // synchronous full, asynchronous 4-bit, asynchronous top-k
+  std::vector<BarrierCompareRow> rows;  // synchronous full, asynchronous 4-bit, asynchronous top-k
 };
 
 // Runs the three trainings and the simulations. Fails as RunBarrierTraining and SimulateBarrier do.

@@ -1,10 +1,10 @@
 // experiments/barrier_des: see the header.
 #include "toposcope/experiments/barrier_des.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <queue>
-
-#include <fmt/format.h>
 
 namespace toposcope::experiments {
 namespace {
@@ -27,7 +27,9 @@ struct SendStream {
   size_t next = 0;
 };
 struct Later {
-  bool operator()(const Event& a, const Event& b) const { return a.t_us != b.t_us ? a.t_us > b.t_us : a.seq > b.seq; }
+  bool operator()(const Event& a, const Event& b) const {
+    return a.t_us != b.t_us ? a.t_us > b.t_us : a.seq > b.seq;
+  }
 };
 
 class Simulation {
@@ -48,12 +50,16 @@ class Simulation {
       q_.pop();
       ++r_.events;
       switch (e.kind) {
-        case EventKind::kComputeEnd: ComputeEnd(e.worker, e.step, e.t_us); break;
+        case EventKind::kComputeEnd:
+          ComputeEnd(e.worker, e.step, e.t_us);
+          break;
         case EventKind::kArrive:
           Arrive(e.worker, e.src, e.step, e.t_us);
           NextOf(e.stream, e.src, e.step);
           break;
-        case EventKind::kUpdateEnd: StartStep(e.worker, e.step + 1, e.t_us); break;
+        case EventKind::kUpdateEnd:
+          StartStep(e.worker, e.step + 1, e.t_us);
+          break;
       }
     }
     r_.workers = n_;
@@ -176,7 +182,8 @@ Result<BarrierDesResult> SimulateBarrier(const BarrierDesOptions& o) {
   if (o.workers < 1 || o.workers > 8192) return bad(fmt::format("workers {} outside 1..8192", o.workers));
   if (o.steps < 1 || o.steps > 100000) return bad(fmt::format("steps {} outside 1..100000", o.steps));
   if (o.regions < 1) return bad("regions must be at least 1");
-  if (!o.region_of.empty() && o.region_of.size() != static_cast<size_t>(o.workers)) return bad("one region per worker");
+  if (!o.region_of.empty() && o.region_of.size() != static_cast<size_t>(o.workers))
+    return bad("one region per worker");
   if (o.staleness_steps < 0 || o.staleness_steps > 16) return bad("staleness outside 0..16");
   if (!(o.transport.cross.bandwidth_gbps > 0) || !(o.transport.intra.bandwidth_gbps > 0)) {
     return bad("bandwidth must be > 0");

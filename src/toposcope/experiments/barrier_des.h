@@ -18,23 +18,23 @@ namespace toposcope::experiments {
 
 struct BarrierDesOptions {
   int workers = 4;
-  std::vector<int> region_of;   // empty: `regions` contiguous blocks of workers
+  std::vector<int> region_of;  // empty: `regions` contiguous blocks of workers
   int regions = 2;
   int steps = 20;
   bool asynchronous = false;
   int staleness_steps = 1;
   act::training::TransportModel transport;
-  double compute_us = 300;                           // per step before the send, when no trace
-  double update_us = 0;                              // per step once the gradients are here
+  double compute_us = 300;                            // per step before the send, when no trace
+  double update_us = 0;                               // per step once the gradients are here
   std::vector<std::vector<double>> compute_trace_us;  // [worker][step]: replaces compute_us
   std::vector<std::vector<double>> update_trace_us;   // [worker][step]: replaces update_us
-  double message_bytes = 0;                          // one envelope on the wire
+  double message_bytes = 0;                           // one envelope on the wire
 };
 
 struct BarrierDesResult {
   int workers = 0, steps = 0;
-  double mean_iteration_ms = 0;   // mean over workers of (start of step t+1 - start of step t), t >= 2
-  double makespan_ms = 0;         // the last worker's end
+  double mean_iteration_ms = 0;  // mean over workers of (start of step t+1 - start of step t), t >= 2
+  double makespan_ms = 0;        // the last worker's end
   int64_t bytes_total = 0, bytes_cross = 0, messages = 0;
   int64_t events = 0;
 };

@@ -1,6 +1,7 @@
 // experiments/barrier_training: see the header.
 #include "toposcope/experiments/barrier_training.h"
 
+#include <fmt/format.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -8,12 +9,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <queue>
 #include <thread>
 #include <zmq.hpp>
-
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "toposcope/base/rng.h"
 
@@ -30,7 +29,8 @@ enum MsgType : uint8_t { kGrad = 1, kNack = 2, kFull = 3, kHello = 4, kDone = 5 
 constexpr size_t kFrameHeader = 21;  // type u8 | from u32 | step u64 | arrival_ns i64
 
 int64_t NowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
 
@@ -62,7 +62,9 @@ class LoopbackTransport {
       if (static_cast<int>(p) != self_) push_.back().connect(fmt::format("tcp://127.0.0.1:{}", ports[p]));
     }
   }
-  bool Cross(int peer) const { return region_of_[static_cast<size_t>(peer)] != region_of_[static_cast<size_t>(self_)]; }
+  bool Cross(int peer) const {
+    return region_of_[static_cast<size_t>(peer)] != region_of_[static_cast<size_t>(self_)];
+  }
   // Sends; counted: gradient bytes (kGrad, kFull, kNack). Returns the frame's size.
   size_t Send(int peer, MsgType type, uint64_t step, const std::vector<uint8_t>& body, int flip_at = -1) {
     const size_t size = kFrameHeader + body.size();
@@ -77,7 +79,8 @@ class LoopbackTransport {
     const auto arrival_ns = static_cast<int64_t>(arrival_us * 1e3);
     std::memcpy(p + 13, &arrival_ns, 8);
     if (!body.empty()) std::memcpy(p + kFrameHeader, body.data(), body.size());
-    if (flip_at >= 0 && static_cast<size_t>(flip_at) < body.size()) p[kFrameHeader + static_cast<size_t>(flip_at)] ^= 0x11;
+    if (flip_at >= 0 && static_cast<size_t>(flip_at) < body.size())
+      p[kFrameHeader + static_cast<size_t>(flip_at)] ^= 0x11;
     push_[static_cast<size_t>(peer)].send(m, zmq::send_flags::none);
     if (type == kGrad || type == kFull || type == kNack) {
       bytes_total += static_cast<int64_t>(size);
@@ -102,7 +105,8 @@ class LoopbackTransport {
         if (done()) return {};
       }
       if (done()) return {};
-      if (now > deadline) return MakeKindError(ErrorKind::kInternal, fmt::format("worker {} timed out", self_));
+      if (now > deadline)
+        return MakeKindError(ErrorKind::kInternal, fmt::format("worker {} timed out", self_));
       if (!due_.empty()) {
         const int64_t wait_ns = std::min<int64_t>(due_.top().arrival_ns - now, 50000);
         std::this_thread::sleep_for(std::chrono::nanoseconds(wait_ns));
@@ -168,8 +172,8 @@ bool WriteAll(int fd, const void* data, size_t n) {
 }
 
 // The training steps of one worker (after the sockets are connected); fills `out`.
-Status TrainSteps(const BarrierTrainingOptions& o, int self, LoopbackTransport& tr, const std::vector<Frame>& early,
-                  json& out) {
+Status TrainSteps(const BarrierTrainingOptions& o, int self, LoopbackTransport& tr,
+                  const std::vector<Frame>& early, json& out) {
   const auto d = static_cast<size_t>(o.problem.features);
   const LogisticShard shard = MakeShard(o.problem, self);
   act::training::BarrierConfig bc;
@@ -245,12 +249,20 @@ Status TrainSteps(const BarrierTrainingOptions& o, int self, LoopbackTransport& 
   Status s = tr.Pump([&] { return done == o.workers; }, handle, o.timeout_s);
   if (!s.ok()) return s;
   const auto& st = state->stats();
-  out = {{"loss", loss}, {"busy_us", busy}, {"update_us", post}, {"step_us", step_us}, {"bytes_total", tr.bytes_total},
-         {"bytes_cross", tr.bytes_cross}, {"messages", tr.messages}, {"corrupted", corrupted},
+  out = {{"loss", loss},
+         {"busy_us", busy},
+         {"update_us", post},
+         {"step_us", step_us},
+         {"bytes_total", tr.bytes_total},
+         {"bytes_cross", tr.bytes_cross},
+         {"messages", tr.messages},
+         {"corrupted", corrupted},
          {"late_us", waits ? static_cast<double>(late_ns) / 1e3 / static_cast<double>(waits) : 0.0},
-         {"grad_frames", grad_frames}, {"grad_frame_bytes", grad_frame_bytes},
-         {"stats", {st.envelopes, st.verified, st.digest_mismatches, st.full_fallbacks, st.duplicates,
-                    st.max_staleness_used}}};
+         {"grad_frames", grad_frames},
+         {"grad_frame_bytes", grad_frame_bytes},
+         {"stats",
+          {st.envelopes, st.verified, st.digest_mismatches, st.full_fallbacks, st.duplicates,
+           st.max_staleness_used}}};
   if (self == 0) out["weights"] = w;
   return {};
 }
@@ -262,7 +274,8 @@ Status TrainSteps(const BarrierTrainingOptions& o, int self, LoopbackTransport& 
     LoopbackTransport tr(self, o.region_of, o.transport);
     const int port = tr.Port();
     std::vector<int> ports(static_cast<size_t>(o.workers));
-    if (!WriteAll(up_fd, &port, sizeof port) || !ReadAll(down_fd, ports.data(), ports.size() * sizeof(int))) _exit(3);
+    if (!WriteAll(up_fd, &port, sizeof port) || !ReadAll(down_fd, ports.data(), ports.size() * sizeof(int)))
+      _exit(3);
     tr.Connect(ports);
     // Hello to every peer, then wait for theirs: every connection is up before step 0.
     for (int p = 0; p < o.workers; ++p) {
@@ -272,8 +285,10 @@ Status TrainSteps(const BarrierTrainingOptions& o, int self, LoopbackTransport& 
     std::vector<Frame> early;  // a fast peer's first frames, kept for the steps
     Status s = tr.Pump([&] { return hellos == o.workers; },
                        [&](const Frame& f) {
-                         if (f.type == kHello) ++hellos;
-                         else early.push_back(f);
+                         if (f.type == kHello)
+                           ++hellos;
+                         else
+                           early.push_back(f);
                        },
                        o.timeout_s);
     if (s.ok()) s = TrainSteps(o, self, tr, early, out);
@@ -290,10 +305,13 @@ Status CheckOptions(const BarrierTrainingOptions& o) {
   if (o.workers < 2 || o.workers > 64) return bad(fmt::format("workers {} outside 2..64", o.workers));
   if (o.steps < 1 || o.steps > 100000) return bad(fmt::format("steps {} outside 1..100000", o.steps));
   if (o.problem.features < 2 || o.problem.features > (1 << 24)) return bad("features outside 2..16777216");
-  if (o.problem.active < 1 || o.problem.active > o.problem.features) return bad("active features outside 1..features");
+  if (o.problem.active < 1 || o.problem.active > o.problem.features)
+    return bad("active features outside 1..features");
   if (o.problem.samples_per_worker < 1) return bad("samples per worker must be at least 1");
-  if (!(o.transport.cross.bandwidth_gbps > 0) || !(o.transport.intra.bandwidth_gbps > 0)) return bad("bandwidth must be > 0");
-  if (!(o.transport.cross.latency_us >= 0) || !(o.transport.intra.latency_us >= 0)) return bad("latency must be >= 0");
+  if (!(o.transport.cross.bandwidth_gbps > 0) || !(o.transport.intra.bandwidth_gbps > 0))
+    return bad("bandwidth must be > 0");
+  if (!(o.transport.cross.latency_us >= 0) || !(o.transport.intra.latency_us >= 0))
+    return bad("latency must be >= 0");
   if (o.compress) {
     Status s = act::training::ValidateCodecOptions(o.codec);
     if (!s.ok()) return s;
@@ -361,7 +379,8 @@ std::vector<float> GeneratingWeights(const LogisticProblem& p) {
   return w;
 }
 
-double ShardLoss(const LogisticProblem& p, const LogisticShard& s, const std::vector<float>& w, std::vector<float>* grad) {
+double ShardLoss(const LogisticProblem& p, const LogisticShard& s, const std::vector<float>& w,
+                 std::vector<float>* grad) {
   const auto a = static_cast<size_t>(p.active);
   const size_t n = s.y.size();
   if (grad) grad->assign(w.size(), 0.0f);
@@ -390,7 +409,8 @@ Result<BarrierTrainingRun> RunBarrierTraining(const BarrierTrainingOptions& opt)
   Status ok = CheckOptions(o);
   if (!ok.ok()) return ok.error();
   if (o.region_of.empty()) o.region_of = BarrierState::HalvesRegions(o.workers);
-  if (o.region_of.size() != static_cast<size_t>(o.workers)) return MakeKindError(ErrorKind::kUsage, "one region per worker");
+  if (o.region_of.size() != static_cast<size_t>(o.workers))
+    return MakeKindError(ErrorKind::kUsage, "one region per worker");
   const int64_t t0 = NowNs();
   std::vector<int> up(static_cast<size_t>(o.workers)), down(static_cast<size_t>(o.workers));
   std::vector<pid_t> pids;
@@ -412,7 +432,8 @@ Result<BarrierTrainingRun> RunBarrierTraining(const BarrierTrainingOptions& opt)
   }
   std::vector<int> ports(static_cast<size_t>(o.workers));
   bool io_ok = true;
-  for (int w = 0; w < o.workers; ++w) io_ok = io_ok && ReadAll(up[static_cast<size_t>(w)], &ports[static_cast<size_t>(w)], sizeof(int));
+  for (int w = 0; w < o.workers; ++w)
+    io_ok = io_ok && ReadAll(up[static_cast<size_t>(w)], &ports[static_cast<size_t>(w)], sizeof(int));
   for (int w = 0; w < o.workers && io_ok; ++w) {
     io_ok = WriteAll(down[static_cast<size_t>(w)], ports.data(), ports.size() * sizeof(int));
   }

@@ -20,10 +20,10 @@
 namespace toposcope::experiments {
 
 struct LogisticProblem {
-  int features = 65536;      // d: the gradient has d float32 values
-  int active = 32;           // binary features set per sample
+  int features = 65536;  // d: the gradient has d float32 values
+  int active = 32;       // binary features set per sample
   int samples_per_worker = 4096;
-  double weight_scale = 3;   // generating weights ~ N(0, (scale^2) / active): margins ~ N(0, scale^2)
+  double weight_scale = 3;  // generating weights ~ N(0, (scale^2) / active): margins ~ N(0, scale^2)
   double l2 = 1e-3;
   double learning_rate = 30;
   uint64_t seed = 1;
@@ -43,7 +43,7 @@ double ShardLoss(const LogisticProblem& p, const LogisticShard& s, const std::ve
 
 struct BarrierTrainingOptions {
   std::string name = "run";
-  int workers = 4;  // processes, 2 .. 64
+  int workers = 4;             // processes, 2 .. 64
   std::vector<int> region_of;  // empty: two regions, halves
   int steps = 200;
   bool asynchronous = false;
@@ -52,7 +52,7 @@ struct BarrierTrainingOptions {
   int staleness_steps = 1;
   act::training::TransportModel transport;
   LogisticProblem problem;
-  int corrupt_every = 0;  // flip a payload byte of every k-th compressed cross-region envelope (0: none)
+  int corrupt_every = 0;   // flip a payload byte of every k-th compressed cross-region envelope (0: none)
   double timeout_s = 120;  // a worker waiting longer fails the run
 };
 
@@ -72,13 +72,13 @@ struct BarrierTrainingRun {
   double mean_busy_ms = 0;                     // of busy_us + update_us
   int64_t bytes_total = 0, bytes_cross = 0;    // gradient bytes sent (frames, fallbacks included)
   int64_t messages = 0;
-  double mean_message_bytes = 0;               // of the step's gradient frames
-  int64_t corrupted = 0;                       // payloads the transport flipped
-  double mean_late_us = 0;                     // a step that waited for a frame: how long after the
-                                               // frame's arrival time the step went on, mean over
-                                               // such steps (the host's scheduling and loopback
-                                               // overhead on top of the imposed delays)
-  act::training::BarrierStats stats;           // summed over workers (max_staleness_used: the max)
+  double mean_message_bytes = 0;      // of the step's gradient frames
+  int64_t corrupted = 0;              // payloads the transport flipped
+  double mean_late_us = 0;            // a step that waited for a frame: how long after the
+                                      // frame's arrival time the step went on, mean over
+                                      // such steps (the host's scheduling and loopback
+                                      // overhead on top of the imposed delays)
+  act::training::BarrierStats stats;  // summed over workers (max_staleness_used: the max)
   double wall_s = 0;
 };
 

@@ -30,7 +30,7 @@ CodecOptions Q4() {
 
 TEST(AsyncBarrierTest, TriggerNeedsBothConditions) {
   EXPECT_TRUE(DecideBarrier(121, 0.2).asynchronous);
-  EXPECT_FALSE(DecideBarrier(120, 0.2).asynchronous);  // not above the threshold
+  EXPECT_FALSE(DecideBarrier(120, 0.2).asynchronous);   // not above the threshold
   EXPECT_FALSE(DecideBarrier(500, 0.85).asynchronous);  // not below the ratio
   EXPECT_FALSE(DecideBarrier(5, 0.1).asynchronous);
   BarrierTriggerOptions o;
@@ -61,11 +61,11 @@ TEST(AsyncBarrierTest, LatencyFromProbesAcrossPods) {
     p.rtt_us = rtt;
     probes.push_back(p);
   };
-  add("a", "b", 5);      // same pod: not counted
+  add("a", "b", 5);  // same pod: not counted
   add("a", "c", 300);
   add("b", "d", 320);
   add("d", "a", 1000);
-  add("c", "x", 2000);   // unplaced host
+  add("c", "x", 2000);  // unplaced host
   add("a", "d", NAN);
   auto l = CrossRegionLatencyFromProbes(probes, inf);
   ASSERT_TRUE(l.ok()) << l.error().ToString();
@@ -148,11 +148,13 @@ TEST(AsyncBarrierTest, StalenessBoundIsRespected) {
     EXPECT_EQ(st->Lag(0, 2), s);
     // Worker 0's view: its region delivers every step at once, the other region's steps come late.
     for (uint64_t t = 0; t < 10; ++t) {
-      for (int w : {0, 1}) ASSERT_EQ(st->Deliver(FullEnvelope(w, t, std::vector<float>(n, 1.0f))), Delivery::kAccepted);
+      for (int w : {0, 1})
+        ASSERT_EQ(st->Deliver(FullEnvelope(w, t, std::vector<float>(n, 1.0f))), Delivery::kAccepted);
       // Step t needs the other region's step t - s: not ready before it is delivered.
       if (static_cast<int64_t>(t) >= s) {
         EXPECT_FALSE(st->Ready(0, t)) << "s=" << s << " t=" << t;
-        for (int w : {2, 3}) st->Deliver(FullEnvelope(w, t - static_cast<uint64_t>(s), std::vector<float>(n, 1.0f)));
+        for (int w : {2, 3})
+          st->Deliver(FullEnvelope(w, t - static_cast<uint64_t>(s), std::vector<float>(n, 1.0f)));
       }
       ASSERT_TRUE(st->Ready(0, t));
       auto u = st->Take(0, t);
@@ -181,8 +183,8 @@ TEST(AsyncBarrierTest, EgressQueuesSerialiseThenAddLatency) {
   m.cross = {100, 8};  // 8 Gb/s: 1000 bytes take 1 µs
   EgressQueues q;
   EXPECT_DOUBLE_EQ(q.Send(0, 1000, true, m), 101);
-  EXPECT_DOUBLE_EQ(q.Send(0, 1000, true, m), 102);   // waits for the first
-  EXPECT_DOUBLE_EQ(q.Send(50, 1000, true, m), 151);  // the queue was free again
+  EXPECT_DOUBLE_EQ(q.Send(0, 1000, true, m), 102);         // waits for the first
+  EXPECT_DOUBLE_EQ(q.Send(50, 1000, true, m), 151);        // the queue was free again
   EXPECT_NEAR(q.Send(0, 50000, false, m), 5 + 1.0, 1e-9);  // the intra queue is separate: 400 Gb/s
 }
 

@@ -1,12 +1,12 @@
 // act/training/async_barrier: see the header.
 #include "toposcope/act/training/async_barrier.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <unordered_map>
-
-#include <fmt/format.h>
 
 namespace toposcope::act::training {
 namespace {
@@ -30,24 +30,26 @@ std::vector<uint8_t> FloatBytes(std::span<const float> x) {
 
 }  // namespace
 
-BarrierTrigger DecideBarrier(double cross_latency_us, double compression_ratio, const BarrierTriggerOptions& o) {
+BarrierTrigger DecideBarrier(double cross_latency_us, double compression_ratio,
+                             const BarrierTriggerOptions& o) {
   BarrierTrigger t;
   t.latency_us = cross_latency_us;
   t.compression_ratio = compression_ratio;
   const bool slow = cross_latency_us > o.latency_threshold_us;
   const bool small = compression_ratio < o.ratio_threshold;
   t.asynchronous = slow && small;
-  t.reason = fmt::format("cross-region latency {:.1f} us {} {:.0f} us, compression ratio {:.3f} {} {:.2f}: {}",
-                         cross_latency_us, slow ? ">" : "<=", o.latency_threshold_us, compression_ratio,
-                         small ? "<" : ">=", o.ratio_threshold,
-                         t.asynchronous ? "asynchronous, compressed" : "synchronous, full gradients");
+  t.reason = fmt::format(
+      "cross-region latency {:.1f} us {} {:.0f} us, compression ratio {:.3f} {} {:.2f}: {}", cross_latency_us,
+      slow ? ">" : "<=", o.latency_threshold_us, compression_ratio, small ? "<" : ">=", o.ratio_threshold,
+      t.asynchronous ? "asynchronous, compressed" : "synchronous, full gradients");
   return t;
 }
 
 double CompressionRatio(const CodecOptions& o, size_t elements) {
   if (elements == 0) return 1;
   std::vector<float> probe(elements);
-  for (size_t i = 0; i < elements; ++i) probe[i] = static_cast<float>(std::sin(0.37 * static_cast<double>(i) + 1));
+  for (size_t i = 0; i < elements; ++i)
+    probe[i] = static_cast<float>(std::sin(0.37 * static_cast<double>(i) + 1));
   auto enc = EncodeGradient(probe, o, 0);
   if (!enc.ok()) return 1;
   return static_cast<double>(enc->size()) / (4.0 * static_cast<double>(elements));
@@ -58,8 +60,9 @@ Result<CrossRegionLatency> CrossRegionLatencyFromProbes(const std::vector<format
   CrossRegionLatency out;
   out.regions = static_cast<int>(inferred.pods.size());
   if (inferred.pods.size() < 2) {
-    return MakeError(fmt::format("the probes show {} pod(s): no cross-region link to measure", inferred.pods.size()),
-                     "give --latency-us, or probes between hosts of different pods (regions)");
+    return MakeError(
+        fmt::format("the probes show {} pod(s): no cross-region link to measure", inferred.pods.size()),
+        "give --latency-us, or probes between hosts of different pods (regions)");
   }
   std::unordered_map<std::string, int> pod_of;
   for (size_t p = 0; p < inferred.pods.size(); ++p) {
@@ -105,11 +108,12 @@ Result<GradientEnvelope> ParseEnvelope(std::span<const uint8_t> b) {
   }
   if (std::memcmp(b.data(), kMagic, 4) != 0) return MakeError("not a gradient envelope at byte 0 (no TSBE)");
   GradientEnvelope e;
-  e.worker = static_cast<uint32_t>(b[4]) | static_cast<uint32_t>(b[5]) << 8 | static_cast<uint32_t>(b[6]) << 16 |
-             static_cast<uint32_t>(b[7]) << 24;
+  e.worker = static_cast<uint32_t>(b[4]) | static_cast<uint32_t>(b[5]) << 8 |
+             static_cast<uint32_t>(b[6]) << 16 | static_cast<uint32_t>(b[7]) << 24;
   e.step = GetU64(b.data() + 8);
   e.digest = GetU64(b.data() + 16);
-  if (b[24] > 1) return MakeError(fmt::format("gradient envelope: unknown payload kind {} at byte 24", b[24]));
+  if (b[24] > 1)
+    return MakeError(fmt::format("gradient envelope: unknown payload kind {} at byte 24", b[24]));
   e.kind = static_cast<PayloadKind>(b[24]);
   const uint64_t n = GetU64(b.data() + 25);
   if (n != b.size() - kEnvelopeHeaderBytes) {
@@ -134,8 +138,8 @@ Result<std::vector<float>> Reconstruct(const GradientEnvelope& e, size_t element
   std::vector<float> out(elements);
   if (e.kind == PayloadKind::kFull) {
     if (e.payload.size() != elements * sizeof(float)) {
-      return MakeError(fmt::format("full gradient of worker {} step {}: {} bytes, {} expected", e.worker, e.step,
-                                   e.payload.size(), elements * sizeof(float)));
+      return MakeError(fmt::format("full gradient of worker {} step {}: {} bytes, {} expected", e.worker,
+                                   e.step, e.payload.size(), elements * sizeof(float)));
     }
     if (elements > 0) std::memcpy(out.data(), e.payload.data(), e.payload.size());
   } else {
@@ -144,14 +148,19 @@ Result<std::vector<float>> Reconstruct(const GradientEnvelope& e, size_t element
   }
   const uint64_t d = TensorDigest(out);
   if (d != e.digest) {
-    return MakeError(fmt::format("gradient of worker {} step {}: digest {:016x} of the reconstruction, {:016x} sent",
-                                 e.worker, e.step, d, e.digest));
+    return MakeError(
+        fmt::format("gradient of worker {} step {}: digest {:016x} of the reconstruction, {:016x} sent",
+                    e.worker, e.step, d, e.digest));
   }
   return out;
 }
 
-BarrierSender::BarrierSender(uint32_t worker, size_t elements, bool compress, CodecOptions codec, int keep_steps)
-    : worker_(worker), elements_(elements), compress_(compress), encoder_(elements, codec),
+BarrierSender::BarrierSender(uint32_t worker, size_t elements, bool compress, CodecOptions codec,
+                             int keep_steps)
+    : worker_(worker),
+      elements_(elements),
+      compress_(compress),
+      encoder_(elements, codec),
       keep_steps_(std::max(1, keep_steps)) {}
 
 Result<GradientEnvelope> BarrierSender::Send(uint64_t step, std::span<const float> grad) {
@@ -204,8 +213,8 @@ Result<BarrierState> BarrierState::Make(const BarrierConfig& c, size_t elements)
   s.cfg_ = c;
   if (s.cfg_.region_of.empty()) s.cfg_.region_of = HalvesRegions(c.workers);
   if (s.cfg_.region_of.size() != static_cast<size_t>(c.workers)) {
-    return MakeKindError(ErrorKind::kUsage, fmt::format("{} regions given for {} workers", s.cfg_.region_of.size(),
-                                                        c.workers));
+    return MakeKindError(ErrorKind::kUsage,
+                         fmt::format("{} regions given for {} workers", s.cfg_.region_of.size(), c.workers));
   }
   for (int r : s.cfg_.region_of) {
     if (r < 0) return MakeKindError(ErrorKind::kUsage, "a worker's region is negative");
@@ -217,8 +226,9 @@ Result<BarrierState> BarrierState::Make(const BarrierConfig& c, size_t elements)
 
 int BarrierState::Lag(int self, int worker) const {
   if (!cfg_.asynchronous) return 0;
-  return cfg_.region_of[static_cast<size_t>(self)] == cfg_.region_of[static_cast<size_t>(worker)] ? 0
-                                                                                                 : cfg_.staleness_steps;
+  return cfg_.region_of[static_cast<size_t>(self)] == cfg_.region_of[static_cast<size_t>(worker)]
+             ? 0
+             : cfg_.staleness_steps;
 }
 
 Delivery BarrierState::Deliver(const GradientEnvelope& e) {

@@ -51,7 +51,8 @@ struct BarrierTrigger {
 };
 
 // The decision for a cross-region one-way latency (µs) and a compression ratio (encoded / full).
-BarrierTrigger DecideBarrier(double cross_latency_us, double compression_ratio, const BarrierTriggerOptions& o = {});
+BarrierTrigger DecideBarrier(double cross_latency_us, double compression_ratio,
+                             const BarrierTriggerOptions& o = {});
 
 // The compression ratio of a codec on a tensor of `elements` values: encoded bytes / (4 x elements).
 double CompressionRatio(const CodecOptions& o, size_t elements);
