@@ -63,6 +63,7 @@ THIRD_PARTY = [
     (re.compile(r"^httplib\.h$"), "PkgConfig::HTTPLIB"),
     (re.compile(r"^mpi\.h$"), "MPI::MPI_CXX"),
     (re.compile(r"^xxhash\.h$"), "PkgConfig::XXHASH"),
+    (re.compile(r"^zmq\.(h|hpp)$"), "PkgConfig::ZMQ"),
 ]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')

@@ -14,7 +14,7 @@ packages=(
   clang libclang-rt-14-dev clang-format clang-tidy
   libeigen3-dev libspectra-dev libfmt-dev libspdlog-dev nlohmann-json3-dev libpugixml-dev
   libcli11-dev libtbb-dev libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev libzstd-dev
-  libpcap-dev libxxhash-dev tshark protobuf-compiler graphviz
+  libpcap-dev libxxhash-dev libzmq3-dev cppzmq-dev tshark protobuf-compiler graphviz
   libcpp-httplib-dev curl prometheus apache2-utils
   chromium
   ibsim-utils opensm infiniband-diags

@@ -25,6 +25,7 @@
 #include "toposcope/app/probe_p2p_command.h"
 #include "toposcope/app/schedule_command.h"
 #include "toposcope/app/schedule_sim_command.h"
+#include "toposcope/app/train_barrier_command.h"
 #include "toposcope/app/serve_command.h"
 #include "toposcope/app/simulate_command.h"
 #include "toposcope/experiments/architecture_compare.h"
@@ -321,6 +322,8 @@ struct Flags {
   double schedule_window_ms = 0;
   bool schedule_simulate = false, schedule_json = false;
   app::ScheduleSimRequest schedule_sim;
+  app::TrainBarrierRequest train_barrier;
+  bool train_barrier_json = false;
 };
 
 void AddProbeFlags(CLI::App* probe, Flags& f) {
@@ -552,6 +555,42 @@ Command EvaluateHypothesesCommand(Flags& f) {
           }};
 }
 
+// train-barrier: the cross-region asynchronous barrier measured (experiments/barrier_compare).
+Command TrainBarrierCommand(Flags& f) {
+  return {"train-barrier", "train on worker processes over simulated cross-region links: synchronous vs asynchronous + compressed",
+          [&f](CLI::App* c) {
+            app::TrainBarrierRequest& r = f.train_barrier;
+            auto& b = r.options.base;
+            c->add_option("--out", r.out, "write DIR/barrier.json and DIR/barrier.txt");
+            c->add_flag("--json", f.train_barrier_json, "print barrier.json instead of the table");
+            c->add_option("--workers", b.workers, "worker processes, half in each region (default 4)")->check(CLI::Range(2, 64));
+            c->add_option("--steps", b.steps, "training steps of each run (default 200)")->check(CLI::Range(3, 100000));
+            c->add_option("--latency-us", b.transport.cross.latency_us, "cross-region one-way latency (default 500)")
+                ->check(CLI::Range(0.0, 1e6));
+            c->add_option("--latency-from", r.latency_from, "measure it from path probes in these files / directories "
+                          "(median RTT / 2 between inferred pods)");
+            c->add_option("--bandwidth-gbps", b.transport.cross.bandwidth_gbps,
+                          "cross-region bandwidth per worker (default 3.125)")->check(CLI::Range(1e-3, 1e4));
+            c->add_option("--staleness", b.staleness_steps, "steps a remote region's gradient may lag (default 1)")
+                ->check(CLI::Range(0, 16));
+            c->add_option("--features", b.problem.features, "model size: float32 values per gradient (default 65536)")
+                ->check(CLI::Range(16, 1 << 22));
+            c->add_option("--topk", r.options.topk_fraction, "share of values top-k keeps (default 0.1)")
+                ->check(CLI::Range(1e-6, 1.0));
+            c->add_option("--corrupt-every", b.corrupt_every, "flip a byte of every Nth compressed cross-region "
+                          "gradient on the wire, to exercise the digest fallback (default 0: none)")->check(CLI::Range(0, 1000000));
+            c->add_option("--scale-workers", r.options.scaled_workers, "workers of the simulation at scale (default 1024, 0: none)")
+                ->check(CLI::Range(0, 8192));
+            c->add_option("--seed", b.problem.seed, "the data set's generator (default 1)");
+          },
+          [&f] {
+            auto o = app::RunTrainBarrier(f.train_barrier);
+            if (!o.ok()) return Fail(o.error());
+            std::fputs((f.train_barrier_json ? o->json : o->table).c_str(), stdout);
+            return int{kOk};
+          }};
+}
+
 // serve: the analysis over HTTP (/metrics, /api/result, /api/hosts/<host>), re-analysed on change.
 Command ServeCommand(Flags& f) {
   return {"serve", "serve the analysis over HTTP: Prometheus /metrics, /api/result, /api/hosts/<host>; re-analyse on change",
@@ -658,6 +697,7 @@ std::vector<Command> Commands(Flags& f) {
       TopoCommand(f),
       ExplainCommand(f),
       EvaluateHypothesesCommand(f),
+      TrainBarrierCommand(f),
       ServeCommand(f),
       {"compare-architectures", "simulate fat-tree, dragonfly and HHRE of equal size; measure them side by side",
        [&f](CLI::App* c) {
@@ -806,6 +846,7 @@ std::string HelpFooter(std::string_view name) {
       {"probe", "toposcope probe p2p --out data/\n  toposcope probe p2p --size-mib 64 --devices 0,1"},
       {"collect", "toposcope collect --duration 60 --out node07/dmon.txt"},
       {"schedule", "toposcope schedule data/ --out sched/\n  toposcope schedule --simulate --seeds 1,2 --events congestion"},
+      {"train-barrier", "toposcope train-barrier --out barrier/\n  toposcope train-barrier --latency-from sim/ --workers 6"},
       {"passes", "toposcope passes"},
   };
   std::string out;
