@@ -646,13 +646,14 @@ Command SimulateCommand(Flags& f) {
           "samples as dcgm-exporter would)",
           [&f](CLI::App* c) {
             AddSimulateFlags(c, f.sim, f.sim_arch, f.sim_out, f.sim_naming);
-            c->add_flag("--serve-exporter", f.sim_serve_exporter, "then serve the hosts' DCGM samples on /metrics as "
-                        "dcgm-exporter would, stepping through the run, until Ctrl-C (docs/serve.md)");
+            CLI::Option* serve = c->add_flag("--serve-exporter", f.sim_serve_exporter, "then serve the hosts' DCGM "
+                                             "samples on /metrics as dcgm-exporter would, stepping through the run, "
+                                             "until Ctrl-C (docs/serve.md)");
             c->add_option("--listen", f.exporter.listen, "with --serve-exporter: HOST:PORT (default 127.0.0.1:9401; "
-                          "port 0: any free one)");
+                          "port 0: any free one)")->needs(serve);
             c->add_option("--samples-per-scrape", f.exporter.samples_per_scrape, "with --serve-exporter: move N "
                           "sampling periods per scrape (default 0: in step with the wall clock)")
-                ->check(CLI::Range(0, 1000000));
+                ->check(CLI::Range(0, 1000000))->needs(serve);
           },
           [&f] {
             const std::optional<toposcope::sim::Arch> arch = toposcope::sim::ParseArch(f.sim_arch);
