@@ -122,7 +122,10 @@ TEST(ExporterServer, ServesOverHttp) {
   ASSERT_TRUE(port.ok()) << port.error().ToString();
   std::thread runner([&] { EXPECT_TRUE(s.Run().ok()); });
   httplib::Client c("127.0.0.1", *port);
-  auto res = c.Get("/metrics");
+  auto head = c.Head("/metrics");
+  ASSERT_TRUE(head);
+  EXPECT_EQ(head->status, 200);
+  auto res = c.Get("/metrics");  // HEAD did not move the cursor: the whole run still comes
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 200);
   EXPECT_NE(res->get_header_value("Content-Type").find("version=0.0.4"), std::string::npos);

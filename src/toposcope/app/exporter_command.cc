@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cctype>
 #include <cinttypes>
+#include <cmath>
 #include <map>
 #include <thread>
 
@@ -93,7 +94,8 @@ Result<serve::ExporterData> ExporterDataOf(const model::Dataset& ds) {
     const Status st = model::ReadDcgmFile(
         in.path, in.host, in.format,
         [&](const model::DcgmPoint& p) {
-          if (p.entity != model::DcgmEntity::kGpu || p.gpu < 0) return;
+          // dmon's N/A (a field the GPU does not have): dcgm-exporter writes no line for it.
+          if (p.entity != model::DcgmEntity::kGpu || p.gpu < 0 || !std::isfinite(p.value)) return;
           model::SeriesKey key{p.host, p.gpu, p.link, p.field_id, p.field};
           formats::PromMetricInfo m = MetricOf(key);
           if (m.name.empty()) return;

@@ -21,8 +21,8 @@ struct ExporterRequest {
   int threads = 4;
 };
 
-// The exporter series of a dataset's DCGM inputs (every GPU sample of its dmon, exporter and CSV
-// files, read again in full): metric names DCGM_FI_* from the field catalog (series whose field
+// The exporter series of a dataset's DCGM inputs (every GPU sample with a value of its dmon,
+// exporter and CSV files, read again in full; dmon's N/A left out): metric names DCGM_FI_* from the field catalog (series whose field
 // has no DCGM_FI_ name are left out), labels gpu, UUID (a stable made-up one per host and GPU),
 // pci_bus_id (when known), device (nvidia<N>), modelName (when known), Hostname, and link for a
 // per-link sample. Fails (kInput) when a DCGM input cannot be read again.

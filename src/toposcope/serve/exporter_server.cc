@@ -113,8 +113,9 @@ struct ExporterServer::Impl {
 };
 
 void ExporterServer::Impl::Routes(ExporterServer* self) {
-  http.Get("/metrics", [self](const httplib::Request&, httplib::Response& res) {
-    res.set_content(self->Scrape(NowMs()), kExpositionType);
+  http.Get("/metrics", [self](const httplib::Request& req, httplib::Response& res) {
+    // HEAD only asks whether it is there: the cursor stays.
+    res.set_content(req.method == "HEAD" ? std::string() : self->Scrape(NowMs()), kExpositionType);
   });
   http.Get("/status", [self](const httplib::Request&, httplib::Response& res) {
     res.set_content(self->StatusJson(), "application/json");

@@ -13,7 +13,7 @@
 //     whatever the wall clock says: a test scraping every 100 ms gets a whole run in seconds (the
 //     stamps then run ahead of the wall clock).
 // Past the end of the series, the run starts again, shifted by its length plus one period, so
-// stamps keep increasing. One scraper per exporter (each GET /metrics moves the cursor).
+// stamps keep increasing. One scraper per exporter (each GET /metrics moves the cursor; HEAD does not).
 #pragma once
 
 #include <cstdint>
