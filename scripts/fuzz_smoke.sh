@@ -65,6 +65,7 @@ seed_dirs() {
     dcgm_dmon_fuzz) echo "$fixtures/dcgmi_dmon $root/testdata/dcgm" ;;
     dcgm_exporter_config_fuzz) echo "$fixtures/dcgm_exporter" ;;
     prometheus_text_fuzz) echo "$fixtures/dcgm_exporter $fixtures/nccl_inspector $root/testdata/prom" ;;
+    prometheus_query_fuzz) echo "$root/testdata/prom/query_range" ;;
     dcgm_csv_fuzz) echo "$root/testdata/prom" ;;
     chrony_fuzz) echo "$fixtures/chrony" ;;
     linuxptp_fuzz) echo "$fixtures/linuxptp" ;;

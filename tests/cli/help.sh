@@ -22,5 +22,6 @@ for s in links topo explain; do
   h=$("$bin" "$s" --help)
   if grep -Eq -- "^ +(--dot|--dump-passes|--timeline|--format TEXT:\{text,json,csv\})" <<< "$h"; then fail "$s --help offers analyze's output flags"; fi
 done
-"$bin" simulate --help | grep -Eq -- "--hosts INT:.*=[0-9]+" || fail "simulate --help shows no default of --hosts"
+h=$("$bin" simulate --help)  # read whole: grep -q closing the pipe early fails it under pipefail
+grep -Eq -- "--hosts INT:.*=[0-9]+" <<< "$h" || fail "simulate --help shows no default of --hosts"
 echo "help: ok"

@@ -27,6 +27,7 @@
 #include "toposcope/app/schedule_sim_command.h"
 #include "toposcope/app/train_barrier_command.h"
 #include "toposcope/app/serve_command.h"
+#include "toposcope/app/exporter_command.h"
 #include "toposcope/app/simulate_command.h"
 #include "toposcope/experiments/architecture_compare.h"
 #include "toposcope/experiments/hypothesis_eval.h"
@@ -104,6 +105,7 @@ struct AnalyzeFlags {
   std::string otlp;  // analyze --otlp FILE
   std::string format = "text";  // analyze --format: text (the summary), json (result.json), csv (findings)
   std::string dot;              // analyze --dot DIR: fabric.dot and <host>.dot
+  app::PrometheusRequest prometheus;  // --prometheus URL --range START,END --step S
 };
 
 void AddAnalyzeFlags(CLI::App* cmd, AnalyzeFlags& f, bool with_out) {
@@ -139,6 +141,11 @@ void AddAnalyzeFlags(CLI::App* cmd, AnalyzeFlags& f, bool with_out) {
   cmd->add_flag("--check-icrc", f.check_icrc, "recompute the ICRC of every RoCE packet (a bad one is a warning)");
   cmd->add_flag("!--no-anchors", f.anchors, "fit clocks on sync records only (no collective-completion anchors)");
   cmd->add_flag("--strict", f.strict, "fail (exit 1) when any record is rejected");
+  cmd->add_option("--prometheus", f.prometheus.url, "also read DCGM series (DCGM_FI_*) from this Prometheus server's "
+                  "query_range API, e.g. http://127.0.0.1:9090 (needs --range)");
+  cmd->add_option("--range", f.prometheus.range, "with --prometheus: START,END, each RFC 3339 or Unix seconds");
+  cmd->add_option("--step", f.prometheus.step, "with --prometheus: seconds between the values asked for (default 1; "
+                  "the scrape interval or the DCGM period)");
 }
 
 toposcope::Result<app::AnalyzeRequest> RequestOf(const AnalyzeFlags& f) {
@@ -153,6 +160,14 @@ toposcope::Result<app::AnalyzeRequest> RequestOf(const AnalyzeFlags& f) {
   req.out = f.out;
   req.from_dump = f.from_dump;
   req.dump_passes = f.dump_passes;
+  req.prometheus = f.prometheus;
+  if (req.prometheus.url.empty() && !req.prometheus.range.empty()) {
+    return toposcope::MakeKindError(ErrorKind::kUsage, "--range needs --prometheus URL", "");
+  }
+  if (!req.prometheus.url.empty() && req.prometheus.range.empty()) {
+    return toposcope::MakeKindError(ErrorKind::kUsage, "--prometheus needs --range START,END",
+                                    "e.g. --range 2026-12-05T11:00:00Z,2026-12-05T12:00:00Z");
+  }
   analysis::AnalyzeOptions& opt = req.options;
   const std::optional<analysis::ThresholdPreset> preset = analysis::ParseThresholdPreset(f.thresholds);
   if (!preset) return UnknownValue("--thresholds", f.thresholds);
@@ -304,6 +319,8 @@ struct Flags {
   std::string sim_arch{toposcope::sim::ArchName(sim.arch)};  // --arch, parsed into sim.arch
   std::string sim_out;
   std::string sim_naming = "seed";  // --naming, resolved against the seed into sim.naming
+  bool sim_serve_exporter = false;  // simulate --serve-exporter
+  app::ExporterRequest exporter;
   std::string truth, result;
   std::string report_result, report_out = "report.html";
   app::DemoRequest demo;
@@ -662,6 +679,40 @@ Command ReportCommand(Flags& f) {
           }};
 }
 
+// simulate: a cluster in real formats; with --serve-exporter its DCGM samples served over HTTP.
+Command SimulateCommand(Flags& f) {
+  return {"simulate", "generate a cluster with known topology in real formats (--serve-exporter: serve its DCGM "
+          "samples as dcgm-exporter would)",
+          [&f](CLI::App* c) {
+            AddSimulateFlags(c, f.sim, f.sim_arch, f.sim_out, f.sim_naming);
+            CLI::Option* serve = c->add_flag("--serve-exporter", f.sim_serve_exporter, "then serve the hosts' DCGM "
+                                             "samples on /metrics as dcgm-exporter would, stepping through the run, "
+                                             "until Ctrl-C (docs/serve.md)");
+            c->add_option("--listen", f.exporter.listen, "with --serve-exporter: HOST:PORT (default 127.0.0.1:9401; "
+                          "port 0: any free one)")->needs(serve);
+            c->add_option("--samples-per-scrape", f.exporter.samples_per_scrape, "with --serve-exporter: move N "
+                          "sampling periods per scrape (default 0: in step with the wall clock)")
+                ->check(CLI::Range(0, 1000000))->needs(serve);
+          },
+          [&f] {
+            const std::optional<toposcope::sim::Arch> arch = toposcope::sim::ParseArch(f.sim_arch);
+            if (!arch) return Fail(UnknownValue("--arch", f.sim_arch));
+            f.sim.arch = *arch;
+            const auto naming = f.sim_naming == "seed" ? toposcope::sim::NameStyleOfSeed(f.sim.seed)
+                                                       : toposcope::sim::ParseNameStyle(f.sim_naming);
+            if (!naming) return Fail(UnknownValue("--naming", f.sim_naming));
+            f.sim.naming = *naming;
+            if (f.sim_serve_exporter) {
+              const toposcope::Status st = app::RunSimulateExporter(f.sim, f.sim_out, f.exporter, stdout);
+              return st.ok() ? int{kOk} : Fail(st.error());
+            }
+            auto s = app::RunSimulate(f.sim, f.sim_out);
+            if (!s.ok()) return Fail(s.error());
+            std::fputs(toposcope::sim::SimSummaryText(*s).c_str(), stdout);
+            return int{kOk};
+          }};
+}
+
 int RunPassesCommand() {
   std::fputs(report::PassListText().c_str(), stdout);
   return kOk;
@@ -713,21 +764,7 @@ std::vector<Command> Commands(Flags& f) {
          std::fputs(c->table.c_str(), stdout);
          return int{kOk};
        }},
-      {"simulate", "generate a cluster with known topology in real formats",
-       [&f](CLI::App* c) { AddSimulateFlags(c, f.sim, f.sim_arch, f.sim_out, f.sim_naming); },
-       [&f] {
-         const std::optional<toposcope::sim::Arch> arch = toposcope::sim::ParseArch(f.sim_arch);
-         if (!arch) return Fail(UnknownValue("--arch", f.sim_arch));
-         f.sim.arch = *arch;
-         const auto naming = f.sim_naming == "seed" ? toposcope::sim::NameStyleOfSeed(f.sim.seed)
-                                                    : toposcope::sim::ParseNameStyle(f.sim_naming);
-         if (!naming) return Fail(UnknownValue("--naming", f.sim_naming));
-         f.sim.naming = *naming;
-         auto s = app::RunSimulate(f.sim, f.sim_out);
-         if (!s.ok()) return Fail(s.error());
-         std::fputs(toposcope::sim::SimSummaryText(*s).c_str(), stdout);
-         return int{kOk};
-       }},
+      SimulateCommand(f),
       ReportCommand(f),
       {"score", "score a result against the simulator's truth",
        [&f](CLI::App* c) {
@@ -825,7 +862,9 @@ constexpr const char* kExitCodesHelp =
 std::string HelpFooter(std::string_view name) {
   static const std::vector<std::pair<std::string_view, std::string_view>> kExamples = {
       {"analyze", "toposcope analyze data/ --out out/\n  toposcope analyze data/ --format json > result.json\n"
-                  "  toposcope analyze data/ --format csv --quiet > findings.csv\n  toposcope analyze data/ --dot graphs/"},
+                  "  toposcope analyze data/ --format csv --quiet > findings.csv\n  toposcope analyze data/ --dot graphs/\n"
+                  "  toposcope analyze --prometheus http://127.0.0.1:9090 --range 2026-12-05T11:00:00Z,2026-12-05T11:10:00Z "
+                  "--step 1 --out out/"},
       {"align", "toposcope align data/ --out out/        # out/timeline.json: open in ui.perfetto.dev"},
       {"links", "toposcope links data/\n  toposcope links node07/ --host node07 --thresholds seed"},
       {"islands", "toposcope islands data/"},
@@ -834,7 +873,8 @@ std::string HelpFooter(std::string_view name) {
       {"explain", "toposcope explain data/\n  toposcope explain data/ --symptoms 2 --format json"},
       {"evaluate-hypotheses", "toposcope evaluate-hypotheses --seeds 2 --hosts 16"},
       {"compare-architectures", "toposcope compare-architectures --hosts 32 --seed 3"},
-      {"simulate", "toposcope simulate --hosts 16 --seed 7 --out sim/\n  toposcope simulate --arch dragonfly --out sim/"},
+      {"simulate", "toposcope simulate --hosts 16 --seed 7 --out sim/\n  toposcope simulate --arch dragonfly --out sim/\n"
+                   "  toposcope simulate --hosts 4 --out sim/ --serve-exporter --listen 127.0.0.1:9401   # scraped by Prometheus"},
       {"score", "toposcope score --truth sim/truth.json --result out/result.json"},
       {"demo", "toposcope demo --out demo/        # then open demo/report.html"},
       {"serve", "toposcope serve data/ --out out/\n  toposcope serve data/ --listen 0.0.0.0:9400 --poll-s 30   # scraped by Prometheus"},

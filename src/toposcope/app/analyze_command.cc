@@ -15,8 +15,13 @@ namespace toposcope::app {
 namespace {
 
 Status CheckRequest(const AnalyzeRequest& req) {
-  if (req.paths.empty() && req.from_dump.empty()) {
-    return MakeKindError(ErrorKind::kUsage, "nothing to analyse", "give files or directories, or --from-dump DIR");
+  const bool prometheus = !req.prometheus.url.empty();
+  if (req.paths.empty() && req.from_dump.empty() && !prometheus) {
+    return MakeKindError(ErrorKind::kUsage, "nothing to analyse",
+                         "give files or directories, --prometheus URL, or --from-dump DIR");
+  }
+  if (prometheus && !req.from_dump.empty()) {
+    return MakeKindError(ErrorKind::kUsage, "--prometheus reads inputs, --from-dump reads none", "give one of them");
   }
   if (req.timeline && req.out.empty()) {
     return MakeKindError(ErrorKind::kUsage, "the timeline needs an output directory", "add --out DIR");
@@ -64,6 +69,22 @@ Status WriteOnlyDumps(const AnalyzeRequest& req, const analysis::PipelineState& 
   return {};
 }
 
+// With a Prometheus source: the paths' dataset (empty without paths) and the server's DCGM series,
+// handed to the pipeline in place of its load pass.
+Status LoadWithPrometheus(const AnalyzeRequest& req, const analysis::PipelineOptions& po, analysis::PipelineState* state) {
+  Result<PrometheusQuery> q = CheckPrometheusRequest(req.prometheus);
+  if (!q.ok()) return q.error();
+  model::Dataset ds;
+  if (!req.paths.empty()) {
+    Result<model::Dataset> loaded = model::LoadPaths(req.paths, po.load, po.load_progress);
+    if (!loaded.ok()) return loaded.error();
+    ds = std::move(*loaded);
+  }
+  if (Status st = AddPrometheusDcgm(*q, &ds); !st.ok()) return st;
+  state->SetDataset(std::move(ds));
+  return {};
+}
+
 }  // namespace
 
 // The timeline sink of merge_events: the pass runs, its events are dropped.
@@ -90,6 +111,9 @@ Result<AnalyzeOutcome> RunAnalyze(const AnalyzeRequest& req) {
                                            : (req.merge_events ? &discard : nullptr);
   const analysis::PipelineOptions po = PipelineOptionsOf(req, sink);
   analysis::PipelineState state;
+  if (!req.prometheus.url.empty()) {
+    if (Status st = LoadWithPrometheus(req, po, &state); !st.ok()) return st.error();
+  }
   Result<analysis::PipelineRun> run = analysis::RunPipeline(po, &state);
   if (!run.ok()) return run.error();
   AnalyzeOutcome out;

@@ -11,6 +11,7 @@
 
 #include "toposcope/analysis/analyze.h"
 #include "toposcope/analysis/pipeline/pipeline.h"
+#include "toposcope/app/prometheus_source.h"
 #include "toposcope/base/result.h"
 #include "toposcope/model/load_progress.h"
 
@@ -31,6 +32,7 @@ struct AnalyzeRequest {
                                     // stragglers come from the merged timeline; `explain` sets it)
   std::set<analysis::PassId> only;  // produce only these passes (and what they need)
   std::string from_dump;            // load passes from this directory's passes/*.json
+  PrometheusRequest prometheus;     // with a URL: DCGM series from a Prometheus server too
   bool dump_passes = false;         // write every pass's output to out/passes/<name>.json
   // Called when a pass starts and ends (progress on a terminal); may be empty.
   std::function<void(const analysis::PassInfo&, const analysis::PassStats*)> progress;
@@ -49,9 +51,11 @@ struct AnalyzeOutcome {
 // Runs the request. With `out`: result.json, topology.json and the exports the result calls for
 // (report::WriteAnalysisOutputs), passes.json, timeline.json with `timeline`, and the pass dumps
 // with `dump_passes`; with `only`, just the dumps of those passes and passes.json (a partial run
-// writes no result.json). Fails with kUsage for an impossible request (timeline or only without
-// out... see the checks), kInput when the inputs or the dump cannot be read, kOutput when an output
-// cannot be written.
+// writes no result.json). With a Prometheus URL the dataset is the paths' (none is fine) plus the
+// server's DCGM series (app/prometheus_source). Fails with kUsage for an impossible request
+// (timeline or only without out, a bad --prometheus / --range / --step... see the checks), kInput
+// when the inputs, the dump or the Prometheus server cannot be read, kOutput when an output cannot
+// be written.
 Result<AnalyzeOutcome> RunAnalyze(const AnalyzeRequest& req);
 
 }  // namespace toposcope::app

@@ -134,6 +134,15 @@ class UntimedClock {
 
 }  // namespace
 
+std::optional<DcgmPoint> DcgmPointOfPromSample(const formats::PromSample& sample, const std::string& fallback_host) {
+  if (!formats::IsDcgmMetric(sample.name) || sample.ts_ms == kNoTime) return std::nullopt;
+  const formats::DcgmPromSample d = formats::ToDcgmSample(sample);
+  std::optional<DcgmPoint> out;
+  const std::function<void(const DcgmPoint&)> keep = [&out](const DcgmPoint& p) { out = p; };
+  NamedFieldPoints(fallback_host, keep).Emit(d.host, d.gpu, d.link, d.field, d.ts_ns, d.value, d.mig_instance);
+  return out;
+}
+
 void WarnUnlinkedMigInstances(const std::string& path, int64_t line, const std::vector<formats::DmonEntity>& entities,
                               std::string_view why, Diagnostics& diag) {
   std::string names;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "toposcope/base/result.h"
 #include "toposcope/base/time.h"
 #include "toposcope/formats/dcgm/dcgm_dmon.h"
+#include "toposcope/formats/dcgm/prometheus_text.h"
 #include "toposcope/formats/sniff.h"
 #include "toposcope/model/dcgm.h"
 
@@ -68,6 +70,12 @@ struct UntimedPlacement {
 Status ReadDcgmFile(const std::string& path, const std::string& host, formats::FileFormat format,
                     const std::function<void(const DcgmPoint&)>& sink, Diagnostics& diag, ReadCounts& counts,
                     const UntimedPlacement& untimed);
+
+// The DCGM point of a Prometheus sample (a scrape line, or a value of the query API): the field
+// from the metric name through the field catalog, the host from `Hostname` / `hostname`, else
+// `fallback_host`, the GPU, link and MIG instance from their labels (prometheus_text's DCGM view).
+// nullopt for a metric that is not a DCGM field (DCGM_FI_*) and for a sample without a time.
+std::optional<DcgmPoint> DcgmPointOfPromSample(const formats::PromSample& sample, const std::string& fallback_host);
 
 // `dcgmi dmon -d` default: 1000 ms between iterations (dcgmi dmon --help, DCGM 3.x).
 inline constexpr int64_t kDmonDefaultDelayMs = 1000;
