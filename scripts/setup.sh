@@ -18,6 +18,7 @@ packages=(
   libcpp-httplib-dev curl prometheus apache2-utils
   chromium
   ibsim-utils opensm infiniband-diags
+  slurmctld slurm-client munge
   python3-numpy python3-sklearn python3-scipy python3-pandas
 )
 
