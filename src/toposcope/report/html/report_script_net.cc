@@ -43,6 +43,18 @@ function filteredTable(parent, o) {
   refresh();
   return {set: q => { filter.value = q; refresh(); }};
 }
+// The colour scale of a log10 axis, its ends in bytes.
+function logBar(parent, lo, hi) {
+  const d = el("div", {class: "legend"}), s = el("span");
+  for (let k = 0; k <= 5; ++k) {
+    const sw = el("span", {class: "swatch"});
+    sw.style.background = heat(k / 5);
+    s.appendChild(sw);
+  }
+  s.appendChild(document.createTextNode(" " + fmtBytes(Math.pow(10, lo)) + " .. " + fmtBytes(Math.pow(10, hi)) + " per cell (log scale)"));
+  d.appendChild(s);
+  parent.appendChild(d);
+}
 function maybeHostLink(name) { return HOSTS.indexOf(name) >= 0 ? hostLink(name) : name; }
 // The RDMA flow matrix: rows send, columns receive; colour: log of the bytes.
 let FLOW_MARK = null;
@@ -72,8 +84,7 @@ function drawFlowMatrix(b, F) {
   const mark = sv("g");
   svg.appendChild(mark);
   b.appendChild(svg);
-  b.appendChild(el("span", {class: "note"}, "bytes per cell (log scale):"));
-  colorBar(b, lo, hi, "log10 bytes");
+  logBar(b, lo, hi);
   note(b, cells.length + " " + (byLeaf ? "leaf pair(s)" : "host pair(s)") + " with traffic; " + fmtBytes(F.bytes_total) + " in " + F.flows_total +
        " flow(s)" + (F.flows_unattributed ? ", " + F.flows_unattributed + " flow(s) without a host left out" : "") +
        (byLeaf ? "; " + F.hosts + " hosts send or receive, so the rows are their leaves (or name groups)" : "") + ". Rows send, columns receive.");
@@ -101,7 +112,7 @@ function drawNvlink(b, V) {
   if (V.method) { const det = el("details"); det.appendChild(el("summary", {}, "method")); det.appendChild(el("div", {class: "note"}, V.method)); b.appendChild(det); }
   b.appendChild(el("div", {id: "nvlink-view"}));
   filteredTable(b, {headers: ["host", "GPUs", "NVLink tx, all GPUs", "confidence", "samples", "window s", "matrix"],
-    rows: rows.map(r => [maybeHostLink(r[0]), r[2], r[1] ? fmtBytes(r[3]) + "/s" : null, r[4], r[5], r[6],
+    rows: rows.map(r => [maybeHostLink(r[0]), r[2], r[1] ? fmtBytes(r[3]) + "/s" : null, r[1] ? r[4] : null, r[1] ? r[5] : null, r[1] ? r[6] : null,
                          r[1] ? ((V.matrices || {})[r[0]] ? "kept" : "left out (too many hosts)") : (V.reasons[r[7]] || "")]),
     keys: rows.map(r => (r[0] + " " + (r[1] ? "" : V.reasons[r[7]] || "")).toLowerCase()),
     attrs: i => Object.assign({"data-kind": "nvlink-host", "data-host": rows[i][0]}, rows[i][1] ? {} : {class: "muted"}),
@@ -135,7 +146,9 @@ function drawNvlinkHost(host) {
       fill: p[4] ? heat(p[2] === null ? null : (p[2] - lo) / (hi - lo)) : "#eef0f3", stroke: p[4] ? "none" : "#b8bec6",
       "stroke-dasharray": p[4] ? "" : "2 2", "data-kind": "nvlink-cell", "data-supported": p[4]},
       "gpu" + p[0] + " -> gpu" + p[1] + ": " + fmtBytes(p[2]) + "/s +- " + fmtBytes(p[3]) + "/s" + (p[4] ? "" : " (on no ring edge: bounded by the counters only)")));
-    if (C >= 34 && p[4]) svgText(svg, off + p[1] * C + C / 2, off + p[0] * C + C / 2 + 4, fmt(p[2] / 1e9, 2), {"text-anchor": "middle", "font-size": 9});
+    const t = p[2] === null ? 0.5 : (p[2] - lo) / (hi - lo);
+    if (C >= 34 && p[4]) svgText(svg, off + p[1] * C + C / 2, off + p[0] * C + C / 2 + 4, fmt(p[2] / 1e9, 2),
+      {"text-anchor": "middle", "font-size": 9, style: t < 0.2 || t > 0.8 ? "fill: #fff" : ""});
   });
   v.appendChild(svg);
   colorBar(v, lo / 1e9, hi / 1e9, "GB/s");
@@ -170,7 +183,7 @@ function drawPatterns() {
   if (!P.total) { note(b, "No QP state log in the inputs: no QP pattern."); return; }
   const cls = P.classes || {};
   legend(b, Object.keys(cls).sort().map(k => [PATTERN_COLOR[k] || "#555", k + ": " + cls[k] + " scope(s)"]));
-  note(b, P.records + " QP state record(s) in " + P.windows + " window(s), " + P.illegal_transitions + " illegal transition(s). " + (P.note || "") +
+  note(b, P.records + " QP state record(s) in " + P.windows + " window(s), " + P.illegal_transitions + " illegal transition(s). " + (P.note ? P.note.replace(/\.?$/, ".") : "") +
        (P.total > rows.length ? " First " + rows.length + " of " + P.total + " scopes kept." : "") + " Hover a row for its evidence.");
   filteredTable(b, {headers: ["scope", "class", "QPs", "windows", "AllReduce share", "pipeline share", "median batch sync", "state entropy bits",
                               "reset density", "seed's class"],
