@@ -13,6 +13,6 @@ const std::string& ReportStyle();
 const std::string& ReportScript();
 // The part of ReportScript() that draws the traffic matrices, NIC ports and QP patterns
 // (report_script_net.cc).
-const char* ReportScriptNetPart();
+const std::string& ReportScriptNetPart();
 
 }  // namespace toposcope::report::html

@@ -3,12 +3,16 @@
 // heatmap; one NVSwitch host's NVLink GPU-pair matrix), the NIC ports and the QP pattern classes.
 // Drawn items carry data-kind (traffic-cell, nvlink-host, nvlink-cell, nic-port, nic-finding,
 // qp-pattern) for tests. Uses the helpers of report_script.cc (el, sv, table, heat, ...).
+#include <string>
+
 #include "toposcope/report/html/report_assets.h"
 
 namespace toposcope::report::html {
 
-const char* ReportScriptNetPart() {
-  return R"JS(
+namespace {
+
+// Helpers and the traffic matrices (RDMA flows, NVLink GPU pairs).
+constexpr const char* kMatrices = R"JS(
 function fmtBytes(x) {
   if (x === null || x === undefined || !isFinite(x)) return "-";
   const u = ["B", "kB", "MB", "GB", "TB", "PB"];
@@ -159,7 +163,10 @@ function drawTraffic() {
   drawFlowMatrix(b, T.flows || {});
   drawNvlink(b, T.nvlink || {});
 }
-let NIC_TABLE = null;
+)JS";
+
+// The NIC ports, the QP patterns and the searched host in these sections.
+constexpr const char* kTables = R"JS(
 function drawNics() {
   const N = D.nics || {}, b = bodyOf("nics"), ports = N.ports || [];
   if (!N.total) { note(b, "No NIC port facts (no ibstat, ibv_devinfo, show_gids or rdma res show qp output in the inputs)."); return; }
@@ -170,7 +177,7 @@ function drawNics() {
     b.appendChild(table(["finding", "host", "device", "port", "evidence"], N.findings.map(f => [f[0], maybeHostLink(f[1]), f[2], f[3], f[4]]),
       {rowAttrs: i => ({"data-kind": "nic-finding", "data-host": N.findings[i][1], class: "bad"})}));
   }
-  NIC_TABLE = filteredTable(b, {headers: ["host", "device", "port", "state", "physical state", "rate Gb/s", "link layer", "model", "firmware",
+  filteredTable(b, {headers: ["host", "device", "port", "state", "physical state", "rate Gb/s", "link layer", "model", "firmware",
                                           "GIDs", "QPs", "from", "finding"],
     rows: ports.map(p => [maybeHostLink(p[0])].concat(p.slice(1))),
     keys: ports.map(p => [p[0], p[1], p[3], p[6], p[7], p[12]].join(" ").toLowerCase()),
@@ -205,6 +212,12 @@ function selectNetHost(name) {
   drawNvlinkHost(name);
 }
 )JS";
+
+}  // namespace
+
+const std::string& ReportScriptNetPart() {
+  static const std::string kScript = std::string(kMatrices) + kTables;
+  return kScript;
 }
 
 }  // namespace toposcope::report::html
