@@ -179,7 +179,11 @@ function drawNics() {
   }
   filteredTable(b, {headers: ["host", "device", "port", "state", "physical state", "rate Gb/s", "link layer", "model", "firmware",
                                           "GIDs", "QPs", "from", "finding"],
-    rows: ports.map(p => [maybeHostLink(p[0])].concat(p.slice(1))),
+    rows: ports.map(p => {
+      const gids = el("div");  // one GID a line
+      (p[9] ? p[9].split("; ") : []).forEach(g => gids.appendChild(el("div", {}, g)));
+      return [maybeHostLink(p[0])].concat(p.slice(1, 9), [gids], p.slice(10));
+    }),
     keys: ports.map(p => [p[0], p[1], p[3], p[6], p[7], p[12]].join(" ").toLowerCase()),
     attrs: i => Object.assign({"data-kind": "nic-port", "data-host": ports[i][0]}, ports[i][12] ? {class: "bad"} : {}),
     placeholder: "filter ports (host, device, state, model)", noun: "port"});
