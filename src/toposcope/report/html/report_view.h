@@ -21,7 +21,7 @@ struct ViewLimits {
   int rings = 8;                   // NCCL rings drawn
   int clock_series_hosts = 6;      // hosts whose held-out residuals are drawn over time
   int traffic_hosts = 64;          // RDMA flow matrix host by host up to this many hosts, per leaf above
-  int nvlink_hosts = 64;           // NVSwitch hosts whose NVLink GPU-pair matrix is kept
+  int nvlink_hosts = 32;           // NVSwitch hosts whose NVLink GPU-pair matrix is kept
   int nic_ports = 2000;            // NIC ports listed (ports with findings, then ports not active, first)
   int qp_patterns = 400;           // QP pattern rows (the whole capture, jobs, then hosts)
   size_t text_chars = 400;         // evidence strings cut to this length

@@ -249,6 +249,7 @@ json QpPatternsView(const json& result, const ViewLimits& limits) {
     return s == "all" ? 0 : (s.rfind("job:", 0) == 0 ? 1 : 2);
   };
   std::stable_sort(pats.begin(), pats.end(), [&](const json* a, const json* b) { return rank(a) < rank(b); });
+  // Evidence cut at 240 characters: a row per host adds up on a large cluster.
   json rows = json::array();
   std::map<std::string, int64_t> classes;
   for (const json* pp : pats) {
@@ -257,7 +258,7 @@ json QpPatternsView(const json& result, const ViewLimits& limits) {
     if (static_cast<int>(rows.size()) >= limits.qp_patterns) continue;
     rows.push_back({Str(p, "scope"), Str(p, "class"), Int(p, "qps"), Int(p, "windows"), Num(Dbl(p, "allreduce_share"), 3),
                     Num(Dbl(p, "pipeline_share"), 3), Num(Dbl(p, "median_sync"), 3), Num(Dbl(p, "state_entropy"), 3),
-                    Num(Dbl(p, "reset_density"), 3), Str(p, "seed_class"), Cut(Str(p, "evidence"), limits.text_chars)});
+                    Num(Dbl(p, "reset_density"), 3), Str(p, "seed_class"), Cut(Str(p, "evidence"), std::min<size_t>(limits.text_chars, 240))});
   }
   const json& pf = At(result, "pattern_features");
   return {{"rows", rows}, {"total", pats.size()}, {"classes", classes}, {"note", Cut(Str(pf, "note"), limits.text_chars)},
