@@ -4,8 +4,9 @@
 # decisions; `toposcope report` makes the page from it) are opened in `chromium --headless`; the
 # page drew without a script or console error, every section is there, and what it drew matches
 # result.json: hosts in the fabric, leaf-spine cables, the picked host's GPU links and P2P cells,
-# the first ring's hops, the findings, the symptoms, the input files, the entropy series and the
-# scheduler's decisions. One full-page screenshot of the analysis report (kept under
+# the first ring's hops, the RDMA traffic matrix's host pairs, the NVLink hosts and the first one's
+# GPU-pair cells, the NIC ports and their findings, the QP pattern scopes, the findings, the
+# symptoms, the input files, the entropy series and the scheduler's decisions. One full-page screenshot of the analysis report (kept under
 # $TOPOSCOPE_REPORT_SHOTS when set). `report` refuses a file that is not a result (exit 3). Skips (77) without Chromium.
 set -euo pipefail
 bin=$1
@@ -74,7 +75,8 @@ def load(dom_path):
     assert d.errors.strip() == "", "script errors:\n" + d.errors
     assert d.body.get("data-rendered") == "1", "the script did not finish: %s" % d.body
     sections = [s for s, t, a in d.items if t == "section"]
-    assert sections == ["summary", "fabric", "nodes", "rings", "clocks", "findings", "entropy", "hypotheses", "inputs"], sections
+    assert sections == ["summary", "fabric", "nodes", "rings", "traffic", "nics", "patterns", "clocks", "findings", "entropy",
+                        "hypotheses", "inputs"], sections
     return d
 
 def kind(d, k, section=None):
@@ -112,7 +114,33 @@ def check_common(r, d):
     assert len(kind(d, "finding", "findings")) == findings, (len(kind(d, "finding", "findings")), findings)
     links = {e["link"] for e in r.get("link_entropy", [])}
     assert len(kind(d, "entropy-series", "entropy")) == min(24, len(links))
+    check_network(r, d)
     return hosts
+
+def check_network(r, d):
+    """The traffic matrices, NIC ports and QP patterns drawn match result.json."""
+    flows = [f for f in r.get("flows", []) if f.get("src_host") and f.get("dst_host")]
+    fhosts = {f["src_host"] for f in flows} | {f["dst_host"] for f in flows}
+    cells = kind(d, "traffic-cell", "traffic")
+    if len(fhosts) <= 64:  # host by host: one cell per host pair with traffic
+        assert {(a["data-src"], a["data-dst"]) for a in cells} == {(f["src_host"], f["dst_host"]) for f in flows}
+        assert len(cells) == len({(f["src_host"], f["dst_host"]) for f in flows}), len(cells)
+    tm = r.get("traffic_matrix", {}).get("hosts", [])
+    assert len(kind(d, "nvlink-host", "traffic")) == min(100, len(tm))
+    est = sorted((h for h in tm if h["estimable"] and h.get("pairs")), key=lambda h: h["host"])
+    shown = [a["data-matrix-host"] for s, t, a in d.items if "data-matrix-host" in a]
+    if est:  # the first estimable host's GPU-pair matrix: a cell per pair
+        assert shown == [est[0]["host"]], shown
+        cells = kind(d, "nvlink-cell", "traffic")
+        assert len(cells) == len(est[0]["pairs"]), (len(cells), len(est[0]["pairs"]))
+        assert sum(1 for a in cells if a["data-supported"] == "1") == sum(1 for p in est[0]["pairs"] if p["supported"])
+    ports = r.get("nic_ports", {})
+    assert len(kind(d, "nic-port", "nics")) == min(100, len(ports.get("ports", [])))
+    assert len(kind(d, "nic-finding", "nics")) == len(ports.get("findings", []))
+    pats = r.get("patterns", [])
+    drawn = kind(d, "qp-pattern", "patterns")
+    assert len(drawn) == min(100, len(pats)), (len(drawn), len(pats))
+    assert [a.get("data-host") for a in drawn if a.get("data-host")] == [p["scope"][5:] for p in pats if p["scope"].startswith("host:")][:len(drawn)]
 
 r = json.load(open(sys.argv[1]))
 d = load(sys.argv[2])

@@ -63,8 +63,9 @@ size_t Count(const std::string& s, const std::string& what) {
 
 TEST(HtmlReport, EverySectionHasItsId) {
   const std::string html = HtmlReportText(SmallResult());
-  ASSERT_EQ(ReportSections().size(), 9U);
-  for (const char* id : {"summary", "fabric", "nodes", "rings", "clocks", "findings", "entropy", "hypotheses", "inputs"}) {
+  ASSERT_EQ(ReportSections().size(), 12U);
+  for (const char* id : {"summary", "fabric", "nodes", "rings", "traffic", "nics", "patterns", "clocks", "findings", "entropy",
+                         "hypotheses", "inputs"}) {
     EXPECT_EQ(Count(html, std::string("<section id=\"") + id + "\">"), 1U) << id;
   }
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0U);
@@ -132,7 +133,7 @@ TEST(HtmlReport, EmptyResultStillDrawsEverySection) {
   const std::string html = HtmlReportText(json{{"schema", "toposcope.result/1"}});
   const json view = json::parse(DataBlock(html));
   EXPECT_TRUE(view["hosts"].empty());
-  EXPECT_EQ(Count(html, "<section id="), 9U);
+  EXPECT_EQ(Count(html, "<section id="), 12U);
 }
 
 class HtmlReportFileTest : public ::testing::Test {

@@ -22,6 +22,13 @@ const std::vector<SectionInfo>& ReportSections() {
        "Hosts grouped by shape, the hosts with a degraded GPU link, and one host's GPU graph (islands as colours, "
        "NVLink lanes as line width, degraded links red) with its P2P bandwidth heatmap. Click a host or search for one."},
       {"rings", "NCCL rings", "The rings NCCL logged (or the flows gave), hop by hop over the hosts and their leaves."},
+      {"traffic", "Traffic matrix",
+       "RDMA bytes from host to host in the captures (leaf to leaf on large clusters), and the NVLink traffic between "
+       "the GPUs of NVSwitch hosts estimated from DCGM's counters and the NCCL rings. Click a host or search for one."},
+      {"nics", "NIC ports", "Every RDMA port the tools printed: device, port, state, rate, link layer, GIDs; ports down or slower than their siblings first."},
+      {"patterns", "QP patterns",
+       "Traffic class of each scope (the whole capture, each job, each host) from its QP state changes: AllReduce-like "
+       "batches of re-creations or pipeline-like staggered ones."},
       {"clocks", "Clock models",
        "Held-out sync residuals per clock model and host: 'none' is the raw clock (before alignment), the best model after."},
       {"findings", "DCGM and clock findings", "Thermal link down-speed, stragglers, clock steps and servo findings on one time axis."},

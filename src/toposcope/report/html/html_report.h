@@ -20,8 +20,8 @@ struct SectionInfo {
   const char* title;
   const char* blurb;
 };
-// The sections in page order: summary, fabric, nodes, rings, clocks, findings, entropy,
-// hypotheses, inputs.
+// The sections in page order: summary, fabric, nodes, rings, traffic, nics, patterns, clocks,
+// findings, entropy, hypotheses, inputs.
 const std::vector<SectionInfo>& ReportSections();
 
 // Returns `json_text` safe inside <script type="application/json">: '<', '>' and '&' written as

@@ -11,5 +11,8 @@ const std::string& ReportStyle();
 // The report's JavaScript: reads the view JSON (report_view.h) from <script id="report-data"> and
 // draws every section into its <section id=...>'s ".body".
 const std::string& ReportScript();
+// The part of ReportScript() that draws the traffic matrices, NIC ports and QP patterns
+// (report_script_net.cc).
+const std::string& ReportScriptNetPart();
 
 }  // namespace toposcope::report::html

@@ -3,7 +3,8 @@
 // findings, entropy), the hypothesis tree and the inputs, then the driver that draws every section.
 // The script builds the page with DOM calls only (textContent, setAttribute: no HTML parsing of
 // the data), so a host name cannot inject markup. Every drawn item carries data-kind (host, cable,
-// gpu-link, p2p-cell, ring-hop, finding, entropy-series, decision, symptom, input-file) for tests.
+// gpu-link, p2p-cell, ring-hop, finding, entropy-series, decision, symptom, input-file; the network
+// sections' in report_script_net.cc) for tests.
 #include <string>
 
 #include "toposcope/report/html/report_assets.h"
@@ -716,6 +717,7 @@ function selectHost(name, scroll) {
   if (HOSTS.indexOf(name) < 0) return false;
   document.querySelectorAll("[data-host]").forEach(e => { if (e.getAttribute("data-host") === name) e.classList.add("hit"); });
   drawNode(name);
+  selectNetHost(name);
   if (scroll) document.getElementById("node-view").scrollIntoView();
   return true;
 }
@@ -740,6 +742,9 @@ run("summary", drawSummary);
 run("fabric", drawFabric);
 run("nodes", drawNodesOverview);
 run("rings", drawRings);
+run("traffic", drawTraffic);
+run("nics", drawNics);
+run("patterns", drawPatterns);
 run("clocks", drawClocks);
 run("findings", drawFindings);
 run("entropy", drawEntropy);
@@ -757,7 +762,7 @@ window.addEventListener("load", () => document.body.setAttribute("data-load-ms",
 }  // namespace
 
 const std::string& ReportScript() {
-  static const std::string kScript = std::string(kHelpers) + kFabric + kNodes + kTime + kTreeAndDriver;
+  static const std::string kScript = std::string(kHelpers) + kFabric + kNodes + kTime + ReportScriptNetPart() + kTreeAndDriver;
   return kScript;
 }
 

@@ -30,6 +30,8 @@ th, td { border: 1px solid var(--line); padding: 3px 7px; text-align: left; vert
 th { background: var(--panel); font-weight: 600; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 tr.bad td { background: #fff1f0; }
+tr.muted td { color: var(--muted); }
+tr.hit td { background: #fff3b0; }
 .note { color: var(--muted); font-size: 12px; margin: 4px 0; }
 .row { display: flex; flex-wrap: wrap; gap: 16px; align-items: flex-start; }
 .scroll { max-height: 460px; overflow: auto; border: 1px solid var(--line); }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "toposcope/act/eadps.h"
+#include "toposcope/report/html/report_view_net.h"
 #include "toposcope/report/result_json.h"
 
 namespace toposcope::report::html {
@@ -573,6 +574,9 @@ json ReportViewJson(const json& result, const ViewLimits& limits) {
   v["fabric"] = FabricView(result, hosts, marks);
   v["nodes"] = NodesView(result, hosts);
   v["rings"] = RingsView(result, hosts, limits);
+  v["traffic"] = TrafficView(result, hosts.names, v["fabric"]["leaves"], limits);
+  v["nics"] = NicPortsView(result, limits);
+  v["patterns"] = QpPatternsView(result, limits);
   v["clocks"] = ClocksView(result, hosts, limits);
   v["findings"] = FindingsView(result, limits);
   v["entropy"] = EntropyView(result, limits);

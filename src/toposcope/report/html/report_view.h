@@ -1,6 +1,7 @@
 // report/html/report_view: the data the HTML report draws, taken from a result.json object and
 // kept small: hosts by index, per-leaf groups, the GPU links of every host as rows, the entropy
-// series of the most telling links downsampled, long lists capped with a count of what was left out.
+// series of the most telling links downsampled, the traffic matrices, NIC ports and QP patterns
+// (report_view_net.h), long lists capped with a count of what was left out.
 // The report's script (report_script.cc) reads exactly this object (docs/report_html.md).
 #pragma once
 
@@ -19,6 +20,10 @@ struct ViewLimits {
   int diagnostics_per_file = 3;    // first diagnostics shown per file
   int rings = 8;                   // NCCL rings drawn
   int clock_series_hosts = 6;      // hosts whose held-out residuals are drawn over time
+  int traffic_hosts = 64;          // RDMA flow matrix host by host up to this many hosts, per leaf above
+  int nvlink_hosts = 32;           // NVSwitch hosts whose NVLink GPU-pair matrix is kept
+  int nic_ports = 2000;            // NIC ports listed (ports with findings, then ports not active, first)
+  int qp_patterns = 400;           // QP pattern rows (the whole capture, jobs, then hosts)
   size_t text_chars = 400;         // evidence strings cut to this length
 };
 
