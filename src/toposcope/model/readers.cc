@@ -284,6 +284,11 @@ Status ReadIbLinkInfo(FileRead& f) {
   return AppendToDataset(f, formats::ParseIbLinkInfo(f.text, f.path, f.ds.diag), &Dataset::link_infos);
 }
 
+// perfquery: port counter snapshots (mapped to nodes by the fabric dump's LIDs in the analysis).
+Status ReadPerfquery(FileRead& f) {
+  return AppendToDataset(f, formats::ParsePerfquery(f.text, f.path, f.ds.diag), &Dataset::port_counters);
+}
+
 Status ReadFabric(FileRead& f) {
   return AppendToDataset(f, formats::ParseIbnetdiscover(f.text, f.path, f.ds.diag), &Dataset::fabrics);
 }
@@ -380,6 +385,7 @@ constexpr FormatReader kReaders[] = {
     {FileFormat::kInventoryCsv,            kWhole,    ReadInventory},
     {FileFormat::kNvsmiQuery,              kWhole,    ReadNvsmiQuery},
     {FileFormat::kIbLinkInfo,              kWhole,    ReadIbLinkInfo},
+    {FileFormat::kPerfquery,               kWhole,    ReadPerfquery},
 };
 // clang-format on
 
