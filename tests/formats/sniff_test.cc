@@ -86,14 +86,17 @@ TEST(SniffPerfquery, RealOutputsAndNothingElse) {
     for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
       if (!e.is_regular_file()) continue;
       const bool mine = e.path().parent_path().filename() == "perfquery";
+      const bool iqe = e.path().parent_path().filename() == "ibqueryerrors";
       const SniffResult r = SniffFormat(Slurp(e.path()).substr(0, 65536));
       EXPECT_EQ(r.format == FileFormat::kPerfquery, mine) << e.path() << " -> " << r.reason;
+      EXPECT_EQ(r.format == FileFormat::kIbQueryErrors, iqe) << e.path() << " -> " << r.reason;
       ++(mine ? perfquery : others);
     }
   }
   EXPECT_EQ(perfquery, 3);
   EXPECT_GT(others, 50);
   EXPECT_EQ(FormatName(FileFormat::kPerfquery), "perfquery");
+  EXPECT_EQ(FormatName(FileFormat::kIbQueryErrors), "ibqueryerrors");
 }
 
 TEST(SniffDcgmDiscovery, RealOutputsAndNotDmon) {

@@ -47,6 +47,7 @@ enum class FileFormat {
   kNvsmiQuery,              // nvidia-smi -q
   kIbLinkInfo,              // iblinkinfo (infiniband-diags)
   kPerfquery,               // perfquery [-x] port counters (infiniband-diags)
+  kIbQueryErrors,           // ibqueryerrors: error counters above thresholds, fabric-wide
   kDcgmDiscovery,           // dcgmi discovery -c (MIG hierarchy) / -l (GPU list)
   kTruthJson,               // simulator ground truth: never analysed
   kResultJson,              // a toposcope result: never analysed

@@ -289,6 +289,11 @@ Status ReadPerfquery(FileRead& f) {
   return AppendToDataset(f, formats::ParsePerfquery(f.text, f.path, f.ds.diag), &Dataset::port_counters);
 }
 
+// ibqueryerrors: error counters above thresholds, into the same records as perfquery's.
+Status ReadIbQueryErrors(FileRead& f) {
+  return AppendToDataset(f, formats::ParseIbQueryErrors(f.text, f.path, f.ds.diag), &Dataset::port_counters);
+}
+
 Status ReadFabric(FileRead& f) {
   return AppendToDataset(f, formats::ParseIbnetdiscover(f.text, f.path, f.ds.diag), &Dataset::fabrics);
 }
@@ -386,6 +391,7 @@ constexpr FormatReader kReaders[] = {
     {FileFormat::kNvsmiQuery,              kWhole,    ReadNvsmiQuery},
     {FileFormat::kIbLinkInfo,              kWhole,    ReadIbLinkInfo},
     {FileFormat::kPerfquery,               kWhole,    ReadPerfquery},
+    {FileFormat::kIbQueryErrors,           kWhole,    ReadIbQueryErrors},
 };
 // clang-format on
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "toposcope/formats/fabric/ibnetdiscover.h"
+#include "toposcope/formats/fabric/ibqueryerrors.h"
 #include "toposcope/formats/fabric/perfquery.h"
 
 namespace toposcope::analysis {
@@ -137,6 +138,35 @@ TEST(PortCounters, OneReadNeedsFarAboveTheOthers) {
   bool unmapped = false;
   for (const auto& p : r.ports) unmapped = unmapped || (p.node_name == "lid 9" && p.cable.empty());
   EXPECT_TRUE(unmapped);
+}
+
+// ibqueryerrors names a switch by its node GUID and an adapter by its port GUID; a counter it does
+// not print counts 0; a node no dump has keeps its description.
+TEST(PortCounters, IbQueryErrorsByGuid) {
+  Fixture x;
+  x.Fabric();
+  auto r = formats::ParseIbQueryErrors(
+      "Errors for 0x0000000000000010 \"leaf0\"\n"
+      "   GUID 0x0000000000000010 port 2: [LinkDownedCounter == 30]\n"
+      "Errors for \"host1 mlx5_0\"\n"
+      "   GUID 0x0000000000000201 port 1: [SymbolErrorCounter == 3]\n"
+      "Errors for 0x99 \"ghost\"\n"
+      "   GUID 0x99 port 1: [LinkDownedCounter == 1]\n",
+      "iqe.txt", x.ds.diag);
+  ASSERT_TRUE(r.ok());
+  x.ds.port_counters.push_back(*r);
+  const PortCounterReport rep = x.Analyze();
+  EXPECT_EQ(rep.unmapped_lids, 1);
+  ASSERT_EQ(rep.ports.size(), 3U);
+  EXPECT_EQ(rep.ports[0].node_name, "ghost");
+  EXPECT_EQ(rep.ports[1].node_name, "host1");
+  EXPECT_EQ(rep.ports[1].cable, "host1--leaf1");
+  EXPECT_EQ(rep.ports[1].link_downed, 0);
+  EXPECT_EQ(rep.ports[2].cable, "leaf0--spine0");
+  EXPECT_EQ(rep.ports[2].lid, -1);
+  ASSERT_EQ(rep.findings.size(), 1U);
+  EXPECT_EQ(rep.findings[0].cable, "leaf0--spine0");
+  EXPECT_EQ(rep.findings[0].value, 30);
 }
 
 }  // namespace

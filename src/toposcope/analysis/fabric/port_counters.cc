@@ -49,15 +49,30 @@ std::map<int, std::string> LidMap(const model::Dataset& ds) {
   return lids;
 }
 
+// Adapter port GUID -> node id (ibnetdiscover), for ibqueryerrors' adapter lines.
+std::map<std::string, std::string> PortGuidMap(const model::Dataset& ds) {
+  std::map<std::string, std::string> guids;
+  for (const auto& f : ds.fabrics) {
+    for (const auto& n : f.nodes) {
+      if (n.IsSwitch()) continue;
+      for (const auto& p : n.ports) {
+        if (const std::string g = GuidKey(p.port_guid); !g.empty()) guids.emplace(g, n.id);
+      }
+    }
+  }
+  return guids;
+}
+
 struct Read {
   const formats::PortCounterBlock* block;
   const std::string* source;
   size_t order;
+  bool zero_absent;  // ibqueryerrors: a counter not printed was at or below its threshold
 };
 
-int64_t Value(const formats::PortCounterBlock& b, const char* name) {
+int64_t Value(const formats::PortCounterBlock& b, const char* name, bool zero_absent) {
   auto it = b.counters.find(name);
-  if (it == b.counters.end()) return -1;
+  if (it == b.counters.end()) return zero_absent ? 0 : -1;
   return it->second > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ? std::numeric_limits<int64_t>::max()
                                                                                  : static_cast<int64_t>(it->second);
 }
@@ -76,8 +91,8 @@ void Summarise(const std::vector<Read>& reads, PortCounterPort& p) {
   p.line = last.line;
   if (reads.size() >= 2 && first.has_time && last.has_time) p.span_s = last.time_s - first.time_s;
   const auto fill = [&](const char* name, int64_t& value, int64_t& rise) {
-    value = Value(last, name);
-    if (reads.size() >= 2) rise = Rise(Value(first, name), value);
+    value = Value(last, name, reads.back().zero_absent);
+    if (reads.size() >= 2) rise = Rise(Value(first, name, reads.front().zero_absent), value);
   };
   fill("LinkDownedCounter", p.link_downed, p.link_downed_rise);
   fill("LinkErrorRecoveryCounter", p.link_recovery, p.link_recovery_rise);
@@ -190,38 +205,80 @@ std::string_view PortCounterFindingKindName(PortCounterFindingKind k) {
   return "link_downed";
 }
 
+namespace {
+
+// Where a read is: the node id ("" when no dump has it), a fallback name, and the LID (-1 when the
+// tool names the node by GUID).
+struct Place {
+  std::string node, fallback;
+  int lid = -1;
+};
+Place PlaceOf(const formats::PortCounterBlock& b, const std::map<int, std::string>& lids,
+              const std::map<std::string, std::string>& port_guids, const FabricReport& fabric) {
+  Place p;
+  if (b.lid >= 0) {
+    p.lid = b.lid;
+    auto it = lids.find(b.lid);
+    if (it != lids.end()) p.node = it->second;
+    p.fallback = "lid " + std::to_string(b.lid);
+    return p;
+  }
+  // ibqueryerrors: a switch by its node GUID, an adapter by its port GUID; else its description
+  // (an adapter's "<host> <device>": the host).
+  if (!b.node_guid.empty()) {
+    const std::string id = "S-" + GuidKey(b.node_guid);
+    for (const auto& s : fabric.switches) {
+      if (s.id == id) p.node = id;
+    }
+    p.fallback = b.node_desc.empty() ? id : b.node_desc;
+  } else {
+    auto it = port_guids.find(GuidKey(b.port_guid));
+    if (it != port_guids.end()) p.node = it->second;
+    const std::vector<std::string_view> w = SplitWhitespace(b.node_desc);
+    p.fallback = w.empty() ? b.port_guid : std::string(w[0]);
+  }
+  return p;
+}
+
+}  // namespace
+
 PortCounterReport AnalyzePortCounters(const model::Dataset& ds, const FabricReport& fabric) {
   PortCounterReport r;
   if (ds.port_counters.empty()) return r;
   r.present = true;
-  // Reads per (lid, port), in time order (file order among untimed reads and ties).
-  std::map<std::pair<int, int>, std::vector<Read>> by_port;
-  size_t order = 0;
-  for (const auto& f : ds.port_counters) {
-    for (const auto& b : f.blocks) {
-      ++r.blocks;
-      if (b.lid < 0 || b.port < 0) continue;  // nothing named the port
-      by_port[{b.lid, b.port}].push_back({&b, &f.source, order++});
-    }
-  }
   const std::map<int, std::string> lids = LidMap(ds);
+  const std::map<std::string, std::string> port_guids = PortGuidMap(ds);
   const std::map<std::string, std::string> names = NodeNames(fabric);
   const auto name_of = [&names](const std::string& id) {
     auto it = names.find(id);
     return it == names.end() ? id : it->second;
   };
+  // Reads per (node, port), in time order (file order among untimed reads and ties).
+  std::map<std::pair<std::string, int>, std::vector<Read>> by_port;
+  std::map<std::pair<std::string, int>, Place> places;
+  size_t order = 0;
+  for (const auto& f : ds.port_counters) {
+    for (const auto& b : f.blocks) {
+      ++r.blocks;
+      if (b.port < 0 || (b.lid < 0 && b.port_guid.empty())) continue;  // nothing named the port
+      const Place place = PlaceOf(b, lids, port_guids, fabric);
+      const std::pair<std::string, int> key{place.node.empty() ? place.fallback : place.node, b.port};
+      by_port[key].push_back({&b, &f.source, order++, f.tool == "ibqueryerrors"});
+      places.emplace(key, place);
+    }
+  }
   for (auto& [key, reads] : by_port) {
     std::stable_sort(reads.begin(), reads.end(), [](const Read& a, const Read& b) {
       const bool ta = a.block->has_time, tb = b.block->has_time;
       if (ta && tb && a.block->time_s != b.block->time_s) return a.block->time_s < b.block->time_s;
       return a.order < b.order;
     });
+    const Place& place = places.at(key);
     PortCounterPort p;
-    p.lid = key.first;
+    p.lid = place.lid;
     p.port = key.second;
-    auto it = lids.find(p.lid);
-    if (it != lids.end()) {
-      p.node = it->second;
+    if (!place.node.empty()) {
+      p.node = place.node;
       p.node_name = name_of(p.node);
       const auto [peer, peer_port] = PeerOf(fabric, p.node, p.port);
       if (!peer.empty()) {
@@ -230,7 +287,7 @@ PortCounterReport AnalyzePortCounters(const model::Dataset& ds, const FabricRepo
         p.cable = CableId(p.node_name, p.peer_name);
       }
     } else {
-      p.node_name = "lid " + std::to_string(p.lid);
+      p.node_name = place.fallback;
       ++r.unmapped_lids;
     }
     Summarise(reads, p);

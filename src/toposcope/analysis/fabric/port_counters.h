@@ -1,8 +1,11 @@
-// analysis/fabric/port_counters: InfiniBand port counters (perfquery reads, formats/fabric/perfquery)
-// turned into cable findings. Each read names a LID and a port; the LID is mapped to its node by
-// the fabric dumps of the same data set (a switch's LID in ibnetdiscover's header, an adapter
-// port's in its port line, iblinkinfo's port lines), and the port to the cable on it by the fabric
-// report. A LID no dump has stays `lid <n>`, with no cable.
+// analysis/fabric/port_counters: InfiniBand port counters (perfquery reads, formats/fabric/perfquery;
+// ibqueryerrors reads, formats/fabric/ibqueryerrors) turned into cable findings. A perfquery read
+// names a LID and a port; the LID is mapped to its node by the fabric dumps of the same data set (a
+// switch's LID in ibnetdiscover's header, an adapter port's in its port line, iblinkinfo's port
+// lines). An ibqueryerrors read names a switch by its node GUID and an adapter by its port GUID
+// (found in the ibnetdiscover dump), else by its description (an adapter's host word); a counter
+// it does not print counts 0. The port is mapped to the cable on it by the fabric report. A node no
+// dump has stays `lid <n>` (or its description), with no cable.
 //
 // The rule (docs/port_counters.md), per port, on the counters of the error class:
 //  - two or more reads of a port (ordered by their `timestamp`, else by file order): what each
@@ -74,7 +77,7 @@ struct PortCounterFinding {
 struct PortCounterReport {
   bool present = false;     // some perfquery output was read
   int64_t blocks = 0;       // reads in the data set
-  int unmapped_lids = 0;    // ports whose LID no fabric dump has
+  int unmapped_lids = 0;    // ports whose LID (ibqueryerrors: GUID) no fabric dump has
   std::vector<PortCounterPort> ports;          // sorted by node name, port
   std::vector<PortCounterFinding> findings;    // sorted by kind, cable, node, port
 };

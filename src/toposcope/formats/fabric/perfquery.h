@@ -37,9 +37,14 @@ struct PortCounterBlock {
   double time_s = 0;          // the block's `timestamp` (epoch seconds) when has_time
   std::map<std::string, uint64_t> counters;  // by the current perfquery name ("LinkDownedCounter")
   int64_t line = 0;           // its header line, else its first counter line
+  // ibqueryerrors (formats/fabric/ibqueryerrors.h) names the node instead of the LID: the GUID and
+  // description of its `Errors for` header (the GUID only for a switch) and the port's GUID.
+  std::string node_guid, node_desc, port_guid;
 };
 
 struct PortCounters {
+  std::string tool = "perfquery";        // "perfquery", or "ibqueryerrors" (it prints only the
+                                         // counters above its thresholds: one absent is 0)
   std::string source;                    // the file (ParsePerfquery's `source`)
   std::vector<PortCounterBlock> blocks;  // in file order
   ReadCounts counts;                     // one record per header and per counter line
