@@ -339,9 +339,10 @@ std::string WritePerfqueryBlock(const PortCounterBlock& b) {
     auto it = b.counters.find(name);
     if (it != b.counters.end()) line(it->first, it->second);
   }
-  for (const auto& [name, v] : b.counters) {
-    if (std::find_if(std::begin(kOrder), std::end(kOrder), [&](const char* n) { return name == n; }) == std::end(kOrder)) {
-      line(name, v);
+  for (const auto& kv : b.counters) {
+    const std::string& name = kv.first;
+    if (std::find_if(std::begin(kOrder), std::end(kOrder), [&name](const char* n) { return name == n; }) == std::end(kOrder)) {
+      line(name, kv.second);
     }
   }
   return out;
