@@ -78,6 +78,8 @@ seed_dirs() {
     inventory_csv_fuzz) echo "$root/testdata/inventory" ;;
     ibnetdiscover_fuzz) echo "$fixtures/ibnetdiscover $root/testdata/ibnetdiscover" ;;
     iblinkinfo_fuzz) echo "$root/testdata/real/iblinkinfo" ;;
+    perfquery_fuzz) echo "$root/testdata/real/perfquery $root/testdata/perfquery" ;;
+    ibqueryerrors_fuzz) echo "$root/testdata/real/ibqueryerrors" ;;
     dcgm_discovery_fuzz) echo "$root/testdata/real/dcgmi_discovery" ;;
     slurm_topology_fuzz) echo "$fixtures/slurm_topology $root/testdata/slurm_topology" ;;
     topograph_model_fuzz) echo "$fixtures/topograph_models" ;;
@@ -123,7 +125,7 @@ run_mutation() {
   local work=$build/mutation rc=0
   if [ -d /dev/shm ] && [ -w /dev/shm ]; then work=$(mktemp -d /dev/shm/toposcope-mutation-XXXXXX); fi
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "$build/mutation_property" --mutants "$mutants" \
-      --budget-s "$mutation_secs" --work "$work" "$fixtures" >"$build/mutation.log" 2>&1 || rc=1
+      --budget-s "$mutation_secs" --work "$work" "$fixtures" "$root/testdata/real/perfquery" "$root/testdata/real/ibqueryerrors" >"$build/mutation.log" 2>&1 || rc=1
   if [ "$work" != "$build/mutation" ]; then
     if [ $rc -ne 0 ]; then rm -rf "$build/mutation"; mkdir -p "$build/mutation"; cp -r "$work"/. "$build/mutation"/; fi
     rm -rf "$work"

@@ -190,5 +190,85 @@ TEST(Hypotheses, TreeFromFindingsIsOrderedAndDeterministic) {
   EXPECT_GT(a->max_fault_probability, 0.9);
 }
 
+// Port counters: a cable whose ends counted LinkDowned raises a slow_cable symptom on their own
+// (no other finding names it) and its top hypothesis is a flapping cable, with the perfquery reads
+// of its two ends as the next check; error bursts alone point at a degraded cable; a switch whose
+// ports wait is evidence for its congestion; counters that saw nothing are evidence against.
+analysis::PortCounterFinding CounterFinding(analysis::PortCounterFindingKind k, const std::string& node, int port,
+                                            const std::string& cable) {
+  analysis::PortCounterFinding f;
+  f.kind = k;
+  f.node_name = node;
+  f.port = port;
+  f.cable = cable;
+  f.rise = true;
+  f.evidence = node + " port " + std::to_string(port) + ": counter rose";
+  return f;
+}
+
+analysis::PortCounterPort CounterPort(const std::string& node, int lid, int port, const std::string& cable) {
+  analysis::PortCounterPort p;
+  p.node_name = node;
+  p.lid = lid;
+  p.port = port;
+  p.cable = cable;
+  p.reads = 2;
+  return p;
+}
+
+TEST(Hypotheses, PortCountersFindTheFlappingAndTheDegradedCable) {
+  analysis::AnalysisResult r;
+  r.port_counters.present = true;
+  using K = analysis::PortCounterFindingKind;
+  r.port_counters.ports = {CounterPort("leaf1", 3, 17, "leaf1--spine0"), CounterPort("spine0", 5, 2, "leaf1--spine0"),
+                           CounterPort("leaf2", 4, 18, "leaf2--spine1"), CounterPort("spine1", 6, 3, "leaf2--spine1")};
+  r.port_counters.findings = {CounterFinding(K::kLinkDowned, "leaf1", 17, "leaf1--spine0"),
+                              CounterFinding(K::kLinkDowned, "spine0", 2, "leaf1--spine0"),
+                              CounterFinding(K::kLinkErrors, "leaf2", 18, "leaf2--spine1"),
+                              CounterFinding(K::kXmitWait, "spine9", 1, "leaf3--spine9")};
+  auto t = BuildHypotheses(r);
+  ASSERT_TRUE(t.ok());
+  ASSERT_EQ(t->symptoms.size(), 2U);
+  const Symptom* flap = nullptr;
+  const Symptom* degraded = nullptr;
+  for (const auto& s : t->symptoms) {
+    EXPECT_EQ(s.kind, SymptomKind::kSlowCable);
+    if (s.entity == "leaf1--spine0") flap = &s;
+    if (s.entity == "leaf2--spine1") degraded = &s;
+  }
+  ASSERT_TRUE(flap != nullptr && degraded != nullptr);
+  EXPECT_EQ(flap->hypotheses.front().kind, HypothesisKind::kFlappingLink);
+  EXPECT_GT(flap->hypotheses.front().probability, 0.5);
+  EXPECT_NE(flap->hypotheses.front().next_check.find("perfquery -x 3 17 and perfquery -x 5 2 (the ends of leaf1--spine0)"),
+            std::string::npos)
+      << flap->hypotheses.front().next_check;
+  EXPECT_NE(flap->hypotheses.front().next_check.find("LinkDownedCounter"), std::string::npos);
+  EXPECT_EQ(degraded->hypotheses.front().kind, HypothesisKind::kDegradedLink);
+  bool against = false;
+  for (const auto& h : degraded->hypotheses) {
+    if (h.kind != HypothesisKind::kFlappingLink) continue;
+    for (const auto& e : h.evidence_against) against = against || e.rfind("link_downed_rising absent", 0) == 0;
+  }
+  EXPECT_TRUE(against);
+}
+
+TEST(Hypotheses, XmitWaitSupportsTheCongestedSwitch) {
+  analysis::AnalysisResult r;
+  analysis::PathFinding b;
+  b.node = "spine0";
+  b.kind = analysis::PathFindingKind::kBottleneck;
+  b.evidence = "carries 96% of paths";
+  r.paths.bottlenecks.push_back(b);
+  r.paths_present = true;
+  auto without = BuildHypotheses(r);
+  r.port_counters.present = true;
+  r.port_counters.findings = {CounterFinding(analysis::PortCounterFindingKind::kXmitWait, "spine0", 4, "leaf0--spine0")};
+  auto with = BuildHypotheses(r);
+  ASSERT_TRUE(without.ok() && with.ok());
+  ASSERT_EQ(with->symptoms.size(), 1U);
+  EXPECT_EQ(with->symptoms[0].hypotheses.front().kind, HypothesisKind::kCongestedSwitch);
+  EXPECT_GT(with->symptoms[0].hypotheses.front().probability, without->symptoms[0].hypotheses.front().probability);
+}
+
 }  // namespace
 }  // namespace toposcope::act

@@ -78,6 +78,27 @@ TEST(SniffRealNodeAndFabric, NvidiaSmiQAndIblinkinfoAsTheyAreAndBehindAPreamble)
   EXPECT_EQ(FormatName(FileFormat::kIbLinkInfo), "iblinkinfo");
 }
 
+// perfquery: the real outputs (a header, a wrapped header, no header at all) and no other real file.
+TEST(SniffPerfquery, RealOutputsAndNothingElse) {
+  int perfquery = 0, others = 0;
+  for (const std::string& root : {std::string(TOPOSCOPE_TESTDATA) + "/real", std::string(TOPOSCOPE_FIXTURES)}) {
+    if (!std::filesystem::is_directory(root)) continue;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
+      if (!e.is_regular_file()) continue;
+      const bool mine = e.path().parent_path().filename() == "perfquery";
+      const bool iqe = e.path().parent_path().filename() == "ibqueryerrors";
+      const SniffResult r = SniffFormat(Slurp(e.path()).substr(0, 65536));
+      EXPECT_EQ(r.format == FileFormat::kPerfquery, mine) << e.path() << " -> " << r.reason;
+      EXPECT_EQ(r.format == FileFormat::kIbQueryErrors, iqe) << e.path() << " -> " << r.reason;
+      ++(mine ? perfquery : others);
+    }
+  }
+  EXPECT_EQ(perfquery, 3);
+  EXPECT_GT(others, 50);
+  EXPECT_EQ(FormatName(FileFormat::kPerfquery), "perfquery");
+  EXPECT_EQ(FormatName(FileFormat::kIbQueryErrors), "ibqueryerrors");
+}
+
 TEST(SniffDcgmDiscovery, RealOutputsAndNotDmon) {
   const std::string real = std::string(TOPOSCOPE_TESTDATA) + "/real/";
   int files = 0;

@@ -79,6 +79,9 @@ std::string_view EvidenceName(Evidence e) {
     case E::kForeignQps: return "foreign_qps";
     case E::kPolarisationRisk: return "polarisation_risk";
     case E::kRoutesSilent: return "routes_silent";
+    case E::kLinkDownedRising: return "link_downed_rising";
+    case E::kPortErrorsRising: return "port_errors_rising";
+    case E::kXmitWaitHigh: return "xmit_wait_high";
   }
   return "straggler_finding";
 }
@@ -139,6 +142,12 @@ const HypothesisModel& DefaultHypothesisModel() {
           {E::kCableSlowTomography, H::kCongestedSwitch, 0.30},
           {E::kCableSlowTomography, H::kFlappingLink, 0.20},
           {E::kRoutesSilent, H::kFlappingLink, 0.90},
+          {E::kLinkDownedRising, H::kFlappingLink, 0.95},
+          {E::kLinkDownedRising, H::kDegradedLink, 0.05},
+          {E::kPortErrorsRising, H::kDegradedLink, 0.90},
+          {E::kPortErrorsRising, H::kFlappingLink, 0.70},
+          {E::kXmitWaitHigh, H::kCongestedSwitch, 0.85},
+          {E::kXmitWaitHigh, H::kDetour, 0.20},
           {E::kHostCableSlow, H::kSlowHost, 0.90},
           {E::kHostCableSlow, H::kDegradedLink, 0.50},
           {E::kPeriodicMode, H::kPeriodicCongestion, 0.85},
@@ -161,6 +170,9 @@ const HypothesisModel& DefaultHypothesisModel() {
           {E::kCableBelowUsual, 0.01},
           {E::kCableSlowTomography, 0.03},
           {E::kRoutesSilent, 0.02},
+          {E::kLinkDownedRising, 0.01},
+          {E::kPortErrorsRising, 0.03},
+          {E::kXmitWaitHigh, 0.05},
           {E::kHostCableSlow, 0.03},
           {E::kPeriodicMode, 0.03},
           {E::kContentionMode, 0.05},
@@ -291,10 +303,12 @@ std::string NextCheck(HypothesisKind h, const std::string& entity, SymptomKind s
       return "perfquery -x on every port of switch " + a + " (PortXmitWait rising) and ibroute " + a +
              " (ECMP weights)";
     case H::kDegradedLink:
-      return "iblinkinfo (width/speed of " + entity + ") and perfquery on its ports (SymbolErrorCounter, "
-             "LinkErrorRecoveryCounter)";
+      return "iblinkinfo (width/speed of " + entity + ") and perfquery -x <lid> <port> on both ends of " + entity +
+             " (SymbolErrorCounter, PortRcvErrors, LinkErrorRecoveryCounter rising)";
     case H::kFlappingLink:
-      return "perfquery on the ports of " + entity + " (LinkDownedCounter rising between two reads)";
+      return "perfquery -x <lid> <port> on both ends of " + entity +
+             " twice, minutes apart (LinkDownedCounter and LinkErrorRecoveryCounter rising); ibportstate to reset "
+             "the port, then reseat or replace the cable";
     case H::kDetour:
       return "ibroute on the leaves whose paths cross " + a + " and ibtracert between their hosts (off-shortest "
              "static routes)";
@@ -399,6 +413,10 @@ struct Facts {
   std::map<std::string, std::string> bottleneck, redundant;                       // switch -> detail
   std::map<std::string, std::string> below_usual, slow_cable;  // inter-switch cable -> detail
   std::map<std::string, std::string> silent;                   // inter-switch cable -> detail
+  std::map<std::string, std::string> link_downed, port_errors;  // cable -> detail (port counters)
+  std::map<std::string, std::string> xmit_wait;                 // switch -> detail (port counters)
+  bool counters = false;                                        // perfquery reads in the data set
+  std::map<std::string, std::vector<std::pair<int, int>>> cable_ports;  // cable -> (LID, port) read
   std::map<std::string, std::string> host_below_usual, host_cable_slow;  // host -> detail
   std::map<std::string, std::pair<analysis::TrafficMode, std::string>> modes;  // host pair -> mode
   std::map<std::string, std::string> polarisation;                           // host pair -> advice
@@ -590,6 +608,27 @@ void CollectFlapping(const analysis::AnalysisResult& r, const HypothesisOptions&
   }
 }
 
+// Port counter findings (the port_counters pass): per cable the first finding of each kind (both
+// ends of a cable usually report it), per switch its first transmit-wait finding.
+void CollectPortCounters(const analysis::AnalysisResult& r, Facts& f) {
+  if (!r.port_counters.present) return;
+  f.counters = true;
+  for (const auto& p : r.port_counters.ports) {
+    if (!p.cable.empty()) f.cable_ports[p.cable].emplace_back(p.lid, p.port);
+  }
+  for (const auto& x : r.port_counters.findings) {
+    switch (x.kind) {
+      case analysis::PortCounterFindingKind::kLinkDowned:
+        if (!x.cable.empty()) f.link_downed.emplace(x.cable, x.evidence);
+        break;
+      case analysis::PortCounterFindingKind::kLinkErrors:
+        if (!x.cable.empty()) f.port_errors.emplace(x.cable, x.evidence);
+        break;
+      case analysis::PortCounterFindingKind::kXmitWait: f.xmit_wait.emplace(x.node_name, x.evidence); break;
+    }
+  }
+}
+
 void CollectTraffic(const analysis::AnalysisResult& r, Facts& f) {
   for (const auto& p : r.paths.bottlenecks) f.bottleneck[p.node] = p.evidence;
   for (const auto& p : r.paths.redundant_hops) f.redundant[p.node] = p.evidence;
@@ -668,11 +707,12 @@ void SeedFabricSymptoms(const Facts& f, bool opt_probes, std::vector<SymptomSeed
         break;
       }
     }
-    out.push_back({S::kSlowPath, s, FirstOf({&f.bottleneck, &f.redundant}, s),
-                   {Item(E::kBottleneckSwitch, f.bottleneck, s), Item(E::kRedundantHop, f.redundant, s), slow}});
+    std::vector<EvidenceItem> ev{Item(E::kBottleneckSwitch, f.bottleneck, s), Item(E::kRedundantHop, f.redundant, s), slow};
+    if (f.counters) ev.push_back(Item(E::kXmitWaitHigh, f.xmit_wait, s));  // observed only with counters
+    out.push_back({S::kSlowPath, s, FirstOf({&f.bottleneck, &f.redundant}, s), std::move(ev)});
   }
   std::set<std::string> cables;
-  for (const auto* m : {&f.below_usual, &f.slow_cable, &f.silent}) {
+  for (const auto* m : {&f.below_usual, &f.slow_cable, &f.silent, &f.link_downed, &f.port_errors}) {
     for (const auto& [c, d] : *m) cables.insert(c);
   }
   for (const std::string& c : cables) {
@@ -680,7 +720,14 @@ void SeedFabricSymptoms(const Facts& f, bool opt_probes, std::vector<SymptomSeed
                                  Item(E::kCableSlowTomography, f.slow_cable, c),
                                  EndItem(E::kBottleneckSwitch, f.bottleneck, c)};
     if (opt_probes) ev.push_back(Item(E::kRoutesSilent, f.silent, c));  // observed only with probes
-    out.push_back({S::kSlowCable, c, FirstOf({&f.below_usual, &f.slow_cable, &f.silent}, c), std::move(ev)});
+    if (f.counters) {  // observed only with port counters
+      ev.push_back(Item(E::kLinkDownedRising, f.link_downed, c));
+      ev.push_back(Item(E::kPortErrorsRising, f.port_errors, c));
+      ev.push_back(EndItem(E::kXmitWaitHigh, f.xmit_wait, c));
+    }
+    out.push_back({S::kSlowCable, c,
+                   FirstOf({&f.below_usual, &f.slow_cable, &f.silent, &f.link_downed, &f.port_errors}, c),
+                   std::move(ev)});
   }
   std::set<std::string> hosts;
   for (const auto* m : {&f.host_below_usual, &f.host_cable_slow}) {
@@ -722,6 +769,22 @@ void BlameSwitchEnd(const Facts& f, Symptom& s) {
   }
 }
 
+// The next checks of a cable's hypotheses with the LIDs and ports its counters were read from.
+void NamePorts(const Facts& f, Symptom& s) {
+  auto it = f.cable_ports.find(s.entity);
+  if (s.kind != S::kSlowCable || it == f.cable_ports.end()) return;
+  std::string cmds;
+  for (const auto& [lid, port] : it->second) {
+    cmds += (cmds.empty() ? "" : " and ") + std::string("perfquery -x ") + std::to_string(lid) + " " + std::to_string(port);
+  }
+  const std::string from = "perfquery -x <lid> <port> on both ends of " + s.entity;
+  const std::string to = cmds + " (the ends of " + s.entity + ")";
+  for (Hypothesis& h : s.hypotheses) {
+    const size_t at = h.next_check.find(from);
+    if (at != std::string::npos) h.next_check.replace(at, from.size(), to);
+  }
+}
+
 // What a symptom costs the job: 0 it slows the job's data path (GPU links, ranks, switches,
 // cables), 1 it shares a link with others (bursty pairs), 2 it clouds the measurement (clock jumps,
 // telemetry gaps).
@@ -756,6 +819,7 @@ Result<HypothesisTree> BuildHypotheses(const analysis::AnalysisResult& result, c
   CollectTomography(result, opt, f);
   CollectTraffic(result, f);
   CollectFlapping(result, opt, f);
+  CollectPortCounters(result, f);
   std::vector<SymptomSeed> seeds;
   SeedGpuSymptoms(f, seeds);
   SeedFabricSymptoms(f, opt.probes != nullptr && !opt.probes->empty(), seeds);
@@ -771,6 +835,7 @@ Result<HypothesisTree> BuildHypotheses(const analysis::AnalysisResult& result, c
     if (!ranked.ok()) return ranked.error();
     s.hypotheses = std::move(*ranked);
     BlameSwitchEnd(f, s);
+    NamePorts(f, s);
     for (size_t i = 0; i < s.hypotheses.size() && i < 2; ++i) {
       s.next_check += (i == 0 ? "" : " | ") + s.hypotheses[i].next_check;
     }

@@ -14,7 +14,11 @@
 // No fitted weights: every number is in one table in hypotheses.cc (DefaultHypothesisModel).
 //
 // A flapping cable needs the probes' time series, which an AnalysisResult does not hold: given the
-// probes (HypothesisOptions::probes), act/ring_plan's flapping test supplies the evidence. What the
+// probes (HypothesisOptions::probes), act/ring_plan's flapping test supplies the evidence. With
+// perfquery port counters in the data set (the port_counters pass), their findings raise cable
+// symptoms too and are observed on every cable and switch symptom: a port whose LinkDownedCounter
+// rose (flapping), symbol / receive errors far above the fabric's (degraded), a switch port waiting
+// to send far longer than the others (congested). What the
 // analysis does not report, and so no hypothesis here is raised from: broken P2P (no finding), a
 // slow collective (nccl-tests results raise no finding yet).
 // Deterministic: symptoms sorted by what they cost the job (first those on its data path: GPU links,
@@ -83,6 +87,9 @@ enum class Evidence {
   kForeignQps,             // "foreign_qps": SEND / READ flows on the pair no NCCL log names
   kPolarisationRisk,       // "polarisation_risk"
   kRoutesSilent,           // "routes_silent": the cable's routes fall silent in time (probes)
+  kLinkDownedRising,       // "link_downed_rising": LinkDownedCounter rose on a port of the cable
+  kPortErrorsRising,       // "port_errors_rising": symbol / receive errors far above the fabric's
+  kXmitWaitHigh,           // "xmit_wait_high": a switch port's PortXmitWait far above the others'
 };
 std::string_view EvidenceName(Evidence e);
 

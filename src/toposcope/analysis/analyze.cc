@@ -80,6 +80,7 @@ AnalysisResult AssembleResult(const PipelineState& s, const AnalyzeOptions& opt)
   }
   if (s.nics) r.nics = *s.nics;
   if (s.servo) r.servo = *s.servo;
+  if (s.port_counters) r.port_counters = *s.port_counters;
   if (s.rdma) AddDiagnostics(s.rdma->diag, &r);
   if (s.dataset != nullptr) {
     const Diagnostics& diag = s.dataset->diag;

@@ -12,6 +12,7 @@
 #include "toposcope/analysis/fabric/leaf_inference.h"
 #include "toposcope/analysis/fabric/link_weights.h"
 #include "toposcope/analysis/fabric/nic_ports.h"
+#include "toposcope/analysis/fabric/port_counters.h"
 #include "toposcope/analysis/fabric/path_entropy.h"
 #include "toposcope/analysis/node/confidence.h"
 #include "toposcope/analysis/node/islands.h"
@@ -59,6 +60,7 @@ struct AnalysisResult {
   CollectiveBenchReport collectives;  // nccl-tests runs: bus bandwidth per run and host set
   NicPortReport nics;                 // RDMA NIC ports from the host tools
   ServoReport servo;                  // ptp4l / phc2sys servo series and findings
+  PortCounterReport port_counters;    // perfquery port counters: per port and cable findings
   TimelineReport timeline;
   TelemetryReport telemetry;  // DCGM fields, sampling warnings, telemetry findings
   Thresholds thresholds;

@@ -8,6 +8,8 @@
 #include "toposcope/formats/dcgm/dcgm_discovery.h"
 #include "toposcope/formats/fabric/ibnetdiscover.h"
 #include "toposcope/formats/fabric/iblinkinfo.h"
+#include "toposcope/formats/fabric/ibqueryerrors.h"
+#include "toposcope/formats/fabric/perfquery.h"
 #include "toposcope/formats/fabric/slurm_topology.h"
 #include "toposcope/formats/fabric/topograph_model.h"
 #include "toposcope/formats/nccl/nccl_log.h"
@@ -202,6 +204,8 @@ SniffResult SniffFormat(std::string_view head) {
   if (LooksLikeInventoryCsv(head)) return {FileFormat::kInventoryCsv, "host inventory CSV header (host,ip)"};
   if (LooksLikeIbnetdiscover(head)) return {FileFormat::kIbnetdiscover, "ibnetdiscover fabric dump"};
   if (LooksLikeIbLinkInfo(head)) return {FileFormat::kIbLinkInfo, "iblinkinfo (Switch: / CA: headers, ==( ... )==> port lines)"};
+  if (LooksLikeIbQueryErrors(head)) return {FileFormat::kIbQueryErrors, "ibqueryerrors (Errors for ... / GUID 0x.. port N: [Counter == n])"};
+  if (LooksLikePerfquery(head)) return {FileFormat::kPerfquery, "perfquery port counters (# Port counters: Lid N port N)"};
   if (LooksLikeNvsmiQuery(head)) return {FileFormat::kNvsmiQuery, "nvidia-smi -q (NVSMI LOG banner / GPU sections)"};
   if (LooksLikeSlurmTopologyYaml(head)) return {FileFormat::kSlurmTopologyYaml, "Slurm topology.yaml"};
   if (LooksLikeSlurmTopology(head)) return {FileFormat::kSlurmTopologyConf, "Slurm topology.conf (SwitchName=/BlockName=)"};
@@ -271,6 +275,8 @@ std::string_view FormatName(FileFormat f) {
     case FileFormat::kNcclTests: return "nccl-tests";
     case FileFormat::kNvsmiQuery: return "nvidia-smi-q";
     case FileFormat::kIbLinkInfo: return "iblinkinfo";
+    case FileFormat::kPerfquery: return "perfquery";
+    case FileFormat::kIbQueryErrors: return "ibqueryerrors";
     case FileFormat::kRdmaResQp: return "rdma-res-qp";
     case FileFormat::kIbstat: return "ibstat";
     case FileFormat::kIbvDevinfo: return "ibv-devinfo";

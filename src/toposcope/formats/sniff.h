@@ -46,6 +46,8 @@ enum class FileFormat {
   kNcclTests,               // nccl-tests output (all_reduce_perf, ...)
   kNvsmiQuery,              // nvidia-smi -q
   kIbLinkInfo,              // iblinkinfo (infiniband-diags)
+  kPerfquery,               // perfquery [-x] port counters (infiniband-diags)
+  kIbQueryErrors,           // ibqueryerrors: error counters above thresholds, fabric-wide
   kDcgmDiscovery,           // dcgmi discovery -c (MIG hierarchy) / -l (GPU list)
   kTruthJson,               // simulator ground truth: never analysed
   kResultJson,              // a toposcope result: never analysed

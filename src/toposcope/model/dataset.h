@@ -15,6 +15,8 @@
 #include "toposcope/base/time.h"
 #include "toposcope/formats/fabric/ibnetdiscover.h"
 #include "toposcope/formats/fabric/iblinkinfo.h"
+#include "toposcope/formats/fabric/ibqueryerrors.h"
+#include "toposcope/formats/fabric/perfquery.h"
 #include "toposcope/formats/rdma/inventory_csv.h"
 #include "toposcope/formats/nccl/nccl_log.h"
 #include "toposcope/formats/nccl/nccl_tests.h"
@@ -151,6 +153,7 @@ struct Dataset {
   formats::Inventory inventory;                // host inventory CSV rows (IP -> host)
   std::vector<formats::IbFabric> fabrics;                 // ibnetdiscover dumps
   std::vector<formats::IbLinkInfo> link_infos;            // iblinkinfo outputs
+  std::vector<formats::PortCounters> port_counters;       // perfquery / ibqueryerrors outputs (port counter reads)
   std::vector<formats::SlurmTopology> slurm_topologies;   // topology.conf / topology.yaml
   std::vector<formats::TopographModel> topograph_models;  // topograph simulation models
   std::vector<EventInput> qp_state_inputs;                // QP state logs: streamed by the pattern pass

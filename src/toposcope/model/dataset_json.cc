@@ -32,6 +32,8 @@ TOPOSCOPE_JSON_FIELDS(IbNode, kind, id, guid, port0_guid, nports, desc, lid, lmc
 TOPOSCOPE_JSON_FIELDS(IbFabric, nodes, counts, generated_on, initiated_from, max_hops, total_mads)
 TOPOSCOPE_JSON_FIELDS(IbLinkInfoPort, switch_node, node_guid, node_desc, port_guid, lid, port, width, lane_gbps, speed, rate_gbps, state, phys_state, peer_lid, peer_port, peer_desc, line, node_line)
 TOPOSCOPE_JSON_FIELDS(IbLinkInfo, source, ports, counts)
+TOPOSCOPE_JSON_FIELDS(PortCounterBlock, lid, port, extended, named_by, cap_mask, has_time, time_s, counters, line, node_guid, node_desc, port_guid)
+TOPOSCOPE_JSON_FIELDS(PortCounters, tool, source, blocks, counts)
 TOPOSCOPE_JSON_FIELDS(SlurmSwitch, name, switches, nodes, nodes_expr, switches_expr, link_speed, comment, line)
 TOPOSCOPE_JSON_FIELDS(SlurmBlock, name, nodes, nodes_expr, comment, line)
 TOPOSCOPE_JSON_FIELDS(SlurmRing, name, nodes, nodes_expr, line)
@@ -61,7 +63,7 @@ TOPOSCOPE_JSON_FIELDS(CaptureInput, path, host, point, index)
 TOPOSCOPE_JSON_FIELDS(SeriesKey, host, gpu, link, field_id, field, entity, instance, compute_instance)
 TOPOSCOPE_JSON_FIELDS(SeriesSummary, count, first_ns, last_ns, out_of_order, first_gaps_ns, points, stride)
 TOPOSCOPE_JSON_FIELDS(DcgmStore, series, points)
-TOPOSCOPE_JSON_FIELDS(Dataset, hosts, inputs, event_inputs, captures, nccl_logs, nccl_tests, inventory, fabrics, link_infos, slurm_topologies, topograph_models, qp_state_inputs, path_probes, dcgm, diag)
+TOPOSCOPE_JSON_FIELDS(Dataset, hosts, inputs, event_inputs, captures, nccl_logs, nccl_tests, inventory, fabrics, link_infos, port_counters, slurm_topologies, topograph_models, qp_state_inputs, path_probes, dcgm, diag)
 
 }  // namespace toposcope::model
 

@@ -284,6 +284,16 @@ Status ReadIbLinkInfo(FileRead& f) {
   return AppendToDataset(f, formats::ParseIbLinkInfo(f.text, f.path, f.ds.diag), &Dataset::link_infos);
 }
 
+// perfquery: port counter snapshots (mapped to nodes by the fabric dump's LIDs in the analysis).
+Status ReadPerfquery(FileRead& f) {
+  return AppendToDataset(f, formats::ParsePerfquery(f.text, f.path, f.ds.diag), &Dataset::port_counters);
+}
+
+// ibqueryerrors: error counters above thresholds, into the same records as perfquery's.
+Status ReadIbQueryErrors(FileRead& f) {
+  return AppendToDataset(f, formats::ParseIbQueryErrors(f.text, f.path, f.ds.diag), &Dataset::port_counters);
+}
+
 Status ReadFabric(FileRead& f) {
   return AppendToDataset(f, formats::ParseIbnetdiscover(f.text, f.path, f.ds.diag), &Dataset::fabrics);
 }
@@ -380,6 +390,8 @@ constexpr FormatReader kReaders[] = {
     {FileFormat::kInventoryCsv,            kWhole,    ReadInventory},
     {FileFormat::kNvsmiQuery,              kWhole,    ReadNvsmiQuery},
     {FileFormat::kIbLinkInfo,              kWhole,    ReadIbLinkInfo},
+    {FileFormat::kPerfquery,               kWhole,    ReadPerfquery},
+    {FileFormat::kIbQueryErrors,           kWhole,    ReadIbQueryErrors},
 };
 // clang-format on
 

@@ -36,6 +36,7 @@ json ResultToJson(const analysis::AnalysisResult& r, const std::vector<formats::
   if (r.paths_present) j["paths"] = PathsJson(r.paths);
   if (r.architecture_present) j["architecture"] = ArchitectureJson(r.architecture);
   if (r.nics.present) j["nic_ports"] = NicsJson(r.nics);
+  if (r.port_counters.present) j["port_counters"] = PortCountersJson(r.port_counters);
   if (r.collectives_present) j["collective_benchmarks"] = CollectivesJson(r.collectives);
   if (r.traffic_matrix.present) j["traffic_matrix"] = TrafficMatrixJson(r.traffic_matrix);
   if (r.link_weights.present) AddLinkWeightsJson(r.link_weights, j);

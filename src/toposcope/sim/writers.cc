@@ -10,6 +10,7 @@
 #include "toposcope/base/names.h"
 #include "toposcope/base/rng.h"
 #include "toposcope/sim/fabric_sim.h"
+#include "toposcope/sim/port_counters_sim.h"
 #include "toposcope/sim/rdma_traffic.h"
 #include "toposcope/sim/telemetry.h"
 #include "toposcope/sim/variation.h"
@@ -509,6 +510,7 @@ std::vector<RenderedFile> RenderCluster(const Cluster& cluster, const Telemetry*
   if (cluster.options.with_fabric && ValidateFabricOptions(cluster.options).ok()) {
     fabric = std::make_unique<FabricPlan>(PlanFabric(cluster));
     for (RenderedFile& f : RenderFabric(cluster, *fabric, &fabric_stats)) out.push_back(std::move(f));
+    for (RenderedFile& f : RenderPortCounters(cluster, *fabric)) out.push_back(std::move(f));
   }
   out.push_back({kTruthFile, TruthJson(cluster, telemetry, rdma.get(), fabric.get(), &fabric_stats)});
   return out;

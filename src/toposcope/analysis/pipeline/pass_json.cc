@@ -111,6 +111,9 @@ TOPOSCOPE_JSON_FIELDS(NicPortReport, present, ports, findings)
 TOPOSCOPE_JSON_FIELDS(ServoSeries, host, program, clock, reference, summaries, points, locked, first_line, last_line, offset_rms_ns, offset_max_ns, freq_min_ppb, freq_max_ppb)
 TOPOSCOPE_JSON_FIELDS(ServoFinding, kind, host, program, clock, reference, summaries, first_line, last_line, k, k_needed, n, chance, offsets_ns, freq_first_ppb, freq_last_ppb, evidence)
 TOPOSCOPE_JSON_FIELDS(ServoReport, series, findings)
+TOPOSCOPE_JSON_FIELDS(PortCounterPort, lid, port, node, node_name, peer_name, peer_port, cable, reads, span_s, link_downed, link_downed_rise, link_recovery, link_recovery_rise, symbol_errors, symbol_errors_rise, rcv_errors, rcv_errors_rise, xmit_discards, xmit_discards_rise, xmit_wait, xmit_wait_rise, source, line)
+TOPOSCOPE_JSON_FIELDS(PortCounterFinding, kind, node_name, port, cable, rise, value, threshold, source, line, evidence)
+TOPOSCOPE_JSON_FIELDS(PortCounterReport, present, blocks, unmapped_lids, ports, findings)
 
 namespace {
 
@@ -136,6 +139,7 @@ void WithSlot(PipelineState& s, PassId id, Op&& op) {
     case PassId::kCollectives: op(s.collectives); break;
     case PassId::kNics: op(s.nics); break;
     case PassId::kServo: op(s.servo); break;
+    case PassId::kPortCounters: op(s.port_counters); break;
     case PassId::kTimeline: op(s.timeline); break;
   }
 }

@@ -157,6 +157,11 @@ PassCounts RunNics(const PipelineOptions&, PipelineState* st) {
   return {static_cast<int64_t>(st->dataset->hosts.size()), static_cast<int64_t>(st->nics->ports.size())};
 }
 
+PassCounts RunPortCounters(const PipelineOptions&, PipelineState* st) {
+  st->port_counters = AnalyzePortCounters(*st->dataset, *st->fabric);
+  return {st->port_counters->blocks, static_cast<int64_t>(st->port_counters->findings.size())};
+}
+
 PassCounts RunServo(const PipelineOptions&, PipelineState* st) {
   st->servo = AnalyzeServoHealth(*st->dataset);
   return {static_cast<int64_t>(st->servo->series.size()), static_cast<int64_t>(st->servo->findings.size())};
@@ -281,6 +286,7 @@ Result<PassCounts> RunPass(PassId id, const PipelineOptions& opt, PipelineState*
     case PassId::kCollectives: return RunCollectives(opt, state);
     case PassId::kNics: return RunNics(opt, state);
     case PassId::kServo: return RunServo(opt, state);
+    case PassId::kPortCounters: return RunPortCounters(opt, state);
     case PassId::kTimeline: return RunTimeline(opt, state);
   }
   return MakeError("unknown pass");
@@ -306,6 +312,7 @@ bool HasOutput(const PipelineState& s, PassId id) {
     case PassId::kCollectives: return s.collectives.has_value();
     case PassId::kNics: return s.nics.has_value();
     case PassId::kServo: return s.servo.has_value();
+    case PassId::kPortCounters: return s.port_counters.has_value();
     case PassId::kTimeline: return s.timeline.has_value();
   }
   return false;

@@ -88,6 +88,9 @@ const std::vector<PassInfo>& Passes() {
        {P::kLoad}},
       {P::kServo, "servo", "ptp4l / phc2sys servo series: offset scale, frequency, diverging / saturated servos",
        {P::kLoad}},
+      {P::kPortCounters, "port_counters",
+       "cable findings from perfquery port counters: links that went down, error bursts, transmit waits",
+       {P::kLoad, P::kFabric}},
       {P::kTimeline, "timeline", "every event on the global time axis, merged (align, with --out)",
        {P::kLoad, P::kAnchors}},
   };

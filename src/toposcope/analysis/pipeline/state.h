@@ -15,6 +15,7 @@
 #include "toposcope/analysis/fabric/leaf_inference.h"
 #include "toposcope/analysis/fabric/link_weights.h"
 #include "toposcope/analysis/fabric/nic_ports.h"
+#include "toposcope/analysis/fabric/port_counters.h"
 #include "toposcope/analysis/fabric/path_entropy.h"
 #include "toposcope/analysis/node/confidence.h"
 #include "toposcope/analysis/node/islands.h"
@@ -52,6 +53,7 @@ enum class PassId {
   kCollectives,    // nccl-tests bus bandwidth per run and host set, failed validations
   kNics,           // RDMA NIC ports from ibstat / ibv_devinfo / show_gids / rdma
   kServo,          // ptp4l / phc2sys servo series, diverging and saturated servos
+  kPortCounters,   // cable findings from perfquery port counters (LinkDowned, errors, XmitWait)
   kTimeline,       // every event on the global axis, merged (only when a sink is given)
 };
 inline constexpr int kPassCount = static_cast<int>(PassId::kTimeline) + 1;
@@ -144,6 +146,7 @@ struct PipelineState {
   std::optional<CollectivesOutput> collectives;
   std::optional<NicPortReport> nics;
   std::optional<ServoReport> servo;
+  std::optional<PortCounterReport> port_counters;
   std::optional<TimelineOutput> timeline;
 
   // Adopts a dataset the pipeline owns (the load pass, or one read from a dump).

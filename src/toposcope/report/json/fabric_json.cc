@@ -188,4 +188,28 @@ json NicsJson(const analysis::NicPortReport& n) {
   return {{"ports", ports}, {"findings", findings}};
 }
 
+json PortCountersJson(const analysis::PortCounterReport& p) {
+  json ports = json::array();
+  for (const auto& x : p.ports) {
+    const auto num = [](int64_t v) { return v < 0 ? json(nullptr) : json(v); };
+    ports.push_back({{"node", x.node_name}, {"lid", x.lid}, {"port", x.port}, {"cable", x.cable},
+                     {"peer", x.peer_name}, {"peer_port", x.peer_port}, {"reads", x.reads}, {"span_s", Num(x.span_s, 3)},
+                     {"link_downed", num(x.link_downed)}, {"link_downed_rise", num(x.link_downed_rise)},
+                     {"link_error_recovery", num(x.link_recovery)}, {"link_error_recovery_rise", num(x.link_recovery_rise)},
+                     {"symbol_errors", num(x.symbol_errors)}, {"symbol_errors_rise", num(x.symbol_errors_rise)},
+                     {"rcv_errors", num(x.rcv_errors)}, {"rcv_errors_rise", num(x.rcv_errors_rise)},
+                     {"xmit_discards", num(x.xmit_discards)}, {"xmit_discards_rise", num(x.xmit_discards_rise)},
+                     {"xmit_wait", num(x.xmit_wait)}, {"xmit_wait_rise", num(x.xmit_wait_rise)},
+                     {"source", x.source}, {"line", x.line}});
+  }
+  json findings = json::array();
+  for (const auto& f : p.findings) {
+    findings.push_back({{"kind", analysis::PortCounterFindingKindName(f.kind)}, {"node", f.node_name}, {"port", f.port},
+                        {"cable", f.cable}, {"on", f.rise ? "rise between reads" : "one read"}, {"value", f.value},
+                        {"threshold", Num(f.threshold, 1)}, {"source", f.source}, {"line", f.line},
+                        {"evidence", f.evidence}});
+  }
+  return {{"reads", p.blocks}, {"unmapped_lids", p.unmapped_lids}, {"ports", ports}, {"findings", findings}};
+}
+
 }  // namespace toposcope::report

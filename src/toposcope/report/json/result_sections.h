@@ -63,6 +63,8 @@ nlohmann::json ArchitectureJson(const analysis::ArchitectureReport& a);
 void AddLinkWeightsJson(const analysis::LinkWeightReport& lw, nlohmann::json& j);
 // Returns "nic_ports": every RDMA NIC port the host tools printed, merged, with findings.
 nlohmann::json NicsJson(const analysis::NicPortReport& n);
+// "port_counters": perfquery reads per port (last values, rises) and the cable findings.
+nlohmann::json PortCountersJson(const analysis::PortCounterReport& p);
 
 // hypotheses_json.cc
 // Returns "hypotheses": the fault hypothesis tree (act/hypotheses) of the result's findings, with

@@ -170,6 +170,18 @@ void ServoSummary(const analysis::AnalysisResult& r, const SummaryOptions& o, st
   });
 }
 
+// The port counters read (perfquery / ibqueryerrors): one line, then every finding.
+void PortCounterSummary(const analysis::AnalysisResult& r, const SummaryOptions& o, std::ostringstream& os) {
+  const analysis::PortCounterReport& p = r.port_counters;
+  if (!p.present) return;
+  os << "port counters (" << p.blocks << " reads of " << p.ports.size() << " ports, " << p.findings.size()
+     << " findings" << (p.unmapped_lids > 0 ? ", " + std::to_string(p.unmapped_lids) + " ports no fabric dump names" : "")
+     << "):\n";
+  Capped(os, p.findings.size(), o, [&](size_t i) {
+    os << "  " << analysis::PortCounterFindingKindName(p.findings[i].kind) << ": " << p.findings[i].evidence << "\n";
+  });
+}
+
 // DCGM series, the hosts sampling communication fields too slowly (grouped), the telemetry findings.
 void TelemetrySummary(const analysis::AnalysisResult& r, const SummaryOptions& o, std::ostringstream& os) {
   if (r.telemetry.series > 0) {
@@ -398,6 +410,7 @@ std::string ResultSummaryText(const analysis::AnalysisResult& r, const SummaryOp
   NodesSummary(r, o, os);
   ClocksSummary(r, o, os);
   ServoSummary(r, o, os);
+  PortCounterSummary(r, o, os);
   TelemetrySummary(r, o, os);
   TimelineSummary(r, os);
   RdmaSummary(r, o, os);
