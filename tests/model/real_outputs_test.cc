@@ -645,7 +645,7 @@ TEST(RealChronyc, RouterCliTrackingViewIsNotChronyc) {
 // gives one), and its limits in absolute degrees.
 TEST(RealNvsmiQuery, A100FourGpusAbsoluteLimitsByPosition) {
   const Loaded l = Load("nvidia_smi_q/a100_sxm4_80gb_x4_driver555_nvidia_smi_q.txt", "nvidia-smi-q");
-  EXPECT_EQ(l.in.records, 39);
+  EXPECT_EQ(l.in.records, 47);  // 39 + each GPU's Fabric CliqueId and ClusterUUID
   EXPECT_EQ(l.in.rejected, 0) << l.Reasons();
   const HostEvidence& h = l.Host();
   ASSERT_EQ(h.gpu_queries.size(), 4u);
