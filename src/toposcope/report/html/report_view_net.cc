@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "toposcope/report/html/json_access.h"
 #include "toposcope/report/result_json.h"
 
 namespace toposcope::report::html {
@@ -22,48 +23,6 @@ namespace toposcope::report::html {
 using nlohmann::json;
 
 namespace {
-
-const json& At(const json& j, const char* key) {
-  static const json kNull;
-  if (!j.is_object()) return kNull;
-  auto it = j.find(key);
-  return it == j.end() ? kNull : *it;
-}
-
-const json& Arr(const json& j, const char* key) {
-  static const json kEmpty = json::array();
-  const json& v = At(j, key);
-  return v.is_array() ? v : kEmpty;
-}
-
-std::string Str(const json& j, const char* key) {
-  const json& v = At(j, key);
-  return v.is_string() ? v.get<std::string>() : std::string();
-}
-
-double Dbl(const json& j, const char* key, double fallback = NAN) {
-  const json& v = At(j, key);
-  return v.is_number() ? v.get<double>() : fallback;
-}
-
-int64_t Int(const json& j, const char* key, int64_t fallback = 0) {
-  const json& v = At(j, key);
-  if (v.is_number_integer()) return v.get<int64_t>();
-  if (v.is_number()) return static_cast<int64_t>(v.get<double>());
-  return fallback;
-}
-
-bool Bool(const json& j, const char* key) {
-  const json& v = At(j, key);
-  return v.is_boolean() && v.get<bool>();
-}
-
-std::string Cut(std::string s, size_t n) {
-  if (s.size() <= n) return s;
-  size_t k = n;
-  while (k > 0 && (static_cast<unsigned char>(s[k]) & 0xC0) == 0x80) --k;  // not inside a UTF-8 sequence
-  return s.substr(0, k) + "...";
-}
 
 // One cell of the flow matrix: bytes, flows, and the span of their packets.
 struct FlowCell {
