@@ -49,6 +49,7 @@
 #include "toposcope/base/text.h"
 #include "toposcope/base/time.h"
 #include "toposcope/sim/simulate.h"
+#include "toposcope/sim/telemetry.h"
 
 namespace {
 
@@ -320,6 +321,10 @@ struct Flags {
   std::string sim_out;
   std::string sim_naming = "seed";  // --naming, resolved against the seed into sim.naming
   bool sim_serve_exporter = false;  // simulate --serve-exporter
+  std::string sim_compress = "none";  // simulate --compress
+  int sim_zstd_level = 3;             // simulate --zstd-level
+  std::string sim_volume = "auto";    // simulate --telemetry-volume
+  bool sim_quiet = false;             // simulate --quiet
   app::ExporterRequest exporter;
   std::string truth, result;
   std::string report_result, report_out = "report.html";
@@ -693,6 +698,16 @@ Command SimulateCommand(Flags& f) {
             c->add_option("--samples-per-scrape", f.exporter.samples_per_scrape, "with --serve-exporter: move N "
                           "sampling periods per scrape (default 0: in step with the wall clock)")
                 ->check(CLI::Range(0, 1000000))->needs(serve);
+            c->add_option("--compress", f.sim_compress, "none, or zst: write every file zstd-compressed as NAME.zst "
+                          "(the readers decompress it; traces already .gz stay as they are)")
+                ->check(CLI::IsMember({"none", "zst"}));
+            c->add_option("--zstd-level", f.sim_zstd_level, "with --compress zst: the zstd level (default 3)")
+                ->check(CLI::Range(1, 19));
+            c->add_option("--telemetry-volume", f.sim_volume, "telemetry per host: full (a 60 s DCGM/job window, 30 "
+                          "traced iterations, 240 s of clock logs), compact (12 s, 6, 60 s: about a fifth), or auto "
+                          "(full up to 512 hosts, compact above; the default). docs/scale.md")
+                ->check(CLI::IsMember({"auto", "full", "compact"}));
+            c->add_flag("--quiet", f.sim_quiet, "no progress line on a terminal");
           },
           [&f] {
             const std::optional<toposcope::sim::Arch> arch = toposcope::sim::ParseArch(f.sim_arch);
@@ -702,11 +717,22 @@ Command SimulateCommand(Flags& f) {
                                                        : toposcope::sim::ParseNameStyle(f.sim_naming);
             if (!naming) return Fail(UnknownValue("--naming", f.sim_naming));
             f.sim.naming = *naming;
+            f.sim = toposcope::sim::WithTelemetryVolume(
+                f.sim, toposcope::sim::ParseTelemetryVolume(f.sim_volume).value_or(toposcope::sim::TelemetryVolume::kAuto));
             if (f.sim_serve_exporter) {
               const toposcope::Status st = app::RunSimulateExporter(f.sim, f.sim_out, f.exporter, stdout);
               return st.ok() ? int{kOk} : Fail(st.error());
             }
-            auto s = app::RunSimulate(f.sim, f.sim_out);
+            toposcope::sim::SimWriteOptions write;
+            write.compression = f.sim_compress == "zst" ? toposcope::OutputCompression::kZstd : toposcope::OutputCompression::kNone;
+            write.zstd_level = f.sim_zstd_level;
+            std::optional<toposcope::cli::ProgressLine> line;
+            if (isatty(STDERR_FILENO) && !f.sim_quiet) {
+              line.emplace(stderr);
+              write.progress = [&line](const toposcope::sim::SimProgress& p) { line->OnSimulate(p); };
+            }
+            auto s = app::RunSimulate(f.sim, f.sim_out, write);
+            line.reset();
             if (!s.ok()) return Fail(s.error());
             std::fputs(toposcope::sim::SimSummaryText(*s).c_str(), stdout);
             return int{kOk};

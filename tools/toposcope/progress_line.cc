@@ -41,6 +41,22 @@ std::string ProgressLine::Text(const std::string& pass, int pass_index, const mo
   return out;
 }
 
+std::string ProgressLine::SimulateText(const sim::SimProgress& p, double elapsed_s) {
+  std::string out = StringPrintf("simulate %d/%d hosts, %lld files, %s written", p.hosts_done, p.hosts_total,
+                                 static_cast<long long>(p.files_written), Bytes(p.bytes_written).c_str());
+  if (p.hosts_done > 0 && p.hosts_done < p.hosts_total && elapsed_s >= 1.0) {
+    const double share = static_cast<double>(p.hosts_done) / static_cast<double>(p.hosts_total);
+    out += ", about " + Duration(elapsed_s * (1 - share) / share) + " left";
+  }
+  return out;
+}
+
+void ProgressLine::OnSimulate(const sim::SimProgress& p) {
+  simulating_ = true;
+  sim_ = p;
+  Draw(p.hosts_done == p.hosts_total);
+}
+
 void ProgressLine::OnPass(const analysis::PassInfo& pass, const analysis::PassStats* done) {
   if (done != nullptr) return;  // the next pass's start redraws
   pass_ = std::string(pass.name);
@@ -60,7 +76,8 @@ void ProgressLine::Draw(bool force) {
   const Clock::time_point now = Clock::now();
   if (!force && now - last_draw_ < std::chrono::milliseconds(100)) return;
   last_draw_ = now;
-  const std::string text = Text(pass_, pass_index_, load_, std::chrono::duration<double>(now - start_).count());
+  const double elapsed_s = std::chrono::duration<double>(now - start_).count();
+  const std::string text = simulating_ ? SimulateText(sim_, elapsed_s) : Text(pass_, pass_index_, load_, elapsed_s);
   const size_t pad = drawn_width_ > text.size() ? drawn_width_ - text.size() : 0;
   std::fprintf(out_, "\r%s%s", text.c_str(), std::string(pad, ' ').c_str());
   std::fflush(out_);

@@ -10,6 +10,7 @@
 
 #include "toposcope/analysis/pipeline/pipeline.h"
 #include "toposcope/model/load_progress.h"
+#include "toposcope/sim/simulate.h"
 
 namespace toposcope::cli {
 
@@ -24,6 +25,8 @@ class ProgressLine {
   void OnPass(const analysis::PassInfo& pass, const analysis::PassStats* done);
   // An input was read.
   void OnLoad(const model::LoadProgress& p);
+  // A simulation wrote another host's files (simulate).
+  void OnSimulate(const sim::SimProgress& p);
   // Wipes the line (the run's own output follows on a clean line).
   void Clear();
 
@@ -31,6 +34,8 @@ class ProgressLine {
   // and the time left. `elapsed_s` is the time since reading started.
   static std::string Text(const std::string& pass, int pass_index, const model::LoadProgress& load,
                           double elapsed_s);
+  // The text of simulate's line: hosts written of the total, files and bytes written, time left.
+  static std::string SimulateText(const sim::SimProgress& p, double elapsed_s);
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -42,6 +47,8 @@ class ProgressLine {
   std::string pass_;
   int pass_index_ = 0;
   model::LoadProgress load_;
+  bool simulating_ = false;
+  sim::SimProgress sim_;
   std::string path_;  // load_.path points here
   size_t drawn_width_ = 0;
 };

@@ -26,4 +26,9 @@ Result<sim::SimSummary> RunSimulate(const sim::SimOptions& options, const std::s
   return sim::Simulate(sim::WithScaleLimits(options), out_dir);
 }
 
+Result<sim::SimSummary> RunSimulate(const sim::SimOptions& options, const std::string& out_dir,
+                                    const sim::SimWriteOptions& write) {
+  return sim::Simulate(sim::WithScaleLimits(options), out_dir, write);
+}
+
 }  // namespace toposcope::app

@@ -21,5 +21,8 @@ sim::SimOptions SimulateDefaults();
 // out of range, kInput for a fabric file that cannot be read, kOutput for a file that cannot be
 // written.
 Result<sim::SimSummary> RunSimulate(const sim::SimOptions& options, const std::string& out_dir);
+// The same, written as `write` says (compression, progress).
+Result<sim::SimSummary> RunSimulate(const sim::SimOptions& options, const std::string& out_dir,
+                                    const sim::SimWriteOptions& write);
 
 }  // namespace toposcope::app

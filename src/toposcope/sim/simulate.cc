@@ -46,9 +46,57 @@ Result<SimSummary> SimulateImported(const SimOptions& options, const std::string
   return summary;
 }
 
+// Writes each file under the output directory as it comes, compressed when asked, and reports the
+// progress after each host.
+class DiskSink : public RenderSink {
+ public:
+  DiskSink(std::string base, const SimWriteOptions& write) : base_(std::move(base)), write_(write) {}
+  Status Begin(const std::string& path) override {
+    Result<std::unique_ptr<OutputFile>> f = OutputFile::Create(base_ + StoredFileName(path, write_.compression),
+                                                               CompressionOf(path), write_.zstd_level);
+    if (!f.ok()) return f.error();
+    file_ = std::move(*f);
+    return {};
+  }
+  Status Append(std::string_view text) override { return file_->Append(text); }
+  Status End() override {
+    Status st = file_->Close();
+    ++files_;
+    bytes_in_ += file_->bytes_in();
+    bytes_out_ += file_->bytes_out();
+    file_.reset();
+    return st;
+  }
+  void HostDone(int hosts_done, int hosts_total) override {
+    if (write_.progress) write_.progress({hosts_done, hosts_total, files_, bytes_out_});
+  }
+  [[nodiscard]] int64_t files() const { return files_; }
+  [[nodiscard]] int64_t bytes_in() const { return bytes_in_; }
+  [[nodiscard]] int64_t bytes_out() const { return bytes_out_; }
+
+ private:
+  OutputCompression CompressionOf(const std::string& path) const {
+    return StoredFileName(path, write_.compression) == path ? OutputCompression::kNone : write_.compression;
+  }
+  std::string base_;
+  const SimWriteOptions& write_;
+  std::unique_ptr<OutputFile> file_;
+  int64_t files_ = 0, bytes_in_ = 0, bytes_out_ = 0;
+};
+
 }  // namespace
 
+std::string StoredFileName(const std::string& path, OutputCompression compression) {
+  if (compression != OutputCompression::kZstd) return path;
+  if (path.size() >= 3 && path.compare(path.size() - 3, 3, ".gz") == 0) return path;
+  return path + ".zst";
+}
+
 Result<SimSummary> Simulate(const SimOptions& given, const std::string& out_dir) {
+  return Simulate(given, out_dir, SimWriteOptions{});
+}
+
+Result<SimSummary> Simulate(const SimOptions& given, const std::string& out_dir, const SimWriteOptions& write) {
   if (out_dir.empty()) {
     return MakeKindError(ErrorKind::kUsage, "no output directory given", "pass a directory to write into");
   }
@@ -73,11 +121,12 @@ Result<SimSummary> Simulate(const SimOptions& given, const std::string& out_dir)
   summary.faults_requested = options.faults;
   summary.variation = VariationSummary(options);
   summary.drawn_options = options.drawn_options;
-  for (const RenderedFile& f : RenderCluster(*cluster, telemetry.get())) {
-    if (Status st = WriteFileText(base + f.path, f.text); !st) return st.error();
-    ++summary.files_written;
-  }
-  summary.truth_path = base + kTruthFile;
+  DiskSink sink(base, write);
+  if (Status st = RenderClusterTo(*cluster, telemetry.get(), sink); !st) return st.error();
+  summary.files_written = static_cast<int>(sink.files());
+  summary.bytes_written = sink.bytes_out();
+  summary.bytes_rendered = sink.bytes_in();
+  summary.truth_path = base + StoredFileName(kTruthFile, write.compression);
   std::unique_ptr<RdmaPlan> rdma;
   if (options.with_rdma) rdma = std::make_unique<RdmaPlan>(PlanRdma(*cluster, telemetry.get()));
   for (const HostModel& h : cluster->hosts) {
@@ -91,6 +140,7 @@ Result<SimSummary> Simulate(const SimOptions& given, const std::string& out_dir)
     if (options.with_fabric) {
       for (std::string& f : FabricHostFiles(h)) files.push_back(std::move(f));
     }
+    for (std::string& f : files) f = StoredFileName(f, write.compression);
     summary.hosts.push_back({h.name, h.type->name, h.leaf, std::move(files)});
   }
   for (const FaultTruth& f : cluster->faults) {

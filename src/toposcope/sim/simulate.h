@@ -10,12 +10,19 @@
 // instead (sim/fabric_import.h): only the fabric files (per host directory probes.csv and
 // qp-states.csv, fabric.ibnet) and truth.json are written; arch "imported".
 // The same options (seed included) give byte-identical output.
+// The dataset is streamed: each host's files are rendered, written and freed before the next host's
+// (sim/writers.h RenderClusterTo), truth.json is written section by section, and with
+// SimWriteOptions::compression every file is written zstd-compressed under its name + ".zst" (a
+// file the simulator gzips itself, *.gz, stays as it is).
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "toposcope/base/output_file.h"
 #include "toposcope/base/result.h"
 #include "toposcope/sim/cluster.h"
 
@@ -43,13 +50,36 @@ struct SimSummary {
   std::vector<SimHostSummary> hosts;
   std::vector<SimFaultSummary> faults;  // as injected (may be fewer than requested)
   int faults_requested = 0;
-  std::string truth_path;  // OUT/truth.json
+  std::string truth_path;  // OUT/truth.json (OUT/truth.json.zst compressed)
   int files_written = 0;   // truth.json included
+  int64_t bytes_written = 0;  // on disk (compressed when compressed)
+  int64_t bytes_rendered = 0; // before compression
   // With SimOptions::vary: the resolved variation (sim/variation.h VariationSummary) and the names
   // of the options drawn from the seed (the others were given).
   std::vector<std::pair<std::string, std::string>> variation;
   std::vector<std::string> drawn_options;
 };
+
+// How far a simulation has got: hosts whose own files are written, of all hosts; files and bytes
+// (on disk) written so far.
+struct SimProgress {
+  int hosts_done = 0;
+  int hosts_total = 0;
+  int64_t files_written = 0;
+  int64_t bytes_written = 0;
+};
+
+// How the dataset is written: plain or zstd (level 1..19), and who hears of the progress (after each
+// host; may be empty).
+struct SimWriteOptions {
+  OutputCompression compression = OutputCompression::kNone;
+  int zstd_level = 3;
+  std::function<void(const SimProgress&)> progress;
+};
+
+// The name a file of the dataset is stored under: `path`, + ".zst" when compressed (except a file
+// the simulator gzipped itself, "*.gz"). Never fails.
+std::string StoredFileName(const std::string& path, OutputCompression compression);
 
 // Simulates and writes the dataset into `out_dir` (created if missing; existing files of the same
 // names are overwritten, others left alone); with options.vary, resolves the variation first
@@ -61,6 +91,8 @@ struct SimSummary {
 // file is kInput), and with kOutput when a file cannot be written (the Error names it). Each host's `files`
 // lists its topology files first, then its telemetry, RDMA and fabric files.
 Result<SimSummary> Simulate(const SimOptions& options, const std::string& out_dir);
+// The same, written as `write` says (compressed, with progress).
+Result<SimSummary> Simulate(const SimOptions& options, const std::string& out_dir, const SimWriteOptions& write);
 
 // The simulator's scale limits, applied in one place: returns `options` with with_rdma cleared
 // when there are more than kMaxRdmaHosts hosts (sim/rdma_traffic.h) and with_fabric cleared when

@@ -8,6 +8,7 @@
 #include <map>
 #include <sstream>
 
+#include "toposcope/base/json_stream.h"
 #include "toposcope/base/names.h"
 #include "toposcope/base/rng.h"
 #include "toposcope/base/text.h"
@@ -38,12 +39,16 @@ constexpr NamedValue<TelemetryFaultKind> kFaultKindNames[] = {
     {TelemetryFaultKind::kClockStep, "clock_step"}, {TelemetryFaultKind::kStraggler, "straggler"},
     {TelemetryFaultKind::kThermalLinkDownspeed, "thermal_link_downspeed"}};
 
-constexpr int kMaxTelemetryHosts = 512;
 constexpr double kThermalRFactor = 1.8;
 constexpr double kDownLinkShare = 0.45;
 constexpr const char* kNtpServer = "10.254.0.1";
 constexpr const char* kNcclVersion = "2.21.5";
 constexpr int kComputeStream = 7;
+// The job plan (every rank's span in every op of the telemetry window) is held whole while the
+// hosts are rendered; this caps it (sim/traffic.h JobPlanBytesBound), so that the simulator's memory
+// stays bounded whatever the host count. Hosts have at most this many GPUs.
+constexpr int64_t kMaxJobPlanBytes = int64_t{2} << 30;
+constexpr int kMaxGpusPerHost = 8;
 constexpr int kNcclStream = 20;
 
 int64_t Ns(double v) { return static_cast<int64_t>(std::llround(v)); }
@@ -265,10 +270,9 @@ HostSamples CollectSamples(const Cluster& cluster, const Telemetry& t, const Hos
     const int rank = t.job.Rank(h.index, g);
     const std::vector<NvlinkPort> ports = NvlinkPorts(h, g);
     const int down = (h.index == t.thermal.host && g == t.thermal.gpu) ? t.thermal.link : -1;
+    const std::vector<DcgmBin> bins = RankDcgmBins(cluster, t, rank);
     std::vector<Sample> samples;
-    for (int k = 0; k < hs.count; ++k) {
-      samples.push_back(Aggregate(t.bins[static_cast<size_t>(rank)], t.grid, k, m, ports, down));
-    }
+    for (int k = 0; k < hs.count; ++k) samples.push_back(Aggregate(bins, t.grid, k, m, ports, down));
     hs.gpus.push_back(std::move(samples));
     hs.ports.push_back(ports);
   }
@@ -652,12 +656,32 @@ HostTelemetryPlan PlanHostTelemetry(const SimOptions& o, int i) {
   return p;
 }
 
+std::optional<TelemetryVolume> ParseTelemetryVolume(std::string_view name) {
+  if (name == "auto") return TelemetryVolume::kAuto;
+  if (name == "full") return TelemetryVolume::kFull;
+  if (name == "compact") return TelemetryVolume::kCompact;
+  return std::nullopt;
+}
+
+SimOptions WithTelemetryVolume(SimOptions o, TelemetryVolume volume) {
+  const bool compact =
+      volume == TelemetryVolume::kCompact || (volume == TelemetryVolume::kAuto && o.hosts > kFullTelemetryMaxHosts);
+  if (!compact) return o;
+  o.telemetry_s = 12;
+  o.trace_iterations = 6;
+  o.duration_s = 60;
+  return o;
+}
+
 Status ValidateTelemetryOptions(const SimOptions& o) {
   if (!o.with_telemetry) return {};
-  if (o.hosts > kMaxTelemetryHosts) {
+  const int64_t plan_bytes = JobPlanBytesBound(int64_t{o.hosts} * kMaxGpusPerHost, o.telemetry_s);
+  if (plan_bytes > kMaxJobPlanBytes) {
     return MakeKindError(ErrorKind::kUsage,
-                         "telemetry is limited to " + std::to_string(kMaxTelemetryHosts) + " hosts",
-                         "simulate fewer hosts, or turn telemetry off");
+                         "the job of " + std::to_string(o.hosts) + " hosts over a " + StringPrintf("%g", o.telemetry_s) +
+                             " s telemetry window needs up to " + std::to_string(plan_bytes >> 20) +
+                             " MiB of job plan (the limit is " + std::to_string(kMaxJobPlanBytes >> 20) + " MiB)",
+                         "shorten the telemetry window (--telemetry-volume), simulate fewer hosts, or turn telemetry off");
   }
   if (!(o.duration_s >= 10 && o.duration_s <= 3600)) {
     return MakeKindError(ErrorKind::kUsage, "duration out of range", "use 10..3600 s");
@@ -799,8 +823,15 @@ void SimulateJobAndDcgm(const Cluster& cluster, double straggler_factor, Telemet
   t.grid.bins = static_cast<int>(std::llround(o.telemetry_s * 1000.0)) / o.dcgm_period_ms;
   const int slow_m = o.slow_dcgm_period_ms / o.dcgm_period_ms;
   t.grid.bins -= t.grid.bins % slow_m;  // whole slow periods
+  // Each rank's counter start, drawn rank after rank as ComputeDcgmBins does; the thermal fault's
+  // GPU (the only one drawing more: its counter events) gets its bins here, in its turn.
   Rng drng(Rng::Mix(o.seed, kDcgmStreamLabel));
-  t.bins = ComputeDcgmBins(cluster, t.job, t.grid, t.thermal, drng);
+  const int thermal_rank = t.thermal.host >= 0 ? t.job.Rank(t.thermal.host, t.thermal.gpu) : -1;
+  t.dcgm_start.reserve(static_cast<size_t>(t.job.world));
+  for (int r = 0; r < t.job.world; ++r) {
+    t.dcgm_start.push_back(DrawDcgmCounterStart(drng));
+    if (r == thermal_rank) t.thermal_bins = ComputeRankDcgmBins(cluster, t.job, t.grid, t.thermal, r, t.dcgm_start.back(), drng);
+  }
 }
 
 // The thermal and straggler faults as they came out of the job (when they show), then every fault
@@ -808,11 +839,10 @@ void SimulateJobAndDcgm(const Cluster& cluster, double straggler_factor, Telemet
 void RecordJobFaults(double straggler_factor, Telemetry& t) {
   const int n_iter = static_cast<int>(t.job.iteration_start_ns.size());
   if (t.thermal.host >= 0) {
-    const int rank = t.job.Rank(t.thermal.host, t.thermal.gpu);
-    const auto [a, b] = LinkDownWindow(t.bins[static_cast<size_t>(rank)], t.grid);
+    const auto [a, b] = LinkDownWindow(t.thermal_bins, t.grid);
     if (b > a) {
       double peak = 0;
-      for (const DcgmBin& bin : t.bins[static_cast<size_t>(rank)]) peak = std::max(peak, bin.temp_c);
+      for (const DcgmBin& bin : t.thermal_bins) peak = std::max(peak, bin.temp_c);
       char buf[160];
       std::snprintf(buf, sizeof(buf),
                     "cooling degraded (R x%.2f); peak %.1f C; link %d rx share x%.2f while >= 85 C",
@@ -851,23 +881,28 @@ void PlanTraceWindow(const SimOptions& o, Telemetry& t) {
   t.trace_last_iteration = first + want;
 }
 
-// The truth-only clock check instants: per host clock_checks_per_host random true times, sorted,
-// with the host clock's reading.
-void DrawClockChecks(const Cluster& cluster, Telemetry& t) {
+}  // namespace
+
+std::vector<ClockCheck> HostClockChecks(const Cluster& cluster, const Telemetry& t, const HostModel& h) {
   const SimOptions& o = cluster.options;
-  for (const HostModel& h : cluster.hosts) {
-    Rng rng(Rng::Mix(Rng::Mix(Rng::Mix(o.seed, kClockStreamLabel), static_cast<uint64_t>(h.index)), 4));
-    std::vector<int64_t> at;
-    for (int k = 0; k < o.clock_checks_per_host; ++k) {
-      at.push_back(t.epoch_ns +
-                   static_cast<int64_t>(rng.Below(static_cast<uint64_t>(t.end_ns - t.epoch_ns))));
-    }
-    std::sort(at.begin(), at.end());
-    for (int64_t g : at) t.checks.push_back({h.index, t.clocks[static_cast<size_t>(h.index)].LocalNs(g), g});
+  Rng rng(Rng::Mix(Rng::Mix(Rng::Mix(o.seed, kClockStreamLabel), static_cast<uint64_t>(h.index)), 4));
+  std::vector<int64_t> at;
+  for (int k = 0; k < o.clock_checks_per_host; ++k) {
+    at.push_back(t.epoch_ns + static_cast<int64_t>(rng.Below(static_cast<uint64_t>(t.end_ns - t.epoch_ns))));
   }
+  std::sort(at.begin(), at.end());
+  std::vector<ClockCheck> out;
+  out.reserve(at.size());
+  for (int64_t g : at) out.push_back({h.index, t.clocks[static_cast<size_t>(h.index)].LocalNs(g), g});
+  return out;
 }
 
-}  // namespace
+std::vector<DcgmBin> RankDcgmBins(const Cluster& cluster, const Telemetry& t, int rank) {
+  if (t.thermal.host >= 0 && rank == t.job.Rank(t.thermal.host, t.thermal.gpu)) return t.thermal_bins;
+  ThermalFault thermal = t.thermal;
+  Rng unused(0);  // only the thermal fault's GPU draws counter events
+  return ComputeRankDcgmBins(cluster, t.job, t.grid, thermal, rank, t.dcgm_start[static_cast<size_t>(rank)], unused);
+}
 
 Telemetry SimulateTelemetry(const Cluster& cluster) {
   const SimOptions& o = cluster.options;
@@ -886,7 +921,6 @@ Telemetry SimulateTelemetry(const Cluster& cluster) {
   Rng prng(Rng::Mix(o.seed, kTraceStreamLabel));
   for (int r = 0; r < t.job.world; ++r)
     t.rank_pid.push_back(2000 + static_cast<int64_t>(prng.Below(4000000)));
-  DrawClockChecks(cluster, t);
   return t;
 }
 
@@ -910,10 +944,10 @@ std::vector<std::string> TelemetryFiles(const Cluster& cluster, const Telemetry&
   return out;
 }
 
-std::vector<RenderedFile> RenderTelemetry(const Cluster& cluster, const Telemetry& t) {
+std::vector<RenderedFile> RenderHostTelemetry(const Cluster& cluster, const Telemetry& t, const HostModel& h) {
   std::vector<RenderedFile> out;
   const SimOptions& o = cluster.options;
-  for (const HostModel& h : cluster.hosts) {
+  {
     const std::vector<std::string> files = TelemetryFiles(cluster, t, h);
     size_t f = 0;
     const HostTelemetryPlan& p = t.plans[static_cast<size_t>(h.index)];
@@ -959,101 +993,107 @@ std::vector<RenderedFile> RenderTelemetry(const Cluster& cluster, const Telemetr
   return out;
 }
 
+std::vector<RenderedFile> RenderTelemetry(const Cluster& cluster, const Telemetry& t) {
+  std::vector<RenderedFile> out;
+  for (const HostModel& h : cluster.hosts) {
+    for (RenderedFile& f : RenderHostTelemetry(cluster, t, h)) out.push_back(std::move(f));
+  }
+  return out;
+}
+
 namespace {
 
-// truth.json "traffic_matrix": the true NVLink bytes per directed GPU pair of every NVLink host over
-// the DCGM window (docs/truth_schema.md).
-void AddTrafficMatrixTruth(const Cluster& cluster, const Telemetry& t, nlohmann::json* root) {
+// One host's entry of truth.json "traffic_matrix".hosts: the true NVLink bytes per directed GPU pair
+// over the DCGM window (`pairs`: the host's (src, dst) -> bytes).
+nlohmann::json TrafficMatrixHost(const Cluster& cluster, const Telemetry& t, const HostModel& h,
+                                 const std::map<std::pair<int, int>, double>* pairs, double window_s) {
   using nlohmann::json;
+  const int n_hosts = static_cast<int>(cluster.hosts.size());
+  const auto uh = static_cast<size_t>(h.index);
+  const bool nvswitch = uh < t.job.nvswitch_host.size() && t.job.nvswitch_host[uh];
+  const int g_count = h.type->GpuCount();
+  std::vector<double> tx(static_cast<size_t>(g_count), 0.0), rx(static_cast<size_t>(g_count), 0.0);
+  json pj = json::array();
+  if (pairs != nullptr) {
+    for (const auto& [key, bytes] : *pairs) {
+      const auto [src, dst] = key;
+      tx[static_cast<size_t>(src)] += bytes;
+      rx[static_cast<size_t>(dst)] += bytes;
+      json channels = json::array();
+      if (nvswitch && dst == (src + g_count - 1) % g_count) {
+        const std::vector<int>& entries = t.job.channel_entry_gpu[uh];
+        for (int c = 0; c < static_cast<int>(entries.size()); ++c) {
+          if (n_hosts > 1 && src == (entries[static_cast<size_t>(c)] + 1) % g_count) continue;
+          channels.push_back(c);
+        }
+      }
+      const int rank = t.job.Rank(h.index, src);
+      const bool pipeline = dst == src + 1 && static_cast<size_t>(rank) < t.job.sendrecv_nvlink.size() &&
+                            t.job.sendrecv_nvlink[static_cast<size_t>(rank)];
+      pj.push_back({{"src", src},
+                    {"dst", dst},
+                    {"bytes", std::round(bytes)},
+                    {"bytes_per_s", Round3(bytes / window_s)},
+                    {"channels", channels},
+                    {"pipeline", pipeline}});
+    }
+  }
+  json txj = json::array(), rxj = json::array();
+  for (int g = 0; g < g_count; ++g) {
+    txj.push_back(Round3(tx[static_cast<size_t>(g)] / window_s));
+    rxj.push_back(Round3(rx[static_cast<size_t>(g)] / window_s));
+  }
+  return {{"host", h.name},
+          {"fabric", nvswitch ? "nvswitch" : "bridge"},
+          {"gpus", g_count},
+          {"channel_entry_gpus", t.job.channel_entry_gpu[uh]},
+          {"tx_bytes_per_s", txj},
+          {"rx_bytes_per_s", rxj},
+          {"pairs", pj}};
+}
+
+// truth.json "traffic_matrix": the window and, per NVLink host, TrafficMatrixHost
+// (docs/truth_schema.md).
+void WriteTrafficMatrixTruth(const Cluster& cluster, const Telemetry& t, JsonStreamWriter& w, const std::string& key) {
   const int64_t from = t.grid.start_ns;
   const int64_t to = t.grid.start_ns + t.grid.step_ns * t.grid.bins;
   const double window_s = static_cast<double>(to - from) / 1e9;
   const std::vector<std::map<std::pair<int, int>, double>> pairs = NvlinkPairBytes(t.job, from, to);
-  const int n_hosts = static_cast<int>(cluster.hosts.size());
-  json hosts = json::array();
+  w.BeginObject(key);
+  w.Value("channels", t.job.channels);
+  w.BeginArray("hosts");
   for (const HostModel& h : cluster.hosts) {
     if (!h.type->HasNvlink() || window_s <= 0) continue;
     const auto uh = static_cast<size_t>(h.index);
-    const bool nvswitch = uh < t.job.nvswitch_host.size() && t.job.nvswitch_host[uh];
-    const int g_count = h.type->GpuCount();
-    std::vector<double> tx(static_cast<size_t>(g_count), 0.0), rx(static_cast<size_t>(g_count), 0.0);
-    json pj = json::array();
-    if (uh < pairs.size()) {
-      for (const auto& [key, bytes] : pairs[uh]) {
-        const auto [src, dst] = key;
-        tx[static_cast<size_t>(src)] += bytes;
-        rx[static_cast<size_t>(dst)] += bytes;
-        json channels = json::array();
-        if (nvswitch && dst == (src + g_count - 1) % g_count) {
-          const std::vector<int>& entries = t.job.channel_entry_gpu[uh];
-          for (int c = 0; c < static_cast<int>(entries.size()); ++c) {
-            if (n_hosts > 1 && src == (entries[static_cast<size_t>(c)] + 1) % g_count) continue;
-            channels.push_back(c);
-          }
-        }
-        const int rank = t.job.Rank(h.index, src);
-        const bool pipeline = dst == src + 1 && static_cast<size_t>(rank) < t.job.sendrecv_nvlink.size() &&
-                              t.job.sendrecv_nvlink[static_cast<size_t>(rank)];
-        pj.push_back({{"src", src},
-                      {"dst", dst},
-                      {"bytes", std::round(bytes)},
-                      {"bytes_per_s", Round3(bytes / window_s)},
-                      {"channels", channels},
-                      {"pipeline", pipeline}});
-      }
-    }
-    json txj = json::array(), rxj = json::array();
-    for (int g = 0; g < g_count; ++g) {
-      txj.push_back(Round3(tx[static_cast<size_t>(g)] / window_s));
-      rxj.push_back(Round3(rx[static_cast<size_t>(g)] / window_s));
-    }
-    hosts.push_back({{"host", h.name},
-                     {"fabric", nvswitch ? "nvswitch" : "bridge"},
-                     {"gpus", g_count},
-                     {"channel_entry_gpus", t.job.channel_entry_gpu[uh]},
-                     {"tx_bytes_per_s", txj},
-                     {"rx_bytes_per_s", rxj},
-                     {"pairs", pj}});
+    w.Element(TrafficMatrixHost(cluster, t, h, uh < pairs.size() ? &pairs[uh] : nullptr, window_s));
   }
-  json tm;
-  tm["window_start_ns"] = from;
-  tm["window_end_ns"] = to;
-  tm["window_s"] = window_s;
-  tm["channels"] = t.job.channels;
-  tm["hosts"] = std::move(hosts);
-  (*root)["traffic_matrix"] = std::move(tm);
+  w.End();
+  w.Value("window_end_ns", to);
+  w.Value("window_s", window_s);
+  w.Value("window_start_ns", from);
+  w.End();
 }
 
-}  // namespace
-
-void AddTelemetryTruth(const Cluster& cluster, const Telemetry& t, nlohmann::json* root) {
+nlohmann::json ClockTruth(const HostModel& h, const ClockParams& p) {
   using nlohmann::json;
-  json clocks = json::array();
-  for (const HostModel& h : cluster.hosts) {
-    const ClockParams& p = t.clocks[static_cast<size_t>(h.index)].params();
-    json steps = json::array();
-    for (const ClockStep& s : p.steps) {
-      steps.push_back({{"local_ns", s.local_ns}, {"global_ns", s.true_ns}, {"step_ns", s.step_ns}});
-    }
-    clocks.push_back({{"host", h.name},
-                      {"discipline", ClockDisciplineName(p.discipline)},
-                      {"offset0_ns", Round3(p.offset0_ns)},
-                      {"skew_ppm", std::round(p.skew_ppm * 1e6) / 1e6},
-                      {"aging_ppm_per_s", std::round(p.aging_ppm_per_s * 1e9) / 1e9},
-                      {"rw_sigma_ppm", p.rw_sigma_ppm},
-                      {"raw_freq_ppm", Round3(p.raw_freq_ppm)},
-                      {"sync_interval_s", p.sync_interval_s},
-                      {"boot_local_ns", p.boot_local_ns},
-                      {"steps", steps}});
+  json steps = json::array();
+  for (const ClockStep& s : p.steps) {
+    steps.push_back({{"local_ns", s.local_ns}, {"global_ns", s.true_ns}, {"step_ns", s.step_ns}});
   }
-  (*root)["clocks"] = std::move(clocks);
-  json checks = json::array();
-  for (const ClockCheck& c : t.checks) {
-    checks.push_back({{"host", cluster.hosts[static_cast<size_t>(c.host)].name},
-                      {"local_ns", c.local_ns},
-                      {"global_ns", c.global_ns}});
-  }
-  (*root)["clock_checks"] = std::move(checks);
+  return {{"host", h.name},
+          {"discipline", ClockDisciplineName(p.discipline)},
+          {"offset0_ns", Round3(p.offset0_ns)},
+          {"skew_ppm", std::round(p.skew_ppm * 1e6) / 1e6},
+          {"aging_ppm_per_s", std::round(p.aging_ppm_per_s * 1e9) / 1e9},
+          {"rw_sigma_ppm", p.rw_sigma_ppm},
+          {"raw_freq_ppm", Round3(p.raw_freq_ppm)},
+          {"sync_interval_s", p.sync_interval_s},
+          {"boot_local_ns", p.boot_local_ns},
+          {"steps", steps}};
+}
+
+nlohmann::json TelemetryFaultsTruth(const Cluster& cluster, const Telemetry& t) {
+  using nlohmann::json;
   json faults = json::array();
   for (const TelemetryFault& f : t.faults) {
     const std::string& host = cluster.hosts[static_cast<size_t>(f.host)].name;
@@ -1066,17 +1106,20 @@ void AddTelemetryTruth(const Cluster& cluster, const Telemetry& t, nlohmann::jso
     if (f.link >= 0) j["link"] = f.link;
     faults.push_back(std::move(j));
   }
-  (*root)["telemetry_faults"] = std::move(faults);
-  json sampling = json::object();
+  return faults;
+}
+
+// truth.json "telemetry": the run and job windows, the periods, the job's size and each host's
+// DCGM output format.
+nlohmann::json TelemetryWindowTruth(const Cluster& cluster, const Telemetry& t) {
+  using nlohmann::json;
   json dcgm_format = json::object();
   for (const HostModel& h : cluster.hosts) {
     const HostTelemetryPlan& p = t.plans[static_cast<size_t>(h.index)];
-    sampling[h.name] = p.period_ms;
     dcgm_format[h.name] = p.dcgm == DcgmOutput::kDmon       ? "dcgmi-dmon"
                           : p.dcgm == DcgmOutput::kExporter ? "dcgm-exporter"
                                                             : "dcgm-csv";
   }
-  (*root)["sampling"] = std::move(sampling);
   json tel;
   tel["epoch_ns"] = t.epoch_ns;
   tel["end_ns"] = t.end_ns;
@@ -1090,15 +1133,43 @@ void AddTelemetryTruth(const Cluster& cluster, const Telemetry& t, nlohmann::jso
   tel["iterations"] = t.job.iteration_start_ns.size();
   tel["trace_iterations"] = {t.trace_first_iteration, t.trace_last_iteration};
   tel["dcgm_format"] = std::move(dcgm_format);
-  (*root)["telemetry"] = std::move(tel);
-  AddTrafficMatrixTruth(cluster, t, root);
-  if (root->contains("hosts")) {
-    for (auto& hj : (*root)["hosts"]) {
-      for (const HostModel& h : cluster.hosts) {
-        if (hj["name"] == h.name) hj["telemetry_files"] = TelemetryFiles(cluster, t, h);
+  return tel;
+}
+
+}  // namespace
+
+void AddTelemetryTruth(const Cluster& cluster, const Telemetry& t, TruthSections* sections) {
+  using nlohmann::json;
+  const Cluster* c = &cluster;
+  const Telemetry* tp = &t;
+  (*sections)["clocks"] = [c, tp](JsonStreamWriter& w, const std::string& key) {
+    w.BeginArray(key);
+    for (const HostModel& h : c->hosts) w.Element(ClockTruth(h, tp->clocks[static_cast<size_t>(h.index)].params()));
+    w.End();
+  };
+  (*sections)["clock_checks"] = [c, tp](JsonStreamWriter& w, const std::string& key) {
+    w.BeginArray(key);
+    for (const HostModel& h : c->hosts) {
+      for (const ClockCheck& k : HostClockChecks(*c, *tp, h)) {
+        w.Element({{"host", h.name}, {"local_ns", k.local_ns}, {"global_ns", k.global_ns}});
       }
     }
-  }
+    w.End();
+  };
+  (*sections)["telemetry_faults"] = [c, tp](JsonStreamWriter& w, const std::string& key) {
+    w.Value(key, TelemetryFaultsTruth(*c, *tp));
+  };
+  (*sections)["sampling"] = [c, tp](JsonStreamWriter& w, const std::string& key) {
+    json sampling = json::object();
+    for (const HostModel& h : c->hosts) sampling[h.name] = tp->plans[static_cast<size_t>(h.index)].period_ms;
+    w.Value(key, sampling);
+  };
+  (*sections)["telemetry"] = [c, tp](JsonStreamWriter& w, const std::string& key) {
+    w.Value(key, TelemetryWindowTruth(*c, *tp));
+  };
+  (*sections)["traffic_matrix"] = [c, tp](JsonStreamWriter& w, const std::string& key) {
+    WriteTrafficMatrixTruth(*c, *tp, w, key);
+  };
 }
 
 std::string Gzip(std::string_view data) {

@@ -34,6 +34,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -102,38 +103,66 @@ struct Telemetry {
   std::vector<HostClock> clocks;         // per host
   JobPlan job;
   DcgmGrid grid;                           // base grid (the fast period)
-  std::vector<std::vector<DcgmBin>> bins;  // per rank
+  std::vector<DcgmCounterStart> dcgm_start;  // per rank: its NVLink counters before the window
+  std::vector<DcgmBin> thermal_bins;         // the thermal fault GPU's bins (empty without it)
   ThermalFault thermal;
   int straggler_rank = -1;
   std::vector<TelemetryFault> faults;
-  std::vector<ClockCheck> checks;
   int trace_first_iteration = 0;  // traced iterations [first, last)
   int trace_last_iteration = 0;
   std::vector<int64_t> rank_pid;  // training process id per rank
 };
 
-// Checks the telemetry options (ranges, slow period a multiple of the fast one, at most 512 hosts
-// when telemetry is on). Returns ok, or fails (kUsage) with the first option out of its range (the
+// Checks the telemetry options (ranges, slow period a multiple of the fast one, a job plan of at
+// most kMaxJobPlanBytes: hosts x 8 GPUs x 5 ops per iteration of the telemetry window). Returns ok, or fails (kUsage) with the first option out of its range (the
 // Error says which and the range). Always ok when with_telemetry is false.
 Status ValidateTelemetryOptions(const SimOptions& options);
 
-// Simulates clocks, job, DCGM physics, faults and check instants and returns them. Never fails; the
-// options must be valid (ValidateTelemetryOptions).
+// How much telemetry each host writes (SimOptions::telemetry_s, trace_iterations, duration_s; the
+// per-host volumes are measured in docs/scale.md):
+//   full     the options as given (defaults: a 60 s job / DCGM window, 30 traced iterations, a
+//            240 s run of clock logs);
+//   compact  a 12 s window, 6 traced iterations, a 60 s run (about a fifth of full per host);
+//   auto     full up to kFullTelemetryMaxHosts hosts, compact above (the default of `simulate`).
+enum class TelemetryVolume { kAuto, kFull, kCompact };
+inline constexpr int kFullTelemetryMaxHosts = 512;
+// "auto", "full", "compact"; nullopt for anything else.
+std::optional<TelemetryVolume> ParseTelemetryVolume(std::string_view name);
+// Returns `options` with `volume` applied (see TelemetryVolume). Never fails.
+SimOptions WithTelemetryVolume(SimOptions options, TelemetryVolume volume);
+
+// Simulates clocks, the job and its faults and returns them: what is cluster-wide (per-host plans
+// and clocks, the job plan, the faults, each rank's DCGM counter start and the thermal fault GPU's
+// bins); each host's DCGM bins are computed when the host is rendered (RankDcgmBins). Never fails;
+// the options must be valid (ValidateTelemetryOptions).
 Telemetry SimulateTelemetry(const Cluster& cluster);
+
+// The DCGM bins of one rank over t.grid, as ComputeDcgmBins gives them for the whole job. Never
+// fails (`rank` must be one of the job's).
+std::vector<DcgmBin> RankDcgmBins(const Cluster& cluster, const Telemetry& t, int rank);
+
+// The truth-only clock check instants of one host: clock_checks_per_host random true times
+// (the host's own stream), sorted, with the host clock's reading. Never fails.
+std::vector<ClockCheck> HostClockChecks(const Cluster& cluster, const Telemetry& t, const HostModel& host);
 
 // The telemetry files of one host, relative to the output directory, in rendering order. Never
 // fails.
 std::vector<std::string> TelemetryFiles(const Cluster& cluster, const Telemetry& telemetry,
                                         const HostModel& host);
 
+// Renders one host's telemetry files and returns them (in TelemetryFiles order); its DCGM bins are
+// computed here and freed on return. Never fails.
+std::vector<RenderedFile> RenderHostTelemetry(const Cluster& cluster, const Telemetry& telemetry,
+                                              const HostModel& host);
 // Renders every telemetry file and returns them (hosts in order, each in TelemetryFiles order).
 // Never fails.
 std::vector<RenderedFile> RenderTelemetry(const Cluster& cluster, const Telemetry& telemetry);
 
-// Adds the telemetry truth to truth.json's root object: clocks, clock_checks, telemetry_faults,
-// sampling, telemetry (run and job windows) and hosts[].telemetry_files
-// (docs/truth_schema.md). Never fails.
-void AddTelemetryTruth(const Cluster& cluster, const Telemetry& telemetry, nlohmann::json* root);
+// Adds the telemetry truth's top-level members to `sections`: clocks, clock_checks,
+// telemetry_faults, sampling, telemetry (run and job windows) and traffic_matrix, each written
+// host by host (docs/truth_schema.md); hosts[].telemetry_files is TruthJson's. The functions
+// refer to `cluster` and `telemetry`, which must outlive them. Never fails.
+void AddTelemetryTruth(const Cluster& cluster, const Telemetry& telemetry, TruthSections* sections);
 
 // Returns the gzip (RFC 1952) of `data`, deterministic (no name, mtime 0); empty if zlib fails.
 std::string Gzip(std::string_view data);

@@ -438,6 +438,14 @@ JobOp OptimizerOp(int it, const JobOp& small, std::vector<int64_t>& prev_end, Rn
 
 }  // namespace
 
+int64_t JobPlanBytesBound(int64_t world, double window_s) {
+  if (world <= 0 || window_s <= 0) return 0;
+  const double ring_ns = kAllReduceBaseNs + 2.0 * static_cast<double>(world - 1) * kRingHopNs;
+  const double min_iteration_ns = 0.9 * (kComputeMs + kOptimizerMs) * 1e6 + 2.0 * ring_ns;
+  const double iterations = std::ceil(window_s * 1e9 / min_iteration_ns) + 2.0;
+  return static_cast<int64_t>(iterations * 5.0 * static_cast<double>(world) * static_cast<double>(sizeof(RankSpan)));
+}
+
 JobPlan PlanJob(const Cluster& cluster, const JobOptions& o, Rng& rng) {
   JobPlan plan;
   const std::vector<HostBw> bws = PlanJobRanks(cluster, plan);
@@ -509,110 +517,126 @@ void AddSegment(const Segment& s, const DcgmGrid& grid, std::vector<DcgmBin>& bi
   }
 }
 
+// Adds one op's activity of one rank to its bins.
+void AddOpSegments(const JobOp& op, const RankSpan& sp, const DcgmGrid& grid, std::vector<DcgmBin>& bins,
+                   std::vector<double>& load) {
+  Segment s;
+  s.busy = 1;
+  switch (op.kind) {
+    case OpKind::kCompute:
+    case OpKind::kOptimizer: {
+      const bool c = op.kind == OpKind::kCompute;
+      s.a = sp.start_ns;
+      s.b = sp.end_ns;
+      s.sm = c ? kSmCompute : kSmOptimizer;
+      s.load = c ? kLoadCompute : kLoadOptimizer;
+      if (c) {
+        s.pcie_rx = kInputH2dBps;
+        s.pcie_tx = kInputD2hBps;
+      }
+      AddSegment(s, grid, bins, load);
+      break;
+    }
+    case OpKind::kSendRecv:
+    case OpKind::kAllReduce: {
+      Segment wait = s;
+      wait.a = sp.start_ns;
+      wait.b = sp.xfer_ns;
+      wait.sm = kSmNcclWait;
+      wait.load = kLoadNcclWait;
+      AddSegment(wait, grid, bins, load);
+      s.a = std::max(sp.start_ns, sp.xfer_ns);
+      s.b = sp.end_ns;
+      s.sm = kSmNcclXfer;
+      s.load = kLoadNcclXfer;
+      const double d = std::max<double>(1.0, static_cast<double>(s.b - s.a)) / 1e9;
+      s.nvl_tx = sp.nvl_tx / d;
+      s.nvl_rx = sp.nvl_rx / d;
+      s.pcie_tx = sp.pcie_tx / d;
+      s.pcie_rx = sp.pcie_rx / d;
+      AddSegment(s, grid, bins, load);
+      break;
+    }
+  }
+}
+
 }  // namespace
+
+std::vector<DcgmBin> ComputeRankDcgmBins(const Cluster& cluster, const JobPlan& plan, const DcgmGrid& grid,
+                                         ThermalFault& thermal, int r, DcgmCounterStart start, Rng& rng) {
+  const double step_s = static_cast<double>(grid.step_ns) / 1e9;
+  std::vector<DcgmBin> bins(static_cast<size_t>(grid.bins), DcgmBin{});
+  std::vector<double> load(static_cast<size_t>(grid.bins), 0.0);
+  for (const JobOp& op : plan.ops) AddOpSegments(op, op.ranks[static_cast<size_t>(r)], grid, bins, load);
+  // Power, temperature, link state and counters, bin by bin.
+  const int host = plan.rank_host[static_cast<size_t>(r)];
+  const int gpu = plan.rank_gpu[static_cast<size_t>(r)];
+  const GpuPhysics ph = PhysicsOf(*cluster.hosts[static_cast<size_t>(host)].type);
+  const bool faulty = host == thermal.host && gpu == thermal.gpu;
+  const double warm_load = 0.75;
+  double temp = ph.inlet_c + ph.r_c_per_w * (ph.idle_w + (ph.max_w - ph.idle_w) * warm_load);
+  bool down = false;
+  int64_t crc = start.crc_flit;
+  int64_t replay = start.replay;
+  const double decay = std::exp(-step_s / ph.tau_s);
+  std::vector<double> power(static_cast<size_t>(grid.bins));
+  for (int k = 0; k < grid.bins; ++k) {
+    power[static_cast<size_t>(k)] =
+        ph.idle_w + (ph.max_w - ph.idle_w) * std::min(1.0, load[static_cast<size_t>(k)]);
+  }
+  auto cooling_degraded = [&](int k) {
+    const int64_t t_end = grid.start_ns + (k + 1) * grid.step_ns;
+    return t_end > thermal.cool_start_ns && t_end <= thermal.cool_end_ns;
+  };
+  if (faulty) {
+    double sum = 0;
+    int n = 0;
+    for (int k = 0; k < grid.bins; ++k) {
+      if (!cooling_degraded(k)) continue;
+      sum += power[static_cast<size_t>(k)];
+      ++n;
+    }
+    if (n > 0 && sum > 0) {
+      const double needed = (kThermalTargetC - ph.inlet_c) / (ph.r_c_per_w * sum / n);
+      thermal.r_factor = std::clamp(needed, thermal.r_factor, 4.0);
+    }
+  }
+  for (int k = 0; k < grid.bins; ++k) {
+    DcgmBin& bin = bins[static_cast<size_t>(k)];
+    bin.power_w = power[static_cast<size_t>(k)];
+    double rth = ph.r_c_per_w;
+    if (faulty && cooling_degraded(k)) rth *= thermal.r_factor;
+    const double t_inf = ph.inlet_c + rth * bin.power_w;
+    temp = t_inf + (temp - t_inf) * decay;
+    bin.temp_c = temp;
+    if (faulty) {
+      if (!down && temp >= kHotC) down = true;
+      if (down && temp < kCoolC) down = false;
+      if (down) {
+        crc += Poisson(rng, kCrcFlitPerS * step_s);
+        replay += Poisson(rng, kReplayPerS * step_s);
+      }
+    }
+    bin.link_down = down;
+    bin.crc_flit_total = crc;
+    bin.replay_total = replay;
+  }
+  return bins;
+}
+
+DcgmCounterStart DrawDcgmCounterStart(Rng& rng) {
+  DcgmCounterStart s;
+  s.crc_flit = static_cast<int64_t>(rng.Below(20));
+  s.replay = static_cast<int64_t>(rng.Below(3));
+  return s;
+}
 
 std::vector<std::vector<DcgmBin>> ComputeDcgmBins(const Cluster& cluster, const JobPlan& plan,
                                                   const DcgmGrid& grid, ThermalFault& thermal, Rng& rng) {
   std::vector<std::vector<DcgmBin>> out(static_cast<size_t>(plan.world));
-  const double step_s = static_cast<double>(grid.step_ns) / 1e9;
   for (int r = 0; r < plan.world; ++r) {
-    std::vector<DcgmBin>& bins = out[static_cast<size_t>(r)];
-    bins.assign(static_cast<size_t>(grid.bins), DcgmBin{});
-    std::vector<double> load(static_cast<size_t>(grid.bins), 0.0);
-    for (const JobOp& op : plan.ops) {
-      const RankSpan& sp = op.ranks[static_cast<size_t>(r)];
-      Segment s;
-      s.busy = 1;
-      switch (op.kind) {
-        case OpKind::kCompute:
-        case OpKind::kOptimizer: {
-          const bool c = op.kind == OpKind::kCompute;
-          s.a = sp.start_ns;
-          s.b = sp.end_ns;
-          s.sm = c ? kSmCompute : kSmOptimizer;
-          s.load = c ? kLoadCompute : kLoadOptimizer;
-          if (c) {
-            s.pcie_rx = kInputH2dBps;
-            s.pcie_tx = kInputD2hBps;
-          }
-          AddSegment(s, grid, bins, load);
-          break;
-        }
-        case OpKind::kSendRecv:
-        case OpKind::kAllReduce: {
-          Segment wait = s;
-          wait.a = sp.start_ns;
-          wait.b = sp.xfer_ns;
-          wait.sm = kSmNcclWait;
-          wait.load = kLoadNcclWait;
-          AddSegment(wait, grid, bins, load);
-          s.a = std::max(sp.start_ns, sp.xfer_ns);
-          s.b = sp.end_ns;
-          s.sm = kSmNcclXfer;
-          s.load = kLoadNcclXfer;
-          const double d = std::max<double>(1.0, static_cast<double>(s.b - s.a)) / 1e9;
-          s.nvl_tx = sp.nvl_tx / d;
-          s.nvl_rx = sp.nvl_rx / d;
-          s.pcie_tx = sp.pcie_tx / d;
-          s.pcie_rx = sp.pcie_rx / d;
-          AddSegment(s, grid, bins, load);
-          break;
-        }
-      }
-    }
-    // Power, temperature, link state and counters, bin by bin.
-    const int host = plan.rank_host[static_cast<size_t>(r)];
-    const int gpu = plan.rank_gpu[static_cast<size_t>(r)];
-    const GpuPhysics ph = PhysicsOf(*cluster.hosts[static_cast<size_t>(host)].type);
-    const bool faulty = host == thermal.host && gpu == thermal.gpu;
-    const double warm_load = 0.75;
-    double temp = ph.inlet_c + ph.r_c_per_w * (ph.idle_w + (ph.max_w - ph.idle_w) * warm_load);
-    bool down = false;
-    int64_t crc = static_cast<int64_t>(rng.Below(20));
-    int64_t replay = static_cast<int64_t>(rng.Below(3));
-    const double decay = std::exp(-step_s / ph.tau_s);
-    std::vector<double> power(static_cast<size_t>(grid.bins));
-    for (int k = 0; k < grid.bins; ++k) {
-      power[static_cast<size_t>(k)] =
-          ph.idle_w + (ph.max_w - ph.idle_w) * std::min(1.0, load[static_cast<size_t>(k)]);
-    }
-    auto cooling_degraded = [&](int k) {
-      const int64_t t_end = grid.start_ns + (k + 1) * grid.step_ns;
-      return t_end > thermal.cool_start_ns && t_end <= thermal.cool_end_ns;
-    };
-    if (faulty) {
-      double sum = 0;
-      int n = 0;
-      for (int k = 0; k < grid.bins; ++k) {
-        if (!cooling_degraded(k)) continue;
-        sum += power[static_cast<size_t>(k)];
-        ++n;
-      }
-      if (n > 0 && sum > 0) {
-        const double needed = (kThermalTargetC - ph.inlet_c) / (ph.r_c_per_w * sum / n);
-        thermal.r_factor = std::clamp(needed, thermal.r_factor, 4.0);
-      }
-    }
-    for (int k = 0; k < grid.bins; ++k) {
-      DcgmBin& bin = bins[static_cast<size_t>(k)];
-      bin.power_w = power[static_cast<size_t>(k)];
-      double rth = ph.r_c_per_w;
-      if (faulty && cooling_degraded(k)) rth *= thermal.r_factor;
-      const double t_inf = ph.inlet_c + rth * bin.power_w;
-      temp = t_inf + (temp - t_inf) * decay;
-      bin.temp_c = temp;
-      if (faulty) {
-        if (!down && temp >= kHotC) down = true;
-        if (down && temp < kCoolC) down = false;
-        if (down) {
-          crc += Poisson(rng, kCrcFlitPerS * step_s);
-          replay += Poisson(rng, kReplayPerS * step_s);
-        }
-      }
-      bin.link_down = down;
-      bin.crc_flit_total = crc;
-      bin.replay_total = replay;
-    }
+    const DcgmCounterStart start = DrawDcgmCounterStart(rng);
+    out[static_cast<size_t>(r)] = ComputeRankDcgmBins(cluster, plan, grid, thermal, r, start, rng);
   }
   return out;
 }

@@ -150,6 +150,11 @@ std::vector<NvlinkSend> NvlinkSends(const JobPlan& plan, const JobOp& op, int ra
 std::vector<std::map<std::pair<int, int>, double>> NvlinkPairBytes(const JobPlan& plan, int64_t from_ns,
                                                                    int64_t to_ns);
 
+// An upper bound of the memory a job plan of `world` ranks over a window of `window_s` seconds
+// holds (its ops' per-rank spans: 5 ops per iteration, an iteration at least 90 % of the compute
+// and optimizer time plus the two AllReduces' ring latency). Never fails.
+int64_t JobPlanBytesBound(int64_t world, double window_s);
+
 // Plans the job: returns its ranks and every op of every iteration starting in [start_ns, end_ns]
 // (no ops for a cluster without GPUs). `rng` is the job's stream. Never fails.
 JobPlan PlanJob(const Cluster& cluster, const JobOptions& options, Rng& rng);
@@ -189,6 +194,20 @@ struct DcgmGrid {
 std::vector<std::vector<DcgmBin>> ComputeDcgmBins(const Cluster& cluster, const JobPlan& plan,
                                                   const DcgmGrid& grid, ThermalFault& thermal, Rng& rng);
 inline constexpr double kThermalTargetC = 96.0;
+
+// A GPU's NVLink CRC-flit and replay counters before the window (ComputeDcgmBins draws them from
+// its `rng`, rank after rank, before the rank's bins).
+struct DcgmCounterStart {
+  int64_t crc_flit = 0;
+  int64_t replay = 0;
+};
+// Draws one rank's counter start (two draws). Never fails.
+DcgmCounterStart DrawDcgmCounterStart(Rng& rng);
+// The bins of rank `rank` alone, as ComputeDcgmBins computes them: `rng` draws only the thermal
+// fault GPU's Poisson counter events (and `thermal.r_factor` is raised on that GPU), so any other
+// rank's bins need nothing but its counter start. Never fails.
+std::vector<DcgmBin> ComputeRankDcgmBins(const Cluster& cluster, const JobPlan& plan, const DcgmGrid& grid,
+                                         ThermalFault& thermal, int rank, DcgmCounterStart start, Rng& rng);
 
 // Where the thermal fault's link is down: returns [first, last] bin end times (true ns), or {0, 0}
 // when never. Never fails.

@@ -7,6 +7,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "toposcope/base/json_stream.h"
 #include "toposcope/base/names.h"
 #include "toposcope/base/rng.h"
 #include "toposcope/sim/fabric_sim.h"
@@ -361,82 +362,90 @@ std::string TruthJson(const Cluster& cluster, const Telemetry* telemetry, const 
   return TruthJson(cluster, telemetry, rdma, nullptr, nullptr);
 }
 
-std::string TruthJson(const Cluster& cluster, const Telemetry* telemetry, const RdmaPlan* rdma,
-                      const FabricPlan* fabric_plan, const FabricStats* fabric_stats) {
-  using nlohmann::json;
-  json root;
-  root["seed"] = cluster.options.seed;
-  root["arch"] = std::string(ArchName(cluster.options.arch));
+namespace {
 
-  json hosts = json::array();
-  json gpus = json::array();
-  json islands = json::array();
-  json links = json::array();
+using nlohmann::json;
+
+// A host's NVLink / PCIe islands: one NVSwitch domain, one per bridged pair, else one per GPU
+// (kind, member GPUs).
+std::vector<std::pair<std::string, std::vector<int>>> HostIslands(const NodeType& t) {
+  std::vector<std::pair<std::string, std::vector<int>>> host_islands;
+  if (!t.nvswitch_lanes.empty()) {
+    host_islands.push_back({"nvswitch", {}});
+    for (int g = 0; g < t.GpuCount(); ++g) host_islands[0].second.push_back(g);
+    return host_islands;
+  }
+  for (int g = 0; g < t.GpuCount(); ++g) {
+    bool placed = false;
+    for (auto& [kind, members] : host_islands) {
+      if (kind == "nvlink" && t.BridgeIndex(members.front(), g) >= 0) {
+        members.push_back(g);
+        placed = true;
+      }
+    }
+    if (placed) continue;
+    bool bridged = false;
+    for (int p = 0; p < t.GpuCount(); ++p) bridged = bridged || (p != g && t.BridgeIndex(g, p) >= 0);
+    host_islands.push_back({bridged ? "nvlink" : "pcie", {g}});
+  }
+  return host_islands;
+}
+
+void WriteIslands(const Cluster& cluster, JsonStreamWriter& w, const std::string& key) {
+  w.BeginArray(key);
+  for (const HostModel& h : cluster.hosts) {
+    const auto islands = HostIslands(*h.type);
+    for (size_t i = 0; i < islands.size(); ++i) {
+      json members = json::array();
+      for (int g : islands[i].second) members.push_back(GpuName(h.name, g));
+      w.Element({{"id", h.name + "/island" + std::to_string(i)}, {"members", members}, {"kind", islands[i].first}});
+    }
+  }
+  w.End();
+}
+
+void WriteGpus(const Cluster& cluster, JsonStreamWriter& w, const std::string& key) {
+  w.BeginArray(key);
   for (const HostModel& h : cluster.hosts) {
     const NodeType& t = *h.type;
     const BusLayout bus = AssignBusNumbers(t);
-    hosts.push_back({{"name", h.name},
-                     {"node_type", t.name},
-                     {"gpu_model", t.gpu_model},
-                     {"leaf", h.leaf},
-                     {"files", HostFiles(h)}});
-    // Islands: one NVSwitch domain, one per bridged pair, else one per GPU.
+    const auto islands = HostIslands(t);
     std::vector<int> island_of(static_cast<size_t>(t.GpuCount()), -1);
-    std::vector<std::pair<std::string, std::vector<int>>> host_islands;  // kind, members
-    if (!t.nvswitch_lanes.empty()) {
-      host_islands.push_back({"nvswitch", {}});
-      for (int g = 0; g < t.GpuCount(); ++g) host_islands[0].second.push_back(g);
-    } else {
-      for (int g = 0; g < t.GpuCount(); ++g) {
-        bool placed = false;
-        for (auto& [kind, members] : host_islands) {
-          if (kind == "nvlink" && t.BridgeIndex(members.front(), g) >= 0) {
-            members.push_back(g);
-            placed = true;
-          }
-        }
-        if (placed) continue;
-        bool bridged = false;
-        for (int p = 0; p < t.GpuCount(); ++p) bridged = bridged || (p != g && t.BridgeIndex(g, p) >= 0);
-        host_islands.push_back({bridged ? "nvlink" : "pcie", {g}});
-      }
-    }
-    for (size_t i = 0; i < host_islands.size(); ++i) {
-      json members = json::array();
-      for (int g : host_islands[i].second) {
-        members.push_back(GpuName(h.name, g));
-        island_of[static_cast<size_t>(g)] = static_cast<int>(i);
-      }
-      islands.push_back({{"id", h.name + "/island" + std::to_string(i)},
-                         {"members", members},
-                         {"kind", host_islands[i].first}});
+    for (size_t i = 0; i < islands.size(); ++i) {
+      for (int g : islands[i].second) island_of[static_cast<size_t>(g)] = static_cast<int>(i);
     }
     for (int g = 0; g < t.GpuCount(); ++g) {
-      gpus.push_back({{"id", GpuName(h.name, g)},
-                      {"host", h.name},
-                      {"index", g},
-                      {"island", h.name + "/island" + std::to_string(island_of[static_cast<size_t>(g)])},
-                      {"bus_id", BusIdNccl(bus.gpus[static_cast<size_t>(g)])},
-                      {"numa", t.GpuSocket(g)}});
-    }
-    for (const LinkTruth& l : HostLinks(h)) {
-      links.push_back({{"a", GpuName(h.name, l.a)},
-                       {"b", GpuName(h.name, l.b)},
-                       {"type", std::string(LinkTypeName(l.type))},
-                       {"lanes", l.lanes},
-                       {"design_lanes", l.design_lanes},
-                       {"bandwidth_gbps", Round3(l.bandwidth_gbps)},
-                       {"healthy_gbps", Round3(l.healthy_gbps)},
-                       {"latency_us", Round3(l.latency_us)},
-                       {"degraded", l.degraded},
-                       {"fault", std::string(NodeFaultKindName(l.fault))}});
+      w.Element({{"id", GpuName(h.name, g)},
+                 {"host", h.name},
+                 {"index", g},
+                 {"island", h.name + "/island" + std::to_string(island_of[static_cast<size_t>(g)])},
+                 {"bus_id", BusIdNccl(bus.gpus[static_cast<size_t>(g)])},
+                 {"numa", t.GpuSocket(g)}});
     }
   }
-  root["hosts"] = std::move(hosts);
-  root["gpus"] = std::move(gpus);
-  root["islands"] = std::move(islands);
-  root["links"] = std::move(links);
+  w.End();
+}
 
+void WriteLinks(const Cluster& cluster, JsonStreamWriter& w, const std::string& key) {
+  w.BeginArray(key);
+  for (const HostModel& h : cluster.hosts) {
+    for (const LinkTruth& l : HostLinks(h)) {
+      w.Element({{"a", GpuName(h.name, l.a)},
+                 {"b", GpuName(h.name, l.b)},
+                 {"type", std::string(LinkTypeName(l.type))},
+                 {"lanes", l.lanes},
+                 {"design_lanes", l.design_lanes},
+                 {"bandwidth_gbps", Round3(l.bandwidth_gbps)},
+                 {"healthy_gbps", Round3(l.healthy_gbps)},
+                 {"latency_us", Round3(l.latency_us)},
+                 {"degraded", l.degraded},
+                 {"fault", std::string(NodeFaultKindName(l.fault))}});
+    }
+  }
+  w.End();
+}
+
+json FaultsTruth(const Cluster& cluster) {
   json faults = json::array();
   for (const FaultTruth& f : cluster.faults) {
     const HostModel& h = cluster.hosts[static_cast<size_t>(f.host)];
@@ -445,8 +454,10 @@ std::string TruthJson(const Cluster& cluster, const Telemetry* telemetry, const 
     faults.push_back({{"kind", std::string(NodeFaultKindName(f.kind))}, {"host", h.name}, {"gpus", fg},
                       {"detail", f.detail}});
   }
-  root["faults"] = std::move(faults);
+  return faults;
+}
 
+json BaseFabricTruth(const Cluster& cluster) {
   auto groups = [](const std::vector<FabricGroup>& in, const char* key, const char* members_key) {
     json arr = json::array();
     for (const auto& g : in) arr.push_back({{key, g.name}, {members_key, g.members}});
@@ -457,23 +468,102 @@ std::string TruthJson(const Cluster& cluster, const Telemetry* telemetry, const 
   fabric["spines"] = cluster.fabric.spines;
   fabric["groups"] = groups(cluster.fabric.groups, "group", "routers");
   fabric["rings"] = groups(cluster.fabric.rings, "ring", "racks");
-  root["fabric"] = std::move(fabric);
-  if (cluster.options.vary) {
-    json variation = json::object();
-    for (const auto& [name, value] : VariationSummary(cluster.options)) variation[name] = value;
-    variation["drawn"] = cluster.options.drawn_options;
-    root["variation"] = std::move(variation);
-  }
-  if (telemetry != nullptr) AddTelemetryTruth(cluster, *telemetry, &root);
-  if (rdma != nullptr) AddRdmaTruth(cluster, *rdma, &root);
+  return fabric;
+}
+
+// The truth of the parts limited to small clusters (RDMA, fabric), as their Add*Truth build it on a
+// root holding "hosts" (one empty object per host, to take hosts[].rdma_files / fabric_files) and
+// the cluster's "fabric"; null when neither is given.
+json SmallPartsTruth(const Cluster& cluster, const RdmaPlan* rdma, const FabricPlan* fabric_plan,
+                     const FabricStats* fabric_stats) {
+  if (rdma == nullptr && fabric_plan == nullptr) return nullptr;
+  json extra;
+  extra["hosts"] = json::array();
+  for (size_t i = 0; i < cluster.hosts.size(); ++i) extra["hosts"].push_back(json::object());
+  extra["fabric"] = BaseFabricTruth(cluster);
+  if (rdma != nullptr) AddRdmaTruth(cluster, *rdma, &extra);
   if (fabric_plan != nullptr) {
-    AddFabricTruth(cluster, *fabric_plan, fabric_stats != nullptr ? *fabric_stats : FabricStats{}, &root);
+    AddFabricTruth(cluster, *fabric_plan, fabric_stats != nullptr ? *fabric_stats : FabricStats{}, &extra);
+  }
+  return extra;
+}
+
+void WriteHosts(const Cluster& cluster, const Telemetry* telemetry, const json& extra, JsonStreamWriter& w,
+                const std::string& key) {
+  w.BeginArray(key);
+  for (const HostModel& h : cluster.hosts) {
+    json hj = {{"name", h.name},
+               {"node_type", h.type->name},
+               {"gpu_model", h.type->gpu_model},
+               {"leaf", h.leaf},
+               {"files", HostFiles(h)}};
+    if (telemetry != nullptr) hj["telemetry_files"] = TelemetryFiles(cluster, *telemetry, h);
+    if (!extra.is_null()) {
+      for (const auto& [k, v] : extra["hosts"][static_cast<size_t>(h.index)].items()) hj[k] = v;
+    }
+    w.Element(hj);
+  }
+  w.End();
+}
+
+}  // namespace
+
+Status WriteTruthJson(const Cluster& cluster, const Telemetry* telemetry, const RdmaPlan* rdma,
+                      const FabricPlan* fabric_plan, const FabricStats* fabric_stats,
+                      const std::function<Status(std::string_view)>& sink) {
+  const Cluster* c = &cluster;
+  const json extra = SmallPartsTruth(cluster, rdma, fabric_plan, fabric_stats);
+  const json* x = &extra;
+  TruthSections sections;
+  sections["seed"] = [c](JsonStreamWriter& w, const std::string& key) { w.Value(key, c->options.seed); };
+  sections["arch"] = [c](JsonStreamWriter& w, const std::string& key) {
+    w.Value(key, std::string(ArchName(c->options.arch)));
+  };
+  sections["hosts"] = [c, telemetry, x](JsonStreamWriter& w, const std::string& key) {
+    WriteHosts(*c, telemetry, *x, w, key);
+  };
+  sections["gpus"] = [c](JsonStreamWriter& w, const std::string& key) { WriteGpus(*c, w, key); };
+  sections["islands"] = [c](JsonStreamWriter& w, const std::string& key) { WriteIslands(*c, w, key); };
+  sections["links"] = [c](JsonStreamWriter& w, const std::string& key) { WriteLinks(*c, w, key); };
+  sections["faults"] = [c](JsonStreamWriter& w, const std::string& key) { w.Value(key, FaultsTruth(*c)); };
+  sections["fabric"] = [c, x](JsonStreamWriter& w, const std::string& key) {
+    w.Value(key, x->is_null() ? BaseFabricTruth(*c) : (*x)["fabric"]);
+  };
+  if (cluster.options.vary) {
+    sections["variation"] = [c](JsonStreamWriter& w, const std::string& key) {
+      json variation = json::object();
+      for (const auto& [name, value] : VariationSummary(c->options)) variation[name] = value;
+      variation["drawn"] = c->options.drawn_options;
+      w.Value(key, variation);
+    };
+  }
+  if (telemetry != nullptr) AddTelemetryTruth(cluster, *telemetry, &sections);
+  if (!extra.is_null()) {
+    for (const auto& [k, v] : extra.items()) {
+      if (k == "hosts" || k == "fabric") continue;
+      const json* value = &v;
+      sections[k] = [value](JsonStreamWriter& w, const std::string& key) { w.Value(key, *value); };
+    }
   }
   // "schema" goes first, so that format detection finds it in the file's head; the other keys
-  // follow sorted.
-  std::string text = root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-  text.insert(2, "  \"schema\": \"toposcope.truth/1\",\n");
-  return text + "\n";
+  // follow sorted (as nlohmann::json sorts an object's keys).
+  JsonStreamWriter w(sink);
+  w.BeginObject();
+  w.Value("schema", "toposcope.truth/1");
+  for (const auto& [key, write] : sections) write(w, key);
+  w.End();
+  w.Raw("\n");
+  return w.Finish();
+}
+
+std::string TruthJson(const Cluster& cluster, const Telemetry* telemetry, const RdmaPlan* rdma,
+                      const FabricPlan* fabric_plan, const FabricStats* fabric_stats) {
+  std::string text;
+  (void)WriteTruthJson(cluster, telemetry, rdma, fabric_plan, fabric_stats, [&text](std::string_view piece) {
+    text += piece;
+    return Status{};
+  });
+  return text;
 }
 
 std::vector<RenderedFile> RenderCluster(const Cluster& cluster) {
@@ -484,35 +574,88 @@ std::vector<RenderedFile> RenderCluster(const Cluster& cluster) {
   return RenderCluster(cluster, &telemetry);
 }
 
-std::vector<RenderedFile> RenderCluster(const Cluster& cluster, const Telemetry* telemetry) {
-  std::vector<RenderedFile> out;
-  for (const HostModel& h : cluster.hosts) {
-    const std::vector<std::string> files = HostFiles(h);
-    if (files.size() == 3) {
-      out.push_back({files[0], formats::WriteNvsmiTopo(BuildNvsmiTopo(h))});
-      out.push_back({files[1], formats::WriteXmlTree(BuildNcclTopoXml(h))});
-    }
-    const formats::P2pReport report = BuildP2pReport(h, cluster.options.noise, cluster.options.seed);
-    out.push_back({files.back(), h.p2p_tool == P2pToolKind::kNvbandwidth
-                                 ? formats::WriteNvbandwidth(report)
-                                 : formats::WriteP2pBandwidthLatencyTest(report)});
+Status RenderSink::File(const std::string& path, std::string_view text) {
+  if (Status st = Begin(path); !st) return st;
+  if (Status st = Append(text); !st) return st;
+  return End();
+}
+
+namespace {
+
+// The host's topology files (HostFiles order).
+Status RenderHostTopology(const Cluster& cluster, const HostModel& h, RenderSink& sink) {
+  const std::vector<std::string> files = HostFiles(h);
+  if (files.size() == 3) {
+    if (Status st = sink.File(files[0], formats::WriteNvsmiTopo(BuildNvsmiTopo(h))); !st) return st;
+    if (Status st = sink.File(files[1], formats::WriteXmlTree(BuildNcclTopoXml(h))); !st) return st;
   }
-  if (telemetry != nullptr) {
-    for (RenderedFile& f : RenderTelemetry(cluster, *telemetry)) out.push_back(std::move(f));
+  const formats::P2pReport report = BuildP2pReport(h, cluster.options.noise, cluster.options.seed);
+  return sink.File(files.back(), h.p2p_tool == P2pToolKind::kNvbandwidth ? formats::WriteNvbandwidth(report)
+                                                                          : formats::WriteP2pBandwidthLatencyTest(report));
+}
+
+// Collects the files in memory (RenderCluster).
+class MemorySink : public RenderSink {
+ public:
+  explicit MemorySink(std::vector<RenderedFile>* out) : out_(out) {}
+  Status Begin(const std::string& path) override {
+    out_->push_back({path, {}});
+    return {};
+  }
+  Status Append(std::string_view text) override {
+    out_->back().text += text;
+    return {};
+  }
+  Status End() override { return {}; }
+
+ private:
+  std::vector<RenderedFile>* out_;
+};
+
+}  // namespace
+
+Status RenderClusterTo(const Cluster& cluster, const Telemetry* telemetry, RenderSink& sink) {
+  const int n = static_cast<int>(cluster.hosts.size());
+  for (const HostModel& h : cluster.hosts) {
+    if (Status st = RenderHostTopology(cluster, h, sink); !st) return st;
+    if (telemetry != nullptr) {
+      for (const RenderedFile& f : RenderHostTelemetry(cluster, *telemetry, h)) {
+        if (Status st = sink.File(f.path, f.text); !st) return st;
+      }
+    }
+    sink.HostDone(h.index + 1, n);
   }
   std::unique_ptr<RdmaPlan> rdma;
   if (cluster.options.with_rdma && ValidateRdmaOptions(cluster.options).ok()) {
     rdma = std::make_unique<RdmaPlan>(PlanRdma(cluster, telemetry));
-    for (RenderedFile& f : RenderRdma(cluster, *rdma)) out.push_back(std::move(f));
+    for (const RenderedFile& f : RenderRdma(cluster, *rdma)) {
+      if (Status st = sink.File(f.path, f.text); !st) return st;
+    }
   }
   std::unique_ptr<FabricPlan> fabric;
   FabricStats fabric_stats;
   if (cluster.options.with_fabric && ValidateFabricOptions(cluster.options).ok()) {
     fabric = std::make_unique<FabricPlan>(PlanFabric(cluster));
-    for (RenderedFile& f : RenderFabric(cluster, *fabric, &fabric_stats)) out.push_back(std::move(f));
-    for (RenderedFile& f : RenderPortCounters(cluster, *fabric)) out.push_back(std::move(f));
+    for (const RenderedFile& f : RenderFabric(cluster, *fabric, &fabric_stats)) {
+      if (Status st = sink.File(f.path, f.text); !st) return st;
+    }
+    for (const RenderedFile& f : RenderPortCounters(cluster, *fabric)) {
+      if (Status st = sink.File(f.path, f.text); !st) return st;
+    }
   }
-  out.push_back({kTruthFile, TruthJson(cluster, telemetry, rdma.get(), fabric.get(), &fabric_stats)});
+  if (Status st = sink.Begin(kTruthFile); !st) return st;
+  if (Status st = WriteTruthJson(cluster, telemetry, rdma.get(), fabric.get(), &fabric_stats,
+                                 [&sink](std::string_view piece) { return sink.Append(piece); });
+      !st) {
+    return st;
+  }
+  return sink.End();
+}
+
+std::vector<RenderedFile> RenderCluster(const Cluster& cluster, const Telemetry* telemetry) {
+  std::vector<RenderedFile> out;
+  MemorySink sink(&out);
+  (void)RenderClusterTo(cluster, telemetry, sink);
   return out;
 }
 

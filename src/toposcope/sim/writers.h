@@ -6,13 +6,22 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "toposcope/base/result.h"
 
 #include "toposcope/formats/nccl/nccl_xml.h"
 #include "toposcope/formats/node/nvsmi_topo.h"
 #include "toposcope/formats/node/p2p_matrix.h"
 #include "toposcope/sim/cluster.h"
+
+namespace toposcope {
+class JsonStreamWriter;  // base/json_stream.h
+}  // namespace toposcope
 
 namespace toposcope::sim {
 
@@ -50,6 +59,10 @@ formats::P2pReport BuildP2pReport(const HostModel& host, const stats::NoiseModel
 // alone for a P2P-only node type. Never fails.
 std::vector<std::string> HostFiles(const HostModel& host);
 
+// truth.json's top-level members other than "schema", by key: each function writes the member
+// `key` (its value built or streamed host by host). TruthJson writes them in key order.
+using TruthSections = std::map<std::string, std::function<void(JsonStreamWriter&, const std::string& key)>>;
+
 // truth.json: "schema" first (format detection reads the file's head), then the other keys sorted;
 // arrays in host / GPU order, numbers rounded to 3 decimals, 2-space indent, trailing newline.
 // Returns the text; neither this nor the overloads below fail.
@@ -64,12 +77,43 @@ std::string TruthJson(const Cluster& cluster, const Telemetry* telemetry, const 
 // not null (`fabric_stats` from RenderFabric; may be null).
 std::string TruthJson(const Cluster& cluster, const Telemetry* telemetry, const RdmaPlan* rdma,
                       const FabricPlan* fabric, const FabricStats* fabric_stats);
+// The same text handed to `sink` piece by piece (about 1 MB at a time) as it is written, section by
+// section and host by host: the cluster-wide truth is never in memory whole (only the RDMA and
+// fabric parts, limited to small clusters, are built first). Returns the sink's first failure.
+Status WriteTruthJson(const Cluster& cluster, const Telemetry* telemetry, const RdmaPlan* rdma,
+                      const FabricPlan* fabric, const FabricStats* fabric_stats,
+                      const std::function<Status(std::string_view)>& sink);
 
 struct RenderedFile {
   std::string path;  // relative to the output directory
   std::string text;
 };
-// Every file of the dataset, in a fixed order (hosts in order, then truth.json last). With
+// Where RenderClusterTo puts the files: one file at a time, opened, appended to piece by piece and
+// closed (paths relative to the output directory).
+class RenderSink {
+ public:
+  virtual ~RenderSink() = default;
+  virtual Status Begin(const std::string& path) = 0;
+  virtual Status Append(std::string_view text) = 0;
+  virtual Status End() = 0;
+  // Called after each host's own files (topology and telemetry) are done.
+  virtual void HostDone(int hosts_done, int hosts_total) {
+    (void)hosts_done;
+    (void)hosts_total;
+  }
+  // A whole file at once.
+  Status File(const std::string& path, std::string_view text);
+};
+
+// Renders the dataset into `sink` host by host: a host's topology files, then its telemetry files
+// (with `telemetry`: its DCGM bins, traces and logs computed, handed over and freed before the next
+// host); then the RDMA and fabric files (with their options, on the small clusters they allow);
+// truth.json last, streamed (WriteTruthJson). Memory: what is cluster-wide (the cluster, the
+// telemetry's plans, clocks and job plan, the RDMA and fabric plans) plus one host's files. Returns
+// the sink's first failure.
+Status RenderClusterTo(const Cluster& cluster, const Telemetry* telemetry, RenderSink& sink);
+
+// Every file of the dataset, in RenderClusterTo's order (truth.json last), in memory. With
 // options.with_telemetry, also every host's telemetry files (sim/telemetry.h), simulated here;
 // with options.with_rdma (and valid RDMA options) the RDMA files (sim/rdma_traffic.h) after them;
 // with options.with_fabric (and valid fabric options) the fabric files (sim/fabric_sim.h) last.
