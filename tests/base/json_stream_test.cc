@@ -100,7 +100,9 @@ TEST(OutputFile, PlainAndZstdReadBack) {
     ASSERT_TRUE((*f)->Close().ok());
     EXPECT_EQ((*f)->bytes_in(), static_cast<int64_t>(text.size()));
     EXPECT_EQ((*f)->bytes_out(), static_cast<int64_t>(std::filesystem::file_size(path)));
-    if (compression == OutputCompression::kZstd) EXPECT_LT((*f)->bytes_out() * 3, (*f)->bytes_in());
+    if (compression == OutputCompression::kZstd) {
+      EXPECT_LT((*f)->bytes_out() * 3, (*f)->bytes_in());
+    }
     auto back = ReadFileText(path);
     ASSERT_TRUE(back.ok()) << back.error().ToString();
     EXPECT_EQ(*back, text);

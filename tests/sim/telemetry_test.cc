@@ -198,10 +198,21 @@ TEST(Telemetry, InvalidOptionsAreErrors) {
   o = SmallOptions(1, 2);
   o.dcgm_period_ms = 0;
   EXPECT_FALSE(Simulate(o, d.str()).ok());
-  o = SmallOptions(1, 600);
-  EXPECT_FALSE(Simulate(o, d.str()).ok());
+  // No host limit, but the job plan held while rendering is capped: an hour-long window over
+  // 100,000 hosts is refused, the compact volume over 12,500 hosts (100,000 GPUs) is not.
+  o = SmallOptions(1, 100000);
+  o.duration_s = 3600;
+  o.telemetry_s = 3600;
+  const Status big = ValidateTelemetryOptions(o);
+  ASSERT_FALSE(big.ok());
+  EXPECT_NE(big.error().message.find("MiB of job plan"), std::string::npos) << big.error().message;
   o.with_telemetry = false;  // the limits apply to telemetry only
   EXPECT_TRUE(ValidateTelemetryOptions(o).ok());
+  o = SmallOptions(1, 12500);
+  EXPECT_TRUE(ValidateTelemetryOptions(WithTelemetryVolume(o, TelemetryVolume::kAuto)).ok());
+  EXPECT_EQ(WithTelemetryVolume(o, TelemetryVolume::kAuto).telemetry_s, 12);
+  o.hosts = 512;
+  EXPECT_EQ(WithTelemetryVolume(o, TelemetryVolume::kAuto).telemetry_s, 40);  // full: as given
 }
 
 // Everything one run wrote, parsed back.
@@ -577,12 +588,13 @@ TEST(Telemetry, StragglerLowersTheOthersSmActivity) {
   ASSERT_GT(t.job.straggler_from_iteration, 2);
   const int64_t from = t.job.iteration_start_ns[static_cast<size_t>(t.job.straggler_from_iteration)];
   auto mean_sm = [&](int rank, bool after) {
+    const std::vector<DcgmBin> bins = RankDcgmBins(*cluster, t, rank);
     double sum = 0;
     int n = 0;
     for (int k = 0; k < t.grid.bins; ++k) {
       const int64_t end = t.grid.start_ns + (k + 1) * t.grid.step_ns;
       if (after ? end < from + 2000000000 : end > from) continue;
-      sum += t.bins[static_cast<size_t>(rank)][static_cast<size_t>(k)].sm;
+      sum += bins[static_cast<size_t>(k)].sm;
       ++n;
     }
     return n > 0 ? sum / n : NAN;
@@ -599,6 +611,39 @@ TEST(Telemetry, StragglerLowersTheOthersSmActivity) {
   after /= others;
   EXPECT_LT(after, before * 0.95) << before << " -> " << after;
   EXPECT_GT(mean_sm(t.straggler_rank, true), after * 1.1);
+}
+
+// Rendering streams host by host: each rank's bins computed alone (RankDcgmBins) are the bins of
+// the whole-job computation, the thermal fault's GPU (the one drawing counter events) included.
+TEST(Telemetry, RankBinsEqualTheWholeJobsBins) {
+  SimOptions o = SmallOptions(5, 8);
+  auto cluster = BuildCluster(o);
+  ASSERT_TRUE(cluster.ok());
+  const Telemetry t = SimulateTelemetry(*cluster);
+  ASSERT_GE(t.thermal.host, 0);
+  ThermalFault thermal = t.thermal;
+  thermal.r_factor = 1.8;  // as SimulateTelemetry placed it, before the bins raise it
+  Rng drng(Rng::Mix(o.seed, 0xDC6A5EEDULL));  // the DCGM stream (telemetry.cc kDcgmStreamLabel)
+  const std::vector<std::vector<DcgmBin>> whole = ComputeDcgmBins(*cluster, t.job, t.grid, thermal, drng);
+  EXPECT_DOUBLE_EQ(thermal.r_factor, t.thermal.r_factor);
+  ASSERT_EQ(static_cast<int>(whole.size()), t.job.world);
+  int counted = 0;
+  for (int r = 0; r < t.job.world; ++r) {
+    const std::vector<DcgmBin> one = RankDcgmBins(*cluster, t, r);
+    ASSERT_EQ(one.size(), whole[static_cast<size_t>(r)].size());
+    for (size_t k = 0; k < one.size(); ++k) {
+      const DcgmBin& a = one[k];
+      const DcgmBin& b = whole[static_cast<size_t>(r)][k];
+      ASSERT_EQ(a.sm, b.sm) << "rank " << r << " bin " << k;
+      ASSERT_EQ(a.temp_c, b.temp_c);
+      ASSERT_EQ(a.nvl_rx, b.nvl_rx);
+      ASSERT_EQ(a.crc_flit_total, b.crc_flit_total);
+      ASSERT_EQ(a.replay_total, b.replay_total);
+      ASSERT_EQ(a.link_down, b.link_down);
+      counted += a.link_down ? 1 : 0;
+    }
+  }
+  EXPECT_GT(counted, 0);  // the thermal fault's link went down: its counter events were drawn
 }
 
 TEST(Telemetry, SmallAndUnusualConfigurations) {

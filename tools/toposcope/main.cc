@@ -704,7 +704,7 @@ Command SimulateCommand(Flags& f) {
             c->add_option("--zstd-level", f.sim_zstd_level, "with --compress zst: the zstd level (default 3)")
                 ->check(CLI::Range(1, 19));
             c->add_option("--telemetry-volume", f.sim_volume, "telemetry per host: full (a 60 s DCGM/job window, 30 "
-                          "traced iterations, 240 s of clock logs), compact (12 s, 6, 60 s: about a fifth), or auto "
+                          "traced iterations, 240 s of clock logs), compact (12 s, 6 on every 32nd host, 60 s: about 1 MB per host), or auto "
                           "(full up to 512 hosts, compact above; the default). docs/scale.md")
                 ->check(CLI::IsMember({"auto", "full", "compact"}));
             c->add_flag("--quiet", f.sim_quiet, "no progress line on a terminal");

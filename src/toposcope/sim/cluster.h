@@ -74,6 +74,8 @@ struct SimOptions {
   int slow_dcgm_period_ms = 1000;       // period of the deliberately slow hosts (a multiple of the
                                         // above)
   int trace_iterations = 30;            // iterations in every rank's trace window (0: no traces)
+  int trace_host_every = 1;             // traces and NCCL Inspector logs on hosts i % N == 0 (and
+                                        // the hosts of telemetry faults); 1: every host
   int64_t start_unix_s = 1714564800;    // true time of the run start (2024-05-01T12:00:00Z)
   int clock_checks_per_host = 200;      // truth-only check instants per host
   bool telemetry_faults = true;         // inject thermal link down-speed, straggler, clock step

@@ -669,6 +669,7 @@ SimOptions WithTelemetryVolume(SimOptions o, TelemetryVolume volume) {
   if (!compact) return o;
   o.telemetry_s = 12;
   o.trace_iterations = 6;
+  o.trace_host_every = 32;
   o.duration_s = 60;
   return o;
 }
@@ -702,6 +703,9 @@ Status ValidateTelemetryOptions(const SimOptions& o) {
   }
   if (o.trace_iterations < 0 || o.trace_iterations > 1000) {
     return MakeKindError(ErrorKind::kUsage, "trace iterations out of range", "use 0..1000");
+  }
+  if (o.trace_host_every < 1 || o.trace_host_every > 1000000) {
+    return MakeKindError(ErrorKind::kUsage, "trace host stride out of range", "use 1..1000000");
   }
   if (o.clock_checks_per_host < 0 || o.clock_checks_per_host > 100000) {
     return MakeKindError(ErrorKind::kUsage, "clock checks per host out of range", "use 0..100000");
@@ -924,8 +928,13 @@ Telemetry SimulateTelemetry(const Cluster& cluster) {
   return t;
 }
 
+bool HostTraced(const SimOptions& o, const Telemetry& t, int host) {
+  if (t.trace_last_iteration <= t.trace_first_iteration) return false;
+  if (o.trace_host_every <= 1 || host % o.trace_host_every == 0) return true;
+  return std::any_of(t.faults.begin(), t.faults.end(), [host](const TelemetryFault& f) { return f.host == host; });
+}
+
 std::vector<std::string> TelemetryFiles(const Cluster& cluster, const Telemetry& t, const HostModel& h) {
-  (void)cluster;
   const HostTelemetryPlan& p = t.plans[static_cast<size_t>(h.index)];
   const std::string dir = h.name + "/";
   std::vector<std::string> out;
@@ -935,7 +944,7 @@ std::vector<std::string> TelemetryFiles(const Cluster& cluster, const Telemetry&
                        : p.dcgm == DcgmOutput::kExporter ? kExporterFile
                                                          : kDcgmCsvFile));
   if (p.events_jsonl) out.push_back(dir + kEventsFile);
-  if (t.trace_last_iteration > t.trace_first_iteration) {
+  if (HostTraced(cluster.options, t, h.index)) {
     for (int g = 0; g < h.type->GpuCount(); ++g) out.push_back(TraceFileName(h, t.job.Rank(h.index, g), g));
     for (int g = 0; g < h.type->GpuCount(); ++g) {
       out.push_back(InspectorFileName(h, t.rank_pid[static_cast<size_t>(t.job.Rank(h.index, g))]));
@@ -979,7 +988,7 @@ std::vector<RenderedFile> RenderHostTelemetry(const Cluster& cluster, const Tele
         break;
     }
     if (p.events_jsonl) out.push_back({files[f++], RenderEvents(t, h)});
-    if (t.trace_last_iteration > t.trace_first_iteration) {
+    if (HostTraced(cluster.options, t, h.index)) {
       for (int g = 0; g < h.type->GpuCount(); ++g) {
         std::string text = RenderTrace(cluster, t, h, g);
         if (g % 4 == 1) text = Gzip(text);

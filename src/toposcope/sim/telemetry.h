@@ -122,7 +122,10 @@ Status ValidateTelemetryOptions(const SimOptions& options);
 // per-host volumes are measured in docs/scale.md):
 //   full     the options as given (defaults: a 60 s job / DCGM window, 30 traced iterations, a
 //            240 s run of clock logs);
-//   compact  a 12 s window, 6 traced iterations, a 60 s run (about a fifth of full per host);
+//   compact  a 12 s window, 6 traced iterations on every 32nd host (and the telemetry faults'
+//            hosts), a 60 s run. (A trace's distributedInfo lists every rank of the job, as
+//            PyTorch writes it: at 100,000 ranks each trace file is ~0.7 MB whatever its length,
+//            so traces on every host would be O(hosts^2) bytes.)
 //   auto     full up to kFullTelemetryMaxHosts hosts, compact above (the default of `simulate`).
 enum class TelemetryVolume { kAuto, kFull, kCompact };
 inline constexpr int kFullTelemetryMaxHosts = 512;
@@ -144,6 +147,10 @@ std::vector<DcgmBin> RankDcgmBins(const Cluster& cluster, const Telemetry& t, in
 // The truth-only clock check instants of one host: clock_checks_per_host random true times
 // (the host's own stream), sorted, with the host clock's reading. Never fails.
 std::vector<ClockCheck> HostClockChecks(const Cluster& cluster, const Telemetry& t, const HostModel& host);
+
+// Whether host `host` writes traces and NCCL Inspector logs: a non-empty trace window, and
+// SimOptions::trace_host_every dividing its index or a telemetry fault on it. Never fails.
+bool HostTraced(const SimOptions& options, const Telemetry& telemetry, int host);
 
 // The telemetry files of one host, relative to the output directory, in rendering order. Never
 // fails.
