@@ -956,48 +956,46 @@ std::vector<std::string> TelemetryFiles(const Cluster& cluster, const Telemetry&
 std::vector<RenderedFile> RenderHostTelemetry(const Cluster& cluster, const Telemetry& t, const HostModel& h) {
   std::vector<RenderedFile> out;
   const SimOptions& o = cluster.options;
-  {
-    const std::vector<std::string> files = TelemetryFiles(cluster, t, h);
-    size_t f = 0;
-    const HostTelemetryPlan& p = t.plans[static_cast<size_t>(h.index)];
-    const HostClock& clock = t.clocks[static_cast<size_t>(h.index)];
-    const uint64_t hs = Rng::Mix(Rng::Mix(o.seed, kClockStreamLabel), static_cast<uint64_t>(h.index));
-    Rng sync_rng(Rng::Mix(hs, 2));
-    if (p.discipline == ClockDiscipline::kNtp) {
-      out.push_back({files[f++], formats::WriteChronyTrackingLog(
-                                     SimulateChronyTracking(clock, kNtpServer, sync_rng), 32)});
-    } else {
-      const int64_t pid = 900 + static_cast<int64_t>(sync_rng.Below(3000));
-      out.push_back({files[f++], RenderPtp4l(h, SimulatePtp4l(clock, sync_rng), pid)});
+  const std::vector<std::string> files = TelemetryFiles(cluster, t, h);
+  size_t f = 0;
+  const HostTelemetryPlan& p = t.plans[static_cast<size_t>(h.index)];
+  const HostClock& clock = t.clocks[static_cast<size_t>(h.index)];
+  const uint64_t hs = Rng::Mix(Rng::Mix(o.seed, kClockStreamLabel), static_cast<uint64_t>(h.index));
+  Rng sync_rng(Rng::Mix(hs, 2));
+  if (p.discipline == ClockDiscipline::kNtp) {
+    out.push_back({files[f++], formats::WriteChronyTrackingLog(
+                                   SimulateChronyTracking(clock, kNtpServer, sync_rng), 32)});
+  } else {
+    const int64_t pid = 900 + static_cast<int64_t>(sync_rng.Below(3000));
+    out.push_back({files[f++], RenderPtp4l(h, SimulatePtp4l(clock, sync_rng), pid)});
+  }
+  if (p.sync_csv) {
+    Rng csv_rng(Rng::Mix(hs, 3));
+    out.push_back(
+        {files[f++], formats::WriteSyncCsv(SimulateSyncPairs(clock, h.name, 10.0, 100.0, csv_rng))});
+  }
+  const HostSamples samples = CollectSamples(cluster, t, h);
+  switch (p.dcgm) {
+    case DcgmOutput::kDmon:
+      out.push_back({files[f++], RenderDmon(cluster, t, h, samples)});
+      break;
+    case DcgmOutput::kExporter:
+      out.push_back({files[f++], RenderExporter(cluster, t, h, samples)});
+      break;
+    case DcgmOutput::kCsv:
+      out.push_back({files[f++], RenderDcgmCsv(cluster, t, h, samples)});
+      break;
+  }
+  if (p.events_jsonl) out.push_back({files[f++], RenderEvents(t, h)});
+  if (HostTraced(cluster.options, t, h.index)) {
+    for (int g = 0; g < h.type->GpuCount(); ++g) {
+      std::string text = RenderTrace(cluster, t, h, g);
+      if (g % 4 == 1) text = Gzip(text);
+      out.push_back({files[f++], std::move(text)});
     }
-    if (p.sync_csv) {
-      Rng csv_rng(Rng::Mix(hs, 3));
-      out.push_back(
-          {files[f++], formats::WriteSyncCsv(SimulateSyncPairs(clock, h.name, 10.0, 100.0, csv_rng))});
-    }
-    const HostSamples samples = CollectSamples(cluster, t, h);
-    switch (p.dcgm) {
-      case DcgmOutput::kDmon:
-        out.push_back({files[f++], RenderDmon(cluster, t, h, samples)});
-        break;
-      case DcgmOutput::kExporter:
-        out.push_back({files[f++], RenderExporter(cluster, t, h, samples)});
-        break;
-      case DcgmOutput::kCsv:
-        out.push_back({files[f++], RenderDcgmCsv(cluster, t, h, samples)});
-        break;
-    }
-    if (p.events_jsonl) out.push_back({files[f++], RenderEvents(t, h)});
-    if (HostTraced(cluster.options, t, h.index)) {
-      for (int g = 0; g < h.type->GpuCount(); ++g) {
-        std::string text = RenderTrace(cluster, t, h, g);
-        if (g % 4 == 1) text = Gzip(text);
-        out.push_back({files[f++], std::move(text)});
-      }
-      Rng irng(Rng::Mix(Rng::Mix(o.seed, kTraceStreamLabel), 0x1F000000ULL + static_cast<uint64_t>(h.index)));
-      for (int g = 0; g < h.type->GpuCount(); ++g)
-        out.push_back({files[f++], RenderInspector(t, h, g, irng)});
-    }
+    Rng irng(Rng::Mix(Rng::Mix(o.seed, kTraceStreamLabel), 0x1F000000ULL + static_cast<uint64_t>(h.index)));
+    for (int g = 0; g < h.type->GpuCount(); ++g)
+      out.push_back({files[f++], RenderInspector(t, h, g, irng)});
   }
   return out;
 }
