@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "toposcope/app/analyze_command.h"
+#include "toposcope/app/barrier_sim_command.h"
+#include "toposcope/app/ps_sim_command.h"
 #include "toposcope/app/schedule_sim_command.h"
 #include "toposcope/app/simulate_command.h"
 #include "toposcope/base/file_io.h"
@@ -164,6 +166,34 @@ void CompareStep(const DemoRequest& req, const std::string& table_path, nlohmann
   (void)WriteFileText(table_path, c->table);
 }
 
+// The training-side mechanisms, each as a small real instance (a few seconds): the cross-region
+// barrier (4 worker processes) and the parameter-server graph (6 processes, one killed mid-run).
+void TrainStep(std::FILE* out) {
+  std::fprintf(out, "\n== train: small real instances (`toposcope barrier-sim --real 4`, `toposcope ps-sim --real 6`)\n");
+  BarrierSimRequest b;
+  b.real = 4;
+  b.base.steps = 20;
+  b.base.problem.features = 2048;
+  b.base.problem.samples_per_worker = 512;
+  Result<BarrierSimOutcome> bo = RunBarrierSim(b);
+  if (bo.ok()) {
+    std::fputs(bo->table.c_str(), out);
+  } else {
+    std::fprintf(stderr, "toposcope: %s\n", bo.error().ToString().c_str());
+  }
+  PsSimRequest p;
+  p.real_nodes = 6;
+  p.real.steps = 30;
+  p.real.problem.features = 2048;
+  p.real.problem.samples_per_worker = 256;
+  Result<PsSimOutcome> po = RunPsSim(p);
+  if (po.ok()) {
+    std::fputs(po->table.c_str(), out);
+  } else {
+    std::fprintf(stderr, "toposcope: %s\n", po.error().ToString().c_str());
+  }
+}
+
 }  // namespace
 
 Status RunDemo(const DemoRequest& req, std::FILE* out) {
@@ -182,6 +212,7 @@ Status RunDemo(const DemoRequest& req, std::FILE* out) {
   std::fprintf(out, "  (every figure: %s/score.json)\n", req.out.c_str());
   ActStep(req, &*score, out);
   CompareStep(req, (fs::path(req.out) / "architectures.txt").string(), &*score, out);
+  TrainStep(out);
   if (Status st = WriteFileText((fs::path(req.out) / "score.json").string(), report::DumpSchemaFirst(*score));
       !st.ok()) {
     return st;
