@@ -661,11 +661,11 @@ Command PsSimCommand(Flags& f) {
             c->add_option("--real-steps", p.steps, "steps of each real worker (default 40)")->check(CLI::Range(4, 100000));
             c->add_option("--kill", p.kill_node, "the real node killed mid-run (default 0; -1: none)")->check(CLI::Range(-1, 31));
             c->add_option("--neighbours", d.neighbours, "k of the sparse graph (default 4)")->check(CLI::Range(1, 64));
-            c->add_option("--heartbeat-ms", d.heartbeat_ms, "heartbeat interval (default 5)")->check(CLI::Range(0.1, 10000.0));
+            c->add_option("--heartbeat-ms", d.heartbeat_ms, "heartbeat interval (default 10)")->check(CLI::Range(0.1, 10000.0));
             c->add_option("--rack-size", d.layout.rack_size, "nodes per rack of the RTT layout (default 4)")->check(CLI::Range(1, 1024));
-            c->add_option("--near-us", d.layout.near_us, "RTT inside a rack (default 1000)")->check(CLI::Range(1.0, 1e7));
-            c->add_option("--mid-us", d.layout.mid_us, "RTT inside a pod (default 3000)")->check(CLI::Range(1.0, 1e7));
-            c->add_option("--far-us", d.layout.far_us, "RTT between pods (default 8000)")->check(CLI::Range(1.0, 1e7));
+            c->add_option("--near-us", d.layout.near_us, "RTT inside a rack (default 5000)")->check(CLI::Range(1.0, 1e7));
+            c->add_option("--mid-us", d.layout.mid_us, "RTT inside a pod (default 10000)")->check(CLI::Range(1.0, 1e7));
+            c->add_option("--far-us", d.layout.far_us, "RTT between pods (default 25000)")->check(CLI::Range(1.0, 1e7));
             c->add_option("--latency-from", r.latency_from, "RTTs from path probes: each pair's median, first N hosts by name");
             c->add_option("--seed", d.seed, "crashes and jitter (default 1)");
           },

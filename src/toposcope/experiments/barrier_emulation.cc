@@ -84,7 +84,8 @@ Result<BarrierEmulation> EmulateBarrierTraining(const BarrierTrainingOptions& op
   run.codec = o.compress ? std::string(act::training::CodecKindName(o.codec.kind)) : "full";
   run.busy_us.assign(static_cast<size_t>(o.workers), {});
   run.update_us.assign(static_cast<size_t>(o.workers), {});
-  int64_t cross_grads = 0, frame_bytes = 0;
+  std::vector<int64_t> cross_grads(static_cast<size_t>(o.workers), 0);  // per sender, as each process counts
+  int64_t frame_bytes = 0;
   std::vector<float> g;
   for (int t = 0; t < o.steps; ++t) {
     double loss = 0;
@@ -100,7 +101,7 @@ Result<BarrierEmulation> EmulateBarrierTraining(const BarrierTrainingOptions& op
       envs.push_back(std::move(*env));
     }
     run.loss.push_back(loss);
-    for (int w = 0; w < o.workers; ++w) Exchange(o, ws, w, envs[static_cast<size_t>(w)], cross_grads, run, frame_bytes);
+    for (int w = 0; w < o.workers; ++w) Exchange(o, ws, w, envs[static_cast<size_t>(w)], cross_grads[static_cast<size_t>(w)], run, frame_bytes);
     for (int w = 0; w < o.workers; ++w) {
       Worker& k = ws[static_cast<size_t>(w)];
       const auto t0 = std::chrono::steady_clock::now();

@@ -302,7 +302,7 @@ void PsSim::OnEpoch(int r, int from, const tr::Epoch& e, bool answer, double now
   auto it = nd.copies.find(static_cast<int>(e.shard));
   if (nd.dead || it == nd.copies.end()) return;
   std::vector<tr::UpdateId> replayed, skipped;
-  const tr::EpochApply a = it->second.ApplyEpoch(e, &replayed, &skipped);
+  const tr::EpochApply a = it->second.ApplyEpoch(e, &replayed, &skipped, answer);
   for (const auto& id : replayed) Log(tr::LedgerKind::kReplay, r, static_cast<int>(e.shard), id, e.version, now);
   for (const auto& id : skipped) Log(tr::LedgerKind::kSkip, r, static_cast<int>(e.shard), id, e.version, now);
   const int primary = View(r, static_cast<int>(e.shard)).primary;

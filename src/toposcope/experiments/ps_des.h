@@ -28,11 +28,11 @@ struct PsDesOptions {
   PsLayout layout;
   act::training::RttMatrix rtt;  // n = 0: the layout's (computed per pair)
   double bandwidth_gbps = 10;
-  double heartbeat_ms = 5;
+  double heartbeat_ms = 10;
   double late_rtts = 3;
   int steps = 10;
   int shards_per_step = 2;  // shards one worker's sparse gradient touches in a step
-  double compute_us = 2000;
+  double compute_us = 5000;
   int64_t push_bytes = 4096;  // one update (a gradient slice) on the wire; an acknowledgement as much
   int crashes = 4;            // nodes killed mid-run (no two sharing a shard's replicas)
   uint64_t seed = 1;

@@ -59,9 +59,8 @@ uint64_t Get(const std::vector<uint8_t>& b, size_t at, int bytes) {
   return v;
 }
 std::vector<uint8_t> ShardFloats(uint32_t shard, std::span<const float> x) {
-  std::vector<uint8_t> b;
-  Put32(b, shard);
-  b.resize(4 + x.size() * sizeof(float));
+  std::vector<uint8_t> b(4 + x.size() * sizeof(float));
+  std::memcpy(b.data(), &shard, 4);
   if (!x.empty()) std::memcpy(b.data() + 4, x.data(), x.size() * sizeof(float));
   return b;
 }
@@ -153,6 +152,8 @@ class PsNode {
   double rtt_sum_us_ = 0;
   int64_t rtt_count_ = 0;
   double next_beat_us_ = 0;
+  double last_check_us_ = 0;
+  int64_t stalls_ = 0;  // detector rounds skipped after a gap in this node's loop
   uint64_t ping_seq_ = 0;
   // Worker.
   LogisticShard data_;
@@ -191,16 +192,31 @@ void PsNode::Beat() {
   ++ping_seq_;
 }
 
+// The heartbeat detector, with two guards against the watcher's own stalls on a loaded host: after
+// a gap in this loop longer than half an interval every peer counts as heard (the frames of the gap
+// are still on their way in), and when every watched peer is late at once the silence is ours.
 void PsNode::CheckPeers() {
   const double now = Now();
+  const double gap = now - last_check_us_;
+  last_check_us_ = now;
+  if (gap > o_.heartbeat_ms * 1e3 / 2) {
+    ++stalls_;
+    for (auto& [p, d] : hb_) d.Heard(now);
+    return;
+  }
   double mean = tr::MeanRtt(o_.rtt, self_, out_);
   if (rtt_count_ > 0) mean = rtt_sum_us_ / static_cast<double>(rtt_count_);
+  std::vector<int> late;
+  int live = 0;
   for (int p : watched_) {
     if (!alive_[static_cast<size_t>(p)] || gone_.count(p)) continue;
     auto it = hb_.find(p);
     if (it == hb_.end()) continue;
-    if (it->second.Late(now, mean, o_.detectors.heartbeat_late_rtts)) OnDead(p);
+    ++live;
+    if (it->second.Late(now, mean, o_.detectors.heartbeat_late_rtts)) late.push_back(p);
   }
+  if (late.empty() || (live > 1 && static_cast<int>(late.size()) == live)) return;
+  for (int p : late) OnDead(p);
 }
 
 void PsNode::OnDead(int p) {
@@ -277,7 +293,7 @@ void PsNode::OnEpoch(int from, const tr::Epoch& e, bool answer) {
   auto it = copies_.find(s);
   if (it == copies_.end()) return;
   std::vector<tr::UpdateId> replayed, skipped;
-  const tr::EpochApply r = it->second.ApplyEpoch(e, &replayed, &skipped);
+  const tr::EpochApply r = it->second.ApplyEpoch(e, &replayed, &skipped, answer);
   for (const auto& id : replayed) Log(tr::LedgerKind::kReplay, s, id, e.version);
   for (const auto& id : skipped) Log(tr::LedgerKind::kSkip, s, id, e.version);
   const bool primary = route_.Primary(e.shard) == self_;
@@ -472,6 +488,7 @@ json PsNode::Report() const {
           {"start_ns", start_ns_},
           {"end_ns", end_ns_},
           {"resent", resent_},
+          {"stalls", stalls_},
           {"stale_routes", route_.stale_refused()},
           {"primaries", primaries},
           {"shards", shards}};
@@ -480,13 +497,25 @@ json PsNode::Report() const {
 Status PsNode::Run(const std::vector<Frame>& early, json& out) {
   start_ns_ = NowNs();
   for (int p : watched_) hb_.emplace(p, tr::HeartbeatDetector(o_.heartbeat_ms * 1e3, Now()));
+  last_check_us_ = Now();
   for (const Frame& f : early) Handle(f);
   const int64_t deadline = start_ns_ + static_cast<int64_t>(o_.timeout_s * 1e9);
   auto handle = [this](const Frame& f) { Handle(f); };
   while (!Finished()) {
     if (NowNs() > deadline) {
+      std::string waits, dead, routes;
+      for (const auto& [sh, m] : unacked_) {
+        if (!m.empty()) waits += fmt::format(" {}", sh);
+      }
+      for (int p = 0; p < n_; ++p) {
+        if (!alive_[static_cast<size_t>(p)]) dead += fmt::format(" {}", p);
+        routes += fmt::format(" {}", route_.Primary(static_cast<uint32_t>(p)));
+      }
       return MakeKindError(ErrorKind::kInternal,
-                           fmt::format("node {} timed out at step {} of {}", self_, step_, o_.steps));
+                           fmt::format("node {} timed out at step {} of {} (acknowledgements awaited from shards:{}; "
+                                       "failed nodes:{}; primaries:{})",
+                                       self_, step_, o_.steps, waits.empty() ? " none" : waits,
+                                       dead.empty() ? " none" : dead, routes));
     }
     link_.Poll(handle, 200000);
     while (!local_.empty()) {
@@ -629,6 +658,7 @@ void Summarize(const PsTrainingOptions& o, const std::vector<json>& reports, con
     run.data_bytes += b[2];
     run.resent += j["resent"].get<int64_t>();
     run.stale_routes += j["stale_routes"].get<int64_t>();
+    run.detector_stalls += j["stalls"].get<int64_t>();
     start = start == 0 ? j["start_ns"].get<int64_t>() : std::min(start, j["start_ns"].get<int64_t>());
     end = std::max(end, j["end_ns"].get<int64_t>());
     if (first && (*first)["primaries"] != j["primaries"]) run.routes_agree = false;
@@ -687,7 +717,10 @@ Result<PsTrainingRun> RunPsTraining(const PsTrainingOptions& opt) {
       kill_ns = NowNs();
       kill(procs->pids[static_cast<size_t>(o.kill_node)], SIGKILL);
     } else {
-      error = fmt::format("node {} ended before its step {}", o.kill_node, o.kill_step);
+      std::string text(word < (1ULL << 24) ? word : 0, '\0');  // the word was its result's length
+      const json j = json::parse(ReadAll(fd, text.data(), text.size()) ? text : "", nullptr, false);
+      error = fmt::format("node {} ended before its step {}{}", o.kill_node, o.kill_step,
+                          j.is_object() && j.contains("error") ? ": " + j["error"].get<std::string>() : "");
     }
   }
   std::vector<json> reports(static_cast<size_t>(o.nodes));

@@ -26,7 +26,8 @@ namespace toposcope::experiments {
 struct PsLayout {
   int rack_size = 4;
   int racks_per_pod = 4;
-  double near_us = 1000, mid_us = 3000, far_us = 8000;
+  double near_us = 5000, mid_us = 10000, far_us = 25000;  // cross-building links: well above the
+                                                           // scheduling noise of a loaded host
   double jitter = 0.1;
   uint64_t seed = 1;
 };
@@ -44,7 +45,7 @@ struct PsTrainingOptions {
   act::training::RttMatrix rtt;  // n = 0: the layout's
   PsLayout layout;
   double bandwidth_gbps = 10;  // each node's egress
-  double heartbeat_ms = 5;
+  double heartbeat_ms = 10;
   int steps = 60;
   int kill_node = 0;   // -1: kill none
   int kill_step = -1;  // the step of its worker at which it is killed (-1: steps / 2)
@@ -68,6 +69,7 @@ struct PsTrainingRun {
   act::training::Reconciliation ledger;
   int64_t resent = 0;          // pushes re-sent to a new primary
   int64_t stale_routes = 0;    // route updates refused as stale
+  int64_t detector_stalls = 0;  // detector rounds a node skipped after a stall of its own loop
   bool routes_agree = true;    // every surviving node ends with the same route table
   double initial_loss = 0, final_loss = 0;  // the whole objective at 0 and at the final copies
 };

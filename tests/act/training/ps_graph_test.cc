@@ -134,12 +134,13 @@ TEST(PsGraphTest, EpochsReplicateInOrderAndSkipDuplicates) {
   EXPECT_EQ(replayed.size(), 2u);
   EXPECT_TRUE(skipped.empty());
   // The replica is promoted (version 2) and a retry of {2, 0} reaches it before a pulled epoch that
-  // holds it: applied once.
+  // holds it: applied once. The old primary's epochs (version 1) are refused live, taken as pulled.
   ShardCopy late(0, 2);
   EXPECT_TRUE(late.ApplyPush({2, 0}, std::vector<float>{10, 10}));
   late.SeeVersion(2);
-  EXPECT_EQ(late.ApplyEpoch(*e1), EpochApply::kApplied);
-  EXPECT_EQ(late.ApplyEpoch(*e2, &replayed, &skipped), EpochApply::kApplied);
+  EXPECT_EQ(late.ApplyEpoch(*e1), EpochApply::kStaleVersion);
+  EXPECT_EQ(late.ApplyEpoch(*e1, nullptr, nullptr, true), EpochApply::kApplied);
+  EXPECT_EQ(late.ApplyEpoch(*e2, &replayed, &skipped, true), EpochApply::kApplied);
   EXPECT_EQ(skipped, (std::vector<UpdateId>{{2, 0}}));
   EXPECT_EQ(late.values(), primary.values());
   // A demoted primary's epoch (version 1) is refused once version 2 is seen.

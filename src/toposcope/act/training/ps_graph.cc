@@ -336,8 +336,9 @@ std::optional<Epoch> ShardCopy::CloseEpoch(uint64_t version) {
   return e;
 }
 
-EpochApply ShardCopy::ApplyEpoch(const Epoch& e, std::vector<UpdateId>* replayed, std::vector<UpdateId>* skipped) {
-  if (e.version < version_seen_) return EpochApply::kStaleVersion;
+EpochApply ShardCopy::ApplyEpoch(const Epoch& e, std::vector<UpdateId>* replayed, std::vector<UpdateId>* skipped,
+                                 bool pulled) {
+  if (!pulled && e.version < version_seen_) return EpochApply::kStaleVersion;
   if (e.number <= last_epoch()) return EpochApply::kOld;
   if (e.number != last_epoch() + 1) return EpochApply::kGap;
   for (const auto& x : e.entries) {

@@ -189,11 +189,12 @@ class ShardCopy {
   // Closes the open epoch as the next number under `version`; keeps it for pulls.
   std::optional<Epoch> CloseEpoch(uint64_t version);
   // A replica applies an epoch in order: kOld (already held), kGap (an earlier one is missing: pull
-  // the epochs after last_epoch()), kStaleVersion (closed under a route version older than one
-  // seen: a demoted primary's). Ids already held are skipped (listed in `skipped`), the others
-  // applied (listed in `replayed`).
+  // the epochs after last_epoch()), kStaleVersion (sent live under a route version older than one
+  // seen: a demoted primary's). `pulled`: the epoch is history answering a pull, whatever version
+  // closed it (a new primary pulls its predecessor's epochs). Ids already held are skipped (listed
+  // in `skipped`), the others applied (listed in `replayed`).
   EpochApply ApplyEpoch(const Epoch& e, std::vector<UpdateId>* replayed = nullptr,
-                        std::vector<UpdateId>* skipped = nullptr);
+                        std::vector<UpdateId>* skipped = nullptr, bool pulled = false);
   // The epochs after `have`, in order (an incremental pull's answer).
   [[nodiscard]] std::vector<const Epoch*> EpochsAfter(uint64_t have) const;
   void SeeVersion(uint64_t v) { version_seen_ = std::max(version_seen_, v); }
