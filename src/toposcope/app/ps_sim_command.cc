@@ -54,13 +54,15 @@ std::string Table(const PsSimRequest& r, const PsSimOutcome& o) {
     head = fmt::format("simulated: {} nodes, {} steps, {} crash(es) injected", r.des.nodes, r.des.steps, r.des.crashes);
   }
   std::string out = fmt::format("Parameter-server graph with failover, {}; RTTs {}\n", head, o.rtt_source);
-  out += fmt::format("  {:<7} {:>10} {:>14} {:>12} {:>10} {:>9} {:>5} {:>8}\n", "graph", "hb edges", "overhead MB/s",
+  out += fmt::format("  {:<7} {:>10} {:>14} {:>12} {:>10} {:>9} {:>5} {:>8}\n", "graph", "hb edges", "MB/s a node",
                      "failover ms", "detect ms", "acked", "lost", "doubled");
   for (const auto& [name, row] : {std::pair{"full", &o.full}, std::pair{"sparse", &o.sparse}}) {
     out += fmt::format("  {:<7} {:>10} {:>14.4f} {:>12.2f} {:>10.2f} {:>9} {:>5} {:>8}\n", name, row->heartbeat_edges,
                        row->overhead_mb_s, row->failover_ms, row->detect_ms, row->ledger.acked, row->ledger.lost,
                        row->ledger.duplicates);
   }
+  out += "  overhead: heartbeats, route updates and state pulls, per node; failover: the failure to the first update\n"
+         "  the backup applied (detect: to its promotion); acked / lost / doubled: the ledger reconciled\n";
   out += std::string("  Claim (the article's figures, not measured here): ") + kClaim + "\n";
   return out;
 }

@@ -419,7 +419,7 @@ PsDesResult PsSim::Summarize() {
     beats /= h;
   }
   r_.overhead_bytes += static_cast<int64_t>(beats * kHeartbeatBytes);
-  r_.overhead_mb_s = last_us_ > 0 ? static_cast<double>(r_.overhead_bytes) / (last_us_ / 1e6) / 1e6 : 0;
+  r_.overhead_mb_s = last_us_ > 0 ? static_cast<double>(r_.overhead_bytes) / n_ / (last_us_ / 1e6) / 1e6 : 0;
   r_.ledger = tr::Reconcile(ledger_, tr::FinalPrimaries(ledger_, n_));
   for (auto& f : r_.failovers) {
     const double crash_us = f.crash_ms * 1e3;

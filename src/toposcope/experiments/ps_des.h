@@ -49,7 +49,7 @@ struct PsDesResult {
   int64_t heartbeat_edges = 0;
   double makespan_ms = 0;
   int64_t overhead_bytes = 0, replication_bytes = 0, data_bytes = 0;
-  double overhead_mb_s = 0;
+  double overhead_mb_s = 0;  // per node: overhead_bytes / nodes / makespan
   std::vector<PsDesFailover> failovers;
   double mean_failover_ms = 0, max_failover_ms = 0;
   act::training::Reconciliation ledger;

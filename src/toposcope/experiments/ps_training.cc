@@ -671,7 +671,11 @@ void Summarize(const PsTrainingOptions& o, const std::vector<json>& reports, con
     }
   }
   run.wall_s = static_cast<double>(end - start) / 1e9;
-  run.overhead_mb_s = run.wall_s > 0 ? static_cast<double>(run.overhead_bytes) / run.wall_s / 1e6 : 0;
+  int reported = 0;
+  for (const json& j : reports) reported += j.is_null() ? 0 : 1;
+  run.overhead_mb_s = run.wall_s > 0 && reported > 0
+                          ? static_cast<double>(run.overhead_bytes) / reported / run.wall_s / 1e6
+                          : 0;
   const int shards = o.nodes;
   const std::vector<int> finals = act::training::FinalPrimaries(ledger, shards);
   run.ledger = act::training::Reconcile(ledger, finals);

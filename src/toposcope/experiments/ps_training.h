@@ -62,7 +62,7 @@ struct PsTrainingRun {
   double wall_s = 0;           // the training phase: first node's start to last node's end
   int64_t overhead_bytes = 0;  // heartbeats, route updates, state pulls (the nodes alive at the end)
   int64_t replication_bytes = 0, data_bytes = 0;  // epochs and their acks; pushes and acks
-  double overhead_mb_s = 0;    // overhead_bytes / wall_s / 1e6
+  double overhead_mb_s = 0;    // per node: overhead_bytes / nodes alive at the end / wall_s / 1e6
   int victim = -1, backup = -1;
   double detect_ms = -1;       // the kill to the backup's promotion
   double failover_ms = -1;     // the kill to the first update the backup applied
