@@ -2,7 +2,8 @@
 # ps-sim end to end: a small real instance (6 node processes on loopback, node 0 killed with SIGKILL
 # mid-run) prints exactly the documented JSON with no lost and no doubled update, a measured
 # failover time and a sparse overhead below the full one; the table names the article's figures
-# only as a claim; the simulation at 1,024 nodes with crashes; bad options exit 2.
+# only as a claim; the simulation at 1,024 nodes with crashes; RTTs measured from probes; bad
+# options exit 2, too few probed hosts exit 3.
 set -euo pipefail
 bin=$1
 tmp=$(mktemp -d)
@@ -34,7 +35,16 @@ assert 0 < j["sparse"]["failover_ms"] < j["full"]["failover_ms"], j
 assert j["sparse"]["overhead_mb_s"] * 20 < j["full"]["overhead_mb_s"], j
 PY
 
+# RTTs measured from a simulated cluster's probes (each pair's median), the first 32 hosts by name.
+"$bin" simulate --arch hhre --hosts 32 --probes-per-pair 1 --out "$tmp/sim" > /dev/null 2>&1 || fail "simulate"
+"$bin" ps-sim --nodes 32 --crashes 2 --latency-from "$tmp/sim" > "$tmp/probes.txt" || fail "ps-sim --latency-from"
+grep -q "RTTs measured: median probe RTT of each pair of 32 hosts" "$tmp/probes.txt" || fail "latency source"
+grep -Eq "^  sparse +128 .* 0 +0$" "$tmp/probes.txt" || fail "sparse row with probes: $(cat "$tmp/probes.txt")"
+
 set +e
+"$bin" ps-sim --nodes 64 --latency-from "$tmp/sim" > /dev/null 2> "$tmp/err.txt"; rc=$?
+[ $rc -eq 3 ] || fail "64 nodes from 32 hosts' probes must exit 3, got $rc"
+grep -q "32 host" "$tmp/err.txt" || fail "the error names the hosts: $(cat "$tmp/err.txt")"
 "$bin" ps-sim --real 2 > /dev/null 2>&1; [ $? -eq 2 ] || fail "--real 2 must exit 2"
 "$bin" ps-sim --nodes 4 > /dev/null 2>&1; [ $? -eq 2 ] || fail "--nodes 4 must exit 2"
 set -e
