@@ -26,6 +26,8 @@
 #include "toposcope/app/schedule_command.h"
 #include "toposcope/app/schedule_sim_command.h"
 #include "toposcope/app/train_barrier_command.h"
+#include "toposcope/app/barrier_sim_command.h"
+#include "toposcope/app/ps_sim_command.h"
 #include "toposcope/app/serve_command.h"
 #include "toposcope/app/exporter_command.h"
 #include "toposcope/app/simulate_command.h"
@@ -346,6 +348,10 @@ struct Flags {
   app::ScheduleSimRequest schedule_sim;
   app::TrainBarrierRequest train_barrier;
   bool train_barrier_json = false;
+  app::BarrierSimRequest barrier_sim;
+  bool barrier_sim_json = false;
+  app::PsSimRequest ps_sim;
+  bool ps_sim_json = false;
 };
 
 void AddProbeFlags(CLI::App* probe, Flags& f) {
@@ -613,6 +619,73 @@ Command TrainBarrierCommand(Flags& f) {
           }};
 }
 
+// barrier-sim: the barrier's synchronous vs asynchronous 4-bit runs in one short table (simulated, or --real N).
+Command BarrierSimCommand(Flags& f) {
+  return {"barrier-sim", "the cross-region barrier, synchronous + full vs asynchronous + 4-bit: simulated, or --real N worker processes",
+          [&f](CLI::App* c) {
+            app::BarrierSimRequest& r = f.barrier_sim;
+            auto& b = r.base;
+            c->add_flag("--json", f.barrier_sim_json, "print one JSON object instead of the table");
+            c->add_option("--real", r.real, "run N worker processes on loopback instead of the simulation")->check(CLI::Range(2, 64));
+            c->add_option("--workers", b.workers, "workers of the simulation, half in each region (default 4)")->check(CLI::Range(2, 64));
+            c->add_option("--steps", b.steps, "training steps (default 200)")->check(CLI::Range(3, 100000));
+            c->add_option("--latency-us", b.transport.cross.latency_us, "cross-region one-way latency (default 500)")
+                ->check(CLI::Range(0.0, 1e6));
+            c->add_option("--latency-from", r.latency_from, "measure it from path probes in these files / directories");
+            c->add_option("--bandwidth-gbps", b.transport.cross.bandwidth_gbps, "cross-region bandwidth per worker (default 3.125)")
+                ->check(CLI::Range(1e-3, 1e4));
+            c->add_option("--staleness", b.staleness_steps, "steps a remote region's gradient may lag (default 1)")->check(CLI::Range(0, 16));
+            c->add_option("--features", b.problem.features, "float32 values per gradient (default 65536)")->check(CLI::Range(16, 1 << 22));
+            c->add_option("--corrupt-every", b.corrupt_every, "flip a byte of every Nth compressed cross-region gradient (default 0)")
+                ->check(CLI::Range(0, 1000000));
+            c->add_option("--seed", b.problem.seed, "the data set's generator (default 1)");
+          },
+          [&f] {
+            auto o = app::RunBarrierSim(f.barrier_sim);
+            if (!o.ok()) return Fail(o.error());
+            std::fputs((f.barrier_sim_json ? o->json : o->table).c_str(), stdout);
+            return int{kOk};
+          }};
+}
+
+// ps-sim: the parameter-server graph with failover, full vs sparse (simulated, or --real N processes).
+Command PsSimCommand(Flags& f) {
+  return {"ps-sim", "the parameter-server graph with failover, full vs sparse: simulated at scale, or --real N processes with one killed",
+          [&f](CLI::App* c) {
+            app::PsSimRequest& r = f.ps_sim;
+            auto& d = r.des;
+            auto& p = r.real;
+            p.steps = 40;
+            p.problem.features = 4096;
+            p.problem.samples_per_worker = 256;
+            c->add_flag("--json", f.ps_sim_json, "print one JSON object instead of the table");
+            c->add_option("--real", r.real_nodes, "run N node processes on loopback instead of the simulation")->check(CLI::Range(3, 32));
+            c->add_option("--nodes", d.nodes, "nodes of the simulation (default 2048)")->check(CLI::Range(8, 8192));
+            c->add_option("--steps", d.steps, "steps of each simulated worker (default 10)")->check(CLI::Range(1, 10000));
+            c->add_option("--crashes", d.crashes, "nodes the simulation kills mid-run (default 4)")->check(CLI::Range(0, 1024));
+            c->add_option("--real-steps", p.steps, "steps of each real worker (default 40)")->check(CLI::Range(4, 100000));
+            c->add_option("--kill", p.kill_node, "the real node killed mid-run (default 0; -1: none)")->check(CLI::Range(-1, 31));
+            c->add_option("--neighbours", d.neighbours, "k of the sparse graph (default 4)")->check(CLI::Range(1, 64));
+            c->add_option("--heartbeat-ms", d.heartbeat_ms, "heartbeat interval (default 10)")->check(CLI::Range(0.1, 10000.0));
+            c->add_option("--rack-size", d.layout.rack_size, "nodes per rack of the RTT layout (default 4)")->check(CLI::Range(1, 1024));
+            c->add_option("--near-us", d.layout.near_us, "RTT inside a rack (default 5000)")->check(CLI::Range(1.0, 1e7));
+            c->add_option("--mid-us", d.layout.mid_us, "RTT inside a pod (default 10000)")->check(CLI::Range(1.0, 1e7));
+            c->add_option("--far-us", d.layout.far_us, "RTT between pods (default 25000)")->check(CLI::Range(1.0, 1e7));
+            c->add_option("--latency-from", r.latency_from, "RTTs from path probes: each pair's median, first N hosts by name");
+            c->add_option("--seed", d.seed, "crashes and jitter (default 1)");
+          },
+          [&f] {
+            app::PsSimRequest& r = f.ps_sim;
+            r.real.neighbours = r.des.neighbours;
+            r.real.heartbeat_ms = r.des.heartbeat_ms;
+            r.des.layout.seed = r.des.seed;
+            auto o = app::RunPsSim(r);
+            if (!o.ok()) return Fail(o.error());
+            std::fputs((f.ps_sim_json ? o->json : o->table).c_str(), stdout);
+            return int{kOk};
+          }};
+}
+
 // serve: the analysis over HTTP (/metrics, /api/result, /api/hosts/<host>), re-analysed on change.
 Command ServeCommand(Flags& f) {
   return {"serve", "serve the analysis over HTTP: Prometheus /metrics, /api/result, /api/hosts/<host>; re-analyse on change",
@@ -775,6 +848,8 @@ std::vector<Command> Commands(Flags& f) {
       ExplainCommand(f),
       EvaluateHypothesesCommand(f),
       TrainBarrierCommand(f),
+      BarrierSimCommand(f),
+      PsSimCommand(f),
       ServeCommand(f),
       {"compare-architectures", "simulate fat-tree, dragonfly and HHRE of equal size; measure them side by side",
        [&f](CLI::App* c) {
@@ -913,6 +988,8 @@ std::string HelpFooter(std::string_view name) {
       {"collect", "toposcope collect --duration 60 --out node07/dmon.txt"},
       {"schedule", "toposcope schedule data/ --out sched/\n  toposcope schedule --simulate --seeds 1,2 --events congestion"},
       {"train-barrier", "toposcope train-barrier --out barrier/\n  toposcope train-barrier --latency-from sim/ --workers 6"},
+      {"barrier-sim", "toposcope barrier-sim --steps 50\n  toposcope barrier-sim --real 4 --json"},
+      {"ps-sim", "toposcope ps-sim --nodes 4096\n  toposcope ps-sim --real 6 --json"},
       {"passes", "toposcope passes"},
   };
   std::string out;

@@ -12,17 +12,23 @@
 
 namespace toposcope::app {
 
+Status CrossLatencyFrom(const std::vector<std::string>& paths, act::training::TransportModel& transport,
+                        std::string& source) {
+  auto ds = model::LoadPaths(paths, {});
+  if (!ds.ok()) return ds.error();
+  const analysis::LeafInference inf = analysis::InferLeaves(ds->path_probes);
+  auto lat = act::training::CrossRegionLatencyFromProbes(ds->path_probes, inf);
+  if (!lat.ok()) return lat.error();
+  transport.cross.latency_us = lat->one_way_us;
+  source = fmt::format("measured: median RTT {:.1f} us / 2 over {} probes between {} pods", lat->median_rtt_us,
+                       lat->probes, lat->regions);
+  return {};
+}
+
 Result<TrainBarrierOutcome> RunTrainBarrier(TrainBarrierRequest r) {
   if (!r.latency_from.empty()) {
-    auto ds = model::LoadPaths(r.latency_from, {});
-    if (!ds.ok()) return ds.error();
-    const analysis::LeafInference inf = analysis::InferLeaves(ds->path_probes);
-    auto lat = act::training::CrossRegionLatencyFromProbes(ds->path_probes, inf);
-    if (!lat.ok()) return lat.error();
-    r.options.base.transport.cross.latency_us = lat->one_way_us;
-    r.options.latency_source =
-        fmt::format("measured: median RTT {:.1f} us / 2 over {} probes between {} pods", lat->median_rtt_us,
-                    lat->probes, lat->regions);
+    Status s = CrossLatencyFrom(r.latency_from, r.options.base.transport, r.options.latency_source);
+    if (!s.ok()) return s.error();
   }
   auto c = experiments::CompareBarriers(r.options);
   if (!c.ok()) return c.error();

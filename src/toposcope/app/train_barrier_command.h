@@ -25,6 +25,12 @@ struct TrainBarrierOutcome {
   std::string table, json;
 };
 
+// The cross-region one-way latency measured from path probes in `paths` (the median RTT / 2 between
+// the pods the leaf inference finds) into transport.cross; `source` says so. Fails (kInput) when the
+// probes show one pod or cannot be read. (train-barrier and barrier-sim --latency-from.)
+Status CrossLatencyFrom(const std::vector<std::string>& paths, act::training::TransportModel& transport,
+                        std::string& source);
+
 // Fails (kInput) when --latency-from shows no cross-pod probe, (kOutput) when --out cannot be
 // written, else as experiments::CompareBarriers.
 Result<TrainBarrierOutcome> RunTrainBarrier(TrainBarrierRequest r);

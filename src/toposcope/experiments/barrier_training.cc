@@ -2,19 +2,14 @@
 #include "toposcope/experiments/barrier_training.h"
 
 #include <fmt/format.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <cstring>
 #include <nlohmann/json.hpp>
-#include <queue>
-#include <thread>
-#include <zmq.hpp>
 
 #include "toposcope/base/rng.h"
+#include "toposcope/experiments/loopback_transport.h"
 
 namespace toposcope::experiments {
 namespace {
@@ -26,62 +21,25 @@ using act::training::GradientEnvelope;
 using json = nlohmann::json;
 
 enum MsgType : uint8_t { kGrad = 1, kNack = 2, kFull = 3, kHello = 4, kDone = 5 };
-constexpr size_t kFrameHeader = 21;  // type u8 | from u32 | step u64 | arrival_ns i64
 
-int64_t NowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-struct Frame {
-  MsgType type = kGrad;
-  int from = 0;
-  uint64_t step = 0;
-  int64_t arrival_ns = 0;
-  std::vector<uint8_t> body;
-};
-
-// One worker's sockets and its links: sends stamp the arrival time, Pump holds frames until then.
-class LoopbackTransport {
+// One worker's link to its peers: the shared loopback transport, with the simulated cluster's
+// links imposed per class (intra- or cross-region egress queue, then the latency) and the gradient
+// bytes counted.
+class BarrierLink {
  public:
-  LoopbackTransport(int self, const std::vector<int>& region_of, const act::training::TransportModel& m)
-      : self_(self), region_of_(region_of), model_(m), pull_(ctx_, zmq::socket_type::pull) {
-    pull_.set(zmq::sockopt::rcvhwm, 0);
-    pull_.bind("tcp://127.0.0.1:*");
-  }
-  int Port() {
-    const std::string ep = pull_.get(zmq::sockopt::last_endpoint);
-    return std::stoi(ep.substr(ep.rfind(':') + 1));
-  }
-  void Connect(const std::vector<int>& ports) {
-    for (size_t p = 0; p < ports.size(); ++p) {
-      push_.emplace_back(ctx_, zmq::socket_type::push);
-      push_.back().set(zmq::sockopt::sndhwm, 0);
-      push_.back().set(zmq::sockopt::linger, 2000);
-      if (static_cast<int>(p) != self_) push_.back().connect(fmt::format("tcp://127.0.0.1:{}", ports[p]));
-    }
-  }
+  BarrierLink(int self, const std::vector<int>& region_of, const act::training::TransportModel& m)
+      : self_(self), region_of_(region_of), model_(m), tr_(self) {}
+  int Port() { return tr_.Port(); }
+  void Connect(const std::vector<int>& ports) { tr_.Connect(ports); }
   bool Cross(int peer) const {
     return region_of_[static_cast<size_t>(peer)] != region_of_[static_cast<size_t>(self_)];
   }
   // Sends; counted: gradient bytes (kGrad, kFull, kNack). Returns the frame's size.
   size_t Send(int peer, MsgType type, uint64_t step, const std::vector<uint8_t>& body, int flip_at = -1) {
-    const size_t size = kFrameHeader + body.size();
     const bool cross = Cross(peer);
+    const size_t size = kFrameHeader + body.size();
     const double arrival_us = egress_.Send(static_cast<double>(NowNs()) / 1e3, size, cross, model_);
-    zmq::message_t m(size);
-    auto* p = static_cast<uint8_t*>(m.data());
-    p[0] = type;
-    const auto from = static_cast<uint32_t>(self_);
-    std::memcpy(p + 1, &from, 4);
-    std::memcpy(p + 5, &step, 8);
-    const auto arrival_ns = static_cast<int64_t>(arrival_us * 1e3);
-    std::memcpy(p + 13, &arrival_ns, 8);
-    if (!body.empty()) std::memcpy(p + kFrameHeader, body.data(), body.size());
-    if (flip_at >= 0 && static_cast<size_t>(flip_at) < body.size())
-      p[kFrameHeader + static_cast<size_t>(flip_at)] ^= 0x11;
-    push_[static_cast<size_t>(peer)].send(m, zmq::send_flags::none);
+    tr_.SendAt(peer, type, step, body, static_cast<int64_t>(arrival_us * 1e3), flip_at);
     if (type == kGrad || type == kFull || type == kNack) {
       bytes_total += static_cast<int64_t>(size);
       if (cross) bytes_cross += static_cast<int64_t>(size);
@@ -89,90 +47,25 @@ class LoopbackTransport {
     }
     return size;
   }
-  // Hands every frame whose arrival time has come to `handle` until `done()`; fails after timeout_s.
   template <class Done, class Handle>
   Status Pump(Done done, Handle handle, double timeout_s) {
-    const int64_t deadline = NowNs() + static_cast<int64_t>(timeout_s * 1e9);
-    while (!done()) {
-      zmq::message_t m;
-      while (pull_.recv(m, zmq::recv_flags::dontwait)) Queue(m);
-      int64_t now = NowNs();
-      while (!due_.empty() && due_.top().arrival_ns <= now) {
-        Frame f = due_.top();
-        due_.pop();
-        last_arrival_ns = f.arrival_ns;
-        handle(f);
-        if (done()) return {};
-      }
-      if (done()) return {};
-      if (now > deadline)
-        return MakeKindError(ErrorKind::kInternal, fmt::format("worker {} timed out", self_));
-      if (!due_.empty()) {
-        const int64_t wait_ns = std::min<int64_t>(due_.top().arrival_ns - now, 50000);
-        std::this_thread::sleep_for(std::chrono::nanoseconds(wait_ns));
-      } else {
-        zmq::pollitem_t item{pull_.handle(), 0, ZMQ_POLLIN, 0};
-        zmq::poll(&item, 1, std::chrono::milliseconds(1));
-      }
-    }
-    return {};
+    Status s = tr_.Pump(done, handle, timeout_s);
+    last_arrival_ns = tr_.last_arrival_ns;
+    return s;
   }
   int64_t bytes_total = 0, bytes_cross = 0, messages = 0;
   int64_t last_arrival_ns = 0;  // of the last frame handed over
-  int64_t late_ns = 0, delivered = 0;
-  int64_t recv_late_ns = 0, recv_count = 0;  // how late gradient frames were handed over, summed
 
  private:
-  struct Later {
-    bool operator()(const Frame& a, const Frame& b) const { return a.arrival_ns > b.arrival_ns; }
-  };
-  void Queue(const zmq::message_t& m) {
-    if (m.size() < kFrameHeader) return;
-    const auto* p = static_cast<const uint8_t*>(m.data());
-    Frame f;
-    f.type = static_cast<MsgType>(p[0]);
-    uint32_t from = 0;
-    std::memcpy(&from, p + 1, 4);
-    f.from = static_cast<int>(from);
-    std::memcpy(&f.step, p + 5, 8);
-    std::memcpy(&f.arrival_ns, p + 13, 8);
-    f.body.assign(p + kFrameHeader, p + m.size());
-    due_.push(std::move(f));
-  }
-
   int self_;
   std::vector<int> region_of_;
   act::training::TransportModel model_;
   act::training::EgressQueues egress_;
-  zmq::context_t ctx_;
-  zmq::socket_t pull_;
-  std::vector<zmq::socket_t> push_;
-  std::priority_queue<Frame, std::vector<Frame>, Later> due_;
+  LoopbackTransport tr_;
 };
 
-bool ReadAll(int fd, void* data, size_t n) {
-  auto* p = static_cast<uint8_t*>(data);
-  while (n > 0) {
-    const ssize_t r = read(fd, p, n);
-    if (r <= 0) return false;
-    p += r;
-    n -= static_cast<size_t>(r);
-  }
-  return true;
-}
-bool WriteAll(int fd, const void* data, size_t n) {
-  const auto* p = static_cast<const uint8_t*>(data);
-  while (n > 0) {
-    const ssize_t r = write(fd, p, n);
-    if (r <= 0) return false;
-    p += r;
-    n -= static_cast<size_t>(r);
-  }
-  return true;
-}
-
 // The training steps of one worker (after the sockets are connected); fills `out`.
-Status TrainSteps(const BarrierTrainingOptions& o, int self, LoopbackTransport& tr,
+Status TrainSteps(const BarrierTrainingOptions& o, int self, BarrierLink& tr,
                   const std::vector<Frame>& early, json& out) {
   const auto d = static_cast<size_t>(o.problem.features);
   const LogisticShard shard = MakeShard(o.problem, self);
@@ -271,11 +164,9 @@ Status TrainSteps(const BarrierTrainingOptions& o, int self, LoopbackTransport& 
 [[noreturn]] void WorkerMain(const BarrierTrainingOptions& o, int self, int up_fd, int down_fd) {
   json out;
   {
-    LoopbackTransport tr(self, o.region_of, o.transport);
-    const int port = tr.Port();
-    std::vector<int> ports(static_cast<size_t>(o.workers));
-    if (!WriteAll(up_fd, &port, sizeof port) || !ReadAll(down_fd, ports.data(), ports.size() * sizeof(int)))
-      _exit(3);
+    BarrierLink tr(self, o.region_of, o.transport);
+    std::vector<int> ports;
+    if (!ReportPort(up_fd, down_fd, tr.Port(), o.workers, ports)) _exit(3);
     tr.Connect(ports);
     // Hello to every peer, then wait for theirs: every connection is up before step 0.
     for (int p = 0; p < o.workers; ++p) {
@@ -294,13 +185,12 @@ Status TrainSteps(const BarrierTrainingOptions& o, int self, LoopbackTransport& 
     if (s.ok()) s = TrainSteps(o, self, tr, early, out);
     if (!s.ok()) out = {{"error", s.error().ToString()}};
   }
-  const std::string text = out.dump();
-  const uint64_t n = text.size();
-  const bool ok = WriteAll(up_fd, &n, sizeof n) && WriteAll(up_fd, text.data(), text.size());
-  _exit(ok ? 0 : 3);
+  _exit(WriteText(up_fd, out.dump()) ? 0 : 3);
 }
 
-Status CheckOptions(const BarrierTrainingOptions& o) {
+}  // namespace
+
+Status CheckBarrierTrainingOptions(const BarrierTrainingOptions& o) {
   auto bad = [](const std::string& m) { return MakeKindError(ErrorKind::kUsage, m); };
   if (o.workers < 2 || o.workers > 64) return bad(fmt::format("workers {} outside 2..64", o.workers));
   if (o.steps < 1 || o.steps > 100000) return bad(fmt::format("steps {} outside 1..100000", o.steps));
@@ -318,6 +208,8 @@ Status CheckOptions(const BarrierTrainingOptions& o) {
   }
   return {};
 }
+
+namespace {
 
 // Folds one worker's JSON into the run.
 void Gather(const json& j, int w, BarrierTrainingRun& run, int64_t& frames, int64_t& frame_bytes) {
@@ -343,14 +235,13 @@ void Gather(const json& j, int w, BarrierTrainingRun& run, int64_t& frames, int6
   run.stats.max_staleness_used = std::max(run.stats.max_staleness_used, static_cast<int>(st[5]));
 }
 
-// The whole objective at `w` over every worker's shard.
+}  // namespace
+
 double GlobalLoss(const LogisticProblem& p, int workers, const std::vector<float>& w) {
   double sum = 0;
   for (int k = 0; k < workers; ++k) sum += ShardLoss(p, MakeShard(p, k), w);
   return sum / workers;
 }
-
-}  // namespace
 
 LogisticShard MakeShard(const LogisticProblem& p, int worker) {
   const std::vector<float> wt = GeneratingWeights(p);
@@ -406,37 +297,15 @@ double ShardLoss(const LogisticProblem& p, const LogisticShard& s, const std::ve
 
 Result<BarrierTrainingRun> RunBarrierTraining(const BarrierTrainingOptions& opt) {
   BarrierTrainingOptions o = opt;
-  Status ok = CheckOptions(o);
+  Status ok = CheckBarrierTrainingOptions(o);
   if (!ok.ok()) return ok.error();
   if (o.region_of.empty()) o.region_of = BarrierState::HalvesRegions(o.workers);
   if (o.region_of.size() != static_cast<size_t>(o.workers))
     return MakeKindError(ErrorKind::kUsage, "one region per worker");
   const int64_t t0 = NowNs();
-  std::vector<int> up(static_cast<size_t>(o.workers)), down(static_cast<size_t>(o.workers));
-  std::vector<pid_t> pids;
-  for (int w = 0; w < o.workers; ++w) {
-    int a[2], b[2];
-    if (pipe(a) != 0 || pipe(b) != 0) return MakeKindError(ErrorKind::kInternal, "pipe failed");
-    const pid_t pid = fork();
-    if (pid < 0) return MakeKindError(ErrorKind::kInternal, "fork failed");
-    if (pid == 0) {
-      close(a[0]);
-      close(b[1]);
-      WorkerMain(o, w, a[1], b[0]);
-    }
-    close(a[1]);
-    close(b[0]);
-    up[static_cast<size_t>(w)] = a[0];
-    down[static_cast<size_t>(w)] = b[1];
-    pids.push_back(pid);
-  }
-  std::vector<int> ports(static_cast<size_t>(o.workers));
-  bool io_ok = true;
-  for (int w = 0; w < o.workers; ++w)
-    io_ok = io_ok && ReadAll(up[static_cast<size_t>(w)], &ports[static_cast<size_t>(w)], sizeof(int));
-  for (int w = 0; w < o.workers && io_ok; ++w) {
-    io_ok = WriteAll(down[static_cast<size_t>(w)], ports.data(), ports.size() * sizeof(int));
-  }
+  auto procs = ForkProcesses(o.workers, [&o](int self, int up, int down) { WorkerMain(o, self, up, down); });
+  if (!procs.ok()) return procs.error();
+  const bool io_ok = ExchangePorts(*procs);
   BarrierTrainingRun run;
   run.name = o.name;
   run.workers = o.workers;
@@ -451,12 +320,7 @@ Result<BarrierTrainingRun> RunBarrierTraining(const BarrierTrainingOptions& opt)
   std::vector<float> w0;
   int64_t frames = 0, frame_bytes = 0;
   for (int w = 0; w < o.workers; ++w) {
-    uint64_t n = 0;
-    std::string text;
-    if (io_ok && ReadAll(up[static_cast<size_t>(w)], &n, sizeof n) && n < (1ULL << 31)) {
-      text.resize(n);
-      if (!ReadAll(up[static_cast<size_t>(w)], text.data(), n)) text.clear();
-    }
+    const std::string text = io_ok ? ReadText(procs->up[static_cast<size_t>(w)]) : std::string();
     const json j = json::parse(text, nullptr, false);
     if (j.is_discarded() || !j.is_object()) {
       if (error.empty()) error = fmt::format("worker {} ended without its result", w);
@@ -466,13 +330,8 @@ Result<BarrierTrainingRun> RunBarrierTraining(const BarrierTrainingOptions& opt)
       Gather(j, w, run, frames, frame_bytes);
       if (w == 0) w0 = j["weights"].get<std::vector<float>>();
     }
-    close(up[static_cast<size_t>(w)]);
-    close(down[static_cast<size_t>(w)]);
   }
-  for (pid_t pid : pids) {
-    int status = 0;
-    waitpid(pid, &status, 0);
-  }
+  ReapProcesses(*procs);
   if (!error.empty()) return MakeKindError(ErrorKind::kInternal, "training run " + o.name + ": " + error);
   run.wall_s = static_cast<double>(NowNs() - t0) / 1e9;
   run.final_loss = GlobalLoss(o.problem, o.workers, w0);

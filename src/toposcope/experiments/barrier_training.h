@@ -40,6 +40,8 @@ std::vector<float> GeneratingWeights(const LogisticProblem& p);
 // Loss of `w` on a shard (mean logistic loss + l2 / 2 |w|^2); with `grad` (resized to d) its gradient.
 double ShardLoss(const LogisticProblem& p, const LogisticShard& s, const std::vector<float>& w,
                  std::vector<float>* grad = nullptr);
+// The whole objective at `w`: the mean of ShardLoss over the shards of `workers` workers.
+double GlobalLoss(const LogisticProblem& p, int workers, const std::vector<float>& w);
 
 struct BarrierTrainingOptions {
   std::string name = "run";
@@ -81,6 +83,9 @@ struct BarrierTrainingRun {
   act::training::BarrierStats stats;  // summed over workers (max_staleness_used: the max)
   double wall_s = 0;
 };
+
+// Fails (kUsage) on options out of range (workers, steps, problem, links, codec).
+Status CheckBarrierTrainingOptions(const BarrierTrainingOptions& o);
 
 // Runs the training in `workers` processes and gathers what each measured. Fails (kUsage) on bad
 // options, (kInternal) when a worker fails or times out (its message is returned).
