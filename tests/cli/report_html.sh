@@ -95,6 +95,21 @@ def check_common(r, d):
     marked = [c for c in cables if c.get("data-mark")]
     below = [f for f in fab.get("findings", []) if f["kind"] == "link_below_usual"]
     assert len(marked) >= len(below), (marked, below)
+    # Inferred pods drawn as boxes: one per pod that holds most hosts of a drawn leaf.
+    inf = fab.get("inferred", {})
+    pod_of = {}
+    for i, p in enumerate(inf.get("pods", [])):
+        for h in p.get("hosts", []):
+            pod_of[h] = i
+    want = set()
+    for l in (fab.get("leaves") or inf.get("leaves") or []):
+        votes = {}
+        for h in l.get("hosts", []):
+            if h in pod_of:
+                votes[pod_of[h]] = votes.get(pod_of[h], 0) + 1
+        if votes:
+            want.add(inf["pods"][min(votes, key=lambda p: (-votes[p], p))]["name"])
+    assert sorted(a["data-pod"] for a in kind(d, "pod", "fabric")) == sorted(want), (kind(d, "pod", "fabric"), want)
     rings = r.get("rings", [])
     if rings:
         hops = kind(d, "ring-hop", "rings")

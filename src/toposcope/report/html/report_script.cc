@@ -109,27 +109,48 @@ function hostLink(name) {
   return a;
 }
 // Leaves as boxes in rows, hosts as cells inside; returns {width, height, hosts: name -> {x, y},
-// leaves: [{name, x, y, w, h}]}. `cell` is a host cell's size in pixels.
-function layoutLeaves(leaves, width, top, cell) {
-  const pos = {hosts: {}, leaves: []};
+// leaves: [{name, x, y, w, h}], pods: [{name, x, y, w, h, n}]}. `cell` is a host cell's size in
+// pixels. `pods` ([{name, leaves: [leaf index]}], optional) groups the leaves: each pod's leaves are
+// laid out together from a new row, under a band for the pod's name, and its box surrounds them.
+function layoutLeaves(leaves, width, top, cell, pods) {
+  const pos = {hosts: {}, leaves: [], pods: []};
   const size = l => {
     const n = l.hosts.length, cols = Math.max(2, Math.ceil(Math.sqrt(n * 2)));
     return {n: n, cols: cols, w: Math.max(cols * cell + 8, 120), h: Math.max(1, Math.ceil(n / cols)) * cell + 22};
   };
+  // The order: each pod's leaves, then the leaves of no pod.
+  const groups = [], inPod = new Set();
+  (pods || []).forEach(p => {
+    const ls = p.leaves.filter(i => i < leaves.length && !inPod.has(i));
+    ls.forEach(i => inPod.add(i));
+    if (ls.length) groups.push({name: p.name, leaves: ls});
+  });
+  const rest = leaves.map((l, i) => i).filter(i => !inPod.has(i));
+  if (rest.length) groups.push({name: null, leaves: rest});
   // One row of leaves spreads over the width; more wrap with a fixed gap.
   const total = leaves.reduce((a, l) => a + size(l).w, 0);
-  const gap = total + 10 * (leaves.length + 1) <= width ? (width - total) / (leaves.length + 1) : 10;
+  const gap = !groups.some(g => g.name) && total + 10 * (leaves.length + 1) <= width ? (width - total) / (leaves.length + 1) : 10;
   let x = gap, y = top, rowH = 0;
-  leaves.forEach(l => {
-    const {n, cols, w, h} = size(l);
-    if (x + w > width - gap && x > gap) { x = gap; y += rowH + 10; rowH = 0; }
-    pos.leaves.push({name: l.name, x: x, y: y, w: w, h: h, unplaced: !!(l.unplaced || l.guessed), n: n});
-    const x0 = x + (w - cols * cell) / 2;
-    l.hosts.forEach((hi, k) => {
-      pos.hosts[HOSTS[hi]] = {x: x0 + (k % cols) * cell, y: y + 18 + Math.floor(k / cols) * cell};
+  groups.forEach(g => {
+    if (g.name !== null || groups.length > 1) {
+      if (x > gap) { x = gap; y += rowH + 10; rowH = 0; }
+    }
+    const box = g.name !== null ? {name: g.name, x: gap - 5, y: y, w: 0, h: 0, n: 0} : null;
+    if (box) y += 16;
+    g.leaves.forEach(i => {
+      const l = leaves[i];
+      const {n, cols, w, h} = size(l);
+      if (x + w > width - gap && x > gap) { x = gap; y += rowH + 10; rowH = 0; }
+      pos.leaves.push({name: l.name, x: x, y: y, w: w, h: h, unplaced: !!(l.unplaced || l.guessed), n: n});
+      const x0 = x + (w - cols * cell) / 2;
+      l.hosts.forEach((hi, k) => {
+        pos.hosts[HOSTS[hi]] = {x: x0 + (k % cols) * cell, y: y + 18 + Math.floor(k / cols) * cell};
+      });
+      if (box) { box.w = Math.max(box.w, x + w + 5 - box.x); box.n += n; }
+      x += w + gap;
+      rowH = Math.max(rowH, h);
     });
-    x += w + gap;
-    rowH = Math.max(rowH, h);
+    if (box) { box.h = y + rowH + 5 - box.y; pos.pods.push(box); }
   });
   pos.height = y + rowH + 10;
   return pos;
@@ -170,7 +191,7 @@ function drawFabric() {
   const spines = (F.spines || []).slice();
   switchCables.forEach(c => { [c.a, c.b].forEach(n => { if (n === "(spines)" && spines.indexOf(n) < 0) spines.push(n); }); });
   const top = spines.length ? 70 : 10;
-  const pos = layoutLeaves(leaves, width, top, cell);
+  const pos = layoutLeaves(leaves, width, top, cell, F.pods);
   const svg = sv("svg", {width: width, height: pos.height, "data-kind": "fabric"});
   const at = {};
   spines.forEach((s, i) => {
@@ -213,6 +234,11 @@ function drawFabric() {
     if (spineW >= 60) svgText(lg, p.x, p.y + 3, s.length > 18 ? s.slice(0, 17) + "~" : s, {"text-anchor": "middle"});
   });
   const hmarks = F.host_marks || {};
+  pos.pods.forEach(p => {
+    lg.appendChild(sv("rect", {x: p.x, y: p.y, width: p.w, height: p.h, rx: 6, fill: "none", stroke: "#9aa7b8",
+      "stroke-dasharray": "4 3", "data-kind": "pod", "data-pod": p.name}, p.name + ": " + p.n + " hosts (pod inferred from probe latencies)"));
+    svgText(lg, p.x + 4, p.y + 12, p.name + " (" + p.n + " hosts)", {class: "pod"});
+  });
   pos.leaves.forEach(l => {
     const m = smarks[l.name];
     lg.appendChild(sv("rect", {x: l.x, y: l.y, width: l.w, height: l.h, rx: 4, fill: l.unplaced ? "#fafafa" : "#f1f4f8",

@@ -119,6 +119,35 @@ json GuessedGroups(const Hosts& hosts) {
   return groups;
 }
 
+// The inferred pods over the drawn leaves: [{name, leaves: [leaf index]}], a leaf in the pod that
+// holds most of its hosts (ties: the first pod); pods that hold no drawn leaf are left out.
+json PodsView(const json& inferred, const json& leaves, const Hosts& hosts) {
+  std::vector<int> pod_of(hosts.names.size(), -1);
+  const json& inferred_pods = Arr(inferred, "pods");
+  for (size_t p = 0; p < inferred_pods.size(); ++p) {
+    for (const json& h : Arr(inferred_pods[p], "hosts")) {
+      const int i = h.is_string() ? hosts.Of(h.get<std::string>()) : -1;
+      if (i >= 0) pod_of[static_cast<size_t>(i)] = static_cast<int>(p);
+    }
+  }
+  std::vector<json> members(inferred_pods.size(), json::array());
+  for (size_t l = 0; l < leaves.size(); ++l) {
+    std::map<int, int> votes;
+    for (const json& h : leaves[l]["hosts"]) {
+      const int p = pod_of[h.get<size_t>()];
+      if (p >= 0) ++votes[p];
+    }
+    int best = -1;
+    for (const auto& [p, n] : votes) if (best < 0 || n > votes[best]) best = p;
+    if (best >= 0) members[static_cast<size_t>(best)].push_back(l);
+  }
+  json pods = json::array();
+  for (size_t p = 0; p < inferred_pods.size(); ++p) {
+    if (!members[p].empty()) pods.push_back({{"name", Str(inferred_pods[p], "name")}, {"leaves", members[p]}});
+  }
+  return pods;
+}
+
 json LeavesView(const json& fabric, const std::unordered_map<std::string, std::string>& node_names, const Hosts& hosts,
                 json* pods) {
   json leaves = json::array();
@@ -142,9 +171,9 @@ json LeavesView(const json& fabric, const std::unordered_map<std::string, std::s
   } else {
     for (const json& l : Arr(inferred, "leaves")) add(Str(l, "name"), Arr(l, "hosts"));
   }
-  for (const json& p : Arr(inferred, "pods")) pods->push_back({{"name", Str(p, "name")}, {"leaves", Arr(p, "leaves")}});
   json rest = json::array();
   for (size_t i = 0; i < placed.size(); ++i) if (!placed[i]) rest.push_back(i);
+  *pods = PodsView(inferred, leaves, hosts);
   if (rest.empty()) return leaves;
   if (!leaves.empty()) {
     leaves.push_back({{"name", "not placed"}, {"hosts", rest}, {"unplaced", true}});
