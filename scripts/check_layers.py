@@ -99,9 +99,10 @@ def parse_cmake():
     for m in re.finditer(r"toposcope_module\(\s*(\w+)((?:\s+DEPS)?[^)]*)\)", text):
         deps = m.group(2).split()
         decl[m.group(1)] = set(d for d in deps if d != "DEPS")
-    tool = re.search(r"target_link_libraries\(\s*toposcope\s+PRIVATE([^)]*)\)", text)
-    if tool:
-        decl["tools"] = set(tool.group(1).split())
+    # The CLI's libraries: every target_link_libraries(toposcope PRIVATE ...) (some are conditional,
+    # such as dist/ when MPI is found).
+    for tool in re.finditer(r"target_link_libraries\(\s*toposcope\s+PRIVATE([^)]*)\)", text):
+        decl.setdefault("tools", set()).update(tool.group(1).split())
     return decl
 
 

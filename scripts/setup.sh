@@ -19,6 +19,7 @@ packages=(
   chromium
   ibsim-utils opensm infiniband-diags
   slurmctld slurm-client munge
+  libopenmpi-dev openmpi-bin
   python3-numpy python3-sklearn python3-scipy python3-pandas
 )
 

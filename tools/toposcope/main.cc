@@ -31,6 +31,9 @@
 #include "toposcope/app/serve_command.h"
 #include "toposcope/app/exporter_command.h"
 #include "toposcope/app/simulate_command.h"
+#ifdef TOPOSCOPE_HAVE_MPI
+#include "toposcope/dist/mpi_load.h"
+#endif
 #include "toposcope/experiments/architecture_compare.h"
 #include "toposcope/experiments/hypothesis_eval.h"
 #include "toposcope/report/pipeline/pass_report.h"
@@ -109,6 +112,7 @@ struct AnalyzeFlags {
   std::string format = "text";  // analyze --format: text (the summary), json (result.json), csv (findings)
   std::string dot;              // analyze --dot DIR: fabric.dot and <host>.dot
   app::PrometheusRequest prometheus;  // --prometheus URL --range START,END --step S
+  int threads = 0;                    // --threads: 0 = every core (under MPI: shared among a machine's ranks)
 };
 
 void AddAnalyzeFlags(CLI::App* cmd, AnalyzeFlags& f, bool with_out) {
@@ -123,6 +127,8 @@ void AddAnalyzeFlags(CLI::App* cmd, AnalyzeFlags& f, bool with_out) {
     cmd->add_flag("--timeline", f.timeline, "also merge every event onto the global axis into DIR/timeline.json "
                   "(what `align` writes)");
     cmd->add_option("--otlp", f.otlp, "also write the metrics (what `serve` shows on /metrics) as OTLP/JSON to FILE");
+    cmd->add_option("--threads", f.threads, "threads to read inputs and run passes with (default 0: every core; "
+                    "under mpirun: the cores shared among the machine's ranks)")->check(CLI::Range(0, 4096));
   }
   cmd->add_flag("-q,--quiet", f.quiet, "print nothing but the answer and errors (no summary, no progress line)");
   cmd->add_option("--from-dump", f.from_dump, "load passes from DIR/passes/*.json of an earlier --dump-passes run");
@@ -161,6 +167,7 @@ toposcope::Result<app::AnalyzeRequest> RequestOf(const AnalyzeFlags& f) {
     req.untimed_at_ns = *at;
   }
   req.out = f.out;
+  req.threads = f.threads;
   req.from_dump = f.from_dump;
   req.dump_passes = f.dump_passes;
   req.prometheus = f.prometheus;
@@ -196,12 +203,48 @@ toposcope::Result<app::AnalyzeRequest> RequestOf(const AnalyzeFlags& f) {
   return req;
 }
 
+// Under an MPI launcher (`mpirun -np N toposcope analyze ...`): every rank reads a shard of the
+// inputs (dist/mpi_load); rank 0 gets them merged and goes on as a one-process run, the other
+// ranks stop once their shard is sent. Returns the exit code of a rank other than 0, nullopt on
+// rank 0 (its request now reads through the ranks) and without MPI.
+std::optional<int> ShareAnalyzeAmongRanks(const AnalyzeFlags& f, app::AnalyzeRequest* req) {
+#ifdef TOPOSCOPE_HAVE_MPI
+  if (!toposcope::dist::LaunchedByMpi()) return std::nullopt;
+  if (!f.from_dump.empty() || !f.prometheus.url.empty() || f.paths.empty()) {
+    return Fail(toposcope::MakeKindError(ErrorKind::kUsage, "under mpirun, analyze reads files and directories",
+                                         "give paths (no --from-dump, no --prometheus)"));
+  }
+  const int threads = f.threads;
+  if (toposcope::dist::World().rank != 0) {
+    toposcope::model::LoadOptions lo;
+    lo.host_override = req->host_override;
+    lo.untimed_at_ns = req->untimed_at_ns;
+    auto shard = toposcope::dist::LoadSharded(req->paths, lo, nullptr, threads);
+    return shard.ok() ? kOk : Fail(shard.error());
+  }
+  req->load_paths = [threads](const std::vector<std::string>& paths, const toposcope::model::LoadOptions& lo,
+                              const toposcope::model::LoadProgressFn& progress) {
+    return toposcope::dist::LoadSharded(paths, lo, progress, threads);
+  };
+#else
+  (void)f;
+  (void)req;
+#endif
+  return std::nullopt;
+}
+
 // Runs the request of `f`; `timeline` merges the events into DIR/timeline.json, `merge_events`
-// merges them in memory (explain). On a terminal (stderr) and without --quiet, a progress line
+// merges them in memory (explain); with `rank_exit` (analyze), under mpirun a rank other than 0
+// reads its shard, sets *rank_exit and returns an error that is not reported. On a terminal (stderr) and without --quiet, a progress line
 // shows the files read and the pass running; it is wiped before anything else is printed.
-toposcope::Result<app::AnalyzeOutcome> Analyze(const AnalyzeFlags& f, bool timeline, bool merge_events = false) {
+toposcope::Result<app::AnalyzeOutcome> Analyze(const AnalyzeFlags& f, bool timeline, bool merge_events = false,
+                                               std::optional<int>* rank_exit = nullptr) {
   toposcope::Result<app::AnalyzeRequest> req = RequestOf(f);
   if (!req.ok()) return req.error();
+  if (rank_exit != nullptr) {
+    *rank_exit = ShareAnalyzeAmongRanks(f, &*req);
+    if (*rank_exit) return toposcope::MakeError("this rank only reads its shard");
+  }
   req->timeline = timeline && !f.out.empty();
   req->merge_events = merge_events;
   std::optional<toposcope::cli::ProgressLine> line;
@@ -240,7 +283,9 @@ int Verdict(const AnalyzeFlags& f, const app::AnalyzeOutcome& a) {
 }
 
 int RunAnalyzeCommand(const AnalyzeFlags& f, bool timeline) {
-  auto a = Analyze(f, timeline);
+  std::optional<int> rank_exit;
+  auto a = Analyze(f, timeline, false, &rank_exit);
+  if (rank_exit) return *rank_exit;  // a rank other than 0: its shard is read and sent
   if (!a.ok()) return Fail(a.error());
   if (f.only.empty() && f.format == "json") {
     std::fputs(report::ResultJsonText(a->result, &a->probes).c_str(), stdout);

@@ -1,8 +1,11 @@
 #include "toposcope/app/analyze_command.h"
 
+#include <tbb/global_control.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "toposcope/base/file_io.h"
@@ -44,6 +47,7 @@ analysis::PipelineOptions PipelineOptionsOf(const AnalyzeRequest& req, analysis:
   po.only = req.only;
   po.progress = req.progress;
   po.load_progress = req.load_progress;
+  po.load_paths = req.load_paths;
   if (!req.from_dump.empty()) {
     po.read_dump = [dir = req.from_dump](std::string_view pass) { return model::ReadPassDump(dir, pass); };
   }
@@ -104,6 +108,8 @@ analysis::AnalyzeOptions AnalyzeDefaults() {
 
 Result<AnalyzeOutcome> RunAnalyze(const AnalyzeRequest& req) {
   if (Status st = CheckRequest(req); !st.ok()) return st.error();
+  std::optional<tbb::global_control> threads;
+  if (req.threads > 0) threads.emplace(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(req.threads));
   std::unique_ptr<report::TimelineFile> timeline;
   if (req.timeline) timeline = std::make_unique<report::TimelineFile>(req.out);
   DiscardTimeline discard;
@@ -130,12 +136,19 @@ Result<AnalyzeOutcome> RunAnalyze(const AnalyzeRequest& req) {
     if (Status st = WriteOnlyDumps(req, state, &out); !st.ok()) return st.error();
   } else {
     if (state.dataset == nullptr) return MakeKindError(ErrorKind::kInternal, "no dataset after a full run");
-    // Rendered once (result.json and report.html of a large cluster take seconds), then written.
-    for (const auto& [name, text] : report::AnalysisOutputFiles(out.result, *state.dataset)) {
-      const std::string path = (std::filesystem::path(req.out) / name).string();
-      if (Status st = WriteFileText(path, text); !st.ok()) return st.error();
-      out.written.push_back(path);
-    }
+    // The DCGM series are summarised in the result now and no output reads them: dropped before
+    // the outputs are rendered (at 12,500 hosts they are most of the data set).
+    if (state.dataset_storage) state.dataset_storage->dcgm = model::DcgmStore{};
+    // Each file rendered, written and dropped before the next (a large cluster's result.json alone
+    // is hundreds of MB).
+    const Status st = report::ForEachAnalysisOutput(
+        out.result, *state.dataset, [&](const std::string& name, std::string&& text) -> Status {
+          const std::string path = (std::filesystem::path(req.out) / name).string();
+          if (Status w = WriteFileText(path, text); !w.ok()) return w;
+          out.written.push_back(path);
+          return {};
+        });
+    if (!st.ok()) return st.error();
   }
   if (Status st = report::WritePassStats(req.out, out.run); !st.ok()) return st.error();
   if (state.dataset_storage) out.probes = std::move(state.dataset_storage->path_probes);

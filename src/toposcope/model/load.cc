@@ -1,8 +1,15 @@
 // model/load: LoadPaths walks the given files and directories and reads each file through the
-// reader table of model/readers.
+// reader table of model/readers; the steps it takes (plan, chunks read in parallel, finish) are
+// model/load_plan's.
 #include <unistd.h>
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
 #include <algorithm>
+#include <functional>
+#include <mutex>
 #include <filesystem>
 #include <optional>
 #include <set>
@@ -14,6 +21,7 @@
 #include "toposcope/formats/dcgm/dcgm_discovery.h"
 #include "toposcope/model/dataset.h"
 #include "toposcope/model/dcgm_read.h"
+#include "toposcope/model/load_plan.h"
 #include "toposcope/model/load_progress.h"
 #include "toposcope/model/readers.h"
 
@@ -251,13 +259,6 @@ std::vector<WalkEntry> WalkDirectory(const fs::path& root) {
   return out;
 }
 
-// One input to read: a file with the host it defaults to, or an entry not read (with why).
-struct PlannedInput {
-  fs::path path;
-  std::string host;
-  std::optional<std::string> skip;
-};
-
 // Every input under `paths`, in reading order, with the host a file defaults to; fails when a path
 // does not exist.
 Result<std::vector<PlannedInput>> PlanInputs(const std::vector<std::string>& paths) {
@@ -282,49 +283,104 @@ Result<std::vector<PlannedInput>> PlanInputs(const std::vector<std::string>& pat
   return out;
 }
 
+// The chunk of an input: a new one whenever the default host changes.
+std::vector<size_t> CutChunks(const std::vector<PlannedInput>& inputs) {
+  std::vector<size_t> begin;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (i == 0 || inputs[i].host != inputs[i - 1].host || inputs[i].host.empty()) begin.push_back(i);
+  }
+  return begin;
+}
+
+// Reads the inputs of one chunk into `part`.
+void LoadChunk(const LoadPlan& plan, size_t k, const LoadOptions& opt, LoadedPart& part,
+               const std::function<void(const PlannedInput&)>& done) {
+  part.first_chunk = k;
+  part.end_chunk = k + 1;
+  for (size_t i = plan.chunk_begin[k]; i < plan.ChunkEnd(k); ++i) {
+    const PlannedInput& p = plan.inputs[i];
+    if (p.skip) {
+      InputFile in;
+      in.path = p.path.string();
+      in.format = "unknown";
+      Skip(part.ds, std::move(in), *p.skip);
+    } else {
+      LoadFile(part.ds, p.path, p.host, opt, part.untimed, part.dmon_mig);
+    }
+    done(p);
+  }
+}
+
 }  // namespace
+
+int64_t LoadPlan::ChunkBytes(size_t k) const {
+  int64_t n = 0;
+  for (size_t i = chunk_begin[k]; i < ChunkEnd(k); ++i) n += inputs[i].size_bytes;
+  return n;
+}
+
+Result<LoadPlan> PlanLoad(const std::vector<std::string>& paths) {
+  Result<std::vector<PlannedInput>> planned = PlanInputs(paths);
+  if (!planned.ok()) return planned.error();
+  LoadPlan plan;
+  plan.inputs = std::move(*planned);
+  for (PlannedInput& in : plan.inputs) {
+    std::error_code ec;
+    const uintmax_t size = in.skip ? 0 : fs::file_size(in.path, ec);
+    in.size_bytes = ec ? 0 : static_cast<int64_t>(size);
+    plan.bytes_total += in.size_bytes;
+  }
+  plan.chunk_begin = CutChunks(plan.inputs);
+  return plan;
+}
+
+LoadedPart LoadChunks(const LoadPlan& plan, size_t first, size_t end, const LoadOptions& opt,
+                      const LoadProgressFn& report, int threads) {
+  end = std::min(end, plan.chunks());
+  first = std::min(first, end);
+  std::vector<LoadedPart> parts(end - first);
+  std::mutex mu;
+  LoadProgress progress;
+  for (size_t k = first; k < end; ++k) {
+    progress.files_total += static_cast<int64_t>(plan.ChunkEnd(k) - plan.chunk_begin[k]);
+    progress.bytes_total += plan.ChunkBytes(k);
+  }
+  const auto done = [&](const PlannedInput& p) {
+    if (!report) return;
+    const std::string path = p.path.string();
+    const std::lock_guard<std::mutex> lock(mu);
+    ++progress.files_done;
+    progress.bytes_done += p.size_bytes;
+    progress.path = path;
+    report(progress);
+  };
+  tbb::task_arena arena(threads > 0 ? threads : tbb::task_arena::automatic);
+  arena.execute([&] {
+    tbb::parallel_for(tbb::blocked_range<size_t>(first, end, 1), [&](const tbb::blocked_range<size_t>& r) {
+      for (size_t k = r.begin(); k != r.end(); ++k) LoadChunk(plan, k, opt, parts[k - first], done);
+    });
+  });
+  LoadedPart whole;
+  whole.first_chunk = whole.end_chunk = first;
+  for (LoadedPart& p : parts) (void)MergeParts(whole, std::move(p));  // adjacent by construction
+  return whole;
+}
+
+Dataset FinishLoad(LoadedPart&& whole) {
+  Dataset ds = std::move(whole.ds);
+  PlaceUntimedDcgm(ds, whole.untimed);
+  LinkMigInstances(ds, whole.dmon_mig);
+  return ds;
+}
 
 Result<Dataset> LoadPaths(const std::vector<std::string>& paths, const LoadOptions& opt) {
   return LoadPaths(paths, opt, LoadProgressFn());
 }
 
 Result<Dataset> LoadPaths(const std::vector<std::string>& paths, const LoadOptions& opt, const LoadProgressFn& report) {
-  Result<std::vector<PlannedInput>> planned = PlanInputs(paths);
-  if (!planned.ok()) return planned.error();
-  LoadProgress progress;
-  progress.files_total = static_cast<int64_t>(planned->size());
-  std::vector<int64_t> sizes;
-  sizes.reserve(planned->size());
-  for (const PlannedInput& in : *planned) {
-    std::error_code ec;
-    const uintmax_t size = in.skip ? 0 : fs::file_size(in.path, ec);
-    sizes.push_back(ec ? 0 : static_cast<int64_t>(size));
-    progress.bytes_total += sizes.back();
-  }
-  Dataset ds;
-  std::vector<UntimedDcgmInput> untimed;  // DCGM inputs whose untimed samples wait for their origin
-  std::vector<DmonMigRows> dmon_mig;      // dmon files naming MIG instances, linked once all is read
-  for (size_t i = 0; i < planned->size(); ++i) {
-    const PlannedInput& p = (*planned)[i];
-    if (p.skip) {
-      InputFile in;
-      in.path = p.path.string();
-      in.format = "unknown";
-      Skip(ds, std::move(in), *p.skip);
-    } else {
-      LoadFile(ds, p.path, p.host, opt, untimed, dmon_mig);
-    }
-    if (report) {
-      const std::string path = p.path.string();
-      ++progress.files_done;
-      progress.bytes_done += sizes[i];
-      progress.path = path;
-      report(progress);
-    }
-  }
-  PlaceUntimedDcgm(ds, untimed);
-  LinkMigInstances(ds, dmon_mig);
-  return ds;
+  Result<LoadPlan> plan = PlanLoad(paths);
+  if (!plan.ok()) return plan.error();
+  return FinishLoad(LoadChunks(*plan, 0, plan->chunks(), opt, report));
 }
 
 }  // namespace toposcope::model

@@ -19,11 +19,16 @@ struct LoadProgress {
   std::string_view path;                    // the input just read
 };
 
-// Called after each input is read, in reading order, on the loader's thread. May be empty.
+// Called after each input is read; inputs are read in parallel (model/load_plan), so the calls come
+// in the order reads finish, from the reading threads, never two at once. May be empty.
 using LoadProgressFn = std::function<void(const LoadProgress&)>;
 
 // LoadPaths (model/dataset.h), telling `progress` after each input. Every path is walked first
 // (a missing one fails before any file is read), so the total is known from the first call.
 Result<Dataset> LoadPaths(const std::vector<std::string>& paths, const LoadOptions& opt, const LoadProgressFn& progress);
+
+// A loader with LoadPaths' signature (LoadPaths itself, or a sharded load across processes).
+using LoadPathsFn =
+    std::function<Result<Dataset>(const std::vector<std::string>&, const LoadOptions&, const LoadProgressFn&)>;
 
 }  // namespace toposcope::model

@@ -4,6 +4,7 @@
 // tomography gave hop weights).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,6 +20,12 @@ namespace toposcope::report {
 // inferred, then opensm-hop-weights.txt when there are hop weights. Never fails.
 std::vector<std::pair<std::string, std::string>> AnalysisOutputFiles(const analysis::AnalysisResult& r,
                                                                      const model::Dataset& ds);
+
+// Hands each output of AnalysisOutputFiles to `take`, one at a time, in that order, each file's
+// text rendered only once the one before it is taken, so that a large cluster's outputs are never
+// all in memory together. Stops at, and returns, the first error `take` returns.
+Status ForEachAnalysisOutput(const analysis::AnalysisResult& r, const model::Dataset& ds,
+                             const std::function<Status(const std::string& name, std::string&& text)>& take);
 
 // Writes AnalysisOutputFiles(r, ds) into `dir` (created when missing), in order. Returns the first
 // write error (the Error names the file); the files before it are written, those after it are not.

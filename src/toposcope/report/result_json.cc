@@ -47,13 +47,24 @@ json ResultToJson(const analysis::AnalysisResult& r, const std::vector<formats::
   return j;
 }
 
-std::string DumpSchemaFirst(json j) {
+std::string DumpSchemaFirst(const json& j) {
   if (!j.is_object() || !j.contains("schema")) return json_io::DumpText(j, 2) + "\n";
-  const json schema = j["schema"];
-  j.erase("schema");
-  std::string body = json_io::DumpText(j, 2);
-  const std::string head = "{\n  \"schema\": " + json_io::DumpText(schema) + (j.empty() ? "\n" : ",\n");
-  return head + body.substr(body.find('\n') + 1) + "\n";
+  // Section by section, never a copy of the whole tree or its whole text: each top-level value is
+  // dumped on its own and indented one level, as a dump of the whole object would place it.
+  std::string out = "{\n  \"schema\": " + json_io::DumpText(j["schema"]);
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (it.key() == "schema") continue;
+    out += ",\n  " + json_io::DumpText(json(it.key())) + ": ";
+    const std::string v = json_io::DumpText(it.value(), 2);
+    size_t from = 0;
+    for (size_t nl = v.find('\n'); nl != std::string::npos; nl = v.find('\n', from)) {
+      out.append(v, from, nl + 1 - from);
+      out += "  ";
+      from = nl + 1;
+    }
+    out.append(v, from, std::string::npos);
+  }
+  return out + "\n}\n";
 }
 
 std::string ResultJsonText(const analysis::AnalysisResult& r, const std::vector<formats::PathProbe>* probes) {

@@ -27,6 +27,6 @@ std::string ResultJsonText(const analysis::AnalysisResult& r, const std::vector<
 // Returns `j` dumped with 2-space indent, sorted keys, but "schema" first (so format detection
 // finds it in the first bytes), and a trailing newline; a value that is not an object or has no
 // "schema" is dumped as it is. Never fails.
-std::string DumpSchemaFirst(nlohmann::json j);
+std::string DumpSchemaFirst(const nlohmann::json& j);
 
 }  // namespace toposcope::report

@@ -8,6 +8,7 @@
 
 #include "toposcope/analysis/time/anchors.h"
 #include "toposcope/base/rng.h"
+#include "toposcope/formats/dcgm/dcgm_csv.h"
 #include "toposcope/formats/trace/event_jsonl.h"
 #include "toposcope/model/dataset.h"
 
@@ -141,6 +142,12 @@ TEST(Anchors, CollectFromJsonlEvents) {
     std::ofstream(path) << formats::WriteEventJsonl(ev);
     ds.event_inputs.push_back({path.string(), "n" + std::to_string(h), formats::FileFormat::kEventJsonl});
   }
+  // A DCGM input holds counter samples only: never an anchor, so it is not read at all.
+  std::vector<formats::CsvSample> samples;
+  for (int i = 0; i < 50; ++i) samples.push_back({kT0 + int64_t{i} * 100'000'000, "n0", 0, "DCGM_FI_DEV_GPU_UTIL", 50.0, 0});
+  const auto dcgm_path = dir / "n0.dcgm.csv";
+  std::ofstream(dcgm_path) << formats::WriteDcgmCsvLong(samples);
+  ds.event_inputs.push_back({dcgm_path.string(), "n0", formats::FileFormat::kDcgmCsv});
   Diagnostics diag;
   const AnchorGroups g = CollectAnchors(ds, AnchorOptions{}, &diag);
   EXPECT_EQ(g.events_scanned, 14);

@@ -39,7 +39,8 @@ int64_t InputRecords(const model::Dataset& ds) {
 }
 
 Result<PassCounts> RunLoad(const PipelineOptions& opt, PipelineState* st) {
-  auto ds = model::LoadPaths(opt.paths, opt.load, opt.load_progress);
+  auto ds = opt.load_paths ? opt.load_paths(opt.paths, opt.load, opt.load_progress)
+                           : model::LoadPaths(opt.paths, opt.load, opt.load_progress);
   if (!ds.ok()) return ds.error();
   st->SetDataset(std::move(*ds));
   return PassCounts{InputRecords(*st->dataset), static_cast<int64_t>(st->dataset->inputs.size())};

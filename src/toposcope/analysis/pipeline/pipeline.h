@@ -77,6 +77,9 @@ struct PipelineOptions {
   std::vector<std::string> paths;
   model::LoadOptions load;
   model::LoadProgressFn load_progress;  // told after each input is read (files, bytes); may be empty
+  // What the load pass reads the paths with: model::LoadPaths when empty. The MPI driver (dist/)
+  // hands its sharded load here (ranks read shards, rank 0 gets them merged).
+  model::LoadPathsFn load_paths;
   // The timeline pass runs only with a sink (it hands every merged event to it) and produces
   // nothing unless the dataset has event inputs. Not owned.
   TimelineSink* timeline = nullptr;

@@ -42,6 +42,11 @@ std::string AnchorKey(const formats::TraceEvent& e, std::string* ordinal_family)
   return "o|" + *ordinal_family;
 }
 
+bool IsDcgmEventInput(formats::FileFormat f) {
+  using formats::FileFormat;
+  return f == FileFormat::kDcgmDmon || f == FileFormat::kPrometheusText || f == FileFormat::kDcgmCsv;
+}
+
 int64_t MedianNs(std::vector<int64_t> v) {
   const size_t m = v.size() / 2;
   std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(m), v.end());
@@ -91,6 +96,9 @@ AnchorGroups CollectAnchors(const model::Dataset& ds, const AnchorOptions& opt, 
   std::map<std::string, std::map<std::string, int64_t>> ordinals;
   std::string family;
   for (const auto& input : ds.event_inputs) {
+    // DCGM samples become counter events ('C', no context): never an anchor, so their inputs (most
+    // of the events of a cluster) are not read again here.
+    if (IsDcgmEventInput(input.format)) continue;
     model::EventInputCounts counts;
     auto source = model::MakeEventSource(input, diag, &counts);
     auto sink = [&](formats::TraceEvent&& e) {

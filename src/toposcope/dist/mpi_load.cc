@@ -1,0 +1,136 @@
+#include "toposcope/dist/mpi_load.h"
+
+#include <mpi.h>
+#include <tbb/global_control.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include "toposcope/model/dataset_wire.h"
+
+namespace toposcope::dist {
+namespace {
+
+constexpr int kTagSize = 1;
+constexpr int kTagBytes = 2;
+// Messages are cut to this many bytes (MPI counts are ints).
+constexpr size_t kPieceBytes = size_t{1} << 30;
+
+int EnvInt(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return fallback;
+  char* end = nullptr;
+  const long n = std::strtol(v, &end, 10);
+  return (end != v && n > 0 && n < 1'000'000) ? static_cast<int>(n) : fallback;
+}
+
+void FinalizeAtExit() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
+}
+
+void SendBytes(const std::string& bytes) {
+  const uint64_t n = bytes.size();
+  MPI_Send(&n, 1, MPI_UINT64_T, 0, kTagSize, MPI_COMM_WORLD);
+  for (size_t at = 0; at < bytes.size(); at += kPieceBytes) {
+    const int len = static_cast<int>(std::min(kPieceBytes, bytes.size() - at));
+    MPI_Send(bytes.data() + at, len, MPI_BYTE, 0, kTagBytes, MPI_COMM_WORLD);
+  }
+}
+
+std::string ReceiveBytes(int from) {
+  uint64_t n = 0;
+  MPI_Recv(&n, 1, MPI_UINT64_T, from, kTagSize, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  std::string bytes(n, '\0');
+  for (size_t at = 0; at < bytes.size(); at += kPieceBytes) {
+    const int len = static_cast<int>(std::min<size_t>(kPieceBytes, bytes.size() - at));
+    MPI_Recv(bytes.data() + at, len, MPI_BYTE, from, kTagBytes, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+  return bytes;
+}
+
+}  // namespace
+
+bool LaunchedByMpi() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"}) {
+    if (std::getenv(v) != nullptr) return true;
+  }
+  return false;
+}
+
+const MpiWorld& World() {
+  static const MpiWorld world = [] {
+    MpiWorld w;
+    int initialized = 0;
+    MPI_Initialized(&initialized);
+    if (!initialized) {
+      MPI_Init(nullptr, nullptr);
+      std::atexit(FinalizeAtExit);
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &w.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &w.size);
+    w.local_size = EnvInt("OMPI_COMM_WORLD_LOCAL_SIZE", EnvInt("SLURM_NTASKS_PER_NODE", 1));
+    return w;
+  }();
+  return world;
+}
+
+std::vector<std::pair<size_t, size_t>> ShardChunks(const model::LoadPlan& plan, int ranks) {
+  ranks = std::max(ranks, 1);
+  std::vector<std::pair<size_t, size_t>> out;
+  const size_t chunks = plan.chunks();
+  // Each chunk weighs its bytes plus one (empty files still take a read).
+  int64_t total = 0;
+  for (size_t k = 0; k < chunks; ++k) total += plan.ChunkBytes(k) + 1;
+  size_t k = 0;
+  int64_t done = 0;
+  for (int r = 0; r < ranks; ++r) {
+    const size_t first = k;
+    const int64_t goal = total * (r + 1) / ranks;
+    while (k < chunks && (r == ranks - 1 || done + (plan.ChunkBytes(k) + 1) / 2 <= goal)) {
+      done += plan.ChunkBytes(k) + 1;
+      ++k;
+    }
+    out.emplace_back(first, k);
+  }
+  return out;
+}
+
+Result<model::Dataset> LoadSharded(const std::vector<std::string>& paths, const model::LoadOptions& opt,
+                                   const model::LoadProgressFn& progress, int threads) {
+  const MpiWorld& world = World();
+  Result<model::LoadPlan> plan = model::PlanLoad(paths);
+  if (!plan.ok()) return plan.error();
+  if (threads <= 0) {
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    threads = std::max(1, cores / std::max(1, world.local_size));
+  }
+  const tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(threads));
+  const auto shards = ShardChunks(*plan, world.size);
+  const auto [first, end] = shards[static_cast<size_t>(world.rank)];
+  model::LoadedPart mine = model::LoadChunks(*plan, first, end, opt, world.rank == 0 ? progress : nullptr);
+  if (world.rank != 0) {
+    SendBytes(model::PartToWire(mine));
+    return model::Dataset();
+  }
+  // Every rank's part is received, in rank order, even after one fails (no rank is left waiting).
+  std::optional<Error> failed;
+  for (int r = 1; r < world.size; ++r) {
+    const std::string bytes = ReceiveBytes(r);
+    if (failed) continue;
+    Result<model::LoadedPart> part = model::PartFromWire(bytes, "the shard of rank " + std::to_string(r));
+    if (!part.ok()) {
+      failed = part.error();
+    } else if (Status st = model::MergeParts(mine, std::move(*part)); !st.ok()) {
+      failed = st.error();
+    }
+  }
+  if (failed) return *failed;
+  return model::FinishLoad(std::move(mine));
+}
+
+}  // namespace toposcope::dist

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# analyze under OpenMPI on loopback (oversubscribed): 1, 2 and 4 ranks each read a shard of the
+# inputs, rank 0 merges them, and result.json is byte-identical to a run without MPI and to the
+# one-thread run; the other ranks write nothing; --from-dump under mpirun is refused with a usage
+# error. Skipped (77) where mpirun is missing or the binary was built without MPI.
+set -euo pipefail
+bin=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+command -v mpirun > /dev/null || { echo "SKIP: mpirun not installed"; exit 77; }
+ldd "$bin" | grep -q libmpi || { echo "SKIP: toposcope built without MPI"; exit 77; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+# Loopback only: no probing of other interfaces.
+export OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
+
+# Telemetry, clocks, traffic, RDMA captures and the fabric: every kind of input a shard can hold.
+"$bin" simulate --hosts 12 --seed 7 --out "$tmp/data" > /dev/null
+"$bin" analyze "$tmp/data" --out "$tmp/plain" -q || fail "analyze without MPI"
+"$bin" analyze "$tmp/data" --out "$tmp/one-thread" --threads 1 -q || fail "analyze --threads 1"
+cmp -s "$tmp/plain/result.json" "$tmp/one-thread/result.json" || fail "--threads 1 changed result.json"
+for np in 1 2 4; do
+  mpirun -np "$np" "$bin" analyze "$tmp/data" --out "$tmp/np$np" -q > "$tmp/np$np.txt" 2>&1 \
+    || fail "mpirun -np $np: $(tail -5 "$tmp/np$np.txt")"
+  cmp -s "$tmp/plain/result.json" "$tmp/np$np/result.json" || fail "result.json with $np ranks differs from one process"
+  cmp -s "$tmp/plain/topology.json" "$tmp/np$np/topology.json" || fail "topology.json with $np ranks differs"
+done
+# The inputs' accounting (read = accepted + rejected per file) is the same list in the same order.
+/usr/bin/python3 - "$tmp/plain/result.json" "$tmp/np4/result.json" <<'PY' || fail "inputs differ under 4 ranks"
+import json, sys
+a, b = (json.load(open(p))["inputs"] for p in sys.argv[1:])
+assert a == b and len(a) > 12, (len(a), len(b))
+PY
+# A summary on stdout comes from rank 0 alone.
+mpirun -np 2 "$bin" analyze "$tmp/data" --out "$tmp/np2b" > "$tmp/summary.txt" 2>&1 || fail "mpirun -np 2 with a summary"
+[ "$(grep -c 'wrote .*/result.json' "$tmp/summary.txt")" = 1 ] || fail "more than one rank reported: $(cat "$tmp/summary.txt")"
+# Under mpirun only paths are read: --from-dump is a usage error (exit 2) on every rank.
+set +e
+mpirun -np 2 "$bin" analyze --from-dump "$tmp/plain" --out "$tmp/x" -q > "$tmp/usage.txt" 2>&1
+rc=$?
+set -e
+[ "$rc" -ne 0 ] || fail "--from-dump under mpirun was accepted"
+grep -q "under mpirun, analyze reads files and directories" "$tmp/usage.txt" || fail "no usage message: $(cat "$tmp/usage.txt")"
+echo "mpi_analyze: ok"

@@ -1,0 +1,151 @@
+// The loader in steps (model/load_plan) and the part bytes (model/dataset_wire): a load split into
+// chunk ranges, read with any number of threads and merged in any grouping or order, gives the
+// data set one sequential read gives, byte for byte in its dump.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "toposcope/model/dataset_json.h"
+#include "toposcope/model/dataset_wire.h"
+#include "toposcope/model/load_plan.h"
+
+namespace load_plan_test {
+
+using namespace toposcope;
+using namespace toposcope::model;
+
+// Every real fixture and every test file: many hosts and formats, DCGM, MIG rows, rejected lines.
+std::vector<std::string> Roots() { return {TOPOSCOPE_FIXTURES, TOPOSCOPE_TESTDATA}; }
+
+std::string Dump(const Dataset& ds) { return DatasetToJsonText(ds); }
+
+LoadPlan Plan() {
+  Result<LoadPlan> plan = PlanLoad(Roots());
+  EXPECT_TRUE(plan.ok());
+  return plan.ok() ? *plan : LoadPlan{};
+}
+
+TEST(LoadPlan, ChunksFollowTheDefaultHost) {
+  const LoadPlan plan = Plan();
+  ASSERT_GT(plan.chunks(), 10u);
+  for (size_t k = 0; k < plan.chunks(); ++k) {
+    const std::string& host = plan.inputs[plan.chunk_begin[k]].host;
+    for (size_t i = plan.chunk_begin[k]; i < plan.ChunkEnd(k); ++i) EXPECT_EQ(plan.inputs[i].host, host);
+    if (k > 0 && !host.empty()) {
+      EXPECT_NE(plan.inputs[plan.chunk_begin[k] - 1].host, host);
+    }
+  }
+}
+
+TEST(LoadPlan, ThreadsDoNotChangeTheDataSet) {
+  const LoadPlan plan = Plan();
+  const std::string one = Dump(FinishLoad(LoadChunks(plan, 0, plan.chunks(), {}, nullptr, 1)));
+  const std::string four = Dump(FinishLoad(LoadChunks(plan, 0, plan.chunks(), {}, nullptr, 4)));
+  EXPECT_EQ(one, four);
+  Result<Dataset> whole = LoadPaths(Roots(), {});
+  ASSERT_TRUE(whole.ok());
+  EXPECT_EQ(one, Dump(*whole));
+}
+
+TEST(LoadPlan, MergeIsAssociativeAndCommutative) {
+  const LoadPlan plan = Plan();
+  const size_t n = plan.chunks();
+  const size_t a = n / 3, b = 2 * n / 3;
+  const auto part = [&](size_t lo, size_t hi) { return LoadChunks(plan, lo, hi, {}, nullptr, 1); };
+  const std::string whole = Dump(FinishLoad(part(0, n)));
+  // (p1 + p2) + p3
+  LoadedPart left = part(0, a);
+  ASSERT_TRUE(MergeParts(left, part(a, b)).ok());
+  ASSERT_TRUE(MergeParts(left, part(b, n)).ok());
+  EXPECT_EQ(left.first_chunk, 0u);
+  EXPECT_EQ(left.end_chunk, n);
+  EXPECT_EQ(Dump(FinishLoad(std::move(left))), whole);
+  // p1 + (p2 + p3), each merge handed the higher range first
+  LoadedPart right = part(b, n);
+  ASSERT_TRUE(MergeParts(right, part(a, b)).ok());
+  LoadedPart all = part(0, a);
+  ASSERT_TRUE(MergeParts(right, std::move(all)).ok());
+  EXPECT_EQ(Dump(FinishLoad(std::move(right))), whole);
+  // One chunk at a time, from the last to the first.
+  LoadedPart backwards = part(n - 1, n);
+  for (size_t k = n - 1; k-- > 0;) ASSERT_TRUE(MergeParts(backwards, part(k, k + 1)).ok());
+  EXPECT_EQ(Dump(FinishLoad(std::move(backwards))), whole);
+}
+
+TEST(LoadPlan, PartsThatAreNotAdjacentDoNotMerge) {
+  const LoadPlan plan = Plan();
+  LoadedPart first = LoadChunks(plan, 0, 1, {}, nullptr, 1);
+  const Status st = MergeParts(first, LoadChunks(plan, 2, 3, {}, nullptr, 1));
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.error().message.find("not adjacent"), std::string::npos);
+}
+
+TEST(LoadPlan, AMissingPathFailsThePlan) {
+  Result<LoadPlan> plan = PlanLoad({"/nonexistent/toposcope"});
+  ASSERT_FALSE(plan.ok());
+  EXPECT_NE(plan.error().ToString().find("no such file"), std::string::npos);
+}
+
+TEST(MergeSeriesSummary, CountsAndTheSeamAsOneSeries) {
+  SeriesSummary a, b, whole;
+  for (int i = 0; i < 10; ++i) {
+    a.Add(i * 100, i);
+    whole.Add(i * 100, i);
+  }
+  for (int i = 10; i < 20; ++i) {
+    b.Add(i * 100, i);
+    whole.Add(i * 100, i);
+  }
+  MergeSeriesSummary(a, std::move(b));
+  EXPECT_EQ(a.count, whole.count);
+  EXPECT_EQ(a.first_ns, whole.first_ns);
+  EXPECT_EQ(a.last_ns, whole.last_ns);
+  EXPECT_EQ(a.out_of_order, 0);
+  EXPECT_EQ(a.first_gaps_ns, whole.first_gaps_ns);
+  EXPECT_EQ(a.points, whole.points);
+  // A later part that starts before the earlier one ended counts one sample out of order.
+  SeriesSummary c, d;
+  c.Add(1000, 1);
+  d.Add(500, 2);
+  MergeSeriesSummary(c, std::move(d));
+  EXPECT_EQ(c.out_of_order, 1);
+  EXPECT_EQ(c.count, 2);
+}
+
+TEST(MergeSeriesSummary, LongSeriesStayBounded) {
+  SeriesSummary a, b;
+  for (int64_t i = 0; i < 3 * static_cast<int64_t>(SeriesSummary::kMaxPoints); ++i) a.Add(i, 1.0);
+  for (int64_t i = 0; i < 1000; ++i) b.Add(1'000'000 + i, 2.0);
+  MergeSeriesSummary(a, std::move(b));
+  EXPECT_LT(a.points.size(), SeriesSummary::kMaxPoints);
+  EXPECT_EQ(a.count, 3 * static_cast<int64_t>(SeriesSummary::kMaxPoints) + 1000);
+  EXPECT_EQ(a.points.back().second, 2.0);
+}
+
+TEST(DatasetWire, RoundTripsAPart) {
+  const LoadPlan plan = Plan();
+  const LoadedPart part = LoadChunks(plan, 0, plan.chunks(), {}, nullptr, 1);
+  const std::string bytes = PartToWire(part);
+  Result<LoadedPart> back = PartFromWire(bytes, "test");
+  ASSERT_TRUE(back.ok()) << back.error().ToString();
+  EXPECT_EQ(back->first_chunk, part.first_chunk);
+  EXPECT_EQ(back->end_chunk, part.end_chunk);
+  EXPECT_EQ(back->untimed.size(), part.untimed.size());
+  EXPECT_EQ(back->dmon_mig.size(), part.dmon_mig.size());
+  EXPECT_EQ(Dump(back->ds), Dump(part.ds));
+  EXPECT_EQ(PartToWire(*back), bytes);
+}
+
+TEST(DatasetWire, CutOrForeignBytesFailWithTheirSource) {
+  const LoadPlan plan = Plan();
+  const std::string bytes = PartToWire(LoadChunks(plan, 0, plan.chunks(), {}, nullptr, 1));
+  for (const size_t cut : {size_t{4}, size_t{20}, bytes.size() / 2, bytes.size() - 1}) {
+    Result<LoadedPart> back = PartFromWire(std::string_view(bytes).substr(0, cut), "rank 7");
+    ASSERT_FALSE(back.ok()) << cut;
+    EXPECT_NE(back.error().ToString().find("rank 7"), std::string::npos);
+  }
+  EXPECT_FALSE(PartFromWire("not a part at all", "x").ok());
+}
+
+}  // namespace load_plan_test
