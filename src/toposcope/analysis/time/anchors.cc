@@ -5,6 +5,9 @@
 #include <map>
 #include <unordered_map>
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
 #include "toposcope/base/time.h"
 #include "toposcope/model/events.h"
 #include "toposcope/stats/order_stats.h"
@@ -80,11 +83,61 @@ double SyncModelSigmaUs(const ClockModel& m, const TimesyncOptions& topt) {
   return std::max(noise_us / std::sqrt(std::max(1.0, n_eff)), 0.01);
 }
 
+// One event that may be an anchor, as its input gave it (the ordinal is applied in input order).
+struct AnchorCandidate {
+  std::string key;     // AnchorKey, without the ordinal
+  std::string family;  // non-empty: the key takes the rank's ordinal in this family
+  std::string who;     // the rank identity the ordinal counts for
+  std::string host;
+  int64_t end_ns = 0;
+};
+
+struct InputCandidates {
+  int64_t scanned = 0;
+  std::vector<AnchorCandidate> list;
+};
+
+// The anchor candidates of one event input, read on its own (inputs are read in parallel).
+InputCandidates ScanInput(const model::EventInput& input, Diagnostics* diag) {
+  InputCandidates out;
+  model::EventInputCounts counts;
+  auto source = model::MakeEventSource(input, diag, &counts);
+  std::string family;
+  auto sink = [&](formats::TraceEvent&& e) {
+    ++out.scanned;
+    if (e.host.empty() || e.local_ts_ns == kNoTime) return;
+    std::string key = AnchorKey(e, &family);
+    if (key.empty()) return;
+    AnchorCandidate c;
+    c.key = std::move(key);
+    if (!family.empty()) {
+      c.family = family;
+      c.who = e.rank >= 0 ? "r" + std::to_string(e.rank) : e.host + "/" + e.device;
+    }
+    c.host = std::move(e.host);
+    c.end_ns = e.local_ts_ns + std::max<int64_t>(0, e.dur_ns);
+    out.list.push_back(std::move(c));
+  };
+  (void)source(sink);  // read failures are already in `diag`; what was read still counts
+  return out;
+}
+
 }  // namespace
 
 AnchorGroups CollectAnchors(const model::Dataset& ds, const AnchorOptions& opt, Diagnostics* diag) {
   AnchorGroups out;
   if (!opt.enabled) return out;
+  // DCGM samples become counter events ('C', no context): never an anchor, so their inputs (most
+  // of the events of a cluster) are not read again here.
+  std::vector<const model::EventInput*> inputs;
+  for (const auto& input : ds.event_inputs) {
+    if (!IsDcgmEventInput(input.format)) inputs.push_back(&input);
+  }
+  // Read in parallel, folded in input order below: the groups do not depend on the thread count.
+  std::vector<InputCandidates> scanned(inputs.size());
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, inputs.size(), 1), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t i = r.begin(); i != r.end(); ++i) scanned[i] = ScanInput(*inputs[i], diag);
+  });
   std::map<std::string, int> host_index;
   auto index_of = [&](const std::string& h) {
     auto [it, fresh] = host_index.emplace(h, static_cast<int>(out.hosts.size()));
@@ -94,35 +147,23 @@ AnchorGroups CollectAnchors(const model::Dataset& ds, const AnchorOptions& opt, 
   std::unordered_map<std::string, std::vector<std::pair<int, int64_t>>> raw;
   // Ordinal keys: per family, per rank identity, how many were seen.
   std::map<std::string, std::map<std::string, int64_t>> ordinals;
-  std::string family;
-  for (const auto& input : ds.event_inputs) {
-    // DCGM samples become counter events ('C', no context): never an anchor, so their inputs (most
-    // of the events of a cluster) are not read again here.
-    if (IsDcgmEventInput(input.format)) continue;
-    model::EventInputCounts counts;
-    auto source = model::MakeEventSource(input, diag, &counts);
-    auto sink = [&](formats::TraceEvent&& e) {
-      ++out.events_scanned;
-      if (e.host.empty() || e.local_ts_ns == kNoTime) return;
-      std::string key = AnchorKey(e, &family);
-      if (key.empty()) return;
-      if (!family.empty()) {
-        const std::string who = e.rank >= 0 ? "r" + std::to_string(e.rank) : e.host + "/" + e.device;
-        const int64_t n = ordinals[family][who]++;
-        key += "|" + std::to_string(n);
-      }
+  for (InputCandidates& in : scanned) {
+    out.events_scanned += in.scanned;
+    for (AnchorCandidate& c : in.list) {
+      std::string key = std::move(c.key);
+      if (!c.family.empty()) key += "|" + std::to_string(ordinals[c.family][c.who]++);
       ++out.candidate_events;
       auto it = raw.find(key);
       if (it == raw.end()) {
         if (static_cast<int64_t>(raw.size()) >= opt.max_groups) {
           ++out.groups_dropped;
-          return;
+          continue;
         }
         it = raw.emplace(std::move(key), std::vector<std::pair<int, int64_t>>{}).first;
       }
-      it->second.emplace_back(index_of(e.host), e.local_ts_ns + std::max<int64_t>(0, e.dur_ns));
-    };
-    (void)source(sink);  // read failures are already in `diag`; what was read still counts
+      it->second.emplace_back(index_of(c.host), c.end_ns);
+    }
+    in = InputCandidates{};
   }
   // Ordinal families whose ranks disagree on the count cannot be matched by position.
   std::vector<std::string> bad_families;
