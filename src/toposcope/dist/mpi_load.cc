@@ -1,7 +1,6 @@
 #include "toposcope/dist/mpi_load.h"
 
 #include <mpi.h>
-#include <tbb/global_control.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -109,10 +108,9 @@ Result<model::Dataset> LoadSharded(const std::vector<std::string>& paths, const 
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     threads = std::max(1, cores / std::max(1, world.local_size));
   }
-  const tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(threads));
   const auto shards = ShardChunks(*plan, world.size);
   const auto [first, end] = shards[static_cast<size_t>(world.rank)];
-  model::LoadedPart mine = model::LoadChunks(*plan, first, end, opt, world.rank == 0 ? progress : nullptr);
+  model::LoadedPart mine = model::LoadChunks(*plan, first, end, opt, world.rank == 0 ? progress : nullptr, threads);
   if (world.rank != 0) {
     SendBytes(model::PartToWire(mine));
     return model::Dataset();

@@ -44,10 +44,13 @@ class Writer {
   }
   void PutPoints(const std::vector<std::pair<int64_t, double>>& v) {
     Put<uint64_t>(v.size());
-    out_.reserve(out_.size() + v.size() * 16);
+    const size_t at = out_.size();
+    out_.resize(at + v.size() * 16);
+    char* p = out_.data() + at;
     for (const auto& [ts, value] : v) {
-      Put(ts);
-      Put(value);
+      std::memcpy(p, &ts, 8);
+      std::memcpy(p + 8, &value, 8);
+      p += 16;
     }
   }
   std::string& out() { return out_; }
@@ -86,10 +89,13 @@ class Reader {
     uint64_t n = 0;
     if (!Get(n) || (in_.size() - pos_) / 16 < n) return Fail();
     v.resize(n);
+    const char* p = in_.data() + pos_;
     for (auto& [ts, value] : v) {
-      Get(ts);
-      Get(value);
+      std::memcpy(&ts, p, 8);
+      std::memcpy(&value, p + 8, 8);
+      p += 16;
     }
+    pos_ += n * 16;
     return true;
   }
   [[nodiscard]] Error error() const {
@@ -165,6 +171,11 @@ std::string PartToWire(const LoadedPart& part) {
   rest.diag = part.ds.diag;
   rest.dcgm.points = part.ds.dcgm.points;
   w.PutString(DatasetToJsonText(rest));
+  size_t series_bytes = 0;
+  for (const auto& [k, s] : part.ds.dcgm.series) {
+    series_bytes += 96 + k.host.size() + k.field.size() + 8 * s.first_gaps_ns.size() + 16 * s.points.size();
+  }
+  w.out().reserve(w.out().size() + series_bytes);
   w.Put<uint64_t>(part.ds.dcgm.series.size());
   for (const auto& [k, s] : part.ds.dcgm.series) PutSeries(w, k, s);
   return std::move(w.out());

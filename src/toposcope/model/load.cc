@@ -354,12 +354,16 @@ LoadedPart LoadChunks(const LoadPlan& plan, size_t first, size_t end, const Load
     progress.path = path;
     report(progress);
   };
-  tbb::task_arena arena(threads > 0 ? threads : tbb::task_arena::automatic);
-  arena.execute([&] {
+  const auto read_all = [&] {
     tbb::parallel_for(tbb::blocked_range<size_t>(first, end, 1), [&](const tbb::blocked_range<size_t>& r) {
       for (size_t k = r.begin(); k != r.end(); ++k) LoadChunk(plan, k, opt, parts[k - first], done);
     });
-  });
+  };
+  if (threads > 0) {
+    tbb::task_arena(threads).execute(read_all);
+  } else {
+    read_all();  // TBB's default, within any tbb::global_control the caller set
+  }
   LoadedPart whole;
   whole.first_chunk = whole.end_chunk = first;
   for (LoadedPart& p : parts) (void)MergeParts(whole, std::move(p));  // adjacent by construction
