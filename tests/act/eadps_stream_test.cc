@@ -8,7 +8,7 @@
 #include <string>
 
 namespace toposcope::act {
-namespace {
+namespace eadps_stream_test {
 
 TEST(EadpsStream, AcceptedForms) {
   auto a = ParseEntropySampleLine(R"({"link":"h1~h2","t_s":1.5,"window_s":0.5,"bits":2.75,"shown_bits":9.1})", "message_size");
@@ -74,5 +74,5 @@ TEST(EadpsStream, RejectedWithReasons) {
             std::string::npos);
 }
 
-}  // namespace
+}  // namespace eadps_stream_test
 }  // namespace toposcope::act

@@ -12,7 +12,7 @@
 #include <vector>
 
 namespace toposcope::act {
-namespace {
+namespace eadps_test {
 
 constexpr int64_t kSec = 1'000'000'000;
 constexpr int64_t kWin = kSec / 2;  // 0.5 s windows
@@ -371,5 +371,5 @@ TEST(EadpsNccl, SettingsCarryReasons) {
   EXPECT_EQ(m[0].value, "2");
 }
 
-}  // namespace
+}  // namespace eadps_test
 }  // namespace toposcope::act

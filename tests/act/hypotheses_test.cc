@@ -11,7 +11,7 @@
 #include <vector>
 
 namespace toposcope::act {
-namespace {
+namespace hypotheses_test {
 
 double Sum(const std::vector<Hypothesis>& hs) {
   return std::accumulate(hs.begin(), hs.end(), 0.0, [](double s, const Hypothesis& h) { return s + h.probability; });
@@ -270,5 +270,5 @@ TEST(Hypotheses, XmitWaitSupportsTheCongestedSwitch) {
   EXPECT_GT(with->symptoms[0].hypotheses.front().probability, without->symptoms[0].hypotheses.front().probability);
 }
 
-}  // namespace
+}  // namespace hypotheses_test
 }  // namespace toposcope::act

@@ -13,7 +13,7 @@
 #include "toposcope/formats/nccl/nccl_xml.h"
 
 namespace toposcope::act {
-namespace {
+namespace ring_actions_test {
 
 const std::vector<std::string> kOrder = {"dgx-b07", "dgx-a01", "dgx-c12"};
 
@@ -96,5 +96,5 @@ TEST(RingActions, GraphXmlReadsBackLikeNcclsOwnDump) {
   EXPECT_EQ(keys(ours->children[0].children[0].children[1]), keys(real_tree->children[0].children[0].children[0]));
 }
 
-}  // namespace
+}  // namespace ring_actions_test
 }  // namespace toposcope::act

@@ -30,7 +30,7 @@
 #include "toposcope/sim/rdma_traffic.h"
 
 namespace toposcope::act {
-namespace {
+namespace ring_plan_test {
 
 // A simulated fabric: the truth (cluster, plan) and the dataset read back from its files.
 struct SimFabric {
@@ -311,5 +311,5 @@ TEST(RingPlan, BadInputsSayWhy) {
   EXPECT_NE(p.error().message.find("twice"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace ring_plan_test
 }  // namespace toposcope::act

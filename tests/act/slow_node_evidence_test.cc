@@ -10,7 +10,7 @@
 #include <string>
 
 namespace toposcope::act {
-namespace {
+namespace slow_node_evidence_test {
 
 const std::string kFixture =
     std::string(TOPOSCOPE_FIXTURES) + "/nccl_tests/gcp_a3mega_h100_2node16gpu_all_reduce_perf.txt";
@@ -135,5 +135,5 @@ TEST(PriorsFromAnalysis, FindingsRaiseTheirHosts) {
   EXPECT_TRUE(PriorsFromAnalysis(r, {"x", "y"}).empty());  // hosts outside the search are left out
 }
 
-}  // namespace
+}  // namespace slow_node_evidence_test
 }  // namespace toposcope::act

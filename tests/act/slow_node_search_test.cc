@@ -14,7 +14,7 @@
 #include <vector>
 
 namespace toposcope::act {
-namespace {
+namespace slow_node_search_test {
 
 std::vector<std::string> Hosts(int n) {
   std::vector<std::string> h;
@@ -244,5 +244,5 @@ TEST(SlowNodeSearch, BadCalls) {
   EXPECT_NE(s->Answer().notes.front().find("zz"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace slow_node_search_test
 }  // namespace toposcope::act

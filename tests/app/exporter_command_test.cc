@@ -13,7 +13,7 @@
 #include "toposcope/app/simulate_command.h"
 
 namespace toposcope::app {
-namespace {
+namespace exporter_command_test {
 
 namespace fs = std::filesystem;
 
@@ -88,5 +88,5 @@ TEST_F(ExporterCommandTest, UsageAndInputErrors) {
   EXPECT_NE(st.error().ToString().find("no DCGM samples"), std::string::npos) << st.error().ToString();
 }
 
-}  // namespace
+}  // namespace exporter_command_test
 }  // namespace toposcope::app

@@ -17,7 +17,7 @@
 #include "toposcope/sim/nccl_tests_sim.h"
 
 namespace toposcope::app {
-namespace {
+namespace find_slow_nodes_command_test {
 
 namespace fs = std::filesystem;
 
@@ -206,5 +206,5 @@ TEST(FindSlowNodes, JsonNamesRunsFoundAndTruth) {
   EXPECT_NE(mpirun.find(" all_reduce_perf -b 8 -e 8G -f 2 -g 1 > result-001.txt 2>&1"), std::string::npos) << mpirun;
 }
 
-}  // namespace
+}  // namespace find_slow_nodes_command_test
 }  // namespace toposcope::app

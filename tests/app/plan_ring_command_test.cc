@@ -20,7 +20,7 @@
 #include "toposcope/formats/nccl/nccl_xml.h"
 
 namespace toposcope::app {
-namespace {
+namespace plan_ring_command_test {
 
 namespace fs = std::filesystem;
 
@@ -229,5 +229,5 @@ TEST(PlanRingCommand, BadInputs) {
   EXPECT_NE(o.error().ToString().find("hosts.txt"), std::string::npos) << o.error().ToString();
 }
 
-}  // namespace
+}  // namespace plan_ring_command_test
 }  // namespace toposcope::app

@@ -19,7 +19,7 @@
 #include "toposcope/base/file_io.h"
 
 namespace toposcope::app {
-namespace {
+namespace prometheus_source_test {
 
 const std::string kDir = std::string(TOPOSCOPE_TESTDATA) + "/prom/query_range";
 
@@ -170,5 +170,5 @@ TEST(PrometheusFetch, NoServerThere) {
   EXPECT_NE(st.error().ToString().find("cannot connect"), std::string::npos) << st.error().ToString();
 }
 
-}  // namespace
+}  // namespace prometheus_source_test
 }  // namespace toposcope::app

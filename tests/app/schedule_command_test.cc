@@ -23,7 +23,7 @@
 #include "toposcope/sim/ring_events.h"
 
 namespace toposcope::app {
-namespace {
+namespace schedule_command_test {
 
 namespace fs = std::filesystem;
 
@@ -197,5 +197,5 @@ TEST(ScheduleFollow, BadStreamsAreNamedByLine) {
   EXPECT_NE(back.error().message.find("<stdin>:3:"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace schedule_command_test
 }  // namespace toposcope::app

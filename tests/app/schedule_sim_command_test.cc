@@ -12,7 +12,7 @@
 #include "temp_dir.h"
 
 namespace toposcope::app {
-namespace {
+namespace schedule_sim_command_test {
 
 TEST(ScheduleSim, GroundTruthOverArchitectures) {
   sim::TempDir tmp("schedule_sim");
@@ -63,5 +63,5 @@ TEST(ScheduleSim, BadRequests) {
   EXPECT_EQ(RunScheduleSim(r).error().kind, ErrorKind::kUsage);
 }
 
-}  // namespace
+}  // namespace schedule_sim_command_test
 }  // namespace toposcope::app

@@ -19,7 +19,7 @@
 #include <thread>
 
 namespace toposcope::app {
-namespace {
+namespace serve_command_test {
 
 namespace fs = std::filesystem;
 
@@ -112,5 +112,5 @@ TEST_F(ServeCommandTest, OtlpFile) {
   EXPECT_EQ(bad.error().kind, ErrorKind::kOutput);
 }
 
-}  // namespace
+}  // namespace serve_command_test
 }  // namespace toposcope::app

@@ -17,7 +17,7 @@
 #include "toposcope/base/text.h"
 
 namespace toposcope {
-namespace {
+namespace base_test {
 
 std::string TempPath(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("toposcope_base_test_" + name)).string();
@@ -160,13 +160,13 @@ TEST(FileIo, MissingFileAndDirectoryAreErrors) {
   EXPECT_NE(d.error().message.find("directory"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace base_test
 }  // namespace toposcope
 
 #include "toposcope/base/time.h"
 
 namespace toposcope {
-namespace {
+namespace base_test {
 
 TEST(Time, ParsesIsoAndEpochForms) {
   EXPECT_EQ(ParseIsoTimeNs("1970-01-01T00:00:00Z"), 0);
@@ -186,7 +186,7 @@ TEST(Time, ParsesIsoAndEpochForms) {
   EXPECT_LT(a, b);
 }
 
-}  // namespace
+}  // namespace base_test
 }  // namespace toposcope
 
 namespace toposcope {

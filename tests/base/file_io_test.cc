@@ -17,7 +17,7 @@
 #include "gzip_text.h"
 
 namespace toposcope {
-namespace {
+namespace file_io_test {
 
 std::string TempPath(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("toposcope_file_io_test_" + std::to_string(::getpid()) + "_" + name))
@@ -216,5 +216,5 @@ TEST(FileIo, DevicesAreRefused) {
   EXPECT_NE(r.error().message.find("is a device"), std::string::npos) << r.error().message;
 }
 
-}  // namespace
+}  // namespace file_io_test
 }  // namespace toposcope

@@ -7,7 +7,7 @@
 #include <unordered_set>
 
 namespace toposcope {
-namespace {
+namespace ip_address_test {
 
 TEST(IpAddress, ParsesAndPrintsIpv4) {
   auto a = IpAddress::Parse("10.0.0.1");
@@ -69,5 +69,5 @@ TEST(IpAddress, HashesStably) {
   EXPECT_EQ(s.size(), 2u);
 }
 
-}  // namespace
+}  // namespace ip_address_test
 }  // namespace toposcope

@@ -11,7 +11,7 @@
 #include "toposcope/base/rng.h"
 
 namespace toposcope {
-namespace {
+namespace json_stream_test {
 
 using nlohmann::json;
 
@@ -114,5 +114,5 @@ TEST(OutputFile, PlainAndZstdReadBack) {
   std::filesystem::remove_all(dir);
 }
 
-}  // namespace
+}  // namespace json_stream_test
 }  // namespace toposcope

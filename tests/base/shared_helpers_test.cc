@@ -37,7 +37,7 @@ struct DumpSample {
 };
 TOPOSCOPE_JSON_FIELDS(DumpSample, name, x, xs, by_pair, by_name, maybe, kind, big, ip)
 
-namespace {
+namespace shared_helpers_test {
 
 TEST(TextLines, StepsThroughMemory) {
   TextLines lines("a\r\n\n  b  \nc");
@@ -209,5 +209,5 @@ TEST(Time, FloorDivRoundsDown) {
   EXPECT_EQ(FloorDiv(-1, 86400), -1);
 }
 
-}  // namespace
+}  // namespace shared_helpers_test
 }  // namespace toposcope

@@ -20,7 +20,7 @@
 #include "toposcope/base/file_io.h"
 
 namespace toposcope::experiments {
-namespace {
+namespace anonymize_test {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -200,5 +200,5 @@ TEST(AnonymizeDataset, BadDatasetOrOutputIsAClearError) {
   EXPECT_NE(bad.error().ToString().find("truth.json"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace anonymize_test
 }  // namespace toposcope::experiments

@@ -13,7 +13,7 @@
 #include "toposcope/sim/cluster.h"
 
 namespace toposcope {
-namespace {
+namespace architecture_compare_test {
 
 std::string Dump(const analysis::ArchitectureReport& r) {
   std::string s = std::string(analysis::ArchClassName(r.arch_class)) + " (" +
@@ -211,5 +211,5 @@ TEST(ArchitectureSim, BadSizeFails) {
   EXPECT_FALSE(experiments::CompareArchitectures(100000, 1).ok());
 }
 
-}  // namespace
+}  // namespace architecture_compare_test
 }  // namespace toposcope

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 namespace toposcope::experiments {
-namespace {
+namespace barrier_des_test {
 
 BarrierDesOptions Two(bool async) {
   BarrierDesOptions o;
@@ -73,5 +73,5 @@ TEST(BarrierDesTest, BadOptions) {
   EXPECT_EQ(BlockRegions(5, 2), (std::vector<int>{0, 0, 0, 1, 1}));
 }
 
-}  // namespace
+}  // namespace barrier_des_test
 }  // namespace toposcope::experiments

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 namespace toposcope::experiments {
-namespace {
+namespace barrier_emulation_test {
 
 BarrierTrainingOptions Small(bool async_4bit, int corrupt_every) {
   BarrierTrainingOptions o;
@@ -53,5 +53,5 @@ TEST(BarrierEmulationTest, SameNumbersAsTheWorkerProcesses) {
   EXPECT_EQ(EmulateBarrierTraining(bad).error().kind, ErrorKind::kUsage);
 }
 
-}  // namespace
+}  // namespace barrier_emulation_test
 }  // namespace toposcope::experiments

@@ -14,7 +14,7 @@
 #include "toposcope/experiments/barrier_des.h"
 
 namespace toposcope::experiments {
-namespace {
+namespace barrier_training_test {
 
 BarrierTrainingOptions Small(bool async_compressed) {
   BarrierTrainingOptions o;
@@ -121,5 +121,5 @@ TEST(BarrierTrainingTest, BadOptions) {
   EXPECT_FALSE(RunBarrierTraining(o).ok());
 }
 
-}  // namespace
+}  // namespace barrier_training_test
 }  // namespace toposcope::experiments

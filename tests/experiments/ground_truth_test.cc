@@ -16,7 +16,7 @@
 #include "toposcope/sim/simulate.h"
 
 namespace toposcope {
-namespace {
+namespace ground_truth_test {
 
 struct Scored {
   nlohmann::json score;
@@ -127,11 +127,11 @@ TEST(GroundTruth, AnalysisIsDeterministic) {
   std::filesystem::remove_all(dir);
 }
 
-}  // namespace
+}  // namespace ground_truth_test
 }  // namespace toposcope
 
 namespace toposcope {
-namespace {
+namespace ground_truth_test {
 
 // Clocks, DCGM and traces: the aligner's error on check instants it never saw, and the injected
 // thermal, straggler and clock-step faults found.
@@ -177,5 +177,5 @@ TEST(GroundTruth, TelemetryClocksAndFaults) {
   std::filesystem::remove_all(dir);
 }
 
-}  // namespace
+}  // namespace ground_truth_test
 }  // namespace toposcope

@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 namespace toposcope::experiments {
-namespace {
+namespace hypothesis_eval_test {
 
 TEST(HypothesisEval, SmallFatTreeKeepsTopOne) {
   HypothesisEvalOptions o;
@@ -52,5 +52,5 @@ TEST(HypothesisEval, SparseClockStepAndBurstyThermalDownSpeedAreFound) {
   for (const std::string& miss : e->runs[0].not_found) EXPECT_EQ(miss.rfind("flapping_link ", 0), 0U) << miss;
 }
 
-}  // namespace
+}  // namespace hypothesis_eval_test
 }  // namespace toposcope::experiments

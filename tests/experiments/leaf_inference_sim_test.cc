@@ -26,7 +26,7 @@
 #include "slurm_normalised.h"
 
 namespace toposcope::analysis {
-namespace {
+namespace leaf_inference_sim_test {
 
 struct Dataset {
   std::vector<formats::PathProbe> probes;
@@ -236,5 +236,5 @@ TEST(LeafInferenceSimLarge, SlurmExportRoundTripsAndMatchesTruth) {
   EXPECT_EQ((*back)[0].AllNodes().size(), d.hosts.size());
 }
 
-}  // namespace
+}  // namespace leaf_inference_sim_test
 }  // namespace toposcope::analysis

@@ -17,7 +17,7 @@
 #include "toposcope/sim/port_counters_sim.h"
 
 namespace toposcope::analysis {
-namespace {
+namespace port_counter_findings_sim_test {
 
 struct SimRun {
   PortCounterReport report;
@@ -117,5 +117,5 @@ TEST(PortCountersSim, NoFabricFaultNoFinding) {
   }
 }
 
-}  // namespace
+}  // namespace port_counter_findings_sim_test
 }  // namespace toposcope::analysis

@@ -9,7 +9,7 @@
 #include <algorithm>
 
 namespace toposcope::experiments {
-namespace {
+namespace ps_des_test {
 
 PsDesOptions Small(bool sparse) {
   PsDesOptions o;
@@ -65,5 +65,5 @@ TEST(PsDesTest, DeterministicAndNoCrashNoFailover) {
   EXPECT_EQ(SimulatePsGraph(o).error().kind, ErrorKind::kUsage);
 }
 
-}  // namespace
+}  // namespace ps_des_test
 }  // namespace toposcope::experiments

@@ -9,7 +9,7 @@
 #include <algorithm>
 
 namespace toposcope::experiments {
-namespace {
+namespace ps_training_test {
 
 PsTrainingOptions Small(bool sparse, int kill) {
   PsTrainingOptions o;
@@ -73,5 +73,5 @@ TEST(PsTrainingTest, RefusesBadOptions) {
   EXPECT_EQ(RunPsTraining(o).error().kind, ErrorKind::kUsage);
 }
 
-}  // namespace
+}  // namespace ps_training_test
 }  // namespace toposcope::experiments

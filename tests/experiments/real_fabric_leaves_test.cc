@@ -18,7 +18,7 @@
 #include "toposcope/sim/fabric_import.h"
 
 namespace toposcope::sim {
-namespace {
+namespace real_fabric_leaves_test {
 
 const std::string kSuperPod =
     std::string(TOPOSCOPE_FIXTURES) + "/ibnetdiscover/topograph_ndr_dgx_h100_superpod_40switch_582ca.out";
@@ -95,5 +95,5 @@ TEST(FabricImport, LeafRecoveryOnTheSuperPod) {
   }
 }
 
-}  // namespace
+}  // namespace real_fabric_leaves_test
 }  // namespace toposcope::sim

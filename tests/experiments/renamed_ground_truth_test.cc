@@ -19,7 +19,7 @@
 #include "toposcope/sim/simulate.h"
 
 namespace toposcope {
-namespace {
+namespace renamed_ground_truth_test {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -153,5 +153,5 @@ TEST(RenamedGroundTruth, OtherSeedScoresTheSameRenamedInAnotherStyle) {
   ExpectSameScoresRenamed(o, 12, "hhre");
 }
 
-}  // namespace
+}  // namespace renamed_ground_truth_test
 }  // namespace toposcope

@@ -28,7 +28,7 @@
 #include "temp_dir.h"
 
 namespace toposcope::sim {
-namespace {
+namespace traffic_matrix_sim_test {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -200,5 +200,5 @@ TEST(TrafficMatrixSim, AccuracyOverArchitectures) {
   }
 }
 
-}  // namespace
+}  // namespace traffic_matrix_sim_test
 }  // namespace toposcope::sim

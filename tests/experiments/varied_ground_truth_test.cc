@@ -20,7 +20,7 @@
 #include "toposcope/sim/variation.h"
 
 namespace toposcope {
-namespace {
+namespace varied_ground_truth_test {
 
 // Seeds 1-5 on each of the three architectures (the variation is what `simulate` and the demo do
 // by default).
@@ -94,5 +94,5 @@ INSTANTIATE_TEST_SUITE_P(Archs, VariedGroundTruth, ::testing::Values("fat-tree",
                            return n;
                          });
 
-}  // namespace
+}  // namespace varied_ground_truth_test
 }  // namespace toposcope

@@ -12,7 +12,7 @@
 #include <string>
 
 namespace toposcope::formats {
-namespace {
+namespace sniff_test {
 
 TEST(SniffNcclLog, BracketedPrefixesAtTheStartOfTheFile) {
   for (const char* first : {"[rank0]:node-a:1234:1300 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n",
@@ -114,5 +114,5 @@ TEST(SniffDcgmDiscovery, RealOutputsAndNotDmon) {
   EXPECT_EQ(FormatName(FileFormat::kDcgmDiscovery), "dcgmi-discovery");
 }
 
-}  // namespace
+}  // namespace sniff_test
 }  // namespace toposcope::formats

@@ -19,7 +19,7 @@
 #include "temp_dir.h"
 
 namespace toposcope::model {
-namespace {
+namespace accounting_test {
 namespace fs = std::filesystem;
 
 std::vector<std::string> AllFiles() {
@@ -150,11 +150,11 @@ TEST(Accounting, AStreamedFileThatFailsLateIsReadWithItsError) {
   EXPECT_EQ(counts.counts.read + 1, in.records);
 }
 
-}  // namespace
+}  // namespace accounting_test
 }  // namespace toposcope::model
 
 namespace toposcope::model {
-namespace {
+namespace accounting_test {
 
 TEST(Accounting, ARejectedTopologyItemOfASlurmYamlIsCounted) {
   sim::TempDir dir("accounting_slurm");
@@ -171,11 +171,11 @@ TEST(Accounting, ARejectedTopologyItemOfASlurmYamlIsCounted) {
   CheckInputs(*ds, "slurm yaml");
 }
 
-}  // namespace
+}  // namespace accounting_test
 }  // namespace toposcope::model
 
 namespace toposcope::model {
-namespace {
+namespace accounting_test {
 
 TEST(Accounting, AFileItsReaderRefusesKeepsTheRejectionsItReported) {
   sim::TempDir dir("accounting_refused");
@@ -205,5 +205,5 @@ TEST(Accounting, AFileItsReaderRefusesKeepsTheRejectionsItReported) {
   CheckInputs(*ds, "refused nccl log");
 }
 
-}  // namespace
+}  // namespace accounting_test
 }  // namespace toposcope::model

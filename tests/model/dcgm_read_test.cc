@@ -8,7 +8,7 @@
 #include "toposcope/formats/dcgm/dcgm_fields.h"
 
 namespace toposcope::model {
-namespace {
+namespace dcgm_read_test {
 
 formats::PromSample Sample(std::string name, formats::PromLabels labels, double value, int64_t ts_ms) {
   formats::PromSample s;
@@ -53,5 +53,5 @@ TEST(DcgmPointOfPromSample, NotDcgmOrUntimed) {
   EXPECT_EQ(unknown->field_id, -1);
 }
 
-}  // namespace
+}  // namespace dcgm_read_test
 }  // namespace toposcope::model

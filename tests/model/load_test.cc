@@ -29,7 +29,7 @@
 #include "gzip_text.h"
 
 namespace toposcope::model {
-namespace {
+namespace load_test {
 namespace fs = std::filesystem;
 
 const std::string kFix = TOPOSCOPE_FIXTURES;
@@ -561,5 +561,5 @@ TEST(LoadDcgm, DmonComputeInstanceRowsLinkedThroughDiscovery) {
   }
 }
 
-}  // namespace
+}  // namespace load_test
 }  // namespace toposcope::model

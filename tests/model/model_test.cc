@@ -12,7 +12,7 @@
 #include "toposcope/model/topology.h"
 
 namespace toposcope::model {
-namespace {
+namespace model_test {
 
 const std::string kFix = TOPOSCOPE_FIXTURES;
 
@@ -287,5 +287,5 @@ TEST(LoadPaths, MissingPathIsAnErrorAndGarbageIsSkipped) {
   }
 }
 
-}  // namespace
+}  // namespace model_test
 }  // namespace toposcope::model

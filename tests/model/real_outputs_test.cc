@@ -19,7 +19,7 @@
 #include "toposcope/model/events.h"
 
 namespace toposcope::model {
-namespace {
+namespace real_outputs_test {
 
 constexpr int64_t kAt = int64_t{1700000000} * 1000000000;  // where untimed DCGM samples start
 
@@ -714,5 +714,5 @@ TEST(RealIbLinkInfo, QdrSwitchAndNineAdapterPortsIntoTheDataset) {
   EXPECT_TRUE(l.ds.fabrics.empty());
 }
 
-}  // namespace
+}  // namespace real_outputs_test
 }  // namespace toposcope::model

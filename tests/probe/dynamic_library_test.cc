@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 namespace toposcope::probe {
-namespace {
+namespace dynamic_library_test {
 
 TEST(DynamicLibrary, OpensTheFirstCandidateThatLoads) {
   auto lib = DynamicLibrary::Open({"/nonexistent/libnothing.so", TOPOSCOPE_FAKE_NVML}, "NVML");
@@ -39,5 +39,5 @@ TEST(DynamicLibrary, MovesOwnership) {
   EXPECT_NE(moved.Find("cudaMalloc"), nullptr);
 }
 
-}  // namespace
+}  // namespace dynamic_library_test
 }  // namespace toposcope::probe

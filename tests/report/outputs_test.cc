@@ -18,7 +18,7 @@
 #include "toposcope/report/result_json.h"
 
 namespace toposcope::report {
-namespace {
+namespace outputs_test {
 
 namespace fs = std::filesystem;
 
@@ -113,5 +113,5 @@ TEST_F(OutputsTest, FirstWriteErrorNamesTheFile) {
   EXPECT_FALSE(fs::exists(dir_ / "topology.json"));  // nothing after the failed file
 }
 
-}  // namespace
+}  // namespace outputs_test
 }  // namespace toposcope::report

@@ -12,7 +12,7 @@
 #include "toposcope/report/result_sections.h"
 
 namespace toposcope::report {
-namespace {
+namespace result_json_test {
 
 const std::string kBad = "a\xff\xfe" "b\x80\xc3";  // two invalid bytes, a lone continuation, a cut sequence
 const std::string kReplaced = "a\xEF\xBF\xBD\xEF\xBF\xBD" "b\xEF\xBF\xBD\xEF\xBF\xBD";  // each as U+FFFD
@@ -61,5 +61,5 @@ TEST(ResultJson, DumpTextOfDiagnostics) {
   EXPECT_EQ(json_io::DumpText(nlohmann::json::array({kBad}), 2), "[\n  \"" + kReplaced + "\"\n]");
 }
 
-}  // namespace
+}  // namespace result_json_test
 }  // namespace toposcope::report

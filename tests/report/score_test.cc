@@ -12,7 +12,7 @@
 #include "toposcope/base/file_io.h"
 
 namespace toposcope::report {
-namespace {
+namespace score_test {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -195,5 +195,5 @@ TEST_F(ScoreFilesTest, MissingFileIsAnError) {
   EXPECT_EQ(s.error().path, (dir_ / "none.json").string());
 }
 
-}  // namespace
+}  // namespace score_test
 }  // namespace toposcope::report

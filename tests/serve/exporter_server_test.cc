@@ -10,7 +10,7 @@
 #include <thread>
 
 namespace toposcope::serve {
-namespace {
+namespace exporter_server_test {
 
 constexpr int64_t kMs = 1'000'000;
 
@@ -149,5 +149,5 @@ TEST(ExporterServer, StopBeforeRunReturns) {
   EXPECT_TRUE(s.Run().ok());
 }
 
-}  // namespace
+}  // namespace exporter_server_test
 }  // namespace toposcope::serve

@@ -9,7 +9,7 @@
 #include <fstream>
 
 namespace toposcope::serve {
-namespace {
+namespace input_watch_test {
 
 namespace fs = std::filesystem;
 
@@ -40,5 +40,5 @@ TEST(InputWatch, DetectorWaitsForStillness) {
   EXPECT_FALSE(d.Poll(c));
 }
 
-}  // namespace
+}  // namespace input_watch_test
 }  // namespace toposcope::serve

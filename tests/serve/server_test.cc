@@ -15,7 +15,7 @@
 #include <thread>
 
 namespace toposcope::serve {
-namespace {
+namespace server_test {
 
 namespace fs = std::filesystem;
 
@@ -208,5 +208,5 @@ TEST(ParseListen, Forms) {
   }
 }
 
-}  // namespace
+}  // namespace server_test
 }  // namespace toposcope::serve

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 namespace toposcope::serve {
-namespace {
+namespace snapshot_test {
 
 TEST(Snapshot, HostParts) {
   const std::string result = R"({"schema": "toposcope.result/1",
@@ -46,5 +46,5 @@ TEST(Snapshot, BuildSnapshot) {
   EXPECT_EQ(s.result_json, again.result_json);
 }
 
-}  // namespace
+}  // namespace snapshot_test
 }  // namespace toposcope::serve

@@ -28,7 +28,7 @@
 #include "toposcope/sim/simulate.h"
 
 namespace toposcope::sim {
-namespace {
+namespace fabric_import_test {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -540,5 +540,5 @@ TEST(FabricImport, SimulateWritesTheImportedDataset) {
   fs::remove_all(dir);
 }
 
-}  // namespace
+}  // namespace fabric_import_test
 }  // namespace toposcope::sim

@@ -25,7 +25,7 @@
 #include "toposcope/sim/writers.h"
 
 namespace toposcope::sim {
-namespace {
+namespace fabric_sim_test {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -424,5 +424,5 @@ TEST(FabricSim, DemoIsCheapAndBounded) {
   fs::remove_all(dir);
 }
 
-}  // namespace
+}  // namespace fabric_sim_test
 }  // namespace toposcope::sim

@@ -16,7 +16,7 @@
 #include "toposcope/sim/simulate.h"
 
 namespace toposcope::sim {
-namespace {
+namespace naming_test {
 
 namespace fs = std::filesystem;
 
@@ -117,5 +117,5 @@ TEST(Naming, InputsCarryNoPlacement) {
   for (const auto& h : s->hosts) EXPECT_EQ(h.name.rfind("dgx-", 0), 0u) << h.name;
 }
 
-}  // namespace
+}  // namespace naming_test
 }  // namespace toposcope::sim

@@ -15,7 +15,7 @@
 #include "toposcope/formats/nccl/nccl_tests.h"
 
 namespace toposcope::sim {
-namespace {
+namespace nccl_tests_sim_test {
 
 formats::NcclTestsReport Parse(const std::string& text) {
   Diagnostics diag;
@@ -94,5 +94,5 @@ TEST(NcclTestsSim, NoiseAndDeterminism) {
   EXPECT_LT(rel, 0.02);
 }
 
-}  // namespace
+}  // namespace nccl_tests_sim_test
 }  // namespace toposcope::sim

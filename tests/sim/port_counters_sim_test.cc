@@ -12,7 +12,7 @@
 #include "toposcope/formats/sniff.h"
 
 namespace toposcope::sim {
-namespace {
+namespace port_counters_sim_test {
 
 TEST(PortCountersSim, ReadsBackAndOnlyTheFlappingCableGoesDown) {
   SimOptions o;
@@ -63,5 +63,5 @@ TEST(PortCountersSim, ReadsBackAndOnlyTheFlappingCableGoesDown) {
   EXPECT_EQ(RenderPortCounters(*c, plan)[1].text, files[1].text);
 }
 
-}  // namespace
+}  // namespace port_counters_sim_test
 }  // namespace toposcope::sim

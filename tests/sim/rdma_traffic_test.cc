@@ -26,7 +26,7 @@
 #include "temp_dir.h"
 
 namespace toposcope::sim {
-namespace {
+namespace rdma_traffic_test {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -611,5 +611,5 @@ TEST(RdmaFiles, DefaultDemoBudget) {
   EXPECT_LE(bytes, 60ll << 20);
 }
 
-}  // namespace
+}  // namespace rdma_traffic_test
 }  // namespace toposcope::sim

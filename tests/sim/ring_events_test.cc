@@ -16,7 +16,7 @@
 #include "toposcope/formats/rdma/pcap_capture.h"
 
 namespace toposcope::sim {
-namespace {
+namespace ring_events_test {
 
 RingEventOptions Opt(RingEventKind k, Arch arch = Arch::kFatTree) {
   RingEventOptions o;
@@ -98,5 +98,5 @@ TEST(RingEvents, BadOptions) {
   EXPECT_FALSE(ParseRingEventKind("nope").has_value());
 }
 
-}  // namespace
+}  // namespace ring_events_test
 }  // namespace toposcope::sim

@@ -28,7 +28,7 @@
 #include "temp_dir.h"
 
 namespace toposcope::sim {
-namespace {
+namespace sim_test {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -745,5 +745,5 @@ TEST(Noise, MeasuredErrorsFollowTheModel) {
   EXPECT_GT(median_abs(rel), 0.02);
 }
 
-}  // namespace
+}  // namespace sim_test
 }  // namespace toposcope::sim

@@ -36,7 +36,7 @@
 #include "temp_dir.h"
 
 namespace toposcope::sim {
-namespace {
+namespace telemetry_test {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -706,5 +706,5 @@ TEST(Telemetry, DefaultClusterSizeAndTime) {
   EXPECT_EQ(kinds, (std::set<std::string>{"thermal_link_downspeed", "straggler", "clock_step"}));
 }
 
-}  // namespace
+}  // namespace telemetry_test
 }  // namespace toposcope::sim

@@ -17,7 +17,7 @@
 #include "toposcope/sim/simulate.h"
 
 namespace toposcope::sim {
-namespace {
+namespace variation_test {
 
 namespace fs = std::filesystem;
 
@@ -199,5 +199,5 @@ TEST(Variation, SimulateWritesTheDrawsToTruthAndSummary) {
   }
 }
 
-}  // namespace
+}  // namespace variation_test
 }  // namespace toposcope::sim

@@ -10,7 +10,7 @@
 #include "toposcope/base/rng.h"
 
 namespace toposcope::stats {
-namespace {
+namespace alpha_stable_test {
 
 NoiseQuantiles Draw(double alpha, double beta, double sigma, double mu, int n, uint64_t seed) {
   NoiseQuantiles q;
@@ -135,7 +135,6 @@ TEST(NoiseModelTest, AveragingShrinksTheError) {
   EXPECT_EQ(MeanAbsErrorQuantile(model, 4, 0.95, 2000), MeanAbsErrorQuantile(model, 4, 0.95, 2000));
 }
 
-}  // namespace
 // McCulloch's quantile fit recovers the parameters of draws from our own sampler.
 TEST(StableFitTest, RecoversTheParametersOfItsOwnDraws) {
   struct Case {
@@ -207,4 +206,5 @@ TEST(NoiseModelTest, LocationForMedianOfInvalidParametersIsNaN) {
   EXPECT_TRUE(std::isnan(LocationForMedian(model, 0.0, 1)));
 }
 
+}  // namespace alpha_stable_test
 }  // namespace toposcope::stats

@@ -8,7 +8,7 @@
 #include "toposcope/base/rng.h"
 
 namespace toposcope::stats {
-namespace {
+namespace ari_test {
 
 TEST(AriTest, IdenticalPartitionsScoreOne) {
   const std::vector<int> a = {0, 0, 1, 1, 2, 2, 2};
@@ -70,5 +70,5 @@ TEST(AriTest, OneMisplacedItemScoresBelowOne) {
   EXPECT_GT(ari, 0.0);
 }
 
-}  // namespace
+}  // namespace ari_test
 }  // namespace toposcope::stats

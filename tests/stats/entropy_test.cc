@@ -13,7 +13,7 @@
 #include "toposcope/base/rng.h"
 
 namespace toposcope::stats {
-namespace {
+namespace entropy_test {
 
 constexpr double kLn2 = std::numbers::ln2;
 
@@ -221,5 +221,5 @@ TEST(Spectrum, FlatnessAndFisher) {
   EXPECT_EQ(FisherGPValue(0.01, 10), 1.0);  // bound clipped
 }
 
-}  // namespace
+}  // namespace entropy_test
 }  // namespace toposcope::stats

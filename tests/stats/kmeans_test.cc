@@ -14,7 +14,7 @@
 #include "toposcope/stats/ari.h"
 
 namespace toposcope::stats {
-namespace {
+namespace kmeans_test {
 
 // `per` points around each of the given 2-D centres, with standard deviation `sd`.
 Eigen::MatrixXd Blobs(const std::vector<std::pair<double, double>>& centres, int per, double sd,
@@ -153,5 +153,5 @@ TEST(KMeansTest, NonFiniteCoordinatesCountAsZero) {
   EXPECT_TRUE(std::isfinite(res.inertia));
 }
 
-}  // namespace
+}  // namespace kmeans_test
 }  // namespace toposcope::stats

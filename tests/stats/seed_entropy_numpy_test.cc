@@ -19,7 +19,7 @@
 #include "toposcope/stats/entropy.h"
 
 namespace toposcope::stats {
-namespace {
+namespace seed_entropy_numpy_test {
 
 struct Tuple {
   uint32_t src_qp, psn, dest_qp;
@@ -142,5 +142,5 @@ TEST(SeedEntropyNumpy, AgreesWithSeedCodeToNineDigits) {
   std::printf("max |ours - numpy/scipy| over %zu cases: %.3g bit\n", cases.size(), max_diff);
 }
 
-}  // namespace
+}  // namespace seed_entropy_numpy_test
 }  // namespace toposcope::stats

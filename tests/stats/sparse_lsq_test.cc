@@ -10,7 +10,7 @@
 #include "toposcope/base/rng.h"
 
 namespace toposcope::stats {
-namespace {
+namespace sparse_lsq_test {
 
 // A random sparse m×n matrix with about `per_row` nonzeros per row (and every column hit).
 SparseRowMatrix RandomSparse(int m, int n, int per_row, uint64_t seed) {
@@ -170,5 +170,5 @@ TEST(SparseLsq, IterationCapAndDeterminism) {
   for (int j = 0; j < 100; ++j) EXPECT_EQ(r1.x[j], r2.x[j]);  // bit-identical
 }
 
-}  // namespace
+}  // namespace sparse_lsq_test
 }  // namespace toposcope::stats

@@ -12,7 +12,7 @@
 #include "toposcope/stats/ari.h"
 
 namespace toposcope::stats {
-namespace {
+namespace spectral_test {
 
 Eigen::SparseMatrix<double> ToSparse(const Eigen::MatrixXd& m) { return m.sparseView(); }
 
@@ -259,5 +259,5 @@ TEST(SpectralTest, MaxClustersCapsK) {
   EXPECT_EQ(r.eigenvalues.size(), 4u);
 }
 
-}  // namespace
+}  // namespace spectral_test
 }  // namespace toposcope::stats

@@ -12,7 +12,7 @@
 #include "toposcope/base/rng.h"
 
 namespace toposcope::act::training {
-namespace {
+namespace async_barrier_test {
 
 std::vector<float> Gaussian(size_t n, uint64_t seed) {
   Rng rng(seed);
@@ -188,5 +188,5 @@ TEST(AsyncBarrierTest, EgressQueuesSerialiseThenAddLatency) {
   EXPECT_NEAR(q.Send(0, 50000, false, m), 5 + 1.0, 1e-9);  // the intra queue is separate: 400 Gb/s
 }
 
-}  // namespace
+}  // namespace async_barrier_test
 }  // namespace toposcope::act::training

@@ -15,7 +15,7 @@
 #include "toposcope/base/rng.h"
 
 namespace toposcope::act::training {
-namespace {
+namespace gradient_codec_test {
 
 std::vector<float> Gaussian(size_t n, uint64_t seed, float scale = 1.0f) {
   Rng rng(seed);
@@ -226,5 +226,5 @@ TEST(GradientCodec, BadInputIsNamed) {
   EXPECT_NE(DecodeGradient(big_k).error().message.find("kept count"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace gradient_codec_test
 }  // namespace toposcope::act::training

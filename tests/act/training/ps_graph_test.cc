@@ -9,7 +9,7 @@
 #include <vector>
 
 namespace toposcope::act::training {
-namespace {
+namespace ps_graph_test {
 
 // Five nodes on a line, RTT = 100 µs x distance.
 RttMatrix Line(int n) {
@@ -219,5 +219,5 @@ TEST(PsGraphTest, LedgerCatchesLostAndDoubledUpdates) {
   EXPECT_FALSE(ParseLedger(kind).ok());
 }
 
-}  // namespace
+}  // namespace ps_graph_test
 }  // namespace toposcope::act::training

@@ -18,7 +18,7 @@
 #include "toposcope/model/dataset.h"
 
 namespace toposcope::analysis {
-namespace {
+namespace architecture_test {
 
 const std::string kReal = "/work/shared/fixtures/real/ibnetdiscover/";
 
@@ -526,5 +526,5 @@ TEST(Architecture, RingIsUnknownWithoutGraphOrLogs) {
   EXPECT_TRUE(HasEvidence(r, "avg_allreduce_hops: unknown")) << Dump(r);
 }
 
-}  // namespace
+}  // namespace architecture_test
 }  // namespace toposcope::analysis

@@ -12,7 +12,7 @@
 #include "toposcope/model/dataset.h"
 
 namespace toposcope::analysis {
-namespace {
+namespace fabric_findings_test {
 
 // Three 4-port leaves under one spine, 4X NDR (106.25 Gb/s lanes). leaf2's port 1 trained to HDR;
 // leaf3's port 2 is down where both other leaves link port 2; leaf3's port 4 is down while the
@@ -112,5 +112,5 @@ TEST(FabricFindings, LinksThatAreNotActiveDoNotSetTheUsual) {
   EXPECT_TRUE(r.findings.empty());
 }
 
-}  // namespace
+}  // namespace fabric_findings_test
 }  // namespace toposcope::analysis

@@ -16,7 +16,7 @@
 #include "toposcope/model/dataset.h"
 
 namespace toposcope::analysis {
-namespace {
+namespace fabric_test {
 
 const std::string kReal = std::string(TOPOSCOPE_FIXTURES) + "/ibnetdiscover/";
 
@@ -324,5 +324,5 @@ TEST(FabricIbLinkInfo, SwitchesOnlyOutputStillGivesTheLeaf) {
   EXPECT_EQ(r.unresolved_peers, 0);
 }
 
-}  // namespace
+}  // namespace fabric_test
 }  // namespace toposcope::analysis

@@ -8,7 +8,7 @@
 #include <vector>
 
 namespace toposcope::analysis {
-namespace {
+namespace graph_search_test {
 
 // An undirected adjacency from an edge list over n nodes.
 std::vector<std::set<int>> Graph(int n, const std::vector<std::pair<int, int>>& edges) {
@@ -40,5 +40,5 @@ TEST(GraphSearch, EmptyAndOutOfRange) {
   EXPECT_EQ(BfsDistances(adj, {-1, 7, 1}), (std::vector<int>{1, 0}));
 }
 
-}  // namespace
+}  // namespace graph_search_test
 }  // namespace toposcope::analysis

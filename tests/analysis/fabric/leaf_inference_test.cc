@@ -17,7 +17,7 @@
 #include "toposcope/report/score/grouping.h"
 
 namespace toposcope::analysis {
-namespace {
+namespace leaf_inference_test {
 
 struct Synth {
   int leaves = 8;
@@ -352,5 +352,5 @@ TEST(LeafInference, NamesLeavesAndPodsInHostOrder) {
   EXPECT_EQ(one.pods[0].leaves.size(), 8U);
 }
 
-}  // namespace
+}  // namespace leaf_inference_test
 }  // namespace toposcope::analysis

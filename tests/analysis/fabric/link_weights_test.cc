@@ -14,7 +14,7 @@
 #include "toposcope/report/export/opensm_export.h"
 
 namespace toposcope::analysis {
-namespace {
+namespace link_weights_test {
 
 // A 3-leaf, 2-spine fat-tree with 3 hosts per leaf and known per-crossing cable latencies (µs).
 // (With 2 leaves the two cables of a spine would always be crossed together: not identifiable.)
@@ -306,5 +306,5 @@ TEST(LinkWeights, NoProbesNoReport) {
   EXPECT_TRUE(r.tomography.links.empty());
 }
 
-}  // namespace
+}  // namespace link_weights_test
 }  // namespace toposcope::analysis

@@ -7,7 +7,7 @@
 #include <string>
 
 namespace toposcope::analysis {
-namespace {
+namespace nic_ports_test {
 
 formats::IbDevice Device(const std::string& name, double rate_gbps, const std::string& state = "Active") {
   formats::IbDevice d;
@@ -99,5 +99,5 @@ TEST(NicPorts, RealHostToolOutputs) {
   for (const auto& f : r.findings) EXPECT_FALSE(f.evidence.empty());
 }
 
-}  // namespace
+}  // namespace nic_ports_test
 }  // namespace toposcope::analysis

@@ -14,7 +14,7 @@
 #include "toposcope/base/time.h"
 
 namespace toposcope::analysis {
-namespace {
+namespace path_entropy_test {
 
 using formats::PathProbe;
 
@@ -171,5 +171,5 @@ TEST(PathEntropy, DegenerateInputs) {
   EXPECT_TRUE(r.redundant_hops.empty());
 }
 
-}  // namespace
+}  // namespace path_entropy_test
 }  // namespace toposcope::analysis

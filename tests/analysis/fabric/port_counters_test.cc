@@ -12,7 +12,7 @@
 #include "toposcope/formats/fabric/perfquery.h"
 
 namespace toposcope::analysis {
-namespace {
+namespace port_counters_test {
 
 // Two leaves (lid 1, 2) and a spine (lid 3); each leaf's port 1 to a host, ports 2 to the spine.
 const char* kFabric =
@@ -169,5 +169,5 @@ TEST(PortCounters, IbQueryErrorsByGuid) {
   EXPECT_EQ(rep.findings[0].value, 30);
 }
 
-}  // namespace
+}  // namespace port_counters_test
 }  // namespace toposcope::analysis

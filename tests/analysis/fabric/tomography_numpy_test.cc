@@ -20,7 +20,7 @@
 #include "toposcope/base/rng.h"
 
 namespace toposcope::analysis {
-namespace {
+namespace tomography_numpy_test {
 
 bool HaveNumpy() {
   return std::system("/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") == 0;
@@ -139,5 +139,5 @@ TEST(TomographyNumpy, MatchesOnAFatTree) {
   CompareWithNumpy(paths, true);
 }
 
-}  // namespace
+}  // namespace tomography_numpy_test
 }  // namespace toposcope::analysis

@@ -14,7 +14,7 @@
 #include "toposcope/base/rng.h"
 
 namespace toposcope::analysis {
-namespace {
+namespace tomography_test {
 
 // Two-level leaf/spine fat-tree. Cable ids: "h<leaf>.<k>" host cables, "l<leaf>-s<spine>"
 // leaf-spine cables; one id per cable, listed once per crossing (out and back), so the solved
@@ -335,5 +335,5 @@ TEST(OpenSmHopWeights, WeightsFromTomography) {
   EXPECT_EQ(HopWeightFromTomography(-3), 1);
 }
 
-}  // namespace
+}  // namespace tomography_test
 }  // namespace toposcope::analysis

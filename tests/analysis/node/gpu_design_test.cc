@@ -7,7 +7,7 @@
 #include <cmath>
 
 namespace toposcope::analysis {
-namespace {
+namespace gpu_design_test {
 
 TEST(GpuDesign, ModelsAsTheToolsPrintThem) {
   // p2pBandwidthLatencyTest (Dell manual, juwels), nvidia-smi, nvbandwidth spellings.
@@ -61,5 +61,5 @@ TEST(GpuDesign, PairCeilingIsTheSlowerGpusLinkAndNeedsBoth) {
   EXPECT_EQ(DesignNvlinkLinks(h.gpus[2]), 0);
 }
 
-}  // namespace
+}  // namespace gpu_design_test
 }  // namespace toposcope::analysis

@@ -19,7 +19,7 @@
 #include "toposcope/formats/node/p2p_matrix.h"
 
 namespace toposcope::analysis {
-namespace {
+namespace node_analysis_test {
 
 void Measure(model::HostEvidence& h, int a, int b, double gbps) {
   h.gpus[a].index = a;
@@ -506,5 +506,5 @@ TEST(Confidence, PriorWhenTheDataCannotSupportAFit) {
   for (size_t i = 0; i < r.sampling.size(); ++i) EXPECT_EQ(r.sampling[i].per_hop_error, prior.sampling[i].per_hop_error);
 }
 
-}  // namespace
+}  // namespace node_analysis_test
 }  // namespace toposcope::analysis

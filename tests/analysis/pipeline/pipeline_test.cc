@@ -13,7 +13,7 @@
 #include "toposcope/analysis/analyze.h"
 
 namespace toposcope::analysis {
-namespace {
+namespace pipeline_test {
 
 // Counts the merged events instead of writing them.
 class CountingSink final : public TimelineSink {
@@ -180,5 +180,5 @@ TEST(Pipeline, BadDumpsAreErrorsNotCrashes) {
   EXPECT_FALSE(RunPipeline(po, &empty).ok());
 }
 
-}  // namespace
+}  // namespace pipeline_test
 }  // namespace toposcope::analysis

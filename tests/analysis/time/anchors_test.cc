@@ -13,7 +13,7 @@
 #include "toposcope/model/dataset.h"
 
 namespace toposcope::analysis {
-namespace {
+namespace anchors_test {
 
 constexpr int64_t kT0 = 1700000000LL * 1000000000LL;
 constexpr int64_t kS = 1000000000LL;
@@ -163,5 +163,5 @@ TEST(Anchors, CollectFromJsonlEvents) {
   std::filesystem::remove_all(dir);
 }
 
-}  // namespace
+}  // namespace anchors_test
 }  // namespace toposcope::analysis

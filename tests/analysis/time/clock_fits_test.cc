@@ -9,7 +9,7 @@
 #include "toposcope/report/json/result_sections.h"
 
 namespace toposcope::analysis {
-namespace {
+namespace clock_fits_test {
 
 // A chrony tracking log of 60 measurements: two bursts of 30 (every 2 s), 40 days apart.
 std::string TwoBurstLog() {
@@ -45,5 +45,5 @@ TEST(ClockFits, TwoBurstsFortyDaysApartGiveSegmentsBoundedByTheSamples) {
   EXPECT_LT(json_bytes, 64U * 1024) << "the clock section of result.json";
 }
 
-}  // namespace
+}  // namespace clock_fits_test
 }  // namespace toposcope::analysis

@@ -14,7 +14,7 @@
 #include "toposcope/formats/clock/linuxptp.h"
 
 namespace toposcope::analysis {
-namespace {
+namespace servo_health_test {
 
 const std::string kFixtures = std::string(TOPOSCOPE_FIXTURES) + "/linuxptp/";
 const std::string kTestdata = std::string(TOPOSCOPE_TESTDATA) + "/real/linuxptp/";
@@ -187,5 +187,5 @@ TEST(Servo, OtherSourcesIgnored) {
   EXPECT_TRUE(r.findings.empty());
 }
 
-}  // namespace
+}  // namespace servo_health_test
 }  // namespace toposcope::analysis

@@ -14,7 +14,7 @@
 #include <vector>
 
 namespace toposcope::analysis {
-namespace {
+namespace telemetry_analysis_test {
 
 model::DcgmPoint Point(const std::string& host, int gpu, int field, int64_t ts_ns, double v, int link = -1) {
   model::DcgmPoint p;
@@ -437,5 +437,5 @@ TEST(Telemetry, OfferedFieldsOfARealFieldListAndAMissingOne) {
   EXPECT_EQ(offered[0].missing[0], "DCGM_FI_DEV_GPU_TEMP (thermal findings)");
 }
 
-}  // namespace
+}  // namespace telemetry_analysis_test
 }  // namespace toposcope::analysis

@@ -4,7 +4,7 @@
 #include "toposcope/analysis/time/timeline.h"
 
 namespace toposcope::analysis {
-namespace {
+namespace timeline_test {
 
 EventSource Source(const std::string& host, std::vector<int64_t> local_ts) {
   return [host, local_ts](const formats::TraceEventSink& sink) -> Status {
@@ -69,5 +69,5 @@ TEST(Timeline, SourceErrorsAreReported) {
   EXPECT_FALSE(s.ok());
 }
 
-}  // namespace
+}  // namespace timeline_test
 }  // namespace toposcope::analysis

@@ -9,7 +9,7 @@
 #include "toposcope/base/rng.h"
 
 namespace toposcope::analysis {
-namespace {
+namespace timesync_test {
 
 struct TrueClock {
   double o0_ns, f_ppm, a_ppm_per_s;
@@ -207,5 +207,5 @@ TEST(Timesync, DegenerateInputs) {
   EXPECT_EQ(ClockModelName(ClockModelKind::kQuadratic), "quadratic");
 }
 
-}  // namespace
+}  // namespace timesync_test
 }  // namespace toposcope::analysis

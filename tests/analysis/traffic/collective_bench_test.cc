@@ -8,7 +8,7 @@
 #include <vector>
 
 namespace toposcope::analysis {
-namespace {
+namespace collective_bench_test {
 
 using formats::NcclTestsReport;
 using formats::NcclTestsRun;
@@ -114,5 +114,5 @@ TEST(CollectiveBench, ValidationOffAndEmptyRuns) {
   EXPECT_EQ(out.host_sets.size(), 1u);  // the run without rows measures nothing
 }
 
-}  // namespace
+}  // namespace collective_bench_test
 }  // namespace toposcope::analysis

@@ -18,7 +18,7 @@
 #include "toposcope/formats/rdma/rdma_tools.h"
 
 namespace toposcope::analysis {
-namespace {
+namespace flows_test {
 
 using formats::RocePacket;
 namespace op = formats::roce_op;
@@ -898,5 +898,5 @@ TEST(AnalyzeFlows, NoCapturesAndUnreadableCaptures) {
   std::filesystem::remove(tmp);
 }
 
-}  // namespace
+}  // namespace flows_test
 }  // namespace toposcope::analysis

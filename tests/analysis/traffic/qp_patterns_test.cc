@@ -14,7 +14,7 @@
 #include <vector>
 
 namespace toposcope::analysis {
-namespace {
+namespace qp_patterns_test {
 
 using formats::QpState;
 using formats::QpStateRecord;
@@ -327,5 +327,5 @@ TEST(QpPatterns, EmptyAndDegenerate) {
   EXPECT_EQ(an.Windows()[0].window_start_ns, -10 * kMs);
 }
 
-}  // namespace
+}  // namespace qp_patterns_test
 }  // namespace toposcope::analysis

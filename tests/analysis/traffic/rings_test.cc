@@ -14,7 +14,7 @@
 #include "toposcope/formats/nccl/nccl_log.h"
 
 namespace toposcope::analysis {
-namespace {
+namespace rings_test {
 
 using Strings = std::vector<std::string>;
 
@@ -508,5 +508,5 @@ TEST(CompareRings, DirectionAndMissingRings) {
   CompareRings(nullptr, {});  // no crash
 }
 
-}  // namespace
+}  // namespace rings_test
 }  // namespace toposcope::analysis

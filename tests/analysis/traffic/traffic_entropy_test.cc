@@ -16,7 +16,7 @@
 #include "toposcope/stats/entropy.h"
 
 namespace toposcope::analysis {
-namespace {
+namespace traffic_entropy_test {
 
 namespace op = formats::roce_op;
 using formats::RocePacket;
@@ -359,11 +359,11 @@ TEST(TrafficEntropy, Deterministic) {
   ExpectSameReport(run(), run());
 }
 
-}  // namespace
+}  // namespace traffic_entropy_test
 }  // namespace toposcope::analysis
 
 namespace toposcope::analysis {
-namespace {
+namespace traffic_entropy_test {
 
 // A marked packet seen on two captures is credited to the one that saw it first; a host pair that
 // saw it at the same time as a capture is not credited; unmarked packets are no marks.
@@ -386,5 +386,5 @@ TEST(TrafficEntropy, NewMarksGoToTheFirstCaptureOnThePath) {
   EXPECT_EQ(marks["a~b"], std::make_pair(int64_t{10}, int64_t{0}));
 }
 
-}  // namespace
+}  // namespace traffic_entropy_test
 }  // namespace toposcope::analysis

@@ -15,7 +15,7 @@
 #include "toposcope/report/score/traffic_matrix_score.h"
 
 namespace toposcope::analysis {
-namespace {
+namespace traffic_matrix_test {
 
 constexpr int kG = 8;
 using Matrix = std::map<std::pair<int, int>, double>;  // (src, dst) -> bytes/s
@@ -315,5 +315,5 @@ TEST(TrafficMatrix, ScoreCountsCoverageAndMissingHosts) {
   EXPECT_LT(sc.max_abs_error_below_floor, 1e6);
 }
 
-}  // namespace
+}  // namespace traffic_matrix_test
 }  // namespace toposcope::analysis

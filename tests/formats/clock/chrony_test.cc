@@ -15,7 +15,7 @@
 #include "toposcope/base/time.h"
 
 namespace toposcope::formats {
-namespace {
+namespace chrony_test {
 
 const std::string kDir = std::string(TOPOSCOPE_FIXTURES) + "/chrony/";
 const std::string kTracking = kDir + "bbs_pps_pru_bbb_refclock_pps_tracking.log";
@@ -793,5 +793,5 @@ TEST(ChronycTrackingParse, UnsyncedReportsGiveNoSampleAndRepeatsAreRejected) {
   EXPECT_NEAR(p->offset_ns, -506939, 1e-6);
 }
 
-}  // namespace
+}  // namespace chrony_test
 }  // namespace toposcope::formats

@@ -12,7 +12,7 @@
 #include <vector>
 
 namespace toposcope::formats {
-namespace {
+namespace linuxptp_test {
 
 const std::string kDir = std::string(TOPOSCOPE_FIXTURES) + "/linuxptp/";
 const std::string kSrsran = kDir + "srsran_issue192_phc2sys_8hz_s0_s1_s2_PARTIAL.log";
@@ -546,11 +546,11 @@ TEST(PtpRealTestdata, OpenilLinuxptp15OffsetsBeyondTheAxisAreRejected) {
   EXPECT_NE(first.find("exceeds 2^53 ns"), std::string::npos) << first;
 }
 
-}  // namespace
+}  // namespace linuxptp_test
 }  // namespace toposcope::formats
 
 namespace toposcope::formats {
-namespace {
+namespace linuxptp_test {
 
 // A line that starts with a tag run into text shaped like a prefix with a bad time (found by a long
 // linuxptp_fuzz run): read as text with a tag, it is written back the same way, not as a
@@ -578,5 +578,5 @@ TEST(PtpWrite, TagRunIntoAPrefixLikeTextStaysText) {
   EXPECT_EQ(WritePtpLog(again->records), written);
 }
 
-}  // namespace
+}  // namespace linuxptp_test
 }  // namespace toposcope::formats

@@ -9,7 +9,7 @@
 #include <vector>
 
 namespace toposcope::formats {
-namespace {
+namespace sync_csv_test {
 
 struct Parsed {
   Diagnostics diag;
@@ -153,5 +153,5 @@ TEST(SyncCsvBad, MalformedRowsRejected) {
   EXPECT_NE(reasons.find("repeats line 13"), std::string::npos) << reasons;
 }
 
-}  // namespace
+}  // namespace sync_csv_test
 }  // namespace toposcope::formats

@@ -12,7 +12,7 @@
 #include "toposcope/base/file_io.h"
 
 namespace toposcope::formats {
-namespace {
+namespace dcgm_csv_test {
 
 const std::string kData = std::string(TOPOSCOPE_TESTDATA) + "/prom";
 constexpr int64_t kT0Ns = int64_t{1714564800} * 1000000000;  // 2024-05-01T12:00:00Z
@@ -340,5 +340,5 @@ TEST(DcgmCsv, StreamingFromFile) {
   EXPECT_EQ(got[2].line, 4);
 }
 
-}  // namespace
+}  // namespace dcgm_csv_test
 }  // namespace toposcope::formats

@@ -9,7 +9,7 @@
 #include <string>
 
 namespace toposcope::formats {
-namespace {
+namespace dcgm_discovery_test {
 
 const std::string kDir = std::string(TOPOSCOPE_TESTDATA) + "/real/dcgmi_discovery/";
 const std::string kIssue93 = kDir + "dcgmi_discovery_c_4x_a100_80gb_16_instances_unordered_entity_ids_dcgm_issue93.txt";
@@ -233,5 +233,5 @@ TEST(DcgmDiscoverySniff, LooksLike) {
   EXPECT_FALSE(LooksLikeDcgmDiscovery("#Entity   POWER\nID\nGPU 1     300.5\n"));
 }
 
-}  // namespace
+}  // namespace dcgm_discovery_test
 }  // namespace toposcope::formats

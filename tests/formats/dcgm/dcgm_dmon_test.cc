@@ -16,7 +16,7 @@
 #include "toposcope/formats/dcgm/dcgm_fields.h"
 
 namespace toposcope::formats {
-namespace {
+namespace dcgm_dmon_test {
 
 const std::string kReal = std::string(TOPOSCOPE_FIXTURES) + "/dcgmi_dmon/";
 const std::string kSynth = std::string(TOPOSCOPE_TESTDATA) + "/dcgm/";
@@ -768,5 +768,5 @@ TEST(DcgmDmon, HugeAndWeirdInputsDoNotCrash) {
   EXPECT_EQ(p.counts.rejected, 7);
 }
 
-}  // namespace
+}  // namespace dcgm_dmon_test
 }  // namespace toposcope::formats

@@ -9,7 +9,7 @@
 #include <string>
 
 namespace toposcope::formats {
-namespace {
+namespace dcgm_exporter_config_test {
 
 const std::string kDir = std::string(TOPOSCOPE_FIXTURES) + "/dcgm_exporter/";
 const std::string kDefault = kDir + "dcgm-exporter_default-counters.csv";
@@ -157,5 +157,5 @@ TEST(DcgmExporterConfig, BadInput) {
   EXPECT_NE(reasons.find("control characters"), std::string::npos) << reasons;
 }
 
-}  // namespace
+}  // namespace dcgm_exporter_config_test
 }  // namespace toposcope::formats

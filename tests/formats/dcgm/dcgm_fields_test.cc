@@ -10,7 +10,7 @@
 #include <string>
 
 namespace toposcope::formats {
-namespace {
+namespace dcgm_fields_test {
 
 const std::string kList =
     std::string(TOPOSCOPE_FIXTURES) + "/dcgmi_dmon/dcgm318_dmon_list_fields.txt";
@@ -259,5 +259,5 @@ TEST(DcgmFields, FieldListBadInput) {
   }
 }
 
-}  // namespace
+}  // namespace dcgm_fields_test
 }  // namespace toposcope::formats

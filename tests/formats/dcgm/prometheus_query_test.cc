@@ -12,7 +12,7 @@
 #include "toposcope/base/file_io.h"
 
 namespace toposcope::formats {
-namespace {
+namespace prometheus_query_test {
 
 const std::string kDir = std::string(TOPOSCOPE_TESTDATA) + "/prom/query_range";
 
@@ -175,5 +175,5 @@ TEST(PromApiTime, UnixSecondsAndRfc3339) {
   }
 }
 
-}  // namespace
+}  // namespace prometheus_query_test
 }  // namespace toposcope::formats

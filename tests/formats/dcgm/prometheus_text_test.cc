@@ -13,7 +13,7 @@
 #include "toposcope/base/file_io.h"
 
 namespace toposcope::formats {
-namespace {
+namespace prometheus_text_test {
 
 const std::string kFix = std::string(TOPOSCOPE_FIXTURES);
 const std::string kA100 = kFix + "/dcgm_exporter/dcgm_issue149_dgxa100_exporter3.3.3_nvlink_PARTIAL.prom";
@@ -436,5 +436,5 @@ TEST(PromWriter, MetadataOncePerMetricPerScrape) {
   EXPECT_EQ(out, "# HELP m help\n# TYPE m gauge\nm 1\nm{gpu=\"1\"} 1\n# HELP m help\n# TYPE m gauge\nm 1\n");
 }
 
-}  // namespace
+}  // namespace prometheus_text_test
 }  // namespace toposcope::formats

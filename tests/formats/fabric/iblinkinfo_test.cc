@@ -11,7 +11,7 @@
 #include <utility>
 
 namespace toposcope::formats {
-namespace {
+namespace iblinkinfo_test {
 
 const std::string kQdr = std::string(TOPOSCOPE_TESTDATA) +
                          "/real/iblinkinfo/qdr_connectx3_infiniscale4_18port_down_polling_tsinghua_dbx1000_readme_excerpt.txt";
@@ -145,5 +145,5 @@ TEST(IbLinkInfo, BadInputsAndLinesGiveTheirReason) {
   EXPECT_NE(Reasons(diag, Severity::kWarning).find("2: shell prompt running iblinkinfo"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace iblinkinfo_test
 }  // namespace toposcope::formats

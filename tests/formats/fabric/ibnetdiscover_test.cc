@@ -12,7 +12,7 @@
 #include <vector>
 
 namespace toposcope::formats {
-namespace {
+namespace ibnetdiscover_test {
 
 const std::string kDir = std::string(TOPOSCOPE_FIXTURES) + "/ibnetdiscover/";
 const std::string kQdr = kDir + "psmn_x5_qdr_11switch_89ca.topofile";
@@ -514,5 +514,5 @@ TEST(IbnetdiscoverTest, Rates) {
   EXPECT_DOUBLE_EQ(IbRateGbps("??", "NDR"), 0);
 }
 
-}  // namespace
+}  // namespace ibnetdiscover_test
 }  // namespace toposcope::formats

@@ -12,7 +12,7 @@
 #include "toposcope/formats/sniff.h"
 
 namespace toposcope::formats {
-namespace {
+namespace ibqueryerrors_test {
 
 const std::string kReal = std::string(TOPOSCOPE_TESTDATA) + "/real/ibqueryerrors/";
 
@@ -112,5 +112,5 @@ TEST(IbQueryErrors, BadLinesNameFileAndLine) {
   EXPECT_EQ(r->blocks[0].counters.at("SymbolErrorCounter"), 7U);
 }
 
-}  // namespace
+}  // namespace ibqueryerrors_test
 }  // namespace toposcope::formats

@@ -12,7 +12,7 @@
 #include "toposcope/base/time.h"
 
 namespace toposcope::formats {
-namespace {
+namespace path_probe_test {
 
 struct Parsed {
   Diagnostics diag;
@@ -239,5 +239,5 @@ TEST(PathProbe, WholeInputErrors) {
   EXPECT_EQ(h.sum->counts.rejected, 2) << Reasons(h.diag);
 }
 
-}  // namespace
+}  // namespace path_probe_test
 }  // namespace toposcope::formats

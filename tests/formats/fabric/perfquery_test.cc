@@ -12,7 +12,7 @@
 #include "toposcope/formats/sniff.h"
 
 namespace toposcope::formats {
-namespace {
+namespace perfquery_test {
 
 const std::string kReal = std::string(TOPOSCOPE_TESTDATA) + "/real/perfquery/";
 const std::string kIssue16 = kReal + "perfquery_x_rhel75_all_zero_prompt_lid10_infiniband_diags_issue16.txt";
@@ -180,5 +180,5 @@ TEST(Perfquery, WriterReadsBack) {
   EXPECT_EQ(r->blocks[0].cap_mask, "0x5a00");
 }
 
-}  // namespace
+}  // namespace perfquery_test
 }  // namespace toposcope::formats

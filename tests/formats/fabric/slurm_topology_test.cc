@@ -14,7 +14,7 @@
 #include "toposcope/formats/fabric/mini_yaml.h"
 
 namespace toposcope::formats {
-namespace {
+namespace slurm_topology_test {
 
 const std::string kDir = std::string(TOPOSCOPE_FIXTURES) + "/slurm_topology/";
 const std::string kCirce = kDir + "nvidia_circe_dgx2_superpod_5leaf_topology_tonystarkiss.conf";
@@ -475,5 +475,5 @@ TEST(MiniYamlTest, SubsetAndErrors) {
   EXPECT_EQ(YamlQuote("x\"y\n"), "\"x\\\"y\\x0a\"");
 }
 
-}  // namespace
+}  // namespace slurm_topology_test
 }  // namespace toposcope::formats

@@ -14,7 +14,7 @@
 #include "toposcope/formats/fabric/slurm_topology.h"
 
 namespace toposcope::formats {
-namespace {
+namespace topograph_model_test {
 
 const std::string kDir = std::string(TOPOSCOPE_FIXTURES) + "/topograph_models/";
 const std::string kSmall = kDir + "topograph_tests_models_small-tree.yaml";
@@ -243,5 +243,5 @@ TEST(TopographModelTest, UnusableInputsFail) {
   EXPECT_FALSE(LooksLikeTopographModel("- topology: x\n"));
 }
 
-}  // namespace
+}  // namespace topograph_model_test
 }  // namespace toposcope::formats

@@ -14,7 +14,7 @@
 #include <vector>
 
 namespace toposcope::formats {
-namespace {
+namespace nccl_inspector_test {
 
 const std::string kDir = std::string(TOPOSCOPE_FIXTURES) + "/nccl_inspector/";
 const std::string kAllReduce = kDir + "nccl_inspector_readme_v4.0_allreduce_8rank_record_pretty.json";
@@ -336,5 +336,5 @@ TEST(NcclInspectorWriter, HugeValuesWriteBackTheSame) {
   EXPECT_EQ(WriteNcclInspector(*back), written);
 }
 
-}  // namespace
+}  // namespace nccl_inspector_test
 }  // namespace toposcope::formats

@@ -18,7 +18,7 @@
 #include "toposcope/base/file_io.h"
 
 namespace toposcope::formats {
-namespace {
+namespace nccl_log_test {
 
 const std::string kReal = std::string(TOPOSCOPE_FIXTURES) + "/nccl_debug_log/";
 const std::string k216 = kReal + "nccl2.16.5_2node_a100pcie_roce_ib_graph_ring_tree_qpn.log";
@@ -1346,5 +1346,5 @@ TEST(NcclLogWriter, RingOrderWithoutChannelCountWritesTheOldForm) {
   }
 }
 
-}  // namespace
+}  // namespace nccl_log_test
 }  // namespace toposcope::formats

@@ -12,7 +12,7 @@
 #include <string>
 
 namespace toposcope::formats {
-namespace {
+namespace nccl_tests_test {
 
 const std::string kFixtures = std::string(TOPOSCOPE_FIXTURES) + "/nccl_tests/";
 const std::string kReal = std::string(TOPOSCOPE_TESTDATA) + "/real/nccl_tests/";
@@ -243,5 +243,5 @@ TEST(NcclTests, LauncherPrefixes) {
   EXPECT_EQ(StripLauncherPrefix("[host:1] text"), "[host:1] text");
 }
 
-}  // namespace
+}  // namespace nccl_tests_test
 }  // namespace toposcope::formats

@@ -10,7 +10,7 @@
 #include <vector>
 
 namespace toposcope::formats {
-namespace {
+namespace nccl_xml_test {
 
 const std::string kTopoDir = std::string(TOPOSCOPE_FIXTURES) + "/nccl_topo_xml/";
 const std::string kIbm = kTopoDir + "ibm_vpc_gx3d_h100_8gpu_8nic_nccl2.22.3.xml";
@@ -715,5 +715,5 @@ TEST(NcclGraphXmlBad, TruncatedGraphDump) {
   EXPECT_EQ(counts.read, c0.read - 1 - static_cast<int64_t>(whole->graphs.back().channels.size()) + 1);
 }
 
-}  // namespace
+}  // namespace nccl_xml_test
 }  // namespace toposcope::formats

@@ -12,7 +12,7 @@
 #include <vector>
 
 namespace toposcope::formats {
-namespace {
+namespace nvsmi_query_test {
 
 const std::string kReal = std::string(TOPOSCOPE_TESTDATA) + "/real/nvidia_smi_q/";
 
@@ -217,5 +217,5 @@ TEST(NvsmiQuery, BadLinesAreRejectedWithTheirLine) {
   EXPECT_NE(p.Reasons(Severity::kWarning).find("Attached GPUs says 3 but 2 GPU section(s)"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace nvsmi_query_test
 }  // namespace toposcope::formats

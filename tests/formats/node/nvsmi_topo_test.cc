@@ -10,7 +10,7 @@
 #include <vector>
 
 namespace toposcope::formats {
-namespace {
+namespace nvsmi_topo_test {
 
 const std::string kDir = std::string(TOPOSCOPE_FIXTURES) + "/nvidia_smi_topo/";
 const std::string kA800 = kDir + "a800_8gpu_nv8_4nic_driver525.txt";
@@ -783,5 +783,5 @@ TEST(NvsmiTopoWriter, LegendOfP2pKeysOnlyInATopologyMatrix) {
   EXPECT_EQ(WriteNvsmiTopo(*again), written);
 }
 
-}  // namespace
+}  // namespace nvsmi_topo_test
 }  // namespace toposcope::formats

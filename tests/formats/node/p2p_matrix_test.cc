@@ -11,7 +11,7 @@
 #include <vector>
 
 namespace toposcope::formats {
-namespace {
+namespace p2p_matrix_test {
 
 const std::string kDir = std::string(TOPOSCOPE_FIXTURES);
 const std::string kP2p = kDir + "/cuda_p2p/rtx2080ti_x2_nop2p_p2pBandwidthLatencyTest.txt";
@@ -932,5 +932,5 @@ TEST(P2pMatrixWriters, ManyDevicesHugeValuesAndOddText) {
   }
 }
 
-}  // namespace
+}  // namespace p2p_matrix_test
 }  // namespace toposcope::formats

@@ -12,7 +12,7 @@
 #include "toposcope/formats/clock/sync_point.h"
 
 namespace toposcope::formats {
-namespace {
+namespace inventory_csv_test {
 
 const std::string kTd = std::string(TOPOSCOPE_TESTDATA) + "/inventory/";
 const std::string kHosts = kTd + "hosts_SYNTHETIC.csv";
@@ -209,5 +209,5 @@ TEST(InventoryCsv, BadInputs) {
   EXPECT_NE(r.find("expected 4 cells, got 3"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace inventory_csv_test
 }  // namespace toposcope::formats

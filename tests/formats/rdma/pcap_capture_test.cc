@@ -14,7 +14,7 @@
 #include <vector>
 
 namespace toposcope::formats {
-namespace {
+namespace pcap_capture_test {
 
 const std::string kDerived =
     std::string(TOPOSCOPE_FIXTURES) + "/pcap/derived/pcapplusplus_pr1603_softroce_rdma_read_req.pcap";
@@ -462,5 +462,5 @@ TEST(PcapCapture, GarbageAfterHeaderNeverCrashes) {
   }
 }
 
-}  // namespace
+}  // namespace pcap_capture_test
 }  // namespace toposcope::formats

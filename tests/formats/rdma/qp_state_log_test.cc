@@ -11,7 +11,7 @@
 #include "toposcope/base/file_io.h"
 
 namespace toposcope::formats {
-namespace {
+namespace qp_state_log_test {
 
 struct Parsed {
   Diagnostics diag;
@@ -287,5 +287,5 @@ TEST(QpStateLog, StreamsLargeInputWithoutKeepingIt) {
   EXPECT_EQ(sum->discontinuities, 0);
 }
 
-}  // namespace
+}  // namespace qp_state_log_test
 }  // namespace toposcope::formats

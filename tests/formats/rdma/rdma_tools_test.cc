@@ -12,7 +12,7 @@
 #include "toposcope/formats/clock/sync_point.h"
 
 namespace toposcope::formats {
-namespace {
+namespace rdma_tools_test {
 
 const std::string kDir = std::string(TOPOSCOPE_FIXTURES) + "/rdma_tools/";
 const std::string kTd = std::string(TOPOSCOPE_TESTDATA) + "/rdma_tools/";
@@ -987,5 +987,5 @@ TEST(ParseGuid, Forms) {
   EXPECT_FALSE(ParseGuid(""));
 }
 
-}  // namespace
+}  // namespace rdma_tools_test
 }  // namespace toposcope::formats

@@ -12,7 +12,7 @@
 #include <vector>
 
 namespace toposcope::formats {
-namespace {
+namespace roce_packet_test {
 
 const std::string kHex =
     std::string(TOPOSCOPE_FIXTURES) + "/pcap/pcapplusplus_pr1603_softroce_rdma_read_req.hex";
@@ -572,5 +572,5 @@ TEST(RocePacket, GarbageNeverCrashes) {
   EXPECT_GT(roce, 0);
 }
 
-}  // namespace
+}  // namespace roce_packet_test
 }  // namespace toposcope::formats

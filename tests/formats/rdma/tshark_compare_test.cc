@@ -15,7 +15,7 @@
 #include "toposcope/formats/rdma/pcap_capture.h"
 
 namespace toposcope::formats {
-namespace {
+namespace tshark_compare_test {
 
 constexpr const char* kTshark = "/usr/bin/tshark";
 
@@ -138,5 +138,5 @@ TEST(TsharkCompare, EveryPacketAgrees) {
   std::filesystem::remove(path);
 }
 
-}  // namespace
+}  // namespace tshark_compare_test
 }  // namespace toposcope::formats

@@ -16,7 +16,7 @@
 #include <vector>
 
 namespace toposcope::formats {
-namespace {
+namespace chrome_trace_test {
 
 const std::string kDir = std::string(TOPOSCOPE_FIXTURES);
 const std::string k2Rank = kDir + "/kineto_trace/hta_nccl_parser_config_a100_2rank_nccl2.17.1_rank0.json.gz";
@@ -716,5 +716,5 @@ TEST(ChromeTrace, LongEscapedStringIsLinear) {
   EXPECT_LT(s, 2.0) << "4 MiB of escapes took " << s << " s";
 }
 
-}  // namespace
+}  // namespace chrome_trace_test
 }  // namespace toposcope::formats

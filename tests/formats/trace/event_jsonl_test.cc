@@ -9,7 +9,7 @@
 #include <vector>
 
 namespace toposcope::formats {
-namespace {
+namespace event_jsonl_test {
 
 TEST(EventJsonl, ReadsTheDocumentedExample) {
   const std::string t =
@@ -142,5 +142,5 @@ TEST(EventJsonl, WriterLayoutAndRoundTrip) {
   }
 }
 
-}  // namespace
+}  // namespace event_jsonl_test
 }  // namespace toposcope::formats

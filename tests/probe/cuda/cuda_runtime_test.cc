@@ -6,7 +6,7 @@
 #include <cstdlib>
 
 namespace toposcope::probe {
-namespace {
+namespace cuda_runtime_test {
 
 TEST(CudaRuntime, LoadsTheFakeAndAnswers) {
   auto rt = CudaRuntime::Load(TOPOSCOPE_FAKE_CUDART);
@@ -41,5 +41,5 @@ TEST(CudaRuntime, MissingLibraryOrEntryPointIsAClearError) {
   EXPECT_FALSE(CudaRuntime::DefaultCandidates().empty());
 }
 
-}  // namespace
+}  // namespace cuda_runtime_test
 }  // namespace toposcope::probe

@@ -11,7 +11,7 @@
 #include "toposcope/base/diagnostics.h"
 
 namespace toposcope::probe {
-namespace {
+namespace p2p_probe_test {
 
 using formats::P2pQuantity;
 
@@ -163,5 +163,5 @@ TEST_F(P2pProbeTest, OneGpuGivesItsLocalCopyAndASummary) {
   EXPECT_NE(text.find("between GPUs: - (one GPU)"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace p2p_probe_test
 }  // namespace toposcope::probe

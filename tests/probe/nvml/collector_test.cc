@@ -12,7 +12,7 @@
 #include "toposcope/base/diagnostics.h"
 
 namespace toposcope::probe {
-namespace {
+namespace collector_test {
 
 class CollectorTest : public ::testing::Test {
  protected:
@@ -179,5 +179,5 @@ TEST_F(CollectorTest, ErrorsAreClear) {
   EXPECT_NE(count.error().message.find("nvmlDeviceGetCount_v2: Unknown Error"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace collector_test
 }  // namespace toposcope::probe

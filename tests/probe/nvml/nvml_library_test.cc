@@ -7,7 +7,7 @@
 #include <cstdlib>
 
 namespace toposcope::probe {
-namespace {
+namespace nvml_library_test {
 
 int LiveInits() {
   auto lib = DynamicLibrary::Open({TOPOSCOPE_FAKE_NVML}, "fake");
@@ -63,5 +63,5 @@ TEST(NvmlLibrary, FieldValuesOfEveryType) {
   EXPECT_TRUE(std::isnan(NvmlFieldAsDouble(v)));
 }
 
-}  // namespace
+}  // namespace nvml_library_test
 }  // namespace toposcope::probe

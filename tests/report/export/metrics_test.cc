@@ -8,7 +8,7 @@
 #include <string>
 
 namespace toposcope::report {
-namespace {
+namespace metrics_test {
 
 const MetricFamily* Find(const std::vector<MetricFamily>& fs, const std::string& name) {
   for (const auto& f : fs) {
@@ -151,5 +151,5 @@ TEST(Metrics, SortedUniqueAndDeterministic) {
   }
 }
 
-}  // namespace
+}  // namespace metrics_test
 }  // namespace toposcope::report

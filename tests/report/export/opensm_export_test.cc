@@ -8,7 +8,7 @@
 #include <string>
 
 namespace toposcope::report {
-namespace {
+namespace opensm_export_test {
 
 TEST(OpenSmExport, WriterFormat) {
   const std::string s = WriteOpenSmHopWeights({{"0x0002c90300001234", 3, 2},
@@ -33,5 +33,5 @@ TEST(OpenSmExport, WriterFormat) {
   EXPECT_EQ(lines, 2);
 }
 
-}  // namespace
+}  // namespace opensm_export_test
 }  // namespace toposcope::report

@@ -29,7 +29,7 @@
 #include "toposcope/report/export/opensm_export.h"
 
 namespace toposcope::report {
-namespace {
+namespace opensm_hop_weights_test {
 
 namespace fs = std::filesystem;
 using analysis::HopWeight;
@@ -210,5 +210,5 @@ TEST(OpenSmHopWeights, OpenSmAcceptsOurFileOnAnIbsimFabric) {
   fs::remove_all(dir);
 }
 
-}  // namespace
+}  // namespace opensm_hop_weights_test
 }  // namespace toposcope::report

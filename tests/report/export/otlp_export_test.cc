@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 namespace toposcope::report {
-namespace {
+namespace otlp_export_test {
 
 TEST(OtlpExport, GaugesAndSums) {
   MetricFamily g;
@@ -63,5 +63,5 @@ TEST(OtlpExport, SameFamiliesAsPrometheus) {
   EXPECT_TRUE(found);
 }
 
-}  // namespace
+}  // namespace otlp_export_test
 }  // namespace toposcope::report

@@ -14,7 +14,7 @@
 #include <string>
 
 namespace toposcope::report {
-namespace {
+namespace prometheus_export_test {
 
 TEST(PrometheusExport, Escaping) {
   EXPECT_EQ(EscapePrometheusLabel("a\\b\"c\nd"), "a\\\\b\\\"c\\nd");
@@ -96,5 +96,5 @@ TEST(PrometheusExport, PromtoolAcceptsAResult) {
   std::filesystem::remove_all(dir);
 }
 
-}  // namespace
+}  // namespace prometheus_export_test
 }  // namespace toposcope::report

@@ -13,7 +13,7 @@
 #include "slurm_normalised.h"
 
 namespace toposcope::report {
-namespace {
+namespace slurm_export_test {
 
 using analysis::InferredLeaf;
 using analysis::InferredPod;
@@ -148,5 +148,5 @@ TEST(SlurmExport, NoLeavesGiveAnEmptyTopology) {
   EXPECT_TRUE(ToSlurmBlockTopology(none).block_sizes.empty());
 }
 
-}  // namespace
+}  // namespace slurm_export_test
 }  // namespace toposcope::report

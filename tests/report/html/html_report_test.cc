@@ -14,7 +14,7 @@
 #include "toposcope/report/html/report_view.h"
 
 namespace toposcope::report::html {
-namespace {
+namespace html_report_test {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -172,5 +172,5 @@ TEST_F(HtmlReportFileTest, RefusesWhatIsNotAResult) {
   EXPECT_FALSE(fs::exists(dir_ / "r.html"));
 }
 
-}  // namespace
+}  // namespace html_report_test
 }  // namespace toposcope::report::html

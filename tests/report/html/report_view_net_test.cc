@@ -12,7 +12,7 @@
 #include "toposcope/report/html/report_view.h"
 
 namespace toposcope::report::html {
-namespace {
+namespace report_view_net_test {
 
 using nlohmann::json;
 
@@ -114,5 +114,5 @@ TEST(ReportViewNet, EmptyResultGivesEmptyParts) {
   EXPECT_EQ(v["patterns"]["total"], 0);
 }
 
-}  // namespace
+}  // namespace report_view_net_test
 }  // namespace toposcope::report::html

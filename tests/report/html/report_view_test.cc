@@ -9,7 +9,7 @@
 #include <string>
 
 namespace toposcope::report::html {
-namespace {
+namespace report_view_test {
 
 using nlohmann::json;
 
@@ -131,5 +131,5 @@ TEST(ReportView, CapsAndDiagnostics) {
   EXPECT_EQ(in["formats"][0], json({{"format", "a"}, {"files", 15}, {"read", 150}, {"rejected", 2}, {"skipped", 1}}));
 }
 
-}  // namespace
+}  // namespace report_view_test
 }  // namespace toposcope::report::html

@@ -10,7 +10,7 @@
 #include "toposcope/report/json/result_sections.h"
 
 namespace toposcope::report {
-namespace {
+namespace time_json_test {
 
 using analysis::SyncSample;
 
@@ -57,5 +57,5 @@ TEST(ClocksJson, NoHeldOutPointsNoResiduals) {
   }
 }
 
-}  // namespace
+}  // namespace time_json_test
 }  // namespace toposcope::report

@@ -9,7 +9,7 @@
 #include <limits>
 
 namespace toposcope::report {
-namespace {
+namespace pass_report_test {
 
 TEST(PassReport, NonFiniteSecondsAreNull) {
   analysis::PipelineRun run;
@@ -30,5 +30,5 @@ TEST(PassReport, NonFiniteSecondsAreNull) {
   EXPECT_TRUE(j["passes"][0]["wall_s"].is_null());
 }
 
-}  // namespace
+}  // namespace pass_report_test
 }  // namespace toposcope::report

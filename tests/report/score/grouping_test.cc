@@ -7,7 +7,7 @@
 #include <vector>
 
 namespace toposcope::report {
-namespace {
+namespace grouping_test {
 
 TEST(GroupingAccuracy, CountsMateSets) {
   const std::vector<std::string> hosts{"a", "b", "c", "d"};
@@ -19,5 +19,5 @@ TEST(GroupingAccuracy, CountsMateSets) {
   EXPECT_DOUBLE_EQ(GroupingAccuracy({}, {}, {}), 0.0);
 }
 
-}  // namespace
+}  // namespace grouping_test
 }  // namespace toposcope::report

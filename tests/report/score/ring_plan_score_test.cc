@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 namespace toposcope::report::score_internal {
-namespace {
+namespace ring_plan_score_test {
 
 using nlohmann::json;
 
@@ -52,5 +52,5 @@ TEST(RingPlanScore, NotARingPlanGivesNothing) {
   EXPECT_EQ(s["degraded_edges_before"], 0);
 }
 
-}  // namespace
+}  // namespace ring_plan_score_test
 }  // namespace toposcope::report::score_internal

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 namespace toposcope::report::score_internal {
-namespace {
+namespace schedule_score_test {
 
 using nlohmann::json;
 
@@ -57,5 +57,5 @@ TEST(ScheduleScore, MissedEventAndCleanRun) {
   EXPECT_FALSE(nothing.contains("schedule"));
 }
 
-}  // namespace
+}  // namespace schedule_score_test
 }  // namespace toposcope::report::score_internal

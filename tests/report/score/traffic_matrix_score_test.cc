@@ -8,7 +8,7 @@
 #include <vector>
 
 namespace toposcope::report {
-namespace {
+namespace traffic_matrix_score_test {
 
 analysis::PairTraffic Pair(int src, int dst, double bytes_per_s, double err_bytes_per_s) {
   analysis::PairTraffic p;
@@ -52,5 +52,5 @@ TEST(TrafficMatrixScore, NothingScoredIsNaN) {
   EXPECT_TRUE(std::isnan(sc.coverage));
 }
 
-}  // namespace
+}  // namespace traffic_matrix_score_test
 }  // namespace toposcope::report

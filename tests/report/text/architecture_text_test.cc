@@ -8,7 +8,7 @@
 #include <string>
 
 namespace toposcope::report {
-namespace {
+namespace architecture_text_test {
 
 TEST(ArchitectureText, NoArchitecture) {
   EXPECT_EQ(ArchitectureText(analysis::AnalysisResult{}), "architecture: no fabric dump or path probes in the inputs\n");
@@ -37,5 +37,5 @@ TEST(ArchitectureText, ClassMetricsAndEvidence) {
             "  - global links between every group pair\n");
 }
 
-}  // namespace
+}  // namespace architecture_text_test
 }  // namespace toposcope::report

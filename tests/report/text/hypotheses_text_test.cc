@@ -8,7 +8,7 @@
 #include <string>
 
 namespace toposcope::report {
-namespace {
+namespace hypotheses_text_test {
 
 analysis::AnalysisResult WithStraggler() {
   analysis::AnalysisResult r;
@@ -68,5 +68,5 @@ TEST(HypothesesText, CapsTheSymptoms) {
   EXPECT_NE(t.find("also 10 more clock_jump: h12 (clock_step 0.99) h13 (clock_step 0.99)"), std::string::npos) << t;
 }
 
-}  // namespace
+}  // namespace hypotheses_text_test
 }  // namespace toposcope::report

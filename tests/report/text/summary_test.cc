@@ -9,7 +9,7 @@
 #include <string>
 
 namespace toposcope::report {
-namespace {
+namespace summary_test {
 
 TEST(ResultSummaryText, EmptyResult) {
   EXPECT_EQ(ResultSummaryText(analysis::AnalysisResult{}),
@@ -118,5 +118,5 @@ TEST(ResultSummaryText, VerboseListsEverything) {
   EXPECT_EQ(s.find("nan"), std::string::npos) << s;
 }
 
-}  // namespace
+}  // namespace summary_test
 }  // namespace toposcope::report
