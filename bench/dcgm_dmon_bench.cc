@@ -2,14 +2,30 @@
 // in memory with DmonWriter: 8 GPUs x 20 fields x 100k iterations (DCGM 3.x layout, header every 14
 // iterations), plain and with ISO-8601 `ts` prefixes; plus the writer and the real H800 fixture.
 // Rates are per CPU second of the reading thread (the machine is shared; wall time is noisier).
+//
+// Extra modes, handled before Google Benchmark sees the arguments:
+//   --dump-dmon=PATH:ITERATIONS  writes ITERATIONS iterations (8 GPU rows each, the text above
+//                                without prefixes) to PATH in chunks and exits
+//   --time-dmon=PATH             streams PATH once through ReadDmon (every value parsed) and prints
+//                                {"seconds":..,"cpu_seconds":..,"bytes":..,"rows":..,...}
+// (bench/pandas_compare.py --format dmon uses them.)
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <charconv>
+#include <chrono>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "toposcope/base/file_io.h"
 #include "toposcope/formats/dcgm/dcgm_dmon.h"
 
 namespace toposcope::formats {
@@ -29,35 +45,52 @@ std::vector<DmonField> BenchFields() {
   return f;
 }
 
-std::string MakeText(DmonTimestampStyle style) {
-  DmonWriterOptions wo;
-  wo.timestamp_style = style;
-  DmonWriter w(BenchFields(), wo);
-  std::string out;
-  out.reserve(size_t{kGpus} * kIterations * 620);
-  std::vector<double> values(20);
-  const std::vector<std::string> no_text;
-  uint64_t x = 88172645463325252ULL;
-  auto next = [&x] {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return x;
-  };
-  const int64_t start = 1700000000LL * 1000000000LL;
-  for (int it = 0; it < kIterations; ++it) {
-    w.BeginIteration(start + static_cast<int64_t>(it) * 100000000, &out);
-    for (int g = 0; g < kGpus; ++g) {
-      for (int k = 0; k < 12; ++k) values[k] = static_cast<double>(next() % 40000000000ULL);
-      values[12] = static_cast<double>(next() % 101);
-      values[13] = static_cast<double>(30 + next() % 60);
-      values[14] = static_cast<double>(next() % 700000) / 1000.0;
-      for (int k = 15; k < 19; ++k) values[k] = static_cast<double>(next() % 1001) / 1000.0;
-      values[19] = static_cast<double>(next() % 81559);
-      if (it < 2) values[0] = NAN;
-      w.WriteRow({DmonEntityKind::kGpu, kGpus - 1 - g, -1}, values, no_text, &out);
+// Appends iterations of 8 GPU rows with pseudo-random values (the same sequence however the
+// iterations are split between calls).
+class TextGenerator {
+ public:
+  explicit TextGenerator(DmonTimestampStyle style) : writer_(BenchFields(), Options(style)), values_(20) {}
+
+  void Append(int64_t iterations, std::string* out) {
+    const std::vector<std::string> no_text;
+    const int64_t start = 1700000000LL * 1000000000LL;
+    for (int64_t n = 0; n < iterations; ++n, ++it_) {
+      writer_.BeginIteration(start + it_ * 100000000, out);
+      for (int g = 0; g < kGpus; ++g) {
+        for (int k = 0; k < 12; ++k) values_[k] = static_cast<double>(Next() % 40000000000ULL);
+        values_[12] = static_cast<double>(Next() % 101);
+        values_[13] = static_cast<double>(30 + Next() % 60);
+        values_[14] = static_cast<double>(Next() % 700000) / 1000.0;
+        for (int k = 15; k < 19; ++k) values_[k] = static_cast<double>(Next() % 1001) / 1000.0;
+        values_[19] = static_cast<double>(Next() % 81559);
+        if (it_ < 2) values_[0] = NAN;
+        writer_.WriteRow({DmonEntityKind::kGpu, kGpus - 1 - g, -1}, values_, no_text, out);
+      }
     }
   }
+
+ private:
+  static DmonWriterOptions Options(DmonTimestampStyle style) {
+    DmonWriterOptions wo;
+    wo.timestamp_style = style;
+    return wo;
+  }
+  uint64_t Next() {
+    x_ ^= x_ << 13;
+    x_ ^= x_ >> 7;
+    x_ ^= x_ << 17;
+    return x_;
+  }
+  DmonWriter writer_;
+  std::vector<double> values_;
+  uint64_t x_ = 88172645463325252ULL;
+  int64_t it_ = 0;
+};
+
+std::string MakeText(DmonTimestampStyle style) {
+  std::string out;
+  out.reserve(size_t{kGpus} * kIterations * 620);
+  TextGenerator(style).Append(kIterations, &out);
   return out;
 }
 
@@ -129,7 +162,91 @@ void BM_ReadRealH800Fixture(benchmark::State& state) {
 }
 BENCHMARK(BM_ReadRealH800Fixture);
 
+// Writes `spec` = "PATH:ITERATIONS" of plain dmon text, in chunks (large dumps stay small in memory).
+int DumpDmon(std::string_view spec) {
+  const size_t colon = spec.rfind(':');
+  int64_t iterations = 0;
+  const std::string path(spec.substr(0, colon == std::string_view::npos ? 0 : colon));
+  if (colon != std::string_view::npos) {
+    const std::string_view n = spec.substr(colon + 1);
+    std::from_chars(n.data(), n.data() + n.size(), iterations);
+  }
+  if (path.empty() || iterations <= 0) {
+    std::fprintf(stderr, "bad PATH:ITERATIONS in '%.*s'\n", static_cast<int>(spec.size()), spec.data());
+    return 2;
+  }
+  FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) {
+    std::fprintf(stderr, "cannot write %s\n", path.c_str());
+    return 2;
+  }
+  TextGenerator gen(DmonTimestampStyle::kNone);
+  std::string buf;
+  bool ok = true;
+  for (int64_t i = 0; i < iterations; i += 1024) {
+    gen.Append(std::min<int64_t>(1024, iterations - i), &buf);
+    ok = ok && std::fwrite(buf.data(), 1, buf.size(), f) == buf.size();
+    buf.clear();
+  }
+  ok = std::fclose(f) == 0 && ok;
+  if (!ok) std::fprintf(stderr, "write failed: %s\n", path.c_str());
+  return ok ? 0 : 2;
+}
+
+// Streams one dmon file through ReadDmon once (open + read + parse) and prints the time.
+int TimeDmon(const std::string& path) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::clock_t cpu_start = std::clock();
+  auto in = OpenInput(path);
+  if (!in.ok()) {
+    std::fprintf(stderr, "%s\n", in.error().ToString().c_str());
+    return 2;
+  }
+  LineReader lines(std::move(*in));
+  Diagnostics diag;
+  ReadCounts counts;
+  DmonOptions opts;
+  opts.start_ts_ns = 0;
+  double sum = 0;
+  int64_t values = 0;
+  auto r = ReadDmon(lines, path, opts, diag, counts, [&](const DmonRow& row) {
+    for (const double v : row.values) sum += std::isnan(v) ? 0.0 : v;
+    values += static_cast<int64_t>(row.values.size());
+  });
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double cpu_secs = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
+  if (!r.ok()) {
+    std::fprintf(stderr, "%s\n", r.error().ToString().c_str());
+    return 2;
+  }
+  std::error_code ec;
+  const auto bytes = std::filesystem::file_size(path, ec);
+  std::printf(
+      "{\"seconds\": %.6f, \"cpu_seconds\": %.6f, \"bytes\": %lld, \"rows\": %lld, \"values\": %lld, "
+      "\"iterations\": %lld, \"rejected\": %lld, \"sum\": %.17g}\n",
+      secs, cpu_secs, static_cast<long long>(bytes), static_cast<long long>(counts.accepted),
+      static_cast<long long>(values), static_cast<long long>(r->iterations),
+      static_cast<long long>(counts.rejected), sum);
+  return 0;
+}
+
 }  // namespace
 }  // namespace toposcope::formats
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  using namespace toposcope::formats;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg(argv[i]);
+    const std::string_view dump_prefix = "--dump-dmon=";
+    const std::string_view time_prefix = "--time-dmon=";
+    if (arg.substr(0, dump_prefix.size()) == dump_prefix) return DumpDmon(arg.substr(dump_prefix.size()));
+    if (arg.substr(0, time_prefix.size()) == time_prefix) {
+      return TimeDmon(std::string(arg.substr(time_prefix.size())));
+    }
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -5,14 +5,19 @@
 
 #include <gtest/gtest.h>
 
+#include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "toposcope/base/text.h"
 #include "toposcope/formats/dcgm/dcgm_fields.h"
 
 namespace toposcope::formats {
@@ -766,6 +771,76 @@ TEST(DcgmDmon, HugeAndWeirdInputsDoNotCrash) {
   ASSERT_TRUE(p.log.ok());
   EXPECT_EQ(p.counts.accepted, 0);
   EXPECT_EQ(p.counts.rejected, 7);
+}
+
+// The value a cell of a field of unknown type takes by the general rule: an integer (int64) when
+// it is one, else a number when from_chars reads one, else text (NaN).
+double GeneralValue(std::string_view c) {
+  if (c == "N/A") return NAN;
+  if (AllDigits(c[0] == '-' ? c.substr(1) : c)) {
+    int64_t iv = 0;
+    const auto r = std::from_chars(c.data(), c.data() + c.size(), iv);
+    if (r.ec == std::errc() && r.ptr == c.data() + c.size()) return static_cast<double>(iv);
+  }
+  if (auto d = ParseDouble(c)) return *d;
+  return NAN;
+}
+
+// Values are read exactly as the general rule reads them, bit for bit (the common shapes take a
+// shorter path), whatever whitespace separates them and wherever the cells fall in the line.
+TEST(DcgmDmon, ValuesMatchTheGeneralRuleBitForBit) {
+  std::vector<std::string> cells = {
+      "0", "-0", "007", "0.000", "-0.000", "00.50", "123456789012345678", "-123456789012345678",
+      "1234567890123456789", "9223372036854775807", "-9223372036854775808", "99999999999999999999",
+      "1.", ".5", "-.5", "1e3", "+5", "0.1", "0.3", "3.14159265358979", "3.141592653589793",
+      "-12.5", "1.2.3", "-", "N/A", "12a", "999999999999999.9", "0.000000000000001", "-7",
+      "4294967296", "1.7976931348623157e308", "inf", "nan", "0x10"};
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 4000; ++i) {
+    std::string c = rng() % 4 == 0 ? "-" : "";
+    const int int_digits = 1 + static_cast<int>(rng() % 19);
+    for (int k = 0; k < int_digits; ++k) c.push_back(static_cast<char>('0' + rng() % 10));
+    if (rng() % 2 == 0) {
+      c.push_back('.');
+      const int frac = 1 + static_cast<int>(rng() % 17);
+      for (int k = 0; k < frac; ++k) c.push_back(static_cast<char>('0' + rng() % 10));
+    }
+    cells.push_back(c);
+  }
+  constexpr size_t kFields = 7;
+  std::string text = "#Entity   ";
+  for (size_t f = 0; f < kFields; ++f) text += "XFLD" + std::to_string(f) + " ";
+  text += "\nID\n";
+  std::vector<std::vector<double>> want;
+  for (size_t b = 0; b < cells.size(); b += kFields) {
+    text += "GPU " + std::to_string(want.size());
+    want.emplace_back();
+    for (size_t f = 0; f < kFields; ++f) {
+      const std::string& c = cells[(b + f) % cells.size()];
+      const int gap = 1 + static_cast<int>(rng() % 70);
+      for (int k = 0; k < gap; ++k) text.push_back(rng() % 5 == 0 ? '\t' : ' ');
+      text += c;
+      want.back().push_back(GeneralValue(c));
+    }
+    text += std::string(rng() % 3, ' ') + "\n";
+  }
+  Parsed p = Parse(text);
+  ASSERT_TRUE(p.log.ok());
+  ASSERT_EQ(p.counts.rejected, 0) << p.Reasons();
+  ASSERT_EQ(p.log->rows.size(), want.size());
+  for (size_t r = 0; r < want.size(); ++r) {
+    for (size_t f = 0; f < kFields; ++f) {
+      const double got = p.log->rows[r].values[f];
+      const double exp = want[r][f];
+      uint64_t gb = 0;
+      uint64_t eb = 0;
+      std::memcpy(&gb, &got, 8);
+      std::memcpy(&eb, &exp, 8);
+      ASSERT_TRUE(std::isnan(got) ? std::isnan(exp) : gb == eb)
+          << "row " << r << " field " << f << " cell '" << cells[(r * kFields + f) % cells.size()]
+          << "': " << got << " vs " << exp;
+    }
+  }
 }
 
 }  // namespace dcgm_dmon_test

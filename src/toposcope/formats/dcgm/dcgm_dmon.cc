@@ -19,14 +19,20 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <charconv>
 #include <cinttypes>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <unordered_set>
 #include <utility>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "toposcope/base/text.h"
 #include "toposcope/base/time.h"
@@ -49,18 +55,98 @@ constexpr std::array<std::string_view, 12> kMonths = {"Jan", "Feb", "Mar", "Apr"
 
 bool IsSpace(char c) { return c == ' ' || c == '\t'; }
 
-// Splits on spaces/tabs into `out` (reused), keeping views into `s`.
+constexpr uint64_t kLowBits7 = 0x7f7f7f7f7f7f7f7fULL;
+constexpr uint64_t kHighBits = 0x8080808080808080ULL;
+
+// Bit j set when p[j] is a space or a tab, for the 64 bytes at p.
+uint64_t SpaceMask64(const char* p) {
+#if defined(__SSE2__)
+  const __m128i space = _mm_set1_epi8(' ');
+  const __m128i tab = _mm_set1_epi8('\t');
+  uint64_t mask = 0;
+  for (int k = 0; k < 4; ++k) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+    const __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(v, space), _mm_cmpeq_epi8(v, tab));
+    mask |= static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(hit))) << (16 * k);
+  }
+  return mask;
+#else
+  uint64_t mask = 0;
+  for (int j = 0; j < 64; ++j) mask |= static_cast<uint64_t>(IsSpace(p[j])) << j;
+  return mask;
+#endif
+}
+
+// Splits on spaces/tabs into `out` (reused), keeping views into `s`. dmon rows are mostly column
+// padding: the line is classified 64 bytes at a time and only the word edges are visited.
 void Tokenize(std::string_view s, std::vector<std::string_view>& out) {
   out.clear();
-  size_t i = 0;
+  const char* p = s.data();
   const size_t n = s.size();
-  while (i < n) {
-    while (i < n && IsSpace(s[i])) ++i;
-    if (i >= n) break;
-    const size_t b = i;
-    while (i < n && !IsSpace(s[i])) ++i;
-    out.emplace_back(s.data() + b, i - b);
+  bool in_word = false;  // the byte before the current block is part of a word
+  size_t start = 0;
+  for (size_t base = 0; base < n; base += 64) {
+    uint64_t space = 0;
+    if (n - base >= 64) {
+      space = SpaceMask64(p + base);
+    } else {
+      char tail[64];
+      std::memset(tail, ' ', sizeof(tail));
+      std::memcpy(tail, p + base, n - base);
+      space = SpaceMask64(tail);
+    }
+    const uint64_t word = ~space;
+    uint64_t edges = word ^ ((word << 1) | static_cast<uint64_t>(in_word));
+    while (edges != 0) {
+      const size_t pos = base + static_cast<size_t>(std::countr_zero(edges));
+      if (in_word) {
+        out.emplace_back(p + start, pos - start);
+      } else {
+        start = pos;
+      }
+      in_word = !in_word;
+      edges &= edges - 1;
+    }
   }
+  if (in_word) out.emplace_back(p + start, n - start);
+}
+
+// Powers of ten that doubles hold exactly.
+constexpr std::array<double, 16> kExactPow10 = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                                1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+
+// The common value shapes, `-?D{1,18}` and `-?D+.D+` with at most 15 digits, converted exactly as
+// the general path (int64 then double; from_chars) would: the mantissa and the power of ten are
+// exact doubles, so one IEEE division rounds correctly. False for anything else (the general path
+// then decides).
+bool ParseSimpleNumber(std::string_view c, double* out) {
+  const bool neg = c.size() > 1 && c[0] == '-';
+  size_t i = neg ? 1 : 0;
+  if (c.size() - i > 19) return false;  // more than 18 digits (19 fit a uint64)
+  uint64_t m = 0;
+  size_t dot = std::string_view::npos;
+  for (; i < c.size(); ++i) {
+    const auto d = static_cast<unsigned>(static_cast<unsigned char>(c[i])) - '0';
+    if (d <= 9) {
+      m = m * 10 + d;
+    } else if (c[i] == '.' && dot == std::string_view::npos) {
+      dot = i;
+    } else {
+      return false;
+    }
+  }
+  const size_t digits = c.size() - (neg ? 1 : 0) - (dot == std::string_view::npos ? 0 : 1);
+  if (dot == std::string_view::npos) {
+    if (digits == 0 || digits > 18) return false;
+    const auto iv = static_cast<int64_t>(m);
+    *out = static_cast<double>(neg ? -iv : iv);
+    return true;
+  }
+  const size_t frac = c.size() - dot - 1;
+  if (frac == 0 || frac == digits || digits > 15) return false;  // `1.`, `.5`, or inexact
+  const double v = static_cast<double>(m) / kExactPow10[frac];
+  *out = neg ? -v : v;
+  return true;
 }
 
 // A non-negative decimal id of at most `max`.
@@ -653,6 +739,7 @@ struct DmonParser::Impl {
         row.values[i] = v;
         continue;
       }
+      if (ParseSimpleNumber(c, &row.values[i])) continue;
       const int type = field_type[i];
       const char* b = c.data();
       const char* e = c.data() + c.size();
