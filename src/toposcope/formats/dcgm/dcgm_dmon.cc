@@ -55,8 +55,6 @@ constexpr std::array<std::string_view, 12> kMonths = {"Jan", "Feb", "Mar", "Apr"
 
 bool IsSpace(char c) { return c == ' ' || c == '\t'; }
 
-constexpr uint64_t kLowBits7 = 0x7f7f7f7f7f7f7f7fULL;
-constexpr uint64_t kHighBits = 0x8080808080808080ULL;
 
 // Bit j set when p[j] is a space or a tab, for the 64 bytes at p.
 uint64_t SpaceMask64(const char* p) {
