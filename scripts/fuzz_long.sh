@@ -33,6 +33,7 @@ flags=${FUZZ_FLAGS:--entropic=0}
 ledger=fuzz/corpus/LEDGER.tsv
 fixtures=${TOPOSCOPE_FIXTURES:-$root/../shared/fixtures/real}
 max_bytes=${FUZZ_MAX_BYTES:-4096}
+replay=${FUZZ_REPLAY:-1}
 jobs=${FUZZ_JOBS:-1}
 rss=${FUZZ_RSS_MB:-2048}
 configure() {  # $1 build dir, $2 ON/OFF sanitizers
@@ -41,14 +42,14 @@ configure() {  # $1 build dir, $2 ON/OFF sanitizers
       -DTOPOSCOPE_FUZZ_SANITIZERS="$2" >/dev/null
   fi
 }
-configure "$asan_build" ON
+[ "$replay" = 0 ] && [ "$sanitizers" = 0 ] || configure "$asan_build" ON
 configure "$build" "$([ "$sanitizers" = 1 ] && echo ON || echo OFF)"
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   for f in fuzz/*_fuzz.cc; do targets+=("$(basename "$f" .cc)"); done
 fi
 cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
-[ "$build" = "$asan_build" ] || cmake --build "$asan_build" -j "$(nproc)" --target "${targets[@]}"
+[ "$build" = "$asan_build" ] || [ "$replay" = 0 ] || cmake --build "$asan_build" -j "$(nproc)" --target "${targets[@]}"
 [ -f "$ledger" ] || printf 'date\ttarget\tbuild\texecutions\tcpu_seconds\tcorpus_files\n' > "$ledger"
 deadline=""
 [ -n "${FUZZ_DEADLINE:-}" ] && deadline=$(date -d "$FUZZ_DEADLINE" +%s)
@@ -105,7 +106,7 @@ for t in "${targets[@]}"; do
   after=$(find "$keep" -type f | wc -l)
   echo "fuzz_long: $t corpus $before -> $after files in $keep"
   # Every kept input once more under ASan + UBSan (what the search build could not see).
-  if [ "$build" != "$asan_build" ]; then
+  if [ "$build" != "$asan_build" ] && [ "$replay" != 0 ]; then
     if ! UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "$asan_build/$t" -runs=0 -rss_limit_mb="$rss" \
         -max_len="$max_bytes" -artifact_prefix="$asan_build/$t-" "$keep" >"$asan_build/$t.replay.log" 2>&1; then
       echo "fuzz_long: $t FAILED replaying the corpus under the sanitizers"; tail -30 "$asan_build/$t.replay.log"

@@ -329,6 +329,36 @@ TEST(SlurmTopologyTest, HostlistExpansion) {
   EXPECT_TRUE(ExpandHostlist("x[", nullptr).empty());
 }
 
+TEST(SlurmTopologyTest, HostlistLimits) {
+  std::string err;
+  // One range may hold Slurm's 64K hosts, not one more.
+  EXPECT_EQ(ExpandHostlist("n[0-65535]", &err).size(), kSlurmMaxRangeHosts);
+  EXPECT_TRUE(ExpandHostlist("n[0-65536]", &err).empty());
+  EXPECT_NE(err.find("Slurm's own limit"), std::string::npos) << err;
+  // A caller's cap.
+  EXPECT_EQ(ExpandHostlist("n[1-10]", &err, 10).size(), 10u);
+  EXPECT_TRUE(ExpandHostlist("n[1-11]", &err, 10).empty());
+  EXPECT_TRUE(ExpandHostlist("r[1-4]n[1-3]", &err, 11).empty());
+  // The cap holds for all hostlists of one file together: the switch that crosses it is rejected.
+  Diagnostics diag;
+  auto t = ParseSlurmTopologyConf("SwitchName=a Nodes=n[1-6]\nSwitchName=b Nodes=m[1-6]\n", "t.conf", diag, 10);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ((*t)[0].counts.accepted, 1);
+  EXPECT_EQ((*t)[0].counts.rejected, 1);
+  EXPECT_TRUE((*t)[0].counts.Balanced());
+  bool said = false;
+  for (const auto& d : diag.items()) said = said || d.reason.find("this file's hostlists") != std::string::npos;
+  EXPECT_TRUE(said);
+  Diagnostics diag2;
+  auto y = ParseSlurmTopologyYaml(
+      "- topology: t\n  tree:\n    switches:\n      - switch: a\n        nodes: n[1-6]\n"
+      "      - switch: b\n        nodes: m[1-6]\n",
+      "t.yaml", diag2, nullptr, 10);
+  ASSERT_TRUE(y.ok());
+  EXPECT_EQ((*y)[0].switches.size(), 1u);
+  EXPECT_EQ((*y)[0].counts.rejected, 1);
+}
+
 TEST(SlurmTopologyTest, HostlistCompression) {
   EXPECT_EQ(CompressHostlist({"node01", "node02", "node03", "node07"}), "node[01-03,07]");
   EXPECT_EQ(CompressHostlist({"n8", "n9", "n10", "n11"}), "n[8-11]");

@@ -17,10 +17,43 @@
 namespace toposcope::formats {
 namespace {
 
-constexpr size_t kMaxHosts = 1000000;
+std::string TooMany(size_t max_names) { return "hostlist expands to more than " + std::to_string(max_names) + " names"; }
+
+// What the hostlists of the file being parsed may still expand to: the Parse* functions set it for
+// their file (FileNameBudget), so that many hostlists together stay within one file's limit.
+struct NameBudget {
+  size_t max_names = kMaxHostlistNames;
+  size_t left = kMaxHostlistNames;
+};
+thread_local NameBudget t_file_budget;
+
+class FileNameBudget {
+ public:
+  explicit FileNameBudget(size_t max_names) : saved_(t_file_budget) { t_file_budget = {max_names, max_names}; }
+  ~FileNameBudget() { t_file_budget = saved_; }
+  FileNameBudget(const FileNameBudget&) = delete;
+  FileNameBudget& operator=(const FileNameBudget&) = delete;
+
+ private:
+  NameBudget saved_;
+};
+
+// Expands a hostlist within what the file has left, and charges the file for it.
+std::vector<std::string> ExpandWithinFile(std::string_view expr, std::string* err) {
+  NameBudget& b = t_file_budget;
+  auto v = ExpandHostlist(expr, err, b.left);
+  if (!err->empty()) {
+    if (b.left < b.max_names && *err == TooMany(b.left)) {
+      *err = "this file's hostlists expand to more than " + std::to_string(b.max_names) + " names";
+    }
+    return v;
+  }
+  b.left -= std::min(b.left, v.size());
+  return v;
+}
 
 // Expands the inside of one bracket group ("01-04,07") into zero-padded number strings.
-bool ExpandGroup(std::string_view body, std::vector<std::string>* out, std::string* err) {
+bool ExpandGroup(std::string_view body, size_t max_names, std::vector<std::string>* out, std::string* err) {
   if (body.empty()) {
     *err = "empty bracket group";
     return false;
@@ -40,8 +73,13 @@ bool ExpandGroup(std::string_view body, std::vector<std::string>* out, std::stri
       *err = "reversed or bad range " + QuoteRaw(item);
       return false;
     }
-    if (static_cast<uint64_t>(*b - *a) >= kMaxHosts || out->size() + static_cast<size_t>(*b - *a) >= kMaxHosts) {
-      *err = "hostlist expands to more than 1000000 names";
+    if (static_cast<uint64_t>(*b - *a) >= kSlurmMaxRangeHosts) {
+      *err = "range " + QuoteRaw(item) + " holds more than " + std::to_string(kSlurmMaxRangeHosts) +
+             " hosts (Slurm's own limit for one range)";
+      return false;
+    }
+    if (out->size() + static_cast<size_t>(*b - *a) >= max_names) {
+      *err = TooMany(max_names);
       return false;
     }
     const int width = static_cast<int>(lo.size());
@@ -55,7 +93,7 @@ bool ExpandGroup(std::string_view body, std::vector<std::string>* out, std::stri
 }
 
 // Expands one item (no top-level commas) with any number of bracket groups.
-bool ExpandItem(std::string_view item, std::vector<std::string>* out, std::string* err) {
+bool ExpandItem(std::string_view item, size_t max_names, std::vector<std::string>* out, std::string* err) {
   std::vector<std::string> acc{""};
   size_t i = 0;
   while (i < item.size()) {
@@ -79,9 +117,9 @@ bool ExpandItem(std::string_view item, std::vector<std::string>* out, std::strin
       return false;
     }
     std::vector<std::string> nums;
-    if (!ExpandGroup(body, &nums, err)) return false;
-    if (acc.size() * nums.size() + out->size() > kMaxHosts) {
-      *err = "hostlist expands to more than 1000000 names";
+    if (!ExpandGroup(body, max_names, &nums, err)) return false;
+    if (acc.size() * nums.size() + out->size() > max_names) {
+      *err = TooMany(max_names);
       return false;
     }
     std::vector<std::string> next;
@@ -207,7 +245,7 @@ void BlockWarnings(const SlurmTopology& t, std::string_view source, Diagnostics&
 
 }  // namespace
 
-std::vector<std::string> ExpandHostlist(std::string_view expr, std::string* error) {
+std::vector<std::string> ExpandHostlist(std::string_view expr, std::string* error, size_t max_names) {
   std::vector<std::string> out;
   std::string err;
   expr = Trim(expr);
@@ -234,7 +272,7 @@ std::vector<std::string> ExpandHostlist(std::string_view expr, std::string* erro
         err = "blank inside a host name in " + QuoteRaw(expr);
         break;
       }
-      if (!ExpandItem(item, &out, &err)) break;
+      if (!ExpandItem(item, max_names, &out, &err)) break;
       start = i + 1;
     }
   }
@@ -400,7 +438,7 @@ void StartConfRecord(const std::string& key, std::string_view raw_key, std::stri
 // Expands a hostlist value into `nodes` and keeps it as written in `expr`.
 void ConfHostlist(std::string_view value, std::vector<std::string>* nodes, std::string* expr, std::string* err) {
   std::string herr;
-  auto v = ExpandHostlist(value, &herr);
+  auto v = ExpandWithinFile(value, &herr);
   if (!herr.empty()) {
     *err = "bad hostlist: " + herr;
     return;
@@ -498,7 +536,8 @@ void KeepConfRecords(std::vector<ConfRecord>& records, SlurmTopology* topo, std:
 }  // namespace
 
 Result<std::vector<SlurmTopology>> ParseSlurmTopologyConf(std::string_view text, std::string_view source,
-                                                          Diagnostics& diag) {
+                                                          Diagnostics& diag, size_t max_names) {
+  const FileNameBudget budget(max_names);
   const std::string src(source);
   if (text.empty()) return MakeError(src, 0, 0, "empty input", "expected a Slurm topology.conf");
   if (LooksBinary(text.substr(0, 4096))) return MakeError(src, 0, 0, "binary input, not a topology.conf");
@@ -564,7 +603,7 @@ bool YamlHostlist(const YamlNode& v, std::vector<std::string>* out, std::string*
     return false;
   }
   std::string herr;
-  *out = ExpandHostlist(*expr, &herr);
+  *out = ExpandWithinFile(*expr, &herr);
   if (!herr.empty()) {
     *err = "bad hostlist: " + herr;
     return false;
@@ -797,7 +836,9 @@ void ReadPluginEntries(const YamlNode& body, SlurmTopology* t, std::string_view 
 }  // namespace
 
 Result<std::vector<SlurmTopology>> ParseSlurmTopologyYaml(std::string_view text, std::string_view source,
-                                                          Diagnostics& diag, ReadCounts* file_counts) {
+                                                          Diagnostics& diag, ReadCounts* file_counts,
+                                                          size_t max_names) {
+  const FileNameBudget budget(max_names);
   ReadCounts whole;
   const std::string src(source);
   auto doc = ParseNonEmptyYaml(text, source, "expected a Slurm topology.yaml");

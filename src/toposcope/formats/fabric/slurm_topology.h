@@ -7,6 +7,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -18,6 +19,13 @@
 #include "toposcope/base/result.h"
 
 namespace toposcope::formats {
+
+// Slurm's own limit on one bracket range (hostlist.c MAX_RANGE, 64K hosts: "anything larger will be
+// assumed to be an error"): a longer range is rejected.
+inline constexpr size_t kSlurmMaxRangeHosts = 64 * 1024;
+// The most names one hostlist, and all the hostlists of one file together, may expand to (memory
+// stays bounded whatever the input); a file over it has the hostlist that crosses it rejected.
+inline constexpr size_t kMaxHostlistNames = 1000000;
 
 struct SlurmSwitch {
   std::string name;
@@ -106,9 +114,10 @@ struct SlurmTopology {
 // a BlockSizes line seen twice, tree lines mixed into a block file (and vice versa; the minority is
 // rejected). Warned (kept, as Slurm only warns): a node under two switches/blocks, a switch that
 // lists both Switches= and Nodes=, a child switch that is never defined, several root switches.
-// Fails when the input is binary or no line looks like a topology.conf record.
+// Fails when the input is binary or no line looks like a topology.conf record. `max_names` caps the
+// names all hostlists of the file expand to.
 Result<std::vector<SlurmTopology>> ParseSlurmTopologyConf(std::string_view text, std::string_view source,
-                                                          Diagnostics& diag);
+                                                          Diagnostics& diag, size_t max_names = kMaxHostlistNames);
 
 // Parses topology.yaml (a list of `{topology, cluster_default, tree|block|flat|ring|torus3d}`).
 // Rejected entries (counted): switches/blocks/rings/toruses items without their name key, with
@@ -117,7 +126,8 @@ Result<std::vector<SlurmTopology>> ParseSlurmTopologyConf(std::string_view text,
 // mappings with `topology:` keys. `file_counts` (may be null) receives the counts of the whole file:
 // the kept topologies' counts plus each rejected topology item (which has no topology to carry it).
 Result<std::vector<SlurmTopology>> ParseSlurmTopologyYaml(std::string_view text, std::string_view source,
-                                                          Diagnostics& diag, ReadCounts* file_counts = nullptr);
+                                                          Diagnostics& diag, ReadCounts* file_counts = nullptr,
+                                                          size_t max_names = kMaxHostlistNames);
 
 // Writes topology.conf for a tree or block topology: comments (`# <comment>`) then
 // `SwitchName=x [Switches=<hostlist>] [Nodes=<hostlist>] [LinkSpeed=N]` / `BlockName=x
@@ -133,9 +143,10 @@ std::string WriteSlurmTopologyYaml(const std::vector<SlurmTopology>& topos);
 // Expands a Slurm hostlist: comma-separated items, each a name with any number of bracket groups
 // `[a-b,c,...]` (ranges keep the zero-padding of their lower bound: `[08-10]` -> 08 09 10);
 // several groups multiply (`r[1-2]n[1-2]` -> r1n1 r1n2 r2n1 r2n2). Returns {} and sets *error
-// (when non-null) on unbalanced brackets, empty items, bad or reversed ranges, or more than
-// 1,000,000 names.
-std::vector<std::string> ExpandHostlist(std::string_view expr, std::string* error);
+// (when non-null) on unbalanced brackets, empty items, bad or reversed ranges, a range of more than
+// kSlurmMaxRangeHosts names, or more than `max_names` names in all.
+std::vector<std::string> ExpandHostlist(std::string_view expr, std::string* error,
+                                        size_t max_names = kMaxHostlistNames);
 
 // Compresses names to a hostlist, keeping their order: consecutive names that share a prefix and
 // suffix around their last run of digits are merged into one bracket group with ranges
