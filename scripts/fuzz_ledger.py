@@ -4,6 +4,11 @@ all long runs, CPU seconds, executions per CPU second of the latest run, and how
 from the goal of 10^7 executions. Targets under fuzz/ that never ran are listed with 0.
 
     scripts/fuzz_ledger.py [--goal N] [--markdown]
+    scripts/fuzz_ledger.py --plan [--max-seconds S]   # "target seconds" lines, cheapest to finish first
+
+--plan lists the targets short of the goal with the seconds each still needs at its latest rate
+(targets that never ran get a probe run of 120 s), for scripts/fuzz_long.sh:
+    /usr/bin/python3 scripts/fuzz_ledger.py --plan | while read t s; do scripts/fuzz_long.sh "$s" "$t"; done
 """
 import argparse
 import csv
@@ -15,6 +20,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--goal", type=float, default=1e7, help="executions per target (default 1e7)")
     ap.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    ap.add_argument("--plan", action="store_true", help="print the runs still needed, cheapest first")
+    ap.add_argument("--max-seconds", type=int, default=1800, help="longest single run in --plan (default 1800)")
     args = ap.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     ledger = os.path.join(root, "fuzz", "corpus", "LEDGER.tsv")
@@ -34,6 +41,17 @@ def main() -> int:
                 s["runs"] += 1
                 s["rate"] = execs / cpu if cpu > 0 else 0.0
                 s["files"] = int(r.get("corpus_files") or 0)
+    if args.plan:
+        plan = []
+        for t in sorted(rows):
+            s = rows[t]
+            if s["execs"] >= args.goal:
+                continue
+            need = 120 if s["rate"] <= 0 else int((args.goal - s["execs"]) / s["rate"] * 1.05) + 30
+            plan.append((0 if s["rate"] <= 0 else 1, need, t))
+        for _, need, t in sorted(plan):
+            print(t, min(need, args.max_seconds))
+        return 0
     header = ["target", "runs", "executions", "CPU-s", "exec/CPU-s (last)", "corpus", "of goal"]
     lines = []
     for t in sorted(rows):
