@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include "toposcope/formats/trace/chrome_trace.h"
@@ -108,6 +109,71 @@ void BM_ChromeTraceRead(benchmark::State& state) {
   state.counters["VmHWM_growth_MB"] = static_cast<double>(hwm_after - hwm_before) / 1024.0;
 }
 BENCHMARK(BM_ChromeTraceRead)->Unit(benchmark::kMillisecond)->Iterations(2);
+
+// A trace whose distributedInfo lists every rank of a `world`-rank job (pg_config[0].ranks =
+// 0..world-1: ~590 kB of JSON at 100,000) ahead of 3,000 events, as every rank of such a job
+// writes it: the cost of one read (both passes) beyond world 0 is what the rank list adds.
+const std::string& WideWorldTracePath(int world, int64_t* bytes) {
+  static std::map<int, std::pair<std::string, int64_t>> made;
+  auto& [path, size] = made[world];
+  if (path.empty()) {
+    const int kWorld = world;
+    path = "/tmp/toposcope_trace_bench_world" + std::to_string(world) + "_" + std::to_string(::getpid()) + ".json";
+    std::ofstream out(path, std::ios::binary);
+    ChromeTraceWriter w(out);
+    toposcope::formats::DistributedInfo d;
+    d.present = true;
+    d.backend = "nccl";
+    d.rank = 0;
+    d.world_size = kWorld;
+    d.pg_count = 1;
+    toposcope::formats::ProcessGroupConfig pg;
+    pg.pg_name = "0";
+    pg.pg_desc = "default_pg";
+    pg.backend_config = "cuda:nccl";
+    pg.pg_size = kWorld;
+    pg.ranks.AppendRun(0, kWorld - 1);
+    d.pg_config.push_back(std::move(pg));
+    w.SetDistributedInfo(d);
+    w.SetBaseTime(1711964646000000000);
+    for (int64_t i = 0; i < 3000; ++i) w.Write(MakeEvent(i));
+    w.Finish();
+    out.close();
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    size = static_cast<int64_t>(in.tellg());
+    if (made.size() == 1) {
+      std::atexit([] {
+        for (const auto& [w, p] : made) std::remove(p.first.c_str());
+      });
+    }
+  }
+  *bytes = size;
+  return path;
+}
+
+void BM_ChromeTraceReadWideWorld(benchmark::State& state) {
+  int64_t bytes = 0;
+  const std::string& path = WideWorldTracePath(static_cast<int>(state.range(0)), &bytes);
+  int64_t events = 0;
+  size_t ranks = 0;
+  for (auto _ : state) {
+    Diagnostics diag;
+    ReadCounts counts;
+    int64_t n = 0;
+    auto info = toposcope::formats::ReadChromeTraceFile(path, {}, [&](TraceEvent&&) { ++n; }, diag, counts);
+    if (!info.ok() || counts.rejected != 0 || info->distributed.pg_config.size() != 1 || !diag.items().empty()) {
+      state.SkipWithError("read failed");
+      break;
+    }
+    ranks = info->distributed.pg_config[0].ranks.size();
+    events = n;
+  }
+  state.SetBytesProcessed(state.iterations() * bytes);
+  state.counters["events"] = static_cast<double>(events);
+  state.counters["ranks"] = static_cast<double>(ranks);
+  state.counters["file_kB"] = static_cast<double>(bytes) / 1e3;
+}
+BENCHMARK(BM_ChromeTraceReadWideWorld)->Arg(0)->Arg(100000)->Unit(benchmark::kMillisecond);
 
 void BM_ChromeTraceWrite(benchmark::State& state) {
   const int64_t n = 200000;

@@ -35,6 +35,10 @@ Status StreamEvents(const EventInput& input, const formats::TraceEventSink& sink
   };
   switch (input.format) {
     case formats::FileFormat::kChromeTrace: {
+      // Both reader passes, for the loader and for each pass that reads the events again: an
+      // event's rank, time and device take the trace's distributedInfo.rank, baseTimeNanoseconds
+      // and process_labels, which may come after it (the metadata pass costs one lexing of a
+      // long pg_config rank list; the events pass skips those bytes).
       formats::ChromeTraceOptions opt;
       opt.host = input.host;
       auto r = formats::ReadChromeTraceFile(input.path, opt, stamp, diag, counts->counts);

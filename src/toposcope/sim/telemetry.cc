@@ -471,7 +471,7 @@ std::string RenderTrace(const Cluster& cluster, const Telemetry& t, const HostMo
   pg.pg_desc = "default_pg";
   pg.backend_config = "cuda:nccl";
   pg.pg_size = t.job.world;
-  for (int r = 0; r < t.job.world; ++r) pg.ranks.push_back(r);
+  pg.ranks.AppendRun(0, t.job.world - 1);
   di.pg_config.push_back(std::move(pg));
   di.nccl_version = kNcclVersion;
   w.SetDistributedInfo(di);

@@ -170,7 +170,7 @@ TEST(ChromeTraceGolden, TwoRankA100BaseTimeAfterEvents) {
   EXPECT_EQ(info.distributed.pg_count, 1);
   ASSERT_EQ(info.distributed.pg_config.size(), 1u);
   EXPECT_EQ(info.distributed.pg_config[0].pg_desc, "default_pg");
-  EXPECT_EQ(info.distributed.pg_config[0].ranks, (std::vector<int>{0, 1}));
+  EXPECT_EQ(info.distributed.pg_config[0].ranks.ToVector(), (std::vector<int>{0, 1}));
   ASSERT_GE(info.devices.size(), 1u);
   EXPECT_EQ(info.devices[0].name, "NVIDIA A100-PG509-200");
   EXPECT_EQ(info.devices[0].num_sms, 108);
@@ -714,6 +714,177 @@ TEST(ChromeTrace, LongEscapedStringIsLinear) {
   ASSERT_EQ(events->size(), 1u);
   EXPECT_EQ((*events)[0].type.size(), size_t{1} << 21);
   EXPECT_LT(s, 2.0) << "4 MiB of escapes took " << s << " s";
+}
+
+// --- distributedInfo rank lists ---------------------------------------------------------------
+
+DistributedInfo WideDistributedInfo(int world) {
+  DistributedInfo d;
+  d.present = true;
+  d.backend = "nccl";
+  d.rank = 7;
+  d.world_size = world;
+  d.pg_count = 2;
+  ProcessGroupConfig all{"0", "default_pg", "cuda:nccl", world, {}};
+  all.ranks.AppendRun(0, world - 1);
+  d.pg_config.push_back(std::move(all));
+  // Out of order, repeated, descending, the int extremes.
+  d.pg_config.push_back({"1", "odd", "cuda:nccl", 9, {5, 3, 3, 4, 5, 6, 0, 0, 2147483647, -2147483648, -1, 9, 8}});
+  return d;
+}
+
+// Every rank of a 100,000-rank job listed in pg_config reads back whole (no cut, no warning), as
+// one run, equal to what was written; so does a list out of order with repeats.
+TEST(ChromeTraceRanks, HundredThousandRanksRoundTripWhole) {
+  ChromeTraceInfo meta;
+  meta.distributed = WideDistributedInfo(100000);
+  const std::string text = WriteChromeTrace(SampleEvents(), &meta);
+  EXPECT_NE(text.find(",99998,99999]}"), std::string::npos);
+  Read r = ReadText(text);
+  ASSERT_TRUE(r.info.ok()) << r.info.error().ToString();
+  EXPECT_TRUE(r.diag.items().empty()) << r.diag.items()[0].ToString();
+  EXPECT_EQ(r.counts.rejected, 0);
+  const DistributedInfo& got = r.info->distributed;
+  EXPECT_EQ(got, meta.distributed);
+  ASSERT_EQ(got.pg_config.size(), 2u);
+  EXPECT_EQ(got.pg_config[0].ranks.size(), 100000u);
+  ASSERT_EQ(got.pg_config[0].ranks.runs().size(), 1u);
+  EXPECT_EQ(got.pg_config[0].ranks.runs()[0], (RankRun{0, 99999}));
+  EXPECT_EQ(got.pg_config[1].ranks.ToVector(),
+            (std::vector<int>{5, 3, 3, 4, 5, 6, 0, 0, 2147483647, -2147483648, -1, 9, 8}));
+  // Written again, the same bytes.
+  ChromeTraceInfo again = *r.info;
+  EXPECT_EQ(WriteChromeTrace(SampleEvents(), &again), text);
+}
+
+TEST(ChromeTraceRanks, RunsAreCanonical) {
+  RankList a{0, 1, 2, 5, 6, 2, 3};
+  EXPECT_EQ(a.size(), 7u);
+  EXPECT_EQ(a.runs(), (std::vector<RankRun>{{0, 2}, {5, 6}, {2, 3}}));
+  RankList b;
+  b.AppendRun(0, 1);
+  b.Append(2);
+  b.AppendRun(5, 6);
+  b.AppendRun(2, 3);
+  b.AppendRun(9, 8);  // empty
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, (RankList{0, 1, 2, 5, 6, 2}));
+  RankList top{2147483646, 2147483647, -2147483648};
+  EXPECT_EQ(top.runs().size(), 2u);
+  EXPECT_EQ(top.ToVector(), (std::vector<int>{2147483646, 2147483647, -2147483648}));
+}
+
+// Members that are not integers (and anything nested) are not ranks; a later "ranks" member wins,
+// as a later value of any member does; the same in a string-valued distributedInfo.
+TEST(ChromeTraceRanks, OddRankMembers) {
+  const std::string di = R"({"rank":1,"pg_config":[{"pg_name":"a","ranks":[0,1.5,"2",[3,4],{"r":5},true,null,6,7]},)"
+                         R"({"pg_name":"b","ranks":[1,2],"ranks":[9],"pg_size":1},)"
+                         R"({"pg_name":"c","ranks":7},"junk",{"pg_name":"d","ranks":[4294967297,-1]}]})";
+  for (const bool as_string : {false, true}) {
+    std::string quoted;
+    if (as_string) {
+      quoted = nlohmann::json(di).dump();
+    }
+    const std::string text = R"({"distributedInfo":)" + (as_string ? quoted : di) +
+                             R"(,"traceEvents":[{"ph":"X","name":"k","ts":1,"dur":1,"pid":0,"tid":0}]})";
+    Read r = ReadText(text);
+    ASSERT_TRUE(r.info.ok()) << r.info.error().ToString();
+    const DistributedInfo& d = r.info->distributed;
+    ASSERT_EQ(d.pg_config.size(), 4u) << as_string;
+    EXPECT_EQ(d.rank, 1);
+    EXPECT_EQ(d.pg_config[0].ranks.ToVector(), (std::vector<int>{0, 6, 7}));
+    EXPECT_EQ(d.pg_config[1].ranks.ToVector(), (std::vector<int>{9}));
+    EXPECT_EQ(d.pg_config[1].pg_size, 1);
+    EXPECT_TRUE(d.pg_config[2].ranks.empty());
+    EXPECT_EQ(d.pg_config[3].pg_name, "d");
+    EXPECT_EQ(d.pg_config[3].ranks.ToVector(), (std::vector<int>{1, -1}));  // low 32 bits
+    ASSERT_EQ(r.events.size(), 1u);
+    EXPECT_EQ(r.events[0].rank, 1);
+  }
+}
+
+// Past 100,000 values the rest of a metadata value is dropped, with a warning; rank lists do not
+// count against that cap and are kept whole.
+TEST(ChromeTraceRanks, CapWarnsAndSparesRankLists) {
+  std::string di = R"({"rank":2,"pg_config":[{"pg_name":"0","ranks":[)";
+  for (int i = 0; i < 150000; ++i) di += (i > 0 ? "," : "") + std::to_string(i * 2);
+  di += R"(]}],"extra":[)";
+  for (int i = 0; i < 100010; ++i) di += (i > 0 ? ",1" : "1");
+  di += R"(],"nccl_version":"late"})";
+  const std::string text = R"({"distributedInfo":)" + di + R"(,"traceEvents":[]})";
+  Read r = ReadText(text);
+  ASSERT_TRUE(r.info.ok()) << r.info.error().ToString();
+  const DistributedInfo& d = r.info->distributed;
+  ASSERT_EQ(d.pg_config.size(), 1u);
+  EXPECT_EQ(d.pg_config[0].ranks.size(), 150000u);
+  EXPECT_EQ(d.pg_config[0].ranks.runs().size(), 150000u);
+  EXPECT_EQ(d.pg_config[0].ranks.ToVector().back(), 299998);
+  EXPECT_EQ(d.rank, 2);
+  EXPECT_EQ(d.nccl_version, "");  // past the cap
+  ASSERT_EQ(r.diag.items().size(), 1u);
+  EXPECT_EQ(r.diag.warnings_total(), 1);
+  EXPECT_EQ(r.diag.rejected_total(), 0);
+  EXPECT_NE(r.diag.items()[0].reason.find("only the first 100000 values of distributedInfo were read"),
+            std::string::npos)
+      << r.diag.items()[0].reason;
+}
+
+// The emit pass skips the bytes of the metadata the scan pass read: event offsets and the place
+// and message of a break after it stay those of a read that lexes every byte (the one-pass read).
+TEST(ChromeTraceRanks, SkippedMetadataKeepsOffsetsAndBreaks) {
+  ChromeTraceInfo meta;
+  meta.distributed = WideDistributedInfo(5000);
+  meta.devices.push_back({0, "NVIDIA H100", 85000000000, 9, 0, 132});
+  std::string text = WriteChromeTrace(SampleEvents(), &meta);
+  text.insert(text.find("\"distributedInfo\":{") + 19, "\n  ");  // a newline inside the skipped value
+  text.resize(text.size() - 4);
+  text += ",{\"ph\":\"X\",\"name\":\"cut\",\"ts\":1,\"dur\":1,\"pid\":0,\"tid\":0} x]}";
+  Read two = ReadText(text);
+  Read one;
+  auto in = MakeStringInputStream(text, "mem");
+  one.info = ReadChromeTraceOnePass(*in, "mem", {}, [&](TraceEvent&& e) { one.events.push_back(std::move(e)); },
+                                    one.diag, one.counts);
+  ASSERT_TRUE(two.info.ok() && one.info.ok());
+  EXPECT_TRUE(two.info->truncated);
+  EXPECT_EQ(two.info->error_byte_offset, one.info->error_byte_offset);
+  EXPECT_EQ(two.info->distributed, meta.distributed);
+  ASSERT_EQ(two.events.size(), one.events.size());
+  for (size_t i = 0; i < one.events.size(); ++i) EXPECT_EQ(two.events[i], one.events[i]) << i;
+  ASSERT_EQ(two.diag.items().size(), one.diag.items().size());
+  for (size_t i = 0; i < one.diag.items().size(); ++i) {
+    EXPECT_EQ(two.diag.items()[i].ToString(), one.diag.items()[i].ToString());
+  }
+  const auto off = static_cast<std::ptrdiff_t>(two.info->error_byte_offset);
+  const std::string line = "at line " + std::to_string(1 + std::count(text.begin(), text.begin() + off, '\n')) + ",";
+  EXPECT_NE(two.diag.items().back().reason.find(line), std::string::npos) << two.diag.items().back().reason;
+}
+
+// Rank lists the reader lexes beside the parser: a list that breaks off (or holds what is not a
+// plain integer) reads as the one-pass reader, which leaves every byte to the parser, reads it.
+TEST(ChromeTraceRanks, BrokenRankListsReadAsOnePass) {
+  std::string ranks;
+  for (int i = 0; i < 20000; ++i) ranks += std::to_string(i) + ",";
+  const std::vector<std::string> lists = {ranks + "x]",  ranks + "01,5]", ranks + "-,5]", ranks + "]",
+                                          ranks + "12345678901234567890,-0,-7]", ranks + "7]"};
+  for (const std::string& list : lists) {
+    const std::string text = R"({"distributedInfo":{"rank":3,"pg_config":[{"pg_name":"0","ranks":[)" + list +
+                             R"(}]},"traceEvents":[{"ph":"X","name":"k","ts":1,"dur":1,"pid":0,"tid":0}]})";
+    Read two = ReadText(text);
+    Read one;
+    auto in = MakeStringInputStream(text, "mem");
+    one.info = ReadChromeTraceOnePass(*in, "mem", {}, [&](TraceEvent&& e) { one.events.push_back(std::move(e)); },
+                                      one.diag, one.counts);
+    ASSERT_EQ(two.info.ok(), one.info.ok()) << list.substr(list.size() - 20);
+    ASSERT_EQ(two.diag.items().size(), one.diag.items().size());
+    for (size_t i = 0; i < one.diag.items().size(); ++i) {
+      EXPECT_EQ(two.diag.items()[i].ToString(), one.diag.items()[i].ToString());
+    }
+    EXPECT_EQ(two.events, one.events);
+    if (!one.info.ok()) continue;
+    EXPECT_EQ(two.info->distributed, one.info->distributed);
+    EXPECT_EQ(two.info->truncated, one.info->truncated);
+    EXPECT_EQ(two.info->error_byte_offset, one.info->error_byte_offset);
+  }
 }
 
 }  // namespace chrome_trace_test

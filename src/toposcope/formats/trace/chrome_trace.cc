@@ -7,6 +7,11 @@
 // profiler's `"Stream": 0x5020000567d0`, `"datatype": ncclFloat32`) and turns a curly opening
 // quote into a straight one. Events are never collected into a DOM: one small capture per event
 // keeps its top-level scalars and the scalar members of `args` (nested arrays/objects skipped).
+// Top-level distributedInfo / deviceProperties go into a small capped DOM (MetaCapture), their
+// pg_config rank lists straight into runs (plain `int,` stretches lexed beside the parser); the
+// metadata is read once, by the first of the two passes, and the second pass skips the bytes of
+// every top-level value the first one read. So a trace listing every rank of a 100,000-rank job
+// costs little more to read than its events.
 // Time: the `ts`/`dur` number's own text is parsed exactly (decimal microseconds -> integer ns,
 // rounded half away from zero), so epoch-scale timestamps lose nothing to double rounding.
 #include "toposcope/formats/trace/chrome_trace.h"
@@ -34,7 +39,7 @@ namespace {
 using nlohmann::json;
 
 constexpr int64_t kEpochThresholdNs = 100'000'000'000'000'000;  // 1973: ts*1000 above this is epoch
-constexpr size_t kMaxMetaValues = 100000;    // cap on one captured top-level metadata value
+constexpr size_t kMaxMetaValues = 100000;    // cap on one captured top-level metadata value (rank lists aside)
 constexpr size_t kMaxTokenBytes = 4096;      // lenient filter: longest bare token it rewrites
 constexpr size_t kMaxFixesTracked = 1 << 20;  // lenient filter: offset-map entries kept
 
@@ -128,6 +133,28 @@ class InputStreamBuf : public std::streambuf {
   }
   [[nodiscard]] const Error* error() const { return failed_ ? &error_ : nullptr; }
   [[nodiscard]] int64_t fixes() const { return fix_count_; }
+  // Moves the read position forward to `pos` (in the rewritten stream) without handing the bytes
+  // in between to the parser: they are still read (and rewritten, so positions stay those of a
+  // full read), never lexed. Stops early at the end of the input.
+  void SkipTo(int64_t pos) {
+    while (Position() < pos) {
+      if (gptr() == egptr() && traits_type::eq_int_type(underflow(), traits_type::eof())) return;
+      const int64_t n = std::min<int64_t>(egptr() - gptr(), pos - Position());
+      gbump(static_cast<int>(n));
+      skipped_ += n;
+    }
+  }
+  // Bytes SkipTo passed over.
+  [[nodiscard]] int64_t skipped() const { return skipped_; }
+  // The bytes buffered after the read position (possibly none), the byte before it (-1: not
+  // buffered), and a step over n of the buffered bytes (lexed by the caller, not the parser).
+  [[nodiscard]] std::string_view Ahead() const { return {gptr(), static_cast<size_t>(egptr() - gptr())}; }
+  [[nodiscard]] int PrevByte() const { return gptr() > eback() ? static_cast<unsigned char>(gptr()[-1]) : -1; }
+  void Consume(size_t n) {
+    gbump(static_cast<int>(n));
+    consumed_ += static_cast<int64_t>(n);
+  }
+  [[nodiscard]] int64_t consumed() const { return consumed_; }
 
  protected:
   int_type underflow() override {
@@ -178,6 +205,28 @@ class InputStreamBuf : public std::streambuf {
   }
 
   int64_t OutPos() const { return base_ + static_cast<int64_t>(out_.size()); }
+
+  // Numbers and structure ("0,1,2,...]" of a long rank list): outside a string and not after a
+  // ':' (no bare token to rewrite), byte by byte they would pass through unchanged.
+  static bool IsPlain(unsigned char c) {
+    return (c >= '0' && c <= '9') || c == ',' || c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '-' ||
+           c == '+' || c == '.' || c == 'e' || c == 'E' || c == '[' || c == ']' || c == '{' || c == '}';
+  }
+  // Copies the run of plain bytes from p[i] (plain, outside a string, no pending token, last_sig_
+  // not ':') in one go and leaves the state the byte-by-byte path would; returns the run's end.
+  size_t PassPlainRun(const char* p, size_t i, size_t n) {
+    size_t stop = i;
+    while (stop < n && IsPlain(static_cast<unsigned char>(p[stop]))) ++stop;
+    out_.append(p + i, stop - i);
+    token_overlong_ = !IsDelim(static_cast<unsigned char>(p[stop - 1]));  // inside a bare token
+    for (size_t k = stop; k-- > i;) {
+      const char b = p[k];
+      if (b == ' ' || b == '\t' || b == '\n' || b == '\r') continue;
+      last_sig_ = IsDelim(static_cast<unsigned char>(b)) ? b : 'a';
+      break;
+    }
+    return stop;
+  }
 
   void NoteFix(int64_t delta_added) {
     ++fix_count_;
@@ -274,6 +323,10 @@ class InputStreamBuf : public std::streambuf {
         i = stop;
         continue;
       }
+      if (token_.empty() && last_sig_ != ':' && IsPlain(u)) {
+        i = PassPlainRun(p, i, n) - 1;
+        continue;
+      }
       if (!token_.empty() || token_overlong_) {
         if (!IsDelim(u)) {
           if (token_overlong_) {
@@ -321,6 +374,8 @@ class InputStreamBuf : public std::streambuf {
   std::vector<char> raw_;
   std::string out_;
   int64_t base_ = 0;
+  int64_t skipped_ = 0;
+  int64_t consumed_ = 0;
   bool eof_ = false;
   bool failed_ = false;
   Error error_;
@@ -507,6 +562,210 @@ std::string FormatDouble(double v) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Top-level metadata capture.
+
+json ScalarToJson(const Scalar& s) {
+  switch (s.kind) {
+    case Scalar::kInt: return s.i;
+    case Scalar::kUint: return s.u;
+    case Scalar::kFloat: return s.d;
+    case Scalar::kString: return s.text;
+    case Scalar::kBool: return s.i != 0;
+    default: return nullptr;
+  }
+}
+
+// Captures one top-level metadata value (distributedInfo, deviceProperties) from SAX events as a
+// json DOM of at most kMaxMetaValues values (the rest is counted in dropped()), except the
+// distributedInfo.pg_config[*].ranks arrays: their integers go straight into a RankList (the DOM
+// holds a binary placeholder whose subtype indexes rank_lists()), never cut and never counted, so
+// a 100,000-rank list costs a few runs, not a DOM node per rank. A rank is the integer's low 32
+// bits as an int; other elements of a ranks array (and anything nested in it) are ignored.
+class MetaCapture {
+ public:
+  void Begin(std::string_view name, bool is_object) {
+    name_ = name;
+    root_ = is_object ? json::object() : json::array();
+    frames_.clear();
+    frames_.push_back({&root_, is_object, false, false});
+    rank_lists_.clear();
+    key_.clear();
+    count_ = 0;
+    dropped_ = 0;
+    in_ranks_ = false;
+    ranks_nest_ = 0;
+  }
+  void Key(const std::string& k) {
+    if (!in_ranks_) key_ = k;
+  }
+  void Value(const Scalar& s) {
+    if (in_ranks_) {
+      if (ranks_nest_ > 0) return;
+      if (s.kind == Scalar::kInt) rank_lists_.back().Append(static_cast<int>(s.i));
+      if (s.kind == Scalar::kUint) rank_lists_.back().Append(static_cast<int>(static_cast<int64_t>(s.u)));
+      return;
+    }
+    json* slot = Slot();
+    if (slot != nullptr) *slot = ScalarToJson(s);
+  }
+  void Start(bool is_object) {
+    if (in_ranks_) {
+      ++ranks_nest_;
+      return;
+    }
+    const Frame& top = frames_.back();
+    if (top.pg_item && top.node != nullptr && !is_object && key_ == "ranks") {
+      rank_lists_.emplace_back();
+      (*top.node)[key_] = json::binary(json::binary_t::container_type{}, rank_lists_.size() - 1);
+      in_ranks_ = true;
+      ranks_nest_ = 0;
+      return;
+    }
+    const bool pg_list = name_ == "distributedInfo" && frames_.size() == 1 && top.is_object && !is_object &&
+                         key_ == "pg_config";
+    const bool pg_item = top.pg_list && is_object;
+    json* slot = Slot();
+    if (slot != nullptr) *slot = is_object ? json::object() : json::array();
+    frames_.push_back({slot, is_object, pg_list, pg_item});
+  }
+  // Ends the innermost open container; true when that was the whole value.
+  bool End() {
+    if (in_ranks_) {
+      if (ranks_nest_ > 0) {
+        --ranks_nest_;
+      } else {
+        in_ranks_ = false;
+      }
+      return false;
+    }
+    frames_.pop_back();
+    return frames_.empty();
+  }
+
+  // True inside a ranks array, outside anything nested in it: the next integers are ranks.
+  [[nodiscard]] bool at_ranks() const { return in_ranks_ && ranks_nest_ == 0; }
+  void AppendRank(int rank) { rank_lists_.back().Append(rank); }
+  [[nodiscard]] const std::string& name() const { return name_; }
+  [[nodiscard]] const json& root() const { return root_; }
+  [[nodiscard]] std::vector<RankList>& rank_lists() { return rank_lists_; }
+  [[nodiscard]] size_t dropped() const { return dropped_; }
+  // The rank list a ranks member holds (its placeholder), or nullptr.
+  RankList* RanksOf(const json& v) {
+    if (!v.is_binary() || !v.get_binary().has_subtype()) return nullptr;
+    const auto i = v.get_binary().subtype();
+    return i < rank_lists_.size() ? &rank_lists_[i] : nullptr;
+  }
+  // Frees what the capture holds.
+  void Clear() {
+    root_ = json();
+    rank_lists_.clear();
+    frames_.clear();
+  }
+
+ private:
+  struct Frame {
+    json* node;    // nullptr: dropped (past the cap)
+    bool is_object;
+    bool pg_list;  // distributedInfo.pg_config
+    bool pg_item;  // an object of pg_config
+  };
+  // Where the next value goes in the innermost container, or nullptr when it is dropped.
+  json* Slot() {
+    json* top = frames_.back().node;
+    if (top == nullptr || ++count_ > kMaxMetaValues) {
+      ++dropped_;
+      return nullptr;
+    }
+    if (top->is_array()) {
+      top->push_back(nullptr);
+      return &top->back();
+    }
+    return &(*top)[key_];
+  }
+
+  std::string name_;
+  json root_;
+  std::vector<Frame> frames_;
+  std::vector<RankList> rank_lists_;
+  std::string key_;
+  size_t count_ = 0;
+  size_t dropped_ = 0;
+  bool in_ranks_ = false;
+  int ranks_nest_ = 0;  // containers open inside a ranks array
+};
+
+// SAX over a string-valued distributedInfo (a JSON object in a string), into a MetaCapture.
+class MetaStringSax {
+ public:
+  explicit MetaStringSax(MetaCapture& cap) : cap_(cap) {}
+  bool null() { return Put(Scalar{}); }
+  bool boolean(bool v) {
+    Scalar s;
+    s.kind = Scalar::kBool;
+    s.i = v ? 1 : 0;
+    return Put(s);
+  }
+  bool number_integer(json::number_integer_t v) {
+    Scalar s;
+    s.kind = Scalar::kInt;
+    s.i = v;
+    return Put(s);
+  }
+  bool number_unsigned(json::number_unsigned_t v) { return Put(Scalar::Unsigned(v)); }
+  bool number_float(json::number_float_t v, const json::string_t& /*unused*/) {
+    Scalar s;
+    s.kind = Scalar::kFloat;
+    s.d = v;
+    return Put(s);
+  }
+  bool string(json::string_t& v) {
+    Scalar s;
+    s.kind = Scalar::kString;
+    s.text = std::move(v);
+    return Put(s);
+  }
+  bool binary(json::binary_t& /*unused*/) { return Put(Scalar{}); }
+  bool start_object(std::size_t /*unused*/) {
+    if (!started_) {
+      started_ = true;
+      cap_.Begin("distributedInfo", true);
+    } else {
+      cap_.Start(true);
+    }
+    return true;
+  }
+  bool start_array(std::size_t /*unused*/) {
+    if (!started_) return false;  // not an object
+    cap_.Start(false);
+    return true;
+  }
+  bool end_object() { return End(); }
+  bool end_array() { return End(); }
+  bool key(json::string_t& k) {
+    cap_.Key(k);
+    return true;
+  }
+  bool parse_error(std::size_t /*unused*/, const std::string& /*unused*/, const nlohmann::detail::exception& /*unused*/) {
+    return false;
+  }
+  [[nodiscard]] bool complete() const { return complete_; }
+
+ private:
+  bool Put(const Scalar& s) {
+    if (!started_) return false;  // not an object
+    cap_.Value(s);
+    return true;
+  }
+  bool End() {
+    complete_ = cap_.End();
+    return true;
+  }
+  MetaCapture& cap_;
+  bool started_ = false;
+  bool complete_ = false;
+};
+
+// ---------------------------------------------------------------------------------------------
 // The SAX handler.
 
 enum class Mode { kScan, kEmit, kEmitOnePass };
@@ -518,14 +777,30 @@ struct PassOutcome {
   bool parse_failed = false;
   int64_t error_offset = -1;
   std::string error_message;
+  bool lexed_aside = false;     // some bytes were lexed beside the parser (its positions miss them)
+};
+
+// What the scan pass leaves for the emit pass: where each top-level value other than the events
+// array starts and ends ([first, second) positions in the rewritten stream), so that the emit pass
+// skips those bytes instead of lexing them again.
+struct ScanMemo {
+  std::vector<std::pair<int64_t, int64_t>> top_values;
+};
+
+// How a pass links to the others of a read.
+struct PassLinks {
+  ScanMemo* memo = nullptr;              // filled by a scan pass, used by the emit pass after it
+  const PassOutcome* scan = nullptr;     // the scan pass's outcome, for the emit pass after it
+  bool fast_ranks = false;               // scan: lex plain rank lists beside the parser
 };
 
 class TraceSax {
  public:
   TraceSax(Mode mode, ChromeTraceInfo& info, const ChromeTraceOptions& options, std::string_view source,
-           const TraceEventSink* sink, Diagnostics* diag, ReadCounts* counts, InputStreamBuf& buf)
+           const TraceEventSink* sink, Diagnostics* diag, ReadCounts* counts, InputStreamBuf& buf,
+           const PassLinks& links)
       : mode_(mode), info_(info), opt_(options), source_(source), sink_(sink), diag_(diag),
-        counts_(counts), buf_(buf) {}
+        counts_(counts), buf_(buf), memo_(links.memo), fast_ranks_(links.fast_ranks && mode == Mode::kScan) {}
 
   PassOutcome outcome;
 
@@ -566,7 +841,7 @@ class TraceSax {
       return true;
     }
     if (meta_active_) {
-      meta_key_ = k;
+      meta_.Key(k);
       return true;
     }
     if (skip_ > 0) return true;
@@ -602,7 +877,8 @@ class TraceSax {
       return true;
     }
     if (meta_active_) {
-      MetaPlace(ToJson(s));
+      meta_.Value(s);
+      if (fast_ranks_ && meta_.at_ranks() && (s.kind == Scalar::kInt || s.kind == Scalar::kUint)) LexRanks();
       return true;
     }
     if (skip_ > 0) return true;
@@ -637,7 +913,7 @@ class TraceSax {
       return true;
     }
     if (meta_active_) {
-      MetaStart(is_object);
+      meta_.Start(is_object);
       return true;
     }
     if (skip_ > 0) {
@@ -676,18 +952,37 @@ class TraceSax {
         outcome.saw_events = true;
         return true;
       }
-      if (top_key_ == "distributedInfo" || top_key_ == "deviceProperties") {
-        meta_active_ = true;
-        meta_name_ = top_key_;
-        meta_root_ = json();
-        meta_stack_.clear();
-        meta_count_ = 0;
-        MetaStart(is_object);
-        return true;
-      }
+      return OnTopValueStart(is_object);
     }
     skip_ = 1;
     return true;
+  }
+
+  // A top-level value other than the events array: the scan pass notes where it starts (and
+  // captures distributedInfo / deviceProperties), the emit pass skips what the scan pass read.
+  bool OnTopValueStart(bool is_object) {
+    const int64_t start = buf_.Position() - 1;
+    if (mode_ == Mode::kEmit) {
+      const size_t i = top_value_index_++;
+      if (memo_ != nullptr && i < memo_->top_values.size() && memo_->top_values[i].first == start) {
+        buf_.SkipTo(memo_->top_values[i].second - 1);  // the parser reads the closing bracket next
+      }
+      skip_ = 1;
+      return true;
+    }
+    top_value_start_ = start;
+    if (top_key_ == "distributedInfo" || top_key_ == "deviceProperties") {
+      meta_active_ = true;
+      meta_.Begin(top_key_, is_object);
+      return true;
+    }
+    skip_ = 1;
+    return true;
+  }
+  void OnTopValueEnd() {
+    if (top_value_start_ < 0) return;
+    if (memo_ != nullptr) memo_->top_values.emplace_back(top_value_start_, buf_.Position());
+    top_value_start_ = -1;
   }
 
   bool OnEnd() {
@@ -703,16 +998,17 @@ class TraceSax {
       return true;
     }
     if (meta_active_) {
-      if (!meta_stack_.empty()) meta_stack_.pop_back();
-      if (meta_stack_.empty()) {
+      if (meta_.End()) {
         meta_active_ = false;
-        ApplyMeta(meta_name_, meta_root_);
-        meta_root_ = json();
+        OnTopValueEnd();
+        ApplyMeta(meta_.name(), meta_.root(), meta_);
+        NoteDropped(meta_);
+        meta_.Clear();
       }
       return true;
     }
     if (skip_ > 0) {
-      --skip_;
+      if (--skip_ == 0) OnTopValueEnd();
       return true;
     }
     if (depth_ == events_depth_) {
@@ -725,46 +1021,38 @@ class TraceSax {
   }
 
   // ---- top-level metadata
-  static json ToJson(const Scalar& s) {
-    switch (s.kind) {
-      case Scalar::kInt: return s.i;
-      case Scalar::kUint: return s.u;
-      case Scalar::kFloat: return s.d;
-      case Scalar::kString: return s.text;
-      case Scalar::kBool: return s.i != 0;
-      default: return nullptr;
+  // Right after a rank the parser has read the byte after it; when that was a comma, the plain
+  // `int,` pairs buffered next ("1,2,3,") are lexed here, each only when the byte after its comma
+  // (buffered too) starts another number, so the parser goes on with a number after the comma it
+  // holds, as it would have. Integers of up to 18 digits; anything else is left to the parser.
+  void LexRanks() {
+    if (buf_.PrevByte() != ',') return;
+    const std::string_view a = buf_.Ahead();
+    size_t done = 0;
+    for (size_t i = 0;;) {
+      size_t j = i;
+      const bool neg = j < a.size() && a[j] == '-';
+      if (neg) ++j;
+      const size_t d0 = j;
+      uint64_t v = 0;  // 19 digits at most: < 10^19 < 2^64
+      while (j < a.size() && a[j] >= '0' && a[j] <= '9' && j - d0 < 19) v = v * 10 + static_cast<unsigned>(a[j++] - '0');
+      const size_t digits = j - d0;
+      if (digits == 0 || digits > 18 || (a[d0] == '0' && digits > 1)) break;
+      if (j + 1 >= a.size() || a[j] != ',' || !(a[j + 1] == '-' || (a[j + 1] >= '0' && a[j + 1] <= '9'))) break;
+      const auto x = static_cast<int64_t>(v);  // < 10^18
+      meta_.AppendRank(static_cast<int>(neg ? -x : x));
+      i = j + 1;
+      done = i;
     }
+    if (done > 0) buf_.Consume(done);
   }
-  void MetaPlace(json v) {
-    if (++meta_count_ > kMaxMetaValues) return;
-    if (meta_stack_.empty()) return;
-    json* top = meta_stack_.back();
-    if (top->is_array()) {
-      top->push_back(std::move(v));
-    } else {
-      (*top)[meta_key_] = std::move(v);
-    }
-  }
-  void MetaStart(bool is_object) {
-    json v = is_object ? json::object() : json::array();
-    if (meta_stack_.empty()) {
-      meta_root_ = std::move(v);
-      meta_stack_.push_back(&meta_root_);
-      return;
-    }
-    json* top = meta_stack_.back();
-    if (++meta_count_ > kMaxMetaValues) {
-      meta_stack_.push_back(top);  // keep depth; drop content
-      return;
-    }
-    if (top->is_array()) {
-      top->push_back(std::move(v));
-      meta_stack_.push_back(&top->back());
-    } else {
-      json& slot = (*top)[meta_key_];
-      slot = std::move(v);
-      meta_stack_.push_back(&slot);
-    }
+
+  void NoteDropped(const MetaCapture& cap) {
+    if (cap.dropped() == 0) return;
+    diag_->Warn(source_, 0, cap.name(),
+                "only the first " + std::to_string(kMaxMetaValues) + " values of " + cap.name() + " were read; " +
+                    std::to_string(cap.dropped()) +
+                    " more were dropped (pg_config ranks lists are read whole and do not count)");
   }
 
   void NoteLateMeta(std::string_view what) {
@@ -775,6 +1063,7 @@ class TraceSax {
   }
 
   void TopScalar(const std::string& key, const Scalar& s) {
+    if (mode_ == Mode::kEmit) return;  // the scan pass read the metadata
     if (key == "baseTimeNanoseconds") {
       std::optional<int64_t> v = ScalarToScaled(s, 0);
       if (!v && s.kind == Scalar::kString) v = ParseInt(Trim(s.text));
@@ -791,8 +1080,18 @@ class TraceSax {
     } else if (key == "schemaVersion") {
       if (auto v = s.AsInt()) info_.schema_version = *v;
     } else if (key == "distributedInfo" && s.kind == Scalar::kString) {
-      json j = json::parse(s.text, nullptr, false);
-      if (j.is_object()) ApplyMeta("distributedInfo", j);
+      MetaCapture cap;
+      MetaStringSax sax(cap);
+      bool ok = false;
+      try {
+        ok = json::sax_parse(s.text, &sax, json::input_format_t::json, true, false);
+      } catch (const std::exception&) {
+        ok = false;
+      }
+      if (ok && sax.complete()) {
+        ApplyMeta("distributedInfo", cap.root(), cap);
+        NoteDropped(cap);
+      }
     }
   }
 
@@ -808,7 +1107,8 @@ class TraceSax {
     return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
   }
 
-  void ApplyMeta(const std::string& name, const json& j) {
+  // Applies a captured value; the ranks lists move out of `cap`.
+  void ApplyMeta(const std::string& name, const json& j, MetaCapture& cap) {
     if (name == "distributedInfo" && j.is_object()) {
       if (!info_.distributed.present) NoteLateMeta("distributedInfo");
       DistributedInfo d;
@@ -826,10 +1126,8 @@ class TraceSax {
           pg.pg_desc = StrOr(p, "pg_desc");
           pg.backend_config = StrOr(p, "backend_config");
           pg.pg_size = IntOr(p, "pg_size", -1);
-          if (auto r = p.find("ranks"); r != p.end() && r->is_array()) {
-            for (const auto& x : *r) {
-              if (x.is_number_integer()) pg.ranks.push_back(static_cast<int>(x.get<int64_t>()));
-            }
+          if (auto r = p.find("ranks"); r != p.end()) {
+            if (RankList* ranks = cap.RanksOf(*r)) pg.ranks = std::move(*ranks);
           }
           d.pg_config.push_back(std::move(pg));
         }
@@ -1079,13 +1377,14 @@ class TraceSax {
   bool events_emitted_any_ = false;
   std::string last_token_;
 
+  ScanMemo* memo_;
+  bool fast_ranks_;
+  int64_t top_value_start_ = -1;  // scan: where the open top-level value began (-1: none open)
+  size_t top_value_index_ = 0;    // emit: top-level values met so far
+
   // metadata value capture
   bool meta_active_ = false;
-  std::string meta_name_;
-  std::string meta_key_;
-  json meta_root_;
-  std::vector<json*> meta_stack_;
-  size_t meta_count_ = 0;
+  MetaCapture meta_;
 
   // event capture
   bool in_event_ = false;
@@ -1098,10 +1397,12 @@ class TraceSax {
 };
 
 PassOutcome RunPass(InputStream& in, Mode mode, ChromeTraceInfo& info, const ChromeTraceOptions& options,
-                    std::string_view source, const TraceEventSink& sink, Diagnostics& diag, ReadCounts& counts) {
+                    std::string_view source, const TraceEventSink& sink, Diagnostics& diag, ReadCounts& counts,
+                    const PassLinks& links = {}) {
+  const PassOutcome* scan = links.scan;
   InputStreamBuf buf(in, options.lenient_hex);
   std::istream is(&buf);
-  TraceSax sax(mode, info, options, source, &sink, &diag, &counts, buf);
+  TraceSax sax(mode, info, options, source, &sink, &diag, &counts, buf, links);
   bool ok = false;
   try {
     ok = json::sax_parse(is, &sax, json::input_format_t::json, true, false);
@@ -1111,6 +1412,7 @@ PassOutcome RunPass(InputStream& in, Mode mode, ChromeTraceInfo& info, const Chr
     sax.outcome.error_message = ex.what();
   }
   PassOutcome out = sax.outcome;
+  out.lexed_aside = buf.consumed() > 0;
   if (!ok && !out.parse_failed && !out.not_trace) {
     out.parse_failed = true;
     out.error_offset = buf.ToOriginal(buf.Position());
@@ -1120,6 +1422,11 @@ PassOutcome RunPass(InputStream& in, Mode mode, ChromeTraceInfo& info, const Chr
     out.parse_failed = true;
     out.error_offset = buf.ToOriginal(buf.Position());
     out.error_message = "read error: " + e->message;
+  } else if (buf.skipped() > 0 && out.parse_failed && scan != nullptr && scan->parse_failed) {
+    // The parser did not see the skipped bytes, so its position and line/column are short of them;
+    // the scan pass stopped at the same token having seen them all.
+    out.error_offset = scan->error_offset;
+    out.error_message = scan->error_message;
   }
   if (mode != Mode::kScan && out.parse_failed && out.root_seen) {
     info.truncated = true;
@@ -1316,12 +1623,25 @@ Result<ChromeTraceInfo> ReadChromeTrace(const std::function<Result<std::unique_p
   auto s1 = open();
   if (!s1.ok()) return s1.error();
   ReadCounts scratch;
-  const PassOutcome p1 = RunPass(**s1, Mode::kScan, info, options, source, sink, diag, scratch);
+  ScanMemo memo;
+  PassOutcome p1 = RunPass(**s1, Mode::kScan, info, options, source, sink, diag, scratch, {&memo, nullptr, true});
   if (!p1.root_seen || p1.not_trace || (!p1.saw_events && !p1.parse_failed)) return Finish(p1, source, info);
   s1->reset();
+  if (p1.parse_failed && p1.lexed_aside) {
+    // The parser's position and line/column miss the ranks lexed beside it: a plain scan (of a
+    // broken input only) finds where and how the JSON breaks, as the emit pass reports it.
+    auto s3 = open();
+    if (!s3.ok()) return s3.error();
+    ChromeTraceInfo again;
+    Diagnostics quiet;
+    ReadCounts none;
+    const PassOutcome exact = RunPass(**s3, Mode::kScan, again, options, source, sink, quiet, none);
+    p1.error_offset = exact.error_offset;
+    p1.error_message = exact.error_message;
+  }
   auto s2 = open();
   if (!s2.ok()) return s2.error();
-  const PassOutcome p2 = RunPass(**s2, Mode::kEmit, info, options, source, sink, diag, counts);
+  const PassOutcome p2 = RunPass(**s2, Mode::kEmit, info, options, source, sink, diag, counts, {&memo, &p1, false});
   return Finish(p2, source, std::move(info));
 }
 
@@ -1364,6 +1684,34 @@ Result<std::vector<TraceEvent>> ParseChromeTraceEvents(std::string_view text, st
 }
 
 // ---------------------------------------------------------------------------------------------
+// RankList.
+
+RankList::RankList(std::initializer_list<int> ranks) {
+  for (int r : ranks) Append(r);
+}
+
+void RankList::Append(int rank) { AppendRun(rank, rank); }
+
+void RankList::AppendRun(int first, int last) {
+  if (last < first) return;
+  size_ += static_cast<size_t>(static_cast<int64_t>(last) - first + 1);
+  if (!runs_.empty() && runs_.back().last != std::numeric_limits<int>::max() && runs_.back().last + 1 == first) {
+    runs_.back().last = last;
+    return;
+  }
+  runs_.push_back({first, last});
+}
+
+std::vector<int> RankList::ToVector() const {
+  std::vector<int> out;
+  out.reserve(size_);
+  for (const RankRun& r : runs_) {
+    for (int64_t v = r.first; v <= r.last; ++v) out.push_back(static_cast<int>(v));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Writing.
 
 std::string FormatUsFromNs(int64_t ns) {
@@ -1385,6 +1733,25 @@ void ChromeTraceWriter::SetBaseTime(int64_t base_time_ns) {
   base_ns_ = base_time_ns;
   header_ += "\"baseTimeNanoseconds\":" + std::to_string(base_time_ns) + ",";
 }
+
+namespace {
+
+// The ranks, comma separated.
+void AppendRanks(std::string* out, const RankList& ranks) {
+  out->reserve(out->size() + ranks.size() * 7);
+  bool first = true;
+  char buf[16];
+  for (const RankRun& r : ranks.runs()) {
+    for (int64_t v = r.first; v <= r.last; ++v) {
+      if (!first) *out += ',';
+      first = false;
+      const auto res = std::to_chars(buf, buf + sizeof(buf), v);
+      out->append(buf, res.ptr);
+    }
+  }
+}
+
+}  // namespace
 
 void ChromeTraceWriter::SetDistributedInfo(const DistributedInfo& d) {
   if (started_) return;
@@ -1409,10 +1776,7 @@ void ChromeTraceWriter::SetDistributedInfo(const DistributedInfo& d) {
            ",\"backend_config\":" + JsonString(p.backend_config);
       if (p.pg_size >= 0) s += ",\"pg_size\":" + std::to_string(p.pg_size);
       s += ",\"ranks\":[";
-      for (size_t k = 0; k < p.ranks.size(); ++k) {
-        if (k > 0) s += ',';
-        s += std::to_string(p.ranks[k]);
-      }
+      AppendRanks(&s, p.ranks);
       s += "]}";
     }
     s += ']';

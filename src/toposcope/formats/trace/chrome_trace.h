@@ -5,12 +5,17 @@
 // Reading streams (nlohmann::json SAX over our InputStream, .gz/.zst transparent): memory stays
 // bounded by the largest single event, never the document. Top-level metadata
 // (baseTimeNanoseconds, distributedInfo, deviceProperties, ...) may follow traceEvents; the
-// file/text readers then make two passes (pass 1: metadata and `M` events; pass 2: events).
+// file/text readers then make two passes (pass 1: metadata and `M` events; pass 2: events, which
+// skips the bytes of the top-level values pass 1 read, without lexing them again). A top-level
+// distributedInfo / deviceProperties value is read up to 100,000 values (a warning says when more
+// were dropped), except pg_config[*].ranks lists, which are read whole into a compact RankList.
 // Both the object form `{"traceEvents":[...]}` and the bare array form `[...]` are read.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <ostream>
@@ -26,12 +31,43 @@
 
 namespace toposcope::formats {
 
+// A run of consecutive ascending ranks: first, first + 1, ..., last (first <= last).
+struct RankRun {
+  int first = 0;
+  int last = 0;
+  friend bool operator==(const RankRun&, const RankRun&) = default;
+};
+
+// A list of ranks in its listed order, duplicates and all, held as maximal runs of consecutive
+// ascending ranks: the 0..N-1 list every rank of a job writes costs one run whatever N, any other
+// list at most one run per rank. Two lists are equal exactly when they list the same ranks in the
+// same order (the runs of a list are unique).
+class RankList {
+ public:
+  RankList() = default;
+  RankList(std::initializer_list<int> ranks);
+  // Appends one rank (extending the last run when it is that run's successor).
+  void Append(int rank);
+  // Appends first, first + 1, ..., last; nothing when last < first.
+  void AppendRun(int first, int last);
+  [[nodiscard]] size_t size() const { return size_; }  // ranks listed
+  [[nodiscard]] bool empty() const { return size_ == 0; }
+  [[nodiscard]] const std::vector<RankRun>& runs() const { return runs_; }
+  // The ranks one by one (size() ints: for tests and small lists).
+  [[nodiscard]] std::vector<int> ToVector() const;
+  friend bool operator==(const RankList&, const RankList&) = default;
+
+ private:
+  std::vector<RankRun> runs_;
+  size_t size_ = 0;
+};
+
 struct ProcessGroupConfig {
   std::string pg_name;
   std::string pg_desc;
   std::string backend_config;
   int pg_size = -1;
-  std::vector<int> ranks;
+  RankList ranks;     // never cut, whatever its length (not counted against the metadata cap)
   friend bool operator==(const ProcessGroupConfig&, const ProcessGroupConfig&) = default;
 };
 
