@@ -17,10 +17,6 @@ constexpr int kTagSize = 1;
 constexpr int kTagBytes = 2;
 // Messages are cut to this many bytes (MPI counts are ints).
 constexpr size_t kPieceBytes = size_t{1} << 30;
-// Rank 0's share of the bytes against 1 for each other rank. The others spend about 0.3 s writing
-// their part to the wire per second of loading (measured at 2,048 simulated hosts), while rank 0
-// only waits for them: it loads that much more and the ranks finish together.
-constexpr double kFirstRankWeight = 1.3;
 
 int EnvInt(const char* name, int fallback) {
   const char* v = std::getenv(name);
@@ -82,11 +78,8 @@ const MpiWorld& World() {
   return world;
 }
 
-std::vector<std::pair<size_t, size_t>> ShardChunks(const model::LoadPlan& plan, int ranks,
-                                                   double first_rank_weight) {
+std::vector<std::pair<size_t, size_t>> ShardChunks(const model::LoadPlan& plan, int ranks) {
   ranks = std::max(ranks, 1);
-  first_rank_weight = std::clamp(first_rank_weight, 0.0, 1e6);
-  const double weights = std::max(first_rank_weight + (ranks - 1), 1e-9);
   std::vector<std::pair<size_t, size_t>> out;
   const size_t chunks = plan.chunks();
   // Each chunk weighs its bytes plus one (empty files still take a read).
@@ -96,7 +89,7 @@ std::vector<std::pair<size_t, size_t>> ShardChunks(const model::LoadPlan& plan, 
   int64_t done = 0;
   for (int r = 0; r < ranks; ++r) {
     const size_t first = k;
-    const auto goal = static_cast<int64_t>(static_cast<double>(total) * (first_rank_weight + r) / weights);
+    const int64_t goal = total * (r + 1) / ranks;
     while (k < chunks && (r == ranks - 1 || done + (plan.ChunkBytes(k) + 1) / 2 <= goal)) {
       done += plan.ChunkBytes(k) + 1;
       ++k;
@@ -115,7 +108,7 @@ Result<model::Dataset> LoadSharded(const std::vector<std::string>& paths, const 
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     threads = std::max(1, cores / std::max(1, world.local_size));
   }
-  const auto shards = ShardChunks(*plan, world.size, kFirstRankWeight);
+  const auto shards = ShardChunks(*plan, world.size);
   const auto [first, end] = shards[static_cast<size_t>(world.rank)];
   model::LoadedPart mine = model::LoadChunks(*plan, first, end, opt, world.rank == 0 ? progress : nullptr, threads);
   if (world.rank != 0) {

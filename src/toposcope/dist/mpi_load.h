@@ -32,11 +32,9 @@ struct MpiWorld {
 const MpiWorld& World();
 
 // The shards of `plan`'s chunks for `ranks` ranks: [first, end) per rank, contiguous, in rank
-// order, cut where the bytes of the chunks before pass the ranks' share of the total (a rank may
-// get none when there are fewer chunks than ranks). Rank 0's share weighs `first_rank_weight`
-// against 1 for every other rank.
-std::vector<std::pair<size_t, size_t>> ShardChunks(const model::LoadPlan& plan, int ranks,
-                                                   double first_rank_weight = 1.0);
+// order, cut where the bytes of the chunks before pass rank/ranks of the total (a rank may get
+// none when there are fewer chunks than ranks).
+std::vector<std::pair<size_t, size_t>> ShardChunks(const model::LoadPlan& plan, int ranks);
 
 // Rank 0: reads its shard, receives every other rank's part in rank order, merges them and returns
 // the finished data set. Any other rank: reads its shard, sends it to rank 0 and returns an empty

@@ -281,6 +281,30 @@ TEST(DcgmCsvWriter, RowAppenders) {
   EXPECT_EQ(out, "2024-05-01T12:00:00.000000001Z,\" padded \",0,f,2e+20\n");
 }
 
+// A host name with a control character is rejected the same way (a CR before a line end inside a
+// quoted host was lost on the way back), in both layouts; the rows that remain write back the same.
+TEST(DcgmCsv, ControlCharacterHostNamesRejected) {
+  for (int c : {0, 1, int{'\r'}, int{'\t'}, 0x1b, 0x7f}) {
+    const std::string host = "\"node" + std::string(1, static_cast<char>(c)) + "a\"";
+    for (const std::string& text :
+         {"ts,host,gpu,field,value\n1714564800," + host + ",0,f,1\n1714564800,h,0,f,2\n",
+          "ts,host,gpu,DCGM_FI_DEV_GPU_UTIL\n1714564800," + host + ",0,1\n1714564800,h,0,2\n"}) {
+      auto p = Parse(text);
+      ASSERT_TRUE(p->r->ok()) << c;
+      EXPECT_EQ(p->counts.rejected, 1) << c;
+      ASSERT_EQ(p->diag.items().size(), 1u) << c;
+      EXPECT_EQ(p->diag.items()[0].line, 2) << c;
+      EXPECT_NE(p->diag.items()[0].reason.find("host name has a control character"), std::string::npos) << c;
+      ASSERT_EQ((*p->r)->samples.size(), 1u) << c;
+      EXPECT_EQ((*p->r)->samples[0].host, "h");
+    }
+  }
+  // The fuzzed case: CR LF inside a quoted host that spans lines.
+  auto p = Parse("ts,host,gpu,field,value\n1714564800,\"no\r\r\nde\",0,f,1\n1714564800,h,0,f,2\n");
+  ASSERT_TRUE(p->r->ok());
+  EXPECT_EQ(p->counts.rejected, 1);
+}
+
 // A field name with a control character (any byte below 0x20 but the newline a quoted cell may hold,
 // or 0x7f) is rejected, in the long form as a bad row and in the wide form as a header that cannot
 // be used; what the reader accepts, its writers write back into the same samples.

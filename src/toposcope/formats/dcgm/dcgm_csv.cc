@@ -153,15 +153,15 @@ uint64_t Mix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-// Returns why a field name cannot be one, naming its first control character (a byte below 0x20 but
-// the newline a quoted cell may hold, or 0x7f: no DCGM field or metric name has one, and the text a
-// writer makes of it need not read back: a CR is lost at a line end, a header full of them looks
-// binary); empty when the name is usable.
-std::string ControlCharacterIn(std::string_view name) {
+// Returns why a field or host name cannot be one, naming its first control character (a byte below
+// 0x20 but the newline a quoted cell may hold, or 0x7f: no DCGM field, metric or host name has one,
+// and the text a writer makes of it need not read back: a CR is lost at a line end, a header full
+// of them looks binary); empty when the name is usable. `what`: "field name" or "host name".
+std::string ControlCharacterIn(std::string_view name, const char* what = "field name") {
   for (size_t i = 0; i < name.size(); ++i) {
     const auto c = static_cast<unsigned char>(name[i]);
     if ((c < 0x20 && c != '\n') || c == 0x7f) {
-      return StringPrintf("field name has a control character (byte 0x%02x at offset %zu)", c, i);
+      return StringPrintf("%s has a control character (byte 0x%02x at offset %zu)", what, c, i);
     }
   }
   return {};
@@ -343,6 +343,7 @@ class CsvParser : SampleReaderBase {
         const size_t colon = host.rfind(':');
         if (colon != std::string_view::npos && AllDigits(host.substr(colon + 1))) host = host.substr(0, colon);
       }
+      if (std::string bad = ControlCharacterIn(host, "host name"); !bad.empty()) return Reject(line_no, rec, bad);
     }
     const std::hash<std::string_view> h;
     const uint64_t host_gpu = Mix(h(host) ^ Mix(static_cast<uint64_t>(*gpu)));
