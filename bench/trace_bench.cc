@@ -53,6 +53,16 @@ TraceEvent MakeEvent(int64_t i) {
   return e;
 }
 
+// The distributedInfo of rank 0 of a `world`-rank NCCL job.
+toposcope::formats::DistributedInfo NcclRank0Info(int world) {
+  toposcope::formats::DistributedInfo d;
+  d.present = true;
+  d.backend = "nccl";
+  d.rank = 0;
+  d.world_size = world;
+  return d;
+}
+
 // Writes the synthetic trace once per process; returns its path and size.
 const std::string& TracePath(int64_t* bytes) {
   static std::string path;
@@ -61,12 +71,7 @@ const std::string& TracePath(int64_t* bytes) {
     path = "/tmp/toposcope_trace_bench_" + std::to_string(::getpid()) + ".json";
     std::ofstream out(path, std::ios::binary);
     ChromeTraceWriter w(out);
-    toposcope::formats::DistributedInfo d;
-    d.present = true;
-    d.backend = "nccl";
-    d.rank = 0;
-    d.world_size = 8;
-    w.SetDistributedInfo(d);
+    w.SetDistributedInfo(NcclRank0Info(8));
     w.SetBaseTime(1711964646000000000);
     const int64_t n = BenchEvents();
     for (int64_t i = 0; i < n; ++i) w.Write(MakeEvent(i));
@@ -121,11 +126,7 @@ const std::string& WideWorldTracePath(int world, int64_t* bytes) {
     path = "/tmp/toposcope_trace_bench_world" + std::to_string(world) + "_" + std::to_string(::getpid()) + ".json";
     std::ofstream out(path, std::ios::binary);
     ChromeTraceWriter w(out);
-    toposcope::formats::DistributedInfo d;
-    d.present = true;
-    d.backend = "nccl";
-    d.rank = 0;
-    d.world_size = kWorld;
+    toposcope::formats::DistributedInfo d = NcclRank0Info(kWorld);
     d.pg_count = 1;
     toposcope::formats::ProcessGroupConfig pg;
     pg.pg_name = "0";

@@ -430,6 +430,20 @@ struct Scalar {
     }
     return s;
   }
+  // A JSON float (with its text as written, when kept) and a JSON string.
+  static Scalar Float(double v, std::string text = {}) {
+    Scalar s;
+    s.kind = kFloat;
+    s.d = v;
+    s.text = std::move(text);
+    return s;
+  }
+  static Scalar String(std::string&& v) {
+    Scalar s;
+    s.kind = kString;
+    s.text = std::move(v);
+    return s;
+  }
   [[nodiscard]] bool numeric() const { return kind == kInt || kind == kUint || kind == kFloat; }
   [[nodiscard]] std::optional<int64_t> AsInt() const {
     if (kind == kInt) return i;
@@ -712,18 +726,8 @@ class MetaStringSax {
     return Put(s);
   }
   bool number_unsigned(json::number_unsigned_t v) { return Put(Scalar::Unsigned(v)); }
-  bool number_float(json::number_float_t v, const json::string_t& /*unused*/) {
-    Scalar s;
-    s.kind = Scalar::kFloat;
-    s.d = v;
-    return Put(s);
-  }
-  bool string(json::string_t& v) {
-    Scalar s;
-    s.kind = Scalar::kString;
-    s.text = std::move(v);
-    return Put(s);
-  }
+  bool number_float(json::number_float_t v, const json::string_t& /*unused*/) { return Put(Scalar::Float(v)); }
+  bool string(json::string_t& v) { return Put(Scalar::String(std::move(v))); }
   bool binary(json::binary_t& /*unused*/) { return Put(Scalar{}); }
   bool start_object(std::size_t /*unused*/) {
     if (!started_) {
@@ -813,16 +817,11 @@ class TraceSax {
     return OnScalar(s);
   }
   bool number_float(json::number_float_t v, const json::string_t& text) {
-    Scalar s;
-    s.kind = Scalar::kFloat;
-    s.d = v;
-    s.text = text;
+    Scalar s = Scalar::Float(v, text);
     return OnScalar(s);
   }
   bool string(json::string_t& v) {
-    Scalar s;
-    s.kind = Scalar::kString;
-    s.text = std::move(v);
+    Scalar s = Scalar::String(std::move(v));
     return OnScalar(s);
   }
   bool binary(json::binary_t& /*unused*/) { Scalar s; s.kind = Scalar::kNull; return OnScalar(s); }
