@@ -245,3 +245,22 @@ TEST(TopographModelTest, UnusableInputsFail) {
 
 }  // namespace topograph_model_test
 }  // namespace toposcope::formats
+
+// All node ranges of one file together stay within max_names: the block that crosses it is rejected.
+TEST(TopographModelLimits, NodeRangesShareOneBudget) {
+  const std::string text =
+      "switches:\n  s1:\n    switches: []\nblocks:\n- switch: s1\n  nodes: [\"n[1-6]\"]\n"
+      "- switch: s1\n  nodes: [\"m[1-6]\"]\n";
+  toposcope::Diagnostics diag;
+  auto m = toposcope::formats::ParseTopographModel(text, "t.yaml", diag, 10);
+  ASSERT_TRUE(m.ok()) << m.error().ToString();
+  EXPECT_TRUE(m->counts.Balanced());
+  EXPECT_GE(m->counts.rejected, 1);
+  size_t nodes = 0;
+  for (const auto& b : m->capacity_blocks) nodes += b.nodes.size();
+  EXPECT_LE(nodes, 10u);
+  toposcope::Diagnostics diag2;
+  auto all = toposcope::formats::ParseTopographModel(text, "t.yaml", diag2);
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->counts.rejected, 0);
+}

@@ -49,7 +49,8 @@ bool ReadNames(const YamlNode* n, std::string_view what, std::vector<std::string
   return true;
 }
 
-bool ReadNodes(const YamlNode* n, TopographCapacityBlock* b, std::string* err) {
+// Expands the block's node ranges; `names_left` is what the file's node ranges may still expand to.
+bool ReadNodes(const YamlNode* n, TopographCapacityBlock* b, size_t* names_left, std::string* err) {
   if (n == nullptr || n->IsNull()) return true;
   std::vector<const YamlNode*> items;
   if (n->IsScalar()) {
@@ -66,11 +67,12 @@ bool ReadNodes(const YamlNode* n, TopographCapacityBlock* b, std::string* err) {
       return false;
     }
     std::string herr;
-    auto v = ExpandHostlist(s->scalar, &herr);
+    auto v = ExpandHostlist(s->scalar, &herr, *names_left);
     if (!herr.empty()) {
       *err = "bad node range: " + herr;
       return false;
     }
+    *names_left -= std::min(*names_left, v.size());
     b->node_exprs.push_back(s->scalar);
     b->nodes.insert(b->nodes.end(), v.begin(), v.end());
   }
@@ -168,7 +170,7 @@ Cand ReadOriginalSwitch(const YamlNode& v, TopographSwitch* s) {
 }
 
 // One `capacity_blocks:` entry (original schema): {name, type, nvlink, nodes}.
-Cand ReadOriginalBlock(const YamlNode& v, TopographCapacityBlock* b) {
+Cand ReadOriginalBlock(const YamlNode& v, TopographCapacityBlock* b, size_t* names_left) {
   Cand c;
   c.reason = CheckYamlKeys(v, {"name", "type", "nvlink", "nodes"});
   const YamlNode* name = v.Find("name");
@@ -185,13 +187,13 @@ Cand ReadOriginalBlock(const YamlNode& v, TopographCapacityBlock* b) {
         (std::string_view(k) == "type" ? b->type : b->nvlink) = x->scalar;
     }
   }
-  if (c.reason.empty()) ReadNodes(v.Find("nodes"), b, &c.reason);
+  if (c.reason.empty()) ReadNodes(v.Find("nodes"), b, names_left, &c.reason);
   c.ok = c.reason.empty();
   return c;
 }
 
 // One `blocks:` entry (current schema): {switch, nodes, labels, annotations}.
-Cand ReadCurrentBlock(const YamlNode& v, TopographCapacityBlock* b) {
+Cand ReadCurrentBlock(const YamlNode& v, TopographCapacityBlock* b, size_t* names_left) {
   Cand c;
   c.reason = CheckYamlKeys(v, {"switch", "nodes", "labels", "annotations"});
   const YamlNode* s = v.Find("switch");
@@ -201,7 +203,7 @@ Cand ReadCurrentBlock(const YamlNode& v, TopographCapacityBlock* b) {
     else
       b->switch_name = s->scalar;
   }
-  if (c.reason.empty()) ReadNodes(v.Find("nodes"), b, &c.reason);
+  if (c.reason.empty()) ReadNodes(v.Find("nodes"), b, names_left, &c.reason);
   if (c.reason.empty()) ReadKeyValues(v.Find("labels"), "labels", &b->labels, &c.reason);
   if (c.reason.empty()) ReadKeyValues(v.Find("annotations"), "annotations", &b->annotations, &c.reason);
   b->nvlink = Lookup(b->annotations, kDomainKey);
@@ -341,8 +343,10 @@ void AddLeafSwitches(TopographModel* out) {
 
 }  // namespace
 
-Result<TopographModel> ParseTopographModel(std::string_view text, std::string_view source, Diagnostics& diag) {
+Result<TopographModel> ParseTopographModel(std::string_view text, std::string_view source, Diagnostics& diag,
+                                           size_t max_names) {
   const std::string src(source);
+  size_t names_left = max_names;
   auto doc = ParseNonEmptyYaml(text, source, "expected a topograph model");
   if (!doc.ok()) return doc.error();
   const YamlNode& root = *doc;
@@ -393,7 +397,7 @@ Result<TopographModel> ParseTopographModel(std::string_view text, std::string_vi
       if (!v.IsMap()) {
         draft.blk_cand.push_back({false, "block entries must be mappings"});
       } else {
-        draft.blk_cand.push_back(draft.original ? ReadOriginalBlock(v, &b) : ReadCurrentBlock(v, &b));
+        draft.blk_cand.push_back(draft.original ? ReadOriginalBlock(v, &b, &names_left) : ReadCurrentBlock(v, &b, &names_left));
       }
       draft.m.capacity_blocks.push_back(std::move(b));
     }

@@ -17,6 +17,7 @@
 
 #include "toposcope/base/diagnostics.h"
 #include "toposcope/base/result.h"
+#include "toposcope/formats/fabric/slurm_topology.h"
 
 namespace toposcope::formats {
 
@@ -78,7 +79,10 @@ struct TopographModel {
 // two blocks (the later block is rejected), a switch cycle, items missing their name/switch,
 // bad node ranges, unknown keys, values of the wrong YAML kind. Fails when the YAML is outside
 // the mini_yaml subset or the root has neither `switches:` nor `blocks:`/`capacity_blocks:`.
-Result<TopographModel> ParseTopographModel(std::string_view text, std::string_view source, Diagnostics& diag);
+// `max_names` caps the names all node ranges of the file expand to (the block that crosses it is
+// rejected).
+Result<TopographModel> ParseTopographModel(std::string_view text, std::string_view source, Diagnostics& diag,
+                                           size_t max_names = kMaxHostlistNames);
 
 // True when the first bytes look like a topograph model (`switches:` at column 0 and
 // `blocks:`/`capacity_blocks:` or child `switches:` lists).
