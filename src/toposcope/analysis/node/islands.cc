@@ -1,6 +1,9 @@
 #include "toposcope/analysis/node/islands.h"
 
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
+#include <iterator>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -95,16 +98,18 @@ double PairAffinity(double bandwidth_gbps, double pcie_ceiling_gbps, const LinkR
   return a;
 }
 
-IslandOutput AnalyzeIslands(const model::Dataset& ds, const std::vector<LinkReport>& links,
-                            const Thresholds& t) {
-  IslandOutput out;
-  std::map<std::pair<std::string, std::string>, const LinkReport*> link_by_pair;
-  for (const auto& l : links) link_by_pair[{l.a, l.b}] = &l;
+namespace {
 
-  for (const auto& [host, h] : ds.hosts) {
+using LinkByPair = std::map<std::pair<std::string, std::string>, const LinkReport*>;
+
+// One host's islands and GPUs (nothing when it has no GPUs).
+IslandOutput HostIslands(const std::string& host, const model::HostEvidence& h, const LinkByPair& link_by_pair,
+                         const Thresholds& t) {
+  IslandOutput out;
+  {
     std::vector<int> gpus;
     for (const auto& [idx, _] : h.gpus) gpus.push_back(idx);
-    if (gpus.empty()) continue;
+    if (gpus.empty()) return out;
     const size_t n = gpus.size();
     std::vector<int> labels(n, 0);
     IslandMethod method = IslandMethod::kNone;
@@ -181,6 +186,28 @@ IslandOutput AnalyzeIslands(const model::Dataset& ds, const std::vector<LinkRepo
       isl.kind = any_switch ? IslandKind::kNvswitch : IslandKind::kNvlink;
     }
     for (auto& isl : islands) out.islands.push_back(std::move(isl));
+  }
+  return out;
+}
+
+}  // namespace
+
+IslandOutput AnalyzeIslands(const model::Dataset& ds, const std::vector<LinkReport>& links,
+                            const Thresholds& t) {
+  LinkByPair link_by_pair;
+  for (const auto& l : links) link_by_pair[{l.a, l.b}] = &l;
+  // Hosts in parallel (TBB), joined in host order: the same whatever the threads.
+  std::vector<const std::pair<const std::string, model::HostEvidence>*> hosts;
+  hosts.reserve(ds.hosts.size());
+  for (const auto& kv : ds.hosts) hosts.push_back(&kv);
+  std::vector<IslandOutput> per_host(hosts.size());
+  tbb::parallel_for(size_t{0}, hosts.size(), [&](size_t i) {
+    per_host[i] = HostIslands(hosts[i]->first, hosts[i]->second, link_by_pair, t);
+  });
+  IslandOutput out;
+  for (IslandOutput& o : per_host) {
+    std::move(o.gpus.begin(), o.gpus.end(), std::back_inserter(out.gpus));
+    std::move(o.islands.begin(), o.islands.end(), std::back_inserter(out.islands));
   }
   return out;
 }

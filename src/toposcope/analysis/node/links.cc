@@ -1,6 +1,9 @@
 #include "toposcope/analysis/node/links.h"
 
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
+#include <iterator>
 #include <cmath>
 #include <map>
 #include <set>
@@ -245,9 +248,10 @@ Draft DraftOf(const std::string& host, const model::HostEvidence& h, const model
 
 // The drafts of every host's links (DraftOf), bandwidth-only ones resolved by the island and
 // NVSwitch rules above.
-std::vector<Draft> DraftLinks(const model::Dataset& ds, const Thresholds& t) {
+// The drafts of one host's GPU pairs.
+std::vector<Draft> HostDrafts(const std::string& host, const model::HostEvidence& h, const Thresholds& t) {
   std::vector<Draft> drafts;
-  for (const auto& [host, h] : ds.hosts) {
+  {
     std::set<model::GpuPair> pairs;
     for (const auto& [p, _] : h.nvsmi_links) pairs.insert(p);
     for (const auto& [p, _] : h.xml_links) pairs.insert(p);
@@ -263,6 +267,19 @@ std::vector<Draft> DraftLinks(const model::Dataset& ds, const Thresholds& t) {
     PromoteInIsland(bandwidth_only);
     InferBandwidthNvswitch(h, bandwidth_only);
   }
+  return drafts;
+}
+
+// Every host's drafts, hosts in parallel (TBB), joined in host order: the same whatever the threads.
+std::vector<Draft> DraftLinks(const model::Dataset& ds, const Thresholds& t) {
+  std::vector<const std::pair<const std::string, model::HostEvidence>*> hosts;
+  hosts.reserve(ds.hosts.size());
+  for (const auto& kv : ds.hosts) hosts.push_back(&kv);
+  std::vector<std::vector<Draft>> per_host(hosts.size());
+  tbb::parallel_for(size_t{0}, hosts.size(),
+                    [&](size_t i) { per_host[i] = HostDrafts(hosts[i]->first, hosts[i]->second, t); });
+  std::vector<Draft> drafts;
+  for (auto& v : per_host) std::move(v.begin(), v.end(), std::back_inserter(drafts));
   return drafts;
 }
 
@@ -372,7 +389,7 @@ int ExpectedLanes(const model::HostEvidence& h, const Draft& d, const Ref& r, co
 // Sets l->expected_lanes / expected_gbps of draft `d` from its host reference `r` (else the
 // fleet's); returns the basis of the expectation ("" when there is none); `lanes_basis` says where
 // the expected lanes come from.
-std::string SetExpectation(const model::HostEvidence& h, const Draft& d, const Ref& r, LinkRefs& refs,
+std::string SetExpectation(const model::HostEvidence& h, const Draft& d, const Ref& r, const LinkRefs& refs,
                            LinkReport* l, std::string* lanes_basis) {
   std::string basis;
   auto median_total = refs.host_median_nvlink_bw.find(d.host);
@@ -399,10 +416,10 @@ std::string SetExpectation(const model::HostEvidence& h, const Draft& d, const R
     l->expected_gbps = Median(r.bw);
     basis = "median of " + std::to_string(r.bw.size()) + " " + std::string(LinkTypeName(d.cls.type)) +
             " links on the host";
-  } else if (refs.fleet[d.cls.type].bw.size() >= 3) {
-    l->expected_gbps = refs.fleet_median[d.cls.type];
-    basis = "median of " + std::to_string(refs.fleet[d.cls.type].bw.size()) + " " +
-            std::string(LinkTypeName(d.cls.type)) + " links in the fleet";
+  } else if (auto fleet = refs.fleet.find(d.cls.type); fleet != refs.fleet.end() && fleet->second.bw.size() >= 3) {
+    l->expected_gbps = refs.fleet_median.at(d.cls.type);
+    basis = "median of " + std::to_string(fleet->second.bw.size()) + " " + std::string(LinkTypeName(d.cls.type)) +
+            " links in the fleet";
   }
   return basis;
 }
@@ -536,12 +553,13 @@ std::vector<LinkReport> AnalyzeLinks(const model::Dataset& ds, const Thresholds&
   const NoiseFit nf = MeasuredNoise(ds, t, noise);
   const stats::NoiseQuantiles nq = stats::EstimateNoise(nf.model, 50000, nf.seed);
   const std::vector<Draft> drafts = DraftLinks(ds, t);
-  LinkRefs refs = BuildRefs(drafts);
-  std::vector<LinkReport> out;
-  out.reserve(drafts.size());
-  for (const auto& d : drafts) {
-    const Ref& r = refs.host[{d.host, d.cls.type}];
-    LinkReport l;
+  const LinkRefs refs = BuildRefs(drafts);  // holds a reference for every draft's host and type
+  std::vector<LinkReport> out(drafts.size());
+  // Each link is judged on its own: in parallel (TBB), each into its own slot.
+  tbb::parallel_for(size_t{0}, drafts.size(), [&](size_t i) {
+    const Draft& d = drafts[i];
+    const Ref& r = refs.host.at({d.host, d.cls.type});
+    LinkReport& l = out[i];
     l.a = GpuName(d.host, d.pair.first);
     l.b = GpuName(d.host, d.pair.second);
     l.type = d.cls.type;
@@ -553,8 +571,7 @@ std::vector<LinkReport> AnalyzeLinks(const model::Dataset& ds, const Thresholds&
     std::string lanes_basis;
     const std::string basis = SetExpectation(h, d, r, refs, &l, &lanes_basis);
     JudgeLink(h, d, basis, lanes_basis, t, nq, &l);
-    out.push_back(std::move(l));
-  }
+  });
   return out;
 }
 
