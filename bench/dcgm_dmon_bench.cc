@@ -11,20 +11,16 @@
 // (bench/pandas_compare.py --format dmon uses them.)
 #include <benchmark/benchmark.h>
 
-#include <algorithm>
-#include <charconv>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <ctime>
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "bench_file_timing.h"
 #include "toposcope/base/file_io.h"
 #include "toposcope/formats/dcgm/dcgm_dmon.h"
 
@@ -164,68 +160,45 @@ BENCHMARK(BM_ReadRealH800Fixture);
 
 // Writes `spec` = "PATH:ITERATIONS" of plain dmon text, in chunks (large dumps stay small in memory).
 int DumpDmon(std::string_view spec) {
-  const size_t colon = spec.rfind(':');
+  std::string path;
   int64_t iterations = 0;
-  const std::string path(spec.substr(0, colon == std::string_view::npos ? 0 : colon));
-  if (colon != std::string_view::npos) {
-    const std::string_view n = spec.substr(colon + 1);
-    std::from_chars(n.data(), n.data() + n.size(), iterations);
-  }
-  if (path.empty() || iterations <= 0) {
+  if (!bench::SplitPathCount(spec, &path, &iterations)) {
     std::fprintf(stderr, "bad PATH:ITERATIONS in '%.*s'\n", static_cast<int>(spec.size()), spec.data());
     return 2;
   }
-  FILE* f = std::fopen(path.c_str(), "wb");
-  if (f == nullptr) {
-    std::fprintf(stderr, "cannot write %s\n", path.c_str());
-    return 2;
-  }
   TextGenerator gen(DmonTimestampStyle::kNone);
-  std::string buf;
-  bool ok = true;
-  for (int64_t i = 0; i < iterations; i += 1024) {
-    gen.Append(std::min<int64_t>(1024, iterations - i), &buf);
-    ok = ok && std::fwrite(buf.data(), 1, buf.size(), f) == buf.size();
-    buf.clear();
-  }
-  ok = std::fclose(f) == 0 && ok;
-  if (!ok) std::fprintf(stderr, "write failed: %s\n", path.c_str());
-  return ok ? 0 : 2;
+  return bench::WriteInChunks(path, "", iterations, 1024,
+                              [&gen](std::string* buf, int64_t, int64_t m) { gen.Append(m, buf); });
 }
 
 // Streams one dmon file through ReadDmon once (open + read + parse) and prints the time.
 int TimeDmon(const std::string& path) {
-  const auto start = std::chrono::steady_clock::now();
-  const std::clock_t cpu_start = std::clock();
-  auto in = OpenInput(path);
-  if (!in.ok()) {
-    std::fprintf(stderr, "%s\n", in.error().ToString().c_str());
-    return 2;
-  }
-  LineReader lines(std::move(*in));
-  Diagnostics diag;
   ReadCounts counts;
-  DmonOptions opts;
-  opts.start_ts_ns = 0;
   double sum = 0;
   int64_t values = 0;
-  auto r = ReadDmon(lines, path, opts, diag, counts, [&](const DmonRow& row) {
-    for (const double v : row.values) sum += std::isnan(v) ? 0.0 : v;
-    values += static_cast<int64_t>(row.values.size());
-  });
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const double cpu_secs = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
-  if (!r.ok()) {
-    std::fprintf(stderr, "%s\n", r.error().ToString().c_str());
-    return 2;
-  }
-  std::error_code ec;
-  const auto bytes = std::filesystem::file_size(path, ec);
+  int64_t iterations = 0;
+  bench::FileTiming t;
+  const bool ok = bench::TimeFileRead(
+      path,
+      [&](LineReader& lines) {
+        Diagnostics diag;
+        DmonOptions opts;
+        opts.start_ts_ns = 0;
+        auto r = ReadDmon(lines, path, opts, diag, counts, [&](const DmonRow& row) {
+          for (const double v : row.values) sum += std::isnan(v) ? 0.0 : v;
+          values += static_cast<int64_t>(row.values.size());
+        });
+        if (!r.ok()) return r.error().ToString();
+        iterations = r->iterations;
+        return std::string();
+      },
+      &t);
+  if (!ok) return 2;
   std::printf(
       "{\"seconds\": %.6f, \"cpu_seconds\": %.6f, \"bytes\": %lld, \"rows\": %lld, \"values\": %lld, "
       "\"iterations\": %lld, \"rejected\": %lld, \"sum\": %.17g}\n",
-      secs, cpu_secs, static_cast<long long>(bytes), static_cast<long long>(counts.accepted),
-      static_cast<long long>(values), static_cast<long long>(r->iterations),
+      t.seconds, t.cpu_seconds, t.bytes, static_cast<long long>(counts.accepted),
+      static_cast<long long>(values), static_cast<long long>(iterations),
       static_cast<long long>(counts.rejected), sum);
   return 0;
 }

@@ -11,17 +11,15 @@
 // (bench/pandas_compare.py uses them.)
 #include <benchmark/benchmark.h>
 
-#include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <ctime>
-#include <filesystem>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "bench_file_timing.h"
 #include "toposcope/base/file_io.h"
 #include "toposcope/formats/dcgm/dcgm_csv.h"
 #include "toposcope/formats/dcgm/prometheus_text.h"
@@ -207,88 +205,48 @@ BENCHMARK(BM_ReadCsvLongEpochNs)->Arg(128000)->Unit(benchmark::kMillisecond);
 void BM_ReadCsvWideIso(benchmark::State& state) { ReadCsv(state, CsvWide(state.range(0), CsvTimeStyle::kIso)); }
 BENCHMARK(BM_ReadCsvWideIso)->Arg(16000)->Unit(benchmark::kMillisecond);
 
-// "PATH:N" -> (PATH, N); N > 0.
-bool SplitSpec(std::string_view spec, std::string* path, int64_t* n) {
-  const size_t colon = spec.rfind(':');
-  if (colon == std::string_view::npos) return false;
-  *path = std::string(spec.substr(0, colon));
-  try {
-    *n = std::stoll(std::string(spec.substr(colon + 1)));
-  } catch (...) {
-    return false;
-  }
-  return *n > 0 && !path->empty();
-}
-
 // Writes synthetic data in chunks so that large dumps stay small in memory.
 int Dump(std::string_view kind, std::string_view spec) {
   std::string path;
   int64_t n = 0;
-  if (!SplitSpec(spec, &path, &n)) {
+  if (!bench::SplitPathCount(spec, &path, &n)) {
     std::fprintf(stderr, "bad PATH:N in '%.*s'\n", static_cast<int>(spec.size()), spec.data());
     return 2;
   }
-  FILE* f = std::fopen(path.c_str(), "wb");
-  if (f == nullptr) {
-    std::fprintf(stderr, "cannot write %s\n", path.c_str());
-    return 2;
-  }
-  std::string buf;
-  if (kind == "csv") AppendDcgmCsvHeader(&buf, DcgmCsvLayout::kLong);
-  if (kind == "csv-wide") AppendDcgmCsvHeader(&buf, DcgmCsvLayout::kWide, FieldNames());
+  std::string header;
+  if (kind == "csv") AppendDcgmCsvHeader(&header, DcgmCsvLayout::kLong);
+  if (kind == "csv-wide") AppendDcgmCsvHeader(&header, DcgmCsvLayout::kWide, FieldNames());
   const int64_t chunk = kind == "prom" ? 16 : 65536;
-  bool ok = true;
-  for (int64_t i = 0; i < n; i += chunk) {
-    const int64_t m = std::min(chunk, n - i);
-    if (kind == "csv") AppendCsvLong(&buf, i, m, CsvTimeStyle::kIso);
-    if (kind == "csv-wide") AppendCsvWide(&buf, i, m, CsvTimeStyle::kIso);
-    if (kind == "prom") AppendPromScrapes(&buf, i, m);
-    ok = ok && std::fwrite(buf.data(), 1, buf.size(), f) == buf.size();
-    buf.clear();
-  }
-  ok = std::fclose(f) == 0 && ok;
-  if (!ok) std::fprintf(stderr, "write failed: %s\n", path.c_str());
-  return ok ? 0 : 2;
+  return bench::WriteInChunks(path, std::move(header), n, chunk, [kind](std::string* buf, int64_t i, int64_t m) {
+    if (kind == "csv") AppendCsvLong(buf, i, m, CsvTimeStyle::kIso);
+    if (kind == "csv-wide") AppendCsvWide(buf, i, m, CsvTimeStyle::kIso);
+    if (kind == "prom") AppendPromScrapes(buf, i, m);
+  });
 }
 
 // Streams one file through its reader once and prints the time.
 int TimeFile(const std::string& path) {
-  const auto start = std::chrono::steady_clock::now();
-  const std::clock_t cpu_start = std::clock();
-  auto in = OpenInput(path);
-  if (!in.ok()) {
-    std::fprintf(stderr, "%s\n", in.error().ToString().c_str());
-    return 2;
-  }
-  LineReader lines(std::move(*in));
-  Diagnostics diag;
   ReadCounts counts;
   int64_t samples = 0;
-  bool ok = true;
-  std::string error;
-  if (path.size() > 5 && path.substr(path.size() - 5) == ".prom") {
-    auto r = ReadPromText(lines, path, [&](const PromSample&) { ++samples; }, diag, counts);
-    ok = r.ok();
-    if (!ok) error = r.error().ToString();
-  } else {
-    auto r = ReadDcgmCsv(lines, path, [&](const CsvSample&) { ++samples; }, diag, counts);
-    ok = r.ok();
-    if (!ok) error = r.error().ToString();
-  }
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const double cpu_secs = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
-  if (!ok) {
-    std::fprintf(stderr, "%s\n", error.c_str());
-    return 2;
-  }
-  std::error_code ec;
-  const auto bytes = std::filesystem::file_size(path, ec);
+  bench::FileTiming t;
+  const bool ok = bench::TimeFileRead(
+      path,
+      [&](LineReader& lines) {
+        Diagnostics diag;
+        if (path.size() > 5 && path.substr(path.size() - 5) == ".prom") {
+          auto r = ReadPromText(lines, path, [&](const PromSample&) { ++samples; }, diag, counts);
+          return r.ok() ? std::string() : r.error().ToString();
+        }
+        auto r = ReadDcgmCsv(lines, path, [&](const CsvSample&) { ++samples; }, diag, counts);
+        return r.ok() ? std::string() : r.error().ToString();
+      },
+      &t);
+  if (!ok) return 2;
   std::printf(
       "{\"seconds\": %.6f, \"cpu_seconds\": %.6f, \"bytes\": %lld, \"samples\": %lld, \"records\": %lld, "
       "\"rejected\": %lld}\n",
-      secs, cpu_secs,
-              static_cast<long long>(bytes), static_cast<long long>(samples),
-              static_cast<long long>(counts.read), static_cast<long long>(counts.rejected));
+      t.seconds, t.cpu_seconds, t.bytes, static_cast<long long>(samples),
+      static_cast<long long>(counts.read), static_cast<long long>(counts.rejected));
   return 0;
 }
 

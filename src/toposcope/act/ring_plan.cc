@@ -10,6 +10,7 @@
 #include "toposcope/analysis/fabric/link_weights.h"
 #include "toposcope/base/text.h"
 #include "toposcope/base/time.h"
+#include "toposcope/formats/fabric/path_probe.h"
 #include "toposcope/stats/order_stats.h"
 
 namespace toposcope::act {
@@ -40,17 +41,6 @@ struct Context {
   std::vector<double> cost;                        // n x n edge costs
   size_t n() const { return hosts.size(); }
 };
-
-// A probe's node list: src, its hops (a leading src / trailing dst dropped), dst.
-std::vector<std::string> ProbeNodes(const formats::PathProbe& p) {
-  std::vector<std::string> nodes{p.src};
-  size_t b = 0, e = p.hops.size();
-  if (b < e && p.hops[b] == p.src) ++b;
-  if (b < e && p.hops[e - 1] == p.dst) --e;
-  for (size_t i = b; i < e; ++i) nodes.push_back(p.hops[i]);
-  nodes.push_back(p.dst);
-  return nodes;
-}
 
 // Every host the inputs know: fabric hosts, probe endpoints, inferred-leaf hosts.
 std::set<std::string> KnownHosts(const RingPlanInputs& in) {
@@ -84,7 +74,7 @@ void AddPairProbes(const RingPlanInputs& in, Context& c) {
     PairProbes& pp = c.pairs[std::minmax(ia->second, ib->second)];
     if (std::isfinite(p.rtt_us) && p.rtt_us >= 0 && !(pp.min_rtt_us <= p.rtt_us)) pp.min_rtt_us = p.rtt_us;
     if (p.hops.empty()) continue;
-    const std::vector<std::string> nodes = ProbeNodes(p);
+    const std::vector<std::string> nodes = formats::ProbeNodes(p);
     bool whole = true;
     for (const std::string& node : nodes) whole = whole && node != formats::kUnknownHop;
     for (size_t k = 0; k + 1 < nodes.size(); ++k) {
@@ -221,7 +211,7 @@ void FindFlappingCables(const RingPlanInputs& in, const RingPlanOptions& opt, Co
     std::vector<int64_t>& pw = pair_windows[key];
     if (pw.empty()) pw.assign(w_count, 0);
     ++pw[w];
-    const std::vector<std::string> nodes = ProbeNodes(p);
+    const std::vector<std::string> nodes = formats::ProbeNodes(p);
     for (size_t k = 0; k + 1 < nodes.size(); ++k) {
       const std::string& a = nodes[k];
       const std::string& b = nodes[k + 1];

@@ -18,6 +18,7 @@
 #include "toposcope/app/find_slow_nodes_command.h"
 #include "toposcope/base/file_io.h"
 #include "toposcope/base/text.h"
+#include "toposcope/formats/fabric/path_probe.h"
 #include "toposcope/report/export/opensm_export.h"
 #include "toposcope/report/html/html_report.h"
 #include "toposcope/report/result_json.h"
@@ -136,12 +137,7 @@ void PinnedPairs(Context& c) {
   std::map<Pair, std::pair<int64_t, std::map<std::string, int64_t>>> by_pair;  // probes, crossings per cable
   for (const formats::PathProbe& p : c.state.dataset->path_probes) {
     if (p.src.empty() || p.dst.empty() || p.src == p.dst) continue;
-    std::vector<std::string> nodes{p.src};
-    size_t b = 0, e = p.hops.size();
-    if (b < e && p.hops[b] == p.src) ++b;
-    if (b < e && p.hops[e - 1] == p.dst) --e;
-    for (size_t i = b; i < e; ++i) nodes.push_back(p.hops[i]);
-    nodes.push_back(p.dst);
+    const std::vector<std::string> nodes = formats::ProbeNodes(p);
     auto& [n, cables] = by_pair[Unordered(p.src, p.dst)];
     ++n;
     std::set<std::string> seen;

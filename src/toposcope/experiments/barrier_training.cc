@@ -169,19 +169,9 @@ Status TrainSteps(const BarrierTrainingOptions& o, int self, BarrierLink& tr,
     if (!ReportPort(up_fd, down_fd, tr.Port(), o.workers, ports)) _exit(3);
     tr.Connect(ports);
     // Hello to every peer, then wait for theirs: every connection is up before step 0.
-    for (int p = 0; p < o.workers; ++p) {
-      if (p != self) tr.Send(p, kHello, 0, {});
-    }
-    int hellos = 1;
     std::vector<Frame> early;  // a fast peer's first frames, kept for the steps
-    Status s = tr.Pump([&] { return hellos == o.workers; },
-                       [&](const Frame& f) {
-                         if (f.type == kHello)
-                           ++hellos;
-                         else
-                           early.push_back(f);
-                       },
-                       o.timeout_s);
+    Status s = ExchangeHellos(
+        tr, [&](int p) { tr.Send(p, kHello, 0, {}); }, kHello, self, o.workers, o.timeout_s, early);
     if (s.ok()) s = TrainSteps(o, self, tr, early, out);
     if (!s.ok()) out = {{"error", s.error().ToString()}};
   }

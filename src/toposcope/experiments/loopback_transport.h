@@ -54,14 +54,7 @@ class LoopbackTransport {
   // the next one to come due or arrive.
   template <class Handle>
   void Poll(Handle handle, int64_t max_wait_ns) {
-    Receive();
-    const int64_t now = NowNs();
-    while (!due_.empty() && due_.top().arrival_ns <= now) {
-      Frame f = due_.top();
-      due_.pop();
-      last_arrival_ns = f.arrival_ns;
-      handle(f);
-    }
+    HandOverDue(handle, [] { return false; });
     Wait(max_wait_ns);
   }
   // Hands frames over as they come due until `done()`; fails (kInternal) after timeout_s.
@@ -69,15 +62,7 @@ class LoopbackTransport {
   Status Pump(Done done, Handle handle, double timeout_s) {
     const int64_t deadline = NowNs() + static_cast<int64_t>(timeout_s * 1e9);
     while (!done()) {
-      Receive();
-      const int64_t now = NowNs();
-      while (!due_.empty() && due_.top().arrival_ns <= now) {
-        Frame f = due_.top();
-        due_.pop();
-        last_arrival_ns = f.arrival_ns;
-        handle(f);
-        if (done()) return {};
-      }
+      const int64_t now = HandOverDue(handle, done);
       if (done()) return {};
       if (now > deadline) return MakeKindError(ErrorKind::kInternal, "node " + std::to_string(self_) + " timed out");
       Wait(1000000);
@@ -92,6 +77,21 @@ class LoopbackTransport {
   };
   void Receive();
   void Wait(int64_t max_wait_ns);
+  // Receives, then hands every frame whose arrival time has come to `handle`, stopping early once
+  // `stop()`. Returns the time it compared the arrivals with.
+  template <class Handle, class Stop>
+  int64_t HandOverDue(Handle& handle, const Stop& stop) {
+    Receive();
+    const int64_t now = NowNs();
+    while (!due_.empty() && due_.top().arrival_ns <= now) {
+      Frame f = due_.top();
+      due_.pop();
+      last_arrival_ns = f.arrival_ns;
+      handle(f);
+      if (stop()) break;
+    }
+    return now;
+  }
 
   int self_;
   int linger_ms_;
@@ -116,6 +116,26 @@ Result<ForkedProcesses> ForkProcesses(int n, const std::function<void(int, int, 
 bool ExchangePorts(const ForkedProcesses& f);
 // A process: reports its port, reads every port.
 bool ReportPort(int up_fd, int down_fd, int port, int n, std::vector<int>& ports);
+// A process's handshake once connected: `send_hello(peer)` sends a frame of type `hello` to each of
+// the other n - 1 processes, then `link.Pump` hands frames over until a hello has come from each
+// (every connection is up before the run); the other frames that come meanwhile (a faster peer's
+// first ones) are appended to `early`. Fails as Pump does, after timeout_s.
+template <class Link, class SendHello>
+Status ExchangeHellos(Link& link, SendHello send_hello, uint8_t hello, int self, int n, double timeout_s,
+                      std::vector<Frame>& early) {
+  for (int p = 0; p < n; ++p) {
+    if (p != self) send_hello(p);
+  }
+  int hellos = 1;
+  return link.Pump([&] { return hellos == n; },
+                   [&](const Frame& f) {
+                     if (f.type == hello)
+                       ++hellos;
+                     else
+                       early.push_back(f);
+                   },
+                   timeout_s);
+}
 // A length-prefixed text over a pipe (the result of a process).
 bool WriteText(int fd, const std::string& text);
 // "" when the process ended without one.

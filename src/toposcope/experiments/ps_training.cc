@@ -547,19 +547,10 @@ Status PsNode::Run(const std::vector<Frame>& early, json& out) {
     std::vector<int> ports;
     if (!ReportPort(up_fd, down_fd, node.link().Port(), o.nodes, ports)) _exit(3);
     node.link().Connect(ports);
-    for (int p = 0; p < o.nodes; ++p) {
-      if (p != self) node.link().SendAt(p, kHello, 0, {}, 0);
-    }
-    int hellos = 1;
     std::vector<Frame> early;  // a faster peer's first frames, handed over once running
-    Status s = node.link().Pump([&] { return hellos == o.nodes; },
-                                [&](const Frame& f) {
-                                  if (f.type == kHello)
-                                    ++hellos;
-                                  else
-                                    early.push_back(f);
-                                },
-                                o.timeout_s);
+    Status s = ExchangeHellos(
+        node.link(), [&](int p) { node.link().SendAt(p, kHello, 0, {}, 0); }, kHello, self, o.nodes, o.timeout_s,
+        early);
     if (s.ok()) s = node.Run(early, out);
     if (!s.ok()) out = {{"error", s.error().ToString()}};
     close(fd);

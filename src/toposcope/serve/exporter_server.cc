@@ -6,13 +6,12 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <thread>
 
 #include "toposcope/base/time.h"
+#include "toposcope/serve/http_listen.h"
 
 namespace toposcope::serve {
 namespace {
@@ -102,11 +101,7 @@ struct ExporterServer::Impl {
   int64_t scrapes = 0;
   int64_t served = 0;
 
-  std::mutex stop_mu;
-  std::condition_variable stop_cv;
-  bool stop_requested = false;
-  bool listen_done = false;
-  bool bound = false;
+  HttpListener listener;
 
   Impl(ExporterOptions o, ExporterData d) : opt(std::move(o)), timeline(std::move(d)) {}
   void Routes(ExporterServer* self);
@@ -201,53 +196,19 @@ int64_t ExporterServer::start_ms() const {
 }
 
 Result<int> ExporterServer::Bind() {
-  int port = impl_->opt.port;
-  if (port == 0) {
-    port = impl_->http.bind_to_any_port(impl_->opt.host);
-    if (port < 0) port = 0;
-  } else if (!impl_->http.bind_to_port(impl_->opt.host, port)) {
-    port = 0;
-  }
-  if (port <= 0) {
-    return MakeKindError(ErrorKind::kUsage,
-                         "cannot listen on " + impl_->opt.host + ":" + std::to_string(impl_->opt.port),
-                         "the port may be in use, or the address not this machine's; try another --listen");
-  }
-  impl_->bound = true;
-  return port;
+  return impl_->listener.Bind(impl_->http, impl_->opt.host, impl_->opt.port);
 }
 
 Status ExporterServer::Run() {
-  if (!impl_->bound) return MakeKindError(ErrorKind::kInternal, "exporter: Run before Bind");
-  // httplib's stop() is called from this thread alone, once the server runs.
-  std::thread stopper([this] {
-    std::unique_lock<std::mutex> lock(impl_->stop_mu);
-    while (true) {
-      impl_->stop_cv.wait_for(lock, std::chrono::milliseconds(100));
-      if (impl_->listen_done) return;
-      if (impl_->stop_requested && impl_->http.is_running()) {
-        impl_->http.stop();
-        return;
-      }
+  // Beside the server: nothing but handing it a stop once one is asked for.
+  return impl_->listener.Run(impl_->http, "exporter", [this] {
+    while (impl_->listener.AwaitStop(impl_->http) != HttpListener::Turn::kEnd) {
     }
   });
-  const bool ok = impl_->http.listen_after_bind();
-  {
-    std::lock_guard<std::mutex> lock(impl_->stop_mu);
-    impl_->listen_done = true;
-  }
-  impl_->stop_cv.notify_all();
-  stopper.join();
-  if (!ok) return MakeKindError(ErrorKind::kInternal, "the HTTP server stopped on an error");
-  return {};
 }
 
 void ExporterServer::Stop() {
-  {
-    std::lock_guard<std::mutex> lock(impl_->stop_mu);
-    impl_->stop_requested = true;
-  }
-  impl_->stop_cv.notify_all();
+  impl_->listener.Stop();
 }
 
 }  // namespace toposcope::serve

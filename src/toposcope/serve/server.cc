@@ -8,14 +8,13 @@
 #include <cctype>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <mutex>
-#include <thread>
 
 #include "toposcope/report/export/metrics.h"
 #include "toposcope/report/export/prometheus_export.h"
 #include "toposcope/report/html/html_report.h"
+#include "toposcope/serve/http_listen.h"
 #include "toposcope/serve/input_watch.h"
 
 namespace toposcope::serve {
@@ -91,11 +90,7 @@ struct Server::Impl {
   std::atomic<bool> last_ok{false};
   std::array<std::atomic<int64_t>, kEndpoints> requests{};
 
-  std::mutex stop_mu;
-  std::condition_variable stop_cv;
-  bool stop_requested = false;
-  bool listen_done = false;  // listen_after_bind returned (nothing left to stop)
-  bool bound = false;
+  HttpListener listener;
 
   void Count(Endpoint e) { requests[e].fetch_add(1, std::memory_order_relaxed); }
   std::shared_ptr<const Snapshot> Current() const {
@@ -175,20 +170,10 @@ void Server::Impl::Routes() {
 void Server::Impl::Watch() {
   ChangeDetector detector(analysed_fp);
   auto next_poll = std::chrono::steady_clock::now() + std::chrono::duration<double>(opt.poll_s);
-  bool stop_sent = false;
   while (true) {
-    {
-      std::unique_lock<std::mutex> lock(stop_mu);
-      stop_cv.wait_for(lock, std::chrono::milliseconds(100), [this] { return stop_requested; });
-      if (stop_requested) {
-        if (stop_sent || listen_done) return;
-        if (http.is_running()) {
-          http.stop();
-          stop_sent = true;
-        }
-        continue;
-      }
-    }
+    const HttpListener::Turn turn = listener.AwaitStop(http);
+    if (turn == HttpListener::Turn::kEnd) return;
+    if (turn == HttpListener::Turn::kWait) continue;
     if (opt.poll_s <= 0 || std::chrono::steady_clock::now() < next_poll) continue;
     next_poll = std::chrono::steady_clock::now() + std::chrono::duration<double>(opt.poll_s);
     if (!detector.Poll(FingerprintInputs(opt.watch, opt.exclude_dir))) continue;
@@ -269,42 +254,15 @@ Status Server::Analyze() {
 }
 
 Result<int> Server::Bind() {
-  int port = impl_->opt.port;
-  if (port == 0) {
-    port = impl_->http.bind_to_any_port(impl_->opt.host);
-    if (port < 0) port = 0;
-  } else if (!impl_->http.bind_to_port(impl_->opt.host, port)) {
-    port = 0;
-  }
-  if (port <= 0) {
-    return MakeKindError(ErrorKind::kUsage,
-                         "cannot listen on " + impl_->opt.host + ":" + std::to_string(impl_->opt.port),
-                         "the port may be in use, or the address not this machine's; try another --listen");
-  }
-  impl_->bound = true;
-  return port;
+  return impl_->listener.Bind(impl_->http, impl_->opt.host, impl_->opt.port);
 }
 
 Status Server::Run() {
-  if (!impl_->bound) return MakeKindError(ErrorKind::kInternal, "serve: Run before Bind");
-  std::thread watcher([this] { impl_->Watch(); });
-  const bool ok = impl_->http.listen_after_bind();
-  {
-    std::lock_guard<std::mutex> lock(impl_->stop_mu);
-    impl_->listen_done = true;
-  }
-  Stop();
-  watcher.join();
-  if (!ok) return MakeKindError(ErrorKind::kInternal, "the HTTP server stopped on an error");
-  return {};
+  return impl_->listener.Run(impl_->http, "serve", [this] { impl_->Watch(); });
 }
 
 void Server::Stop() {
-  {
-    std::lock_guard<std::mutex> lock(impl_->stop_mu);
-    impl_->stop_requested = true;
-  }
-  impl_->stop_cv.notify_all();
+  impl_->listener.Stop();
 }
 
 std::shared_ptr<const Snapshot> Server::Current() const {

@@ -3,8 +3,10 @@
 
 #include <cmath>
 #include <optional>
+#include <utility>
 
 #include "toposcope/base/text.h"
+#include "toposcope/formats/fabric/ib_guid.h"
 
 namespace toposcope::formats {
 namespace {
@@ -77,11 +79,7 @@ std::string ReadPort(std::string_view t, IbLinkInfoPort& p) {
     return "not an iblinkinfo port line (no `==( ... )==>`)";
   }
   std::string_view left = Trim(t.substr(0, open));
-  if (StartsWith(left, "0x")) {
-    const size_t sp = left.find_first_of(" \t");
-    p.port_guid = std::string(left.substr(0, sp));
-    left = sp == std::string_view::npos ? std::string_view() : Trim(left.substr(sp));
-  }
+  if (std::string guid = TakeGuidWord(&left); !guid.empty()) p.port_guid = std::move(guid);
   if (std::string why = ReadEnd(left, false, &p.lid, &p.port); !why.empty()) return why;
   if (std::string why = ReadLink(t.substr(open + 3, close - open - 3), p); !why.empty()) return why;
   const std::string_view right = Trim(t.substr(close + 4));
@@ -118,10 +116,8 @@ Result<IbLinkInfo> ParseIbLinkInfo(std::string_view text, std::string_view sourc
       node = IbLinkInfoPort{};
       node.switch_node = sw;
       if (sw) {
-        const size_t sp = rest.find_first_of(" \t");
-        node.node_guid = std::string(rest.substr(0, sp));
-        rest = sp == std::string_view::npos ? std::string_view() : Trim(rest.substr(sp));
-        if (!StartsWith(node.node_guid, "0x")) {
+        node.node_guid = TakeGuidWord(&rest);
+        if (node.node_guid.empty()) {
           in_node = false;
           reject(t, "switch header without a 0x GUID");
           continue;

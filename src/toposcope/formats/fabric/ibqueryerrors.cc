@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "toposcope/base/text.h"
+#include "toposcope/formats/fabric/ib_guid.h"
 
 namespace toposcope::formats {
 namespace {
@@ -12,12 +13,7 @@ namespace {
 // `Errors for [0x<guid>] "<desc>"`: fills the node's GUID and description; why not, or "".
 std::string ReadHeader(std::string_view t, std::string* guid, std::string* desc) {
   std::string_view rest = Trim(t.substr(std::string_view("Errors for").size()));
-  guid->clear();
-  if (StartsWith(rest, "0x") || StartsWith(rest, "0X")) {
-    const size_t sp = rest.find_first_of(" \t");
-    *guid = std::string(rest.substr(0, sp));
-    rest = sp == std::string_view::npos ? std::string_view() : Trim(rest.substr(sp));
-  }
+  *guid = TakeGuidWord(&rest, /*upper_x=*/true);
   const size_t q1 = rest.find('"');
   const size_t q2 = q1 == std::string_view::npos ? q1 : rest.rfind('"');
   if (q2 == std::string_view::npos || q2 == q1) return "header without a quoted node description";

@@ -431,6 +431,16 @@ bool SameDouble(double a, double b) { return (std::isnan(a) && std::isnan(b)) ||
 
 }  // namespace
 
+std::vector<std::string> ProbeNodes(const PathProbe& p) {
+  std::vector<std::string> nodes{p.src};
+  size_t b = 0, e = p.hops.size();
+  if (b < e && p.hops[b] == p.src) ++b;
+  if (b < e && p.hops[e - 1] == p.dst) --e;
+  for (size_t i = b; i < e; ++i) nodes.push_back(p.hops[i]);
+  nodes.push_back(p.dst);
+  return nodes;
+}
+
 bool operator==(const PathProbe& a, const PathProbe& b) {
   if (a.ts_ns != b.ts_ns || a.src != b.src || a.dst != b.dst || a.hops != b.hops ||
       !SameDouble(a.rtt_us, b.rtt_us) || a.hop_rtt_us.size() != b.hop_rtt_us.size()) {

@@ -75,6 +75,9 @@ Result<PathProbeSummary> ParsePathProbes(std::string_view text, std::string_view
                                          Diagnostics& diag, const PathProbeSink& sink,
                                          std::string_view default_src = {});
 
+// A probe's node list: src, its hops (a leading src / trailing dst hop dropped), dst.
+std::vector<std::string> ProbeNodes(const PathProbe& p);
+
 // Writers of our layouts. CSV header `ts_ns,src,dst,hops,rtt_us` (rtt_us with 3 decimals, empty
 // when NaN; hops `;`-joined); JSONL {"ts_ns":..,"src":..,"dst":..,"hops":[..],"rtt_us":..}
 // (rtt_us null when NaN). Round-trip through ReadPathProbes (rtt to 3 decimals; hop_rtt_us is
