@@ -106,87 +106,85 @@ using LinkByPair = std::map<std::pair<std::string, std::string>, const LinkRepor
 IslandOutput HostIslands(const std::string& host, const model::HostEvidence& h, const LinkByPair& link_by_pair,
                          const Thresholds& t) {
   IslandOutput out;
-  {
-    std::vector<int> gpus;
-    for (const auto& [idx, _] : h.gpus) gpus.push_back(idx);
-    if (gpus.empty()) return out;
-    const size_t n = gpus.size();
-    std::vector<int> labels(n, 0);
-    IslandMethod method = IslandMethod::kNone;
-    bool measured_all = true;
-    if (!h.measured.empty()) {
-      Eigen::MatrixXd w = Eigen::MatrixXd::Zero(static_cast<int>(n), static_cast<int>(n));
-      for (size_t i = 0; i < n; ++i) {
-        for (size_t j = i + 1; j < n; ++j) {
-          auto it = h.measured.find(model::MakePair(gpus[i], gpus[j]));
-          if (it == h.measured.end()) {
-            measured_all = false;
-            continue;
-          }
-          double s = 0;
-          for (double v : it->second.samples_gbps) s += v;
-          auto lk = link_by_pair.find({GpuName(host, gpus[i]), GpuName(host, gpus[j])});
-          const double a = PairAffinity(s / static_cast<double>(it->second.samples_gbps.size()),
-                                        PairPcieCeilingGbps(h, gpus[i], gpus[j]),
-                                        lk != link_by_pair.end() ? lk->second : nullptr, t);
-          w(static_cast<int>(i), static_cast<int>(j)) = a;
-          w(static_cast<int>(j), static_cast<int>(i)) = a;
-        }
-      }
-      stats::SpectralOptions opt;
-      opt.isolated_degree = 0.3;
-      opt.max_clusters = static_cast<int>(n);
-      const stats::SpectralResult sr = stats::SpectralClusterDense(w, opt);
-      labels = sr.labels;
-      method = measured_all ? IslandMethod::kSpectral : IslandMethod::kSpectralPartial;
-    } else {
-      const auto& declared = !h.nvsmi_links.empty() ? h.nvsmi_links : h.xml_links;
-      labels = DeclaredComponents(gpus, declared);
-      method = declared.empty() ? IslandMethod::kNone : IslandMethod::kDeclared;
-    }
-    std::vector<std::pair<std::string, bool>> agree;
-    if (!h.nvsmi_links.empty()) agree.emplace_back("nvidia-smi-topo", SamePartition(labels, DeclaredComponents(gpus, h.nvsmi_links)));
-    if (!h.xml_links.empty()) agree.emplace_back("nccl-topo-xml", SamePartition(labels, DeclaredComponents(gpus, h.xml_links)));
-
-    // Number islands by their smallest member.
-    std::map<int, int> renum;
-    for (size_t i = 0; i < n; ++i) renum.emplace(labels[i], static_cast<int>(renum.size()));
-    std::vector<IslandReport> islands(renum.size());
+  std::vector<int> gpus;
+  for (const auto& [idx, _] : h.gpus) gpus.push_back(idx);
+  if (gpus.empty()) return out;
+  const size_t n = gpus.size();
+  std::vector<int> labels(n, 0);
+  IslandMethod method = IslandMethod::kNone;
+  bool measured_all = true;
+  if (!h.measured.empty()) {
+    Eigen::MatrixXd w = Eigen::MatrixXd::Zero(static_cast<int>(n), static_cast<int>(n));
     for (size_t i = 0; i < n; ++i) {
-      const int k = renum[labels[i]];
-      islands[k].members.push_back(GpuName(host, gpus[i]));
-      GpuReport g;
-      g.id = GpuName(host, gpus[i]);
-      g.host = host;
-      g.index = gpus[i];
-      g.island = host + "/island" + std::to_string(k);
-      out.gpus.push_back(g);
-    }
-    for (size_t k = 0; k < islands.size(); ++k) {
-      IslandReport& isl = islands[k];
-      isl.id = host + "/island" + std::to_string(k);
-      isl.host = host;
-      isl.method = method;
-      isl.agrees_with = agree;
-      if (method == IslandMethod::kNone) {
-        isl.kind = IslandKind::kUnknown;  // nothing measured or declared about this host's GPU pairs
-        continue;
-      }
-      if (isl.members.size() == 1) {
-        isl.kind = IslandKind::kPcie;
-        continue;
-      }
-      bool any_switch = false;
-      for (size_t i = 0; i < isl.members.size(); ++i) {
-        for (size_t j = i + 1; j < isl.members.size(); ++j) {
-          auto it = link_by_pair.find({isl.members[i], isl.members[j]});
-          if (it != link_by_pair.end() && it->second->type == LinkType::kNvswitch) any_switch = true;
+      for (size_t j = i + 1; j < n; ++j) {
+        auto it = h.measured.find(model::MakePair(gpus[i], gpus[j]));
+        if (it == h.measured.end()) {
+          measured_all = false;
+          continue;
         }
+        double s = 0;
+        for (double v : it->second.samples_gbps) s += v;
+        auto lk = link_by_pair.find({GpuName(host, gpus[i]), GpuName(host, gpus[j])});
+        const double a = PairAffinity(s / static_cast<double>(it->second.samples_gbps.size()),
+                                      PairPcieCeilingGbps(h, gpus[i], gpus[j]),
+                                      lk != link_by_pair.end() ? lk->second : nullptr, t);
+        w(static_cast<int>(i), static_cast<int>(j)) = a;
+        w(static_cast<int>(j), static_cast<int>(i)) = a;
       }
-      isl.kind = any_switch ? IslandKind::kNvswitch : IslandKind::kNvlink;
     }
-    for (auto& isl : islands) out.islands.push_back(std::move(isl));
+    stats::SpectralOptions opt;
+    opt.isolated_degree = 0.3;
+    opt.max_clusters = static_cast<int>(n);
+    const stats::SpectralResult sr = stats::SpectralClusterDense(w, opt);
+    labels = sr.labels;
+    method = measured_all ? IslandMethod::kSpectral : IslandMethod::kSpectralPartial;
+  } else {
+    const auto& declared = !h.nvsmi_links.empty() ? h.nvsmi_links : h.xml_links;
+    labels = DeclaredComponents(gpus, declared);
+    method = declared.empty() ? IslandMethod::kNone : IslandMethod::kDeclared;
   }
+  std::vector<std::pair<std::string, bool>> agree;
+  if (!h.nvsmi_links.empty()) agree.emplace_back("nvidia-smi-topo", SamePartition(labels, DeclaredComponents(gpus, h.nvsmi_links)));
+  if (!h.xml_links.empty()) agree.emplace_back("nccl-topo-xml", SamePartition(labels, DeclaredComponents(gpus, h.xml_links)));
+
+  // Number islands by their smallest member.
+  std::map<int, int> renum;
+  for (size_t i = 0; i < n; ++i) renum.emplace(labels[i], static_cast<int>(renum.size()));
+  std::vector<IslandReport> islands(renum.size());
+  for (size_t i = 0; i < n; ++i) {
+    const int k = renum[labels[i]];
+    islands[k].members.push_back(GpuName(host, gpus[i]));
+    GpuReport g;
+    g.id = GpuName(host, gpus[i]);
+    g.host = host;
+    g.index = gpus[i];
+    g.island = host + "/island" + std::to_string(k);
+    out.gpus.push_back(g);
+  }
+  for (size_t k = 0; k < islands.size(); ++k) {
+    IslandReport& isl = islands[k];
+    isl.id = host + "/island" + std::to_string(k);
+    isl.host = host;
+    isl.method = method;
+    isl.agrees_with = agree;
+    if (method == IslandMethod::kNone) {
+      isl.kind = IslandKind::kUnknown;  // nothing measured or declared about this host's GPU pairs
+      continue;
+    }
+    if (isl.members.size() == 1) {
+      isl.kind = IslandKind::kPcie;
+      continue;
+    }
+    bool any_switch = false;
+    for (size_t i = 0; i < isl.members.size(); ++i) {
+      for (size_t j = i + 1; j < isl.members.size(); ++j) {
+        auto it = link_by_pair.find({isl.members[i], isl.members[j]});
+        if (it != link_by_pair.end() && it->second->type == LinkType::kNvswitch) any_switch = true;
+      }
+    }
+    isl.kind = any_switch ? IslandKind::kNvswitch : IslandKind::kNvlink;
+  }
+  for (auto& isl : islands) out.islands.push_back(std::move(isl));
   return out;
 }
 

@@ -250,23 +250,20 @@ Draft DraftOf(const std::string& host, const model::HostEvidence& h, const model
 // NVSwitch rules above.
 // The drafts of one host's GPU pairs.
 std::vector<Draft> HostDrafts(const std::string& host, const model::HostEvidence& h, const Thresholds& t) {
+  std::set<model::GpuPair> pairs;
+  for (const auto& [p, _] : h.nvsmi_links) pairs.insert(p);
+  for (const auto& [p, _] : h.xml_links) pairs.insert(p);
+  for (const auto& [p, _] : h.measured) pairs.insert(p);
+  for (const auto& [p, _] : h.p2p_status) pairs.insert(p);
+  const bool nvsmi_nvswitch = LanesNeedNvswitch(h, h.nvsmi_links);
   std::vector<Draft> drafts;
-  {
-    std::set<model::GpuPair> pairs;
-    for (const auto& [p, _] : h.nvsmi_links) pairs.insert(p);
-    for (const auto& [p, _] : h.xml_links) pairs.insert(p);
-    for (const auto& [p, _] : h.measured) pairs.insert(p);
-    for (const auto& [p, _] : h.p2p_status) pairs.insert(p);
-    const bool nvsmi_nvswitch = LanesNeedNvswitch(h, h.nvsmi_links);
-    const size_t first = drafts.size();
-    for (const auto& p : pairs) drafts.push_back(DraftOf(host, h, p, nvsmi_nvswitch, t));
-    std::vector<Draft*> bandwidth_only;
-    for (size_t i = first; i < drafts.size(); ++i) {
-      if (drafts[i].type_source == LinkTypeSource::kBandwidth) bandwidth_only.push_back(&drafts[i]);
-    }
-    PromoteInIsland(bandwidth_only);
-    InferBandwidthNvswitch(h, bandwidth_only);
+  for (const auto& p : pairs) drafts.push_back(DraftOf(host, h, p, nvsmi_nvswitch, t));
+  std::vector<Draft*> bandwidth_only;
+  for (Draft& d : drafts) {
+    if (d.type_source == LinkTypeSource::kBandwidth) bandwidth_only.push_back(&d);
   }
+  PromoteInIsland(bandwidth_only);
+  InferBandwidthNvswitch(h, bandwidth_only);
   return drafts;
 }
 
