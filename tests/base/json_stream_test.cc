@@ -2,6 +2,7 @@
 // base/output_file (plain and zstd output read back through base/file_io).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 
@@ -68,6 +69,28 @@ TEST(JsonStreamWriter, PrintsAsNlohmannDump) {
     }
   }
   EXPECT_GT(nested, 10);  // the documents did nest containers
+}
+
+TEST(JsonStreamWriter, HandsALargeValueOverInPieces) {
+  json big = json::array();
+  for (int i = 0; i < 1000; ++i) big.push_back({{"host", "h" + std::to_string(i)}, {"gbps", i * 0.5}});
+  std::string out;
+  size_t pieces = 0, largest = 0;
+  JsonStreamWriter w(
+      [&](std::string_view s) {
+        out += s;
+        ++pieces;
+        largest = std::max(largest, s.size());
+        return Status{};
+      },
+      2, 256);
+  w.BeginObject();
+  w.Value("links", big);  // one value, tens of kB of text
+  w.End();
+  ASSERT_TRUE(w.Finish().ok());
+  EXPECT_EQ(out, json({{"links", big}}).dump(2));
+  EXPECT_GT(pieces, 100u);    // flushed while the value was serialised, not after it
+  EXPECT_LT(largest, 300u);   // each piece about the flush size
 }
 
 TEST(JsonStreamWriter, KeepsTheSinksFirstFailure) {

@@ -139,15 +139,11 @@ Result<AnalyzeOutcome> RunAnalyze(const AnalyzeRequest& req) {
     // The DCGM series are summarised in the result now and no output reads them: dropped before
     // the outputs are rendered (at 12,500 hosts they are most of the data set).
     if (state.dataset_storage) state.dataset_storage->dcgm = model::DcgmStore{};
-    // Each file rendered, written and dropped before the next (a large cluster's result.json alone
-    // is hundreds of MB).
-    const Status st = report::ForEachAnalysisOutput(
-        out.result, *state.dataset, [&](const std::string& name, std::string&& text) -> Status {
-          const std::string path = (std::filesystem::path(req.out) / name).string();
-          if (Status w = WriteFileText(path, text); !w.ok()) return w;
-          out.written.push_back(path);
-          return {};
-        });
+    // Each file rendered piece by piece into its file (a large cluster's result.json alone is
+    // hundreds of MB, never whole in memory as text).
+    report::FileOutputSink files(req.out);
+    const Status st = report::ForEachAnalysisOutput(out.result, *state.dataset, files);
+    out.written.insert(out.written.end(), files.written().begin(), files.written().end());
     if (!st.ok()) return st.error();
   }
   if (Status st = report::WritePassStats(req.out, out.run); !st.ok()) return st.error();

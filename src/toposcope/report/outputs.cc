@@ -1,8 +1,11 @@
 #include "toposcope/report/outputs.h"
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 
 #include "toposcope/base/file_io.h"
+#include "toposcope/base/json_stream.h"
 #include "toposcope/formats/fabric/slurm_topology.h"
 #include "toposcope/model/topology.h"
 #include "toposcope/report/export/opensm_export.h"
@@ -12,23 +15,100 @@
 
 namespace toposcope::report {
 
-Status ForEachAnalysisOutput(const analysis::AnalysisResult& r, const model::Dataset& ds,
-                             const std::function<Status(const std::string& name, std::string&& text)>& take) {
+namespace {
+
+// One whole file of text into the sink.
+Status PutFile(OutputSink& sink, const std::string& name, std::string_view text) {
+  if (Status st = sink.Begin(name); !st.ok()) return st;
+  if (Status st = sink.Append(text); !st.ok()) return st;
+  return sink.End();
+}
+
+// One JSON document (DumpSchemaFirst's text) into the sink, piece by piece.
+Status PutJson(OutputSink& sink, const std::string& name, const nlohmann::json& j) {
+  if (Status st = sink.Begin(name); !st.ok()) return st;
+  JsonStreamWriter w([&sink](std::string_view piece) { return sink.Append(piece); }, 2);
+  WriteSchemaFirst(j, &w);
+  if (Status st = w.Finish(); !st.ok()) return st;
+  return sink.End();
+}
+
+// Collects each file's text and hands it whole to `take`.
+class TextSink final : public OutputSink {
+ public:
+  explicit TextSink(const std::function<Status(const std::string&, std::string&&)>& take) : take_(take) {}
+  Status Begin(const std::string& name) override {
+    name_ = name;
+    text_.clear();
+    return {};
+  }
+  Status Append(std::string_view piece) override {
+    text_.append(piece);
+    return {};
+  }
+  Status End() override { return take_(name_, std::move(text_)); }
+
+ private:
+  const std::function<Status(const std::string&, std::string&&)>& take_;
+  std::string name_;
+  std::string text_;
+};
+
+}  // namespace
+
+FileOutputSink::~FileOutputSink() {
+  if (file_ != nullptr) std::fclose(file_);
+}
+
+Status FileOutputSink::Begin(const std::string& name) {
+  if (file_ != nullptr) std::fclose(file_);
+  path_ = (std::filesystem::path(dir_) / name).string();
+  std::error_code ec;
+  std::filesystem::create_directories(dir_, ec);
+  file_ = std::fopen(path_.c_str(), "wb");
+  if (file_ == nullptr) {
+    return WithKind(MakeError(path_, 0, 0, std::string("cannot write: ") + std::strerror(errno)), ErrorKind::kOutput);
+  }
+  return {};
+}
+
+Status FileOutputSink::Append(std::string_view piece) {
+  if (file_ == nullptr || std::fwrite(piece.data(), 1, piece.size(), file_) != piece.size()) {
+    return WithKind(MakeError(path_, 0, 0, "write failed", "disk full?"), ErrorKind::kOutput);
+  }
+  return {};
+}
+
+Status FileOutputSink::End() {
+  const int rc = file_ == nullptr ? EOF : std::fclose(file_);
+  file_ = nullptr;
+  if (rc != 0) return WithKind(MakeError(path_, 0, 0, "write failed", "disk full?"), ErrorKind::kOutput);
+  written_.push_back(path_);
+  return {};
+}
+
+Status ForEachAnalysisOutput(const analysis::AnalysisResult& r, const model::Dataset& ds, OutputSink& sink) {
   {
-    // The topology's text first (its JSON tree gone before the result's is built); the result's
-    // tree then serves result.json and report.html; each text is dropped once taken.
-    std::string topology = DumpSchemaFirst(model::TopologyToJson(model::BuildTopology(ds)));
-    const nlohmann::json result = ResultToJson(r, &ds.path_probes);
-    if (Status st = take("result.json", DumpSchemaFirst(result)); !st.ok()) return st;
-    if (Status st = take("topology.json", std::move(topology)); !st.ok()) return st;
-    if (Status st = take("report.html", html::HtmlReportText(result)); !st.ok()) return st;
+    // result.json streamed from the result's tree, which then serves report.html (its text kept,
+    // the tree dropped); then topology.json streamed from the topology's tree: no two large trees
+    // and no large text in memory together.
+    std::string html;
+    {
+      const nlohmann::json result = ResultToJson(r, &ds.path_probes);
+      if (Status st = PutJson(sink, "result.json", result); !st.ok()) return st;
+      html = html::HtmlReportText(result);
+    }
+    if (Status st = PutJson(sink, "topology.json", model::TopologyToJson(model::BuildTopology(ds))); !st.ok()) {
+      return st;
+    }
+    if (Status st = PutFile(sink, "report.html", html); !st.ok()) return st;
   }
   // Slurm: topology.conf (the tree of the inferred leaves), topology-nvlink.conf (topology/block
   // over the multi-node NVLink domains), and topology.yaml holding every topology that applies.
   std::vector<formats::SlurmTopology> yaml;
   if (r.leaves_inferred && !r.inferred_leaves.leaves.empty()) {
     formats::SlurmTopology tree = ToSlurmTopology(r.inferred_leaves);
-    if (Status st = take("topology.conf", formats::WriteSlurmTopologyConf(tree)); !st.ok()) return st;
+    if (Status st = PutFile(sink, "topology.conf", formats::WriteSlurmTopologyConf(tree)); !st.ok()) return st;
     tree.name = "inferred-tree";
     tree.cluster_default = true;
     formats::SlurmTopology block = ToSlurmBlockTopology(r.inferred_leaves);
@@ -38,18 +118,24 @@ Status ForEachAnalysisOutput(const analysis::AnalysisResult& r, const model::Dat
   }
   if (const std::vector<NvlinkDomain> domains = NvlinkDomainsOf(ds); !domains.empty()) {
     formats::SlurmTopology nvl = ToSlurmNvlinkBlockTopology(domains);
-    if (Status st = take("topology-nvlink.conf", formats::WriteSlurmTopologyConf(nvl)); !st.ok()) return st;
+    if (Status st = PutFile(sink, "topology-nvlink.conf", formats::WriteSlurmTopologyConf(nvl)); !st.ok()) return st;
     nvl.name = "nvlink-block";
     nvl.cluster_default = yaml.empty();
     yaml.push_back(std::move(nvl));
   }
   if (!yaml.empty()) {
-    if (Status st = take("topology.yaml", formats::WriteSlurmTopologyYaml(yaml)); !st.ok()) return st;
+    if (Status st = PutFile(sink, "topology.yaml", formats::WriteSlurmTopologyYaml(yaml)); !st.ok()) return st;
   }
   if (!r.link_weights.hop_weights.empty()) {
-    return take("opensm-hop-weights.txt", WriteOpenSmHopWeights(r.link_weights.hop_weights));
+    return PutFile(sink, "opensm-hop-weights.txt", WriteOpenSmHopWeights(r.link_weights.hop_weights));
   }
   return {};
+}
+
+Status ForEachAnalysisOutput(const analysis::AnalysisResult& r, const model::Dataset& ds,
+                             const std::function<Status(const std::string& name, std::string&& text)>& take) {
+  TextSink sink(take);
+  return ForEachAnalysisOutput(r, ds, sink);
 }
 
 std::vector<std::pair<std::string, std::string>> AnalysisOutputFiles(const analysis::AnalysisResult& r,
@@ -63,10 +149,8 @@ std::vector<std::pair<std::string, std::string>> AnalysisOutputFiles(const analy
 }
 
 Status WriteAnalysisOutputs(const analysis::AnalysisResult& r, const model::Dataset& ds, const std::string& dir) {
-  const std::filesystem::path out(dir);
-  return ForEachAnalysisOutput(r, ds, [&out](const std::string& name, std::string&& text) {
-    return WriteFileText((out / name).string(), text);
-  });
+  FileOutputSink sink(dir);
+  return ForEachAnalysisOutput(r, ds, sink);
 }
 
 }  // namespace toposcope::report

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "toposcope/base/json_io.h"
+#include "toposcope/base/json_stream.h"
 #include "toposcope/report/json/result_sections.h"
 
 namespace toposcope::report {
@@ -47,24 +48,31 @@ json ResultToJson(const analysis::AnalysisResult& r, const std::vector<formats::
   return j;
 }
 
-std::string DumpSchemaFirst(const json& j) {
-  if (!j.is_object() || !j.contains("schema")) return json_io::DumpText(j, 2) + "\n";
-  // Section by section, never a copy of the whole tree or its whole text: each top-level value is
-  // dumped on its own and indented one level, as a dump of the whole object would place it.
-  std::string out = "{\n  \"schema\": " + json_io::DumpText(j["schema"]);
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    if (it.key() == "schema") continue;
-    out += ",\n  " + json_io::DumpText(json(it.key())) + ": ";
-    const std::string v = json_io::DumpText(it.value(), 2);
-    size_t from = 0;
-    for (size_t nl = v.find('\n'); nl != std::string::npos; nl = v.find('\n', from)) {
-      out.append(v, from, nl + 1 - from);
-      out += "  ";
-      from = nl + 1;
+void WriteSchemaFirst(const json& j, JsonStreamWriter* w) {
+  if (!j.is_object() || !j.contains("schema")) {
+    w->Value({}, j);
+  } else {
+    w->BeginObject();
+    w->Value("schema", j["schema"]);
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (it.key() != "schema") w->Value(it.key(), it.value());
     }
-    out.append(v, from, std::string::npos);
+    w->End();
   }
-  return out + "\n}\n";
+  w->Raw("\n");
+}
+
+std::string DumpSchemaFirst(const json& j) {
+  std::string out;
+  JsonStreamWriter w(
+      [&out](std::string_view piece) {
+        out.append(piece);
+        return Status{};
+      },
+      2);
+  WriteSchemaFirst(j, &w);
+  (void)w.Finish();  // the sink never fails
+  return out;
 }
 
 std::string ResultJsonText(const analysis::AnalysisResult& r, const std::vector<formats::PathProbe>* probes) {

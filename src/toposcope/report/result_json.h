@@ -7,6 +7,7 @@
 #include <string>
 
 #include "toposcope/analysis/result.h"
+#include "toposcope/base/json_stream.h"
 #include "toposcope/formats/fabric/path_probe.h"
 #include "toposcope/report/text/summary.h"  // ResultSummaryText, for the callers that find it here
 
@@ -28,5 +29,8 @@ std::string ResultJsonText(const analysis::AnalysisResult& r, const std::vector<
 // finds it in the first bytes), and a trailing newline; a value that is not an object or has no
 // "schema" is dumped as it is. Never fails.
 std::string DumpSchemaFirst(const nlohmann::json& j);
+// The same text handed to `w` piece by piece (a writer of indent 2, nothing written yet), so a large
+// result is never whole in memory as text.
+void WriteSchemaFirst(const nlohmann::json& j, JsonStreamWriter* w);
 
 }  // namespace toposcope::report
