@@ -1,8 +1,10 @@
 #include "toposcope/analysis/node/confidence.h"
 
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
 #include <cmath>
-#include <map>
+#include <vector>
 
 namespace toposcope::analysis {
 
@@ -68,23 +70,30 @@ ConfidenceReport AnalyzeConfidence(const std::vector<LinkReport>& links, const N
   r.quantile = opt.quantile;
   r.delta_min = opt.delta_min;
   r.base_period_ms = opt.base_period_ms;
-  std::map<double, double> eps_at;
-  for (double period : opt.periods_ms) {
-    const int n_avg = std::max(1, static_cast<int>(std::lround(period / opt.base_period_ms)));
-    const double eps = stats::MeanAbsErrorQuantile(noise, n_avg, opt.quantile, 20000, seed);
-    eps_at[period] = eps;
+  // One Monte Carlo per sampling period (and the path period when it is not among them), each
+  // from its own generator seeded alike, run side by side (TBB): the same numbers on any thread count.
+  std::vector<double> periods = opt.periods_ms;
+  const bool path_listed =
+      std::find(opt.periods_ms.begin(), opt.periods_ms.end(), opt.path_period_ms) != opt.periods_ms.end();
+  if (!path_listed) periods.push_back(opt.path_period_ms);
+  std::vector<double> eps(periods.size(), 0.0);
+  tbb::parallel_for(size_t{0}, periods.size(), [&](size_t i) {
+    const int n_avg = std::max(1, static_cast<int>(std::lround(periods[i] / opt.base_period_ms)));
+    eps[i] = stats::MeanAbsErrorQuantile(noise, n_avg, opt.quantile, 20000, seed);
+  });
+  for (size_t i = 0; i < opt.periods_ms.size(); ++i) {
     SamplingRow row;
-    row.period_ms = period;
-    row.per_hop_error = eps;
-    row.max_hops = eps > 0 ? static_cast<int>(std::floor((1.0 - opt.delta_min) / eps + 1e-12)) : 0;
+    row.period_ms = opt.periods_ms[i];
+    row.per_hop_error = eps[i];
+    row.max_hops = eps[i] > 0 ? static_cast<int>(std::floor((1.0 - opt.delta_min) / eps[i] + 1e-12)) : 0;
     r.sampling.push_back(row);
   }
   double eps_path = 0;
-  if (auto it = eps_at.find(opt.path_period_ms); it != eps_at.end()) {
-    eps_path = it->second;
-  } else {
-    const int n_avg = std::max(1, static_cast<int>(std::lround(opt.path_period_ms / opt.base_period_ms)));
-    eps_path = stats::MeanAbsErrorQuantile(noise, n_avg, opt.quantile, 20000, seed);
+  for (size_t i = 0; i < periods.size(); ++i) {
+    if (periods[i] == opt.path_period_ms) {
+      eps_path = eps[i];
+      break;
+    }
   }
   for (const auto& l : links) {
     PathConfidence p;
