@@ -78,4 +78,10 @@ Status OutputFile::Close() {
   return {};
 }
 
+Status FileSink::File(const std::string& name, std::string_view text) {
+  if (Status st = Begin(name); !st.ok()) return st;
+  if (Status st = Append(text); !st.ok()) return st;
+  return End();
+}
+
 }  // namespace toposcope

@@ -1,6 +1,7 @@
 // base/output_file: an output file written piece by piece (a large file never has to be in memory
 // whole), plain or zstd-compressed as it is written (the readers of base/file_io decompress .zst
-// transparently). The simulator streams its datasets through it.
+// transparently). The simulator streams its datasets through it. FileSink: where a writer puts a
+// series of text files (the simulator's datasets, analyze's outputs), each streamed in pieces.
 #pragma once
 
 #include <cstdint>
@@ -49,6 +50,18 @@ class OutputFile {
   std::string zbuf_;      // compressed output buffer
   int64_t bytes_in_ = 0;
   int64_t bytes_out_ = 0;
+};
+
+// Where a writer puts its files: one file at a time, begun, appended to piece by piece and ended
+// (names relative to wherever the sink puts them). A failure stops the writer and is returned.
+class FileSink {
+ public:
+  virtual ~FileSink() = default;
+  virtual Status Begin(const std::string& name) = 0;
+  virtual Status Append(std::string_view text) = 0;
+  virtual Status End() = 0;
+  // A whole file at once: Begin, Append, End.
+  Status File(const std::string& name, std::string_view text);
 };
 
 }  // namespace toposcope

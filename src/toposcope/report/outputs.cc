@@ -1,11 +1,9 @@
 #include "toposcope/report/outputs.h"
 
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 
-#include "toposcope/base/file_io.h"
 #include "toposcope/base/json_stream.h"
+#include "toposcope/base/output_file.h"
 #include "toposcope/formats/fabric/slurm_topology.h"
 #include "toposcope/model/topology.h"
 #include "toposcope/report/export/opensm_export.h"
@@ -17,15 +15,8 @@ namespace toposcope::report {
 
 namespace {
 
-// One whole file of text into the sink.
-Status PutFile(OutputSink& sink, const std::string& name, std::string_view text) {
-  if (Status st = sink.Begin(name); !st.ok()) return st;
-  if (Status st = sink.Append(text); !st.ok()) return st;
-  return sink.End();
-}
-
 // One JSON document (DumpSchemaFirst's text) into the sink, piece by piece.
-Status PutJson(OutputSink& sink, const std::string& name, const nlohmann::json& j) {
+Status PutJson(FileSink& sink, const std::string& name, const nlohmann::json& j) {
   if (Status st = sink.Begin(name); !st.ok()) return st;
   JsonStreamWriter w([&sink](std::string_view piece) { return sink.Append(piece); }, 2);
   WriteSchemaFirst(j, &w);
@@ -34,7 +25,7 @@ Status PutJson(OutputSink& sink, const std::string& name, const nlohmann::json& 
 }
 
 // Collects each file's text and hands it whole to `take`.
-class TextSink final : public OutputSink {
+class TextSink final : public FileSink {
  public:
   explicit TextSink(const std::function<Status(const std::string&, std::string&&)>& take) : take_(take) {}
   Status Begin(const std::string& name) override {
@@ -56,38 +47,23 @@ class TextSink final : public OutputSink {
 
 }  // namespace
 
-FileOutputSink::~FileOutputSink() {
-  if (file_ != nullptr) std::fclose(file_);
-}
-
 Status FileOutputSink::Begin(const std::string& name) {
-  if (file_ != nullptr) std::fclose(file_);
-  path_ = (std::filesystem::path(dir_) / name).string();
-  std::error_code ec;
-  std::filesystem::create_directories(dir_, ec);
-  file_ = std::fopen(path_.c_str(), "wb");
-  if (file_ == nullptr) {
-    return WithKind(MakeError(path_, 0, 0, std::string("cannot write: ") + std::strerror(errno)), ErrorKind::kOutput);
-  }
+  Result<std::unique_ptr<OutputFile>> f = OutputFile::Create((std::filesystem::path(dir_) / name).string());
+  if (!f.ok()) return f.error();
+  file_ = std::move(*f);
   return {};
 }
 
-Status FileOutputSink::Append(std::string_view piece) {
-  if (file_ == nullptr || std::fwrite(piece.data(), 1, piece.size(), file_) != piece.size()) {
-    return WithKind(MakeError(path_, 0, 0, "write failed", "disk full?"), ErrorKind::kOutput);
-  }
-  return {};
-}
+Status FileOutputSink::Append(std::string_view text) { return file_->Append(text); }
 
 Status FileOutputSink::End() {
-  const int rc = file_ == nullptr ? EOF : std::fclose(file_);
-  file_ = nullptr;
-  if (rc != 0) return WithKind(MakeError(path_, 0, 0, "write failed", "disk full?"), ErrorKind::kOutput);
-  written_.push_back(path_);
-  return {};
+  Status st = file_->Close();
+  if (st.ok()) written_.push_back(file_->path());
+  file_.reset();
+  return st;
 }
 
-Status ForEachAnalysisOutput(const analysis::AnalysisResult& r, const model::Dataset& ds, OutputSink& sink) {
+Status ForEachAnalysisOutput(const analysis::AnalysisResult& r, const model::Dataset& ds, FileSink& sink) {
   {
     // result.json streamed from the result's tree, which then serves report.html (its text kept,
     // the tree dropped); then topology.json streamed from the topology's tree: no two large trees
@@ -101,14 +77,14 @@ Status ForEachAnalysisOutput(const analysis::AnalysisResult& r, const model::Dat
     if (Status st = PutJson(sink, "topology.json", model::TopologyToJson(model::BuildTopology(ds))); !st.ok()) {
       return st;
     }
-    if (Status st = PutFile(sink, "report.html", html); !st.ok()) return st;
+    if (Status st = sink.File("report.html", html); !st.ok()) return st;
   }
   // Slurm: topology.conf (the tree of the inferred leaves), topology-nvlink.conf (topology/block
   // over the multi-node NVLink domains), and topology.yaml holding every topology that applies.
   std::vector<formats::SlurmTopology> yaml;
   if (r.leaves_inferred && !r.inferred_leaves.leaves.empty()) {
     formats::SlurmTopology tree = ToSlurmTopology(r.inferred_leaves);
-    if (Status st = PutFile(sink, "topology.conf", formats::WriteSlurmTopologyConf(tree)); !st.ok()) return st;
+    if (Status st = sink.File("topology.conf", formats::WriteSlurmTopologyConf(tree)); !st.ok()) return st;
     tree.name = "inferred-tree";
     tree.cluster_default = true;
     formats::SlurmTopology block = ToSlurmBlockTopology(r.inferred_leaves);
@@ -118,16 +94,16 @@ Status ForEachAnalysisOutput(const analysis::AnalysisResult& r, const model::Dat
   }
   if (const std::vector<NvlinkDomain> domains = NvlinkDomainsOf(ds); !domains.empty()) {
     formats::SlurmTopology nvl = ToSlurmNvlinkBlockTopology(domains);
-    if (Status st = PutFile(sink, "topology-nvlink.conf", formats::WriteSlurmTopologyConf(nvl)); !st.ok()) return st;
+    if (Status st = sink.File("topology-nvlink.conf", formats::WriteSlurmTopologyConf(nvl)); !st.ok()) return st;
     nvl.name = "nvlink-block";
     nvl.cluster_default = yaml.empty();
     yaml.push_back(std::move(nvl));
   }
   if (!yaml.empty()) {
-    if (Status st = PutFile(sink, "topology.yaml", formats::WriteSlurmTopologyYaml(yaml)); !st.ok()) return st;
+    if (Status st = sink.File("topology.yaml", formats::WriteSlurmTopologyYaml(yaml)); !st.ok()) return st;
   }
   if (!r.link_weights.hop_weights.empty()) {
-    return PutFile(sink, "opensm-hop-weights.txt", WriteOpenSmHopWeights(r.link_weights.hop_weights));
+    return sink.File("opensm-hop-weights.txt", WriteOpenSmHopWeights(r.link_weights.hop_weights));
   }
   return {};
 }

@@ -4,14 +4,15 @@
 // tomography gave hop weights).
 #pragma once
 
-#include <cstdio>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "toposcope/analysis/result.h"
+#include "toposcope/base/output_file.h"
 #include "toposcope/base/result.h"
 #include "toposcope/model/dataset.h"
 
@@ -23,40 +24,27 @@ namespace toposcope::report {
 std::vector<std::pair<std::string, std::string>> AnalysisOutputFiles(const analysis::AnalysisResult& r,
                                                                      const model::Dataset& ds);
 
-// Where ForEachAnalysisOutput puts the files: one at a time, begun, appended to piece by piece
-// (pieces of about 1 MiB) and ended. A failure stops the outputs and is returned.
-class OutputSink {
- public:
-  virtual ~OutputSink() = default;
-  virtual Status Begin(const std::string& name) = 0;
-  virtual Status Append(std::string_view piece) = 0;
-  virtual Status End() = 0;
-};
-
-// Writes each output into a file of that name in `dir` (created when missing) as it is rendered.
-class FileOutputSink final : public OutputSink {
+// Writes each file ForEachAnalysisOutput hands it into a file of that name in `dir` (created when
+// missing) as it is rendered.
+class FileOutputSink final : public FileSink {
  public:
   explicit FileOutputSink(std::string dir) : dir_(std::move(dir)) {}
-  ~FileOutputSink() override;
-  FileOutputSink(const FileOutputSink&) = delete;
-  FileOutputSink& operator=(const FileOutputSink&) = delete;
   Status Begin(const std::string& name) override;
-  Status Append(std::string_view piece) override;
+  Status Append(std::string_view text) override;
   Status End() override;
   // The files ended so far, in order (paths in `dir`).
   [[nodiscard]] const std::vector<std::string>& written() const { return written_; }
 
  private:
   std::string dir_;
-  std::string path_;
-  FILE* file_ = nullptr;
+  std::unique_ptr<OutputFile> file_;
   std::vector<std::string> written_;
 };
 
 // Hands each output of AnalysisOutputFiles to `sink`, in that order, rendered piece by piece: a
 // large cluster's result.json or topology.json is never whole in memory as text, and the outputs
 // never all together. Stops at, and returns, the first error of the sink.
-Status ForEachAnalysisOutput(const analysis::AnalysisResult& r, const model::Dataset& ds, OutputSink& sink);
+Status ForEachAnalysisOutput(const analysis::AnalysisResult& r, const model::Dataset& ds, FileSink& sink);
 // The same with each file's whole text handed to `take` (name, text).
 Status ForEachAnalysisOutput(const analysis::AnalysisResult& r, const model::Dataset& ds,
                              const std::function<Status(const std::string& name, std::string&& text)>& take);

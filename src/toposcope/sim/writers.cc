@@ -574,12 +574,6 @@ std::vector<RenderedFile> RenderCluster(const Cluster& cluster) {
   return RenderCluster(cluster, &telemetry);
 }
 
-Status RenderSink::File(const std::string& path, std::string_view text) {
-  if (Status st = Begin(path); !st) return st;
-  if (Status st = Append(text); !st) return st;
-  return End();
-}
-
 namespace {
 
 // The host's topology files (HostFiles order).

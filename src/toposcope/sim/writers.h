@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "toposcope/base/output_file.h"
 #include "toposcope/base/result.h"
 
 #include "toposcope/formats/nccl/nccl_xml.h"
@@ -90,19 +91,13 @@ struct RenderedFile {
 };
 // Where RenderClusterTo puts the files: one file at a time, opened, appended to piece by piece and
 // closed (paths relative to the output directory).
-class RenderSink {
+class RenderSink : public FileSink {
  public:
-  virtual ~RenderSink() = default;
-  virtual Status Begin(const std::string& path) = 0;
-  virtual Status Append(std::string_view text) = 0;
-  virtual Status End() = 0;
   // Called after each host's own files (topology and telemetry) are done.
   virtual void HostDone(int hosts_done, int hosts_total) {
     (void)hosts_done;
     (void)hosts_total;
   }
-  // A whole file at once.
-  Status File(const std::string& path, std::string_view text);
 };
 
 // Renders the dataset into `sink` host by host: a host's topology files, then its telemetry files
