@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The progress line: on a terminal (faked with `script`) analyze draws files read / total, bytes and
-# the pass running on stderr with carriage returns; piped, or with --quiet, nothing of it is printed.
+# the pass running, then the output file being written and its bytes, on stderr with carriage
+# returns; piped, or with --quiet, nothing of it is printed.
 set -euo pipefail
 bin=$1
 tmp=$(mktemp -d)
@@ -16,6 +17,8 @@ script -qec "$bin analyze $tmp/sim --out $tmp/o1 > $tmp/tty-stdout.txt" "$tmp/tt
 grep -Eq '[0-9]+/[0-9]+ files, [0-9.]+ [kMG]?B of [0-9.]+ [kMG]?B' "$tmp/tty.log" || fail "no files/bytes count: $(tr '\r' '\n' < "$tmp/tty.log" | head -5)"
 grep -q "load" "$tmp/tty.log" || fail "the load pass is not named"
 grep -q "links" "$tmp/tty.log" || fail "the links pass is not named"
+grep -Eq 'writing result.json, [0-9.]+ [kMG]?B' "$tmp/tty.log" || fail "the writing of result.json is not shown"
+grep -q "writing topology.json" "$tmp/tty.log" || fail "the writing of topology.json is not shown"
 grep -q "wrote $tmp/o1/result.json" "$tmp/tty-stdout.txt" || fail "the summary is missing"
 if grep -q $'\r' "$tmp/tty-stdout.txt"; then fail "the progress line went to stdout"; fi
 # --quiet on a terminal: no progress.

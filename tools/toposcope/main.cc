@@ -253,6 +253,7 @@ toposcope::Result<app::AnalyzeOutcome> Analyze(const AnalyzeFlags& f, bool timel
     line.emplace(stderr);
     req->progress = [&line](const analysis::PassInfo& p, const analysis::PassStats* done) { line->OnPass(p, done); };
     req->load_progress = [&line](const toposcope::model::LoadProgress& p) { line->OnLoad(p); };
+    req->output_progress = [&line](const std::string& file, int64_t bytes) { line->OnOutput(file, bytes); };
   }
   return app::RunAnalyze(*req);
 }

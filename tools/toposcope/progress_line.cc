@@ -51,6 +51,18 @@ std::string ProgressLine::SimulateText(const sim::SimProgress& p, double elapsed
   return out;
 }
 
+std::string ProgressLine::OutputText(const std::string& file, int64_t bytes) {
+  return "writing " + file + ", " + Bytes(bytes);
+}
+
+void ProgressLine::OnOutput(const std::string& file, int64_t bytes) {
+  const bool new_file = !writing_ || file != output_file_;
+  writing_ = true;
+  output_file_ = file;
+  output_bytes_ = bytes;
+  Draw(new_file);
+}
+
 void ProgressLine::OnSimulate(const sim::SimProgress& p) {
   simulating_ = true;
   sim_ = p;
@@ -77,7 +89,9 @@ void ProgressLine::Draw(bool force) {
   if (!force && now - last_draw_ < std::chrono::milliseconds(100)) return;
   last_draw_ = now;
   const double elapsed_s = std::chrono::duration<double>(now - start_).count();
-  const std::string text = simulating_ ? SimulateText(sim_, elapsed_s) : Text(pass_, pass_index_, load_, elapsed_s);
+  const std::string text = simulating_ ? SimulateText(sim_, elapsed_s)
+                           : writing_  ? OutputText(output_file_, output_bytes_)
+                                       : Text(pass_, pass_index_, load_, elapsed_s);
   const size_t pad = drawn_width_ > text.size() ? drawn_width_ - text.size() : 0;
   std::fprintf(out_, "\r%s%s", text.c_str(), std::string(pad, ' ').c_str());
   std::fflush(out_);

@@ -25,6 +25,8 @@ class ProgressLine {
   void OnPass(const analysis::PassInfo& pass, const analysis::PassStats* done);
   // An input was read.
   void OnLoad(const model::LoadProgress& p);
+  // An output file has `bytes` written so far (analyze --out).
+  void OnOutput(const std::string& file, int64_t bytes);
   // A simulation wrote another host's files (simulate).
   void OnSimulate(const sim::SimProgress& p);
   // Wipes the line (the run's own output follows on a clean line).
@@ -34,6 +36,8 @@ class ProgressLine {
   // and the time left. `elapsed_s` is the time since reading started.
   static std::string Text(const std::string& pass, int pass_index, const model::LoadProgress& load,
                           double elapsed_s);
+  // The text of the line while the outputs are written: the file and its bytes so far.
+  static std::string OutputText(const std::string& file, int64_t bytes);
   // The text of simulate's line: hosts written of the total, files and bytes written, time left.
   static std::string SimulateText(const sim::SimProgress& p, double elapsed_s);
 
@@ -48,6 +52,9 @@ class ProgressLine {
   int pass_index_ = 0;
   model::LoadProgress load_;
   bool simulating_ = false;
+  bool writing_ = false;
+  std::string output_file_;
+  int64_t output_bytes_ = 0;
   sim::SimProgress sim_;
   std::string path_;  // load_.path points here
   size_t drawn_width_ = 0;

@@ -141,7 +141,7 @@ Result<AnalyzeOutcome> RunAnalyze(const AnalyzeRequest& req) {
     if (state.dataset_storage) state.dataset_storage->dcgm = model::DcgmStore{};
     // Each file rendered piece by piece into its file (a large cluster's result.json alone is
     // hundreds of MB, never whole in memory as text).
-    report::FileOutputSink files(req.out);
+    report::FileOutputSink files(req.out, req.output_progress);
     const Status st = report::ForEachAnalysisOutput(out.result, *state.dataset, files);
     out.written.insert(out.written.end(), files.written().begin(), files.written().end());
     if (!st.ok()) return st.error();

@@ -37,6 +37,8 @@ struct AnalyzeRequest {
   // Called when a pass starts and ends (progress on a terminal); may be empty.
   std::function<void(const analysis::PassInfo&, const analysis::PassStats*)> progress;
   model::LoadProgressFn load_progress;  // told after each input is read (files, bytes); may be empty
+  // Told the output file being written and its bytes so far, after each piece; may be empty.
+  std::function<void(const std::string& file, int64_t bytes)> output_progress;
   model::LoadPathsFn load_paths;        // reads the paths (empty: model::LoadPaths); dist/'s MPI load
   int threads = 0;                      // TBB threads for the whole run; 0 = every core
 };

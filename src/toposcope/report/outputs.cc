@@ -51,10 +51,16 @@ Status FileOutputSink::Begin(const std::string& name) {
   Result<std::unique_ptr<OutputFile>> f = OutputFile::Create((std::filesystem::path(dir_) / name).string());
   if (!f.ok()) return f.error();
   file_ = std::move(*f);
+  name_ = name;
+  if (progress_) progress_(name_, 0);
   return {};
 }
 
-Status FileOutputSink::Append(std::string_view text) { return file_->Append(text); }
+Status FileOutputSink::Append(std::string_view text) {
+  Status st = file_->Append(text);
+  if (progress_) progress_(name_, file_->bytes_in());
+  return st;
+}
 
 Status FileOutputSink::End() {
   Status st = file_->Close();

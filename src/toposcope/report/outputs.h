@@ -4,6 +4,7 @@
 // tomography gave hop weights).
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -25,10 +26,13 @@ std::vector<std::pair<std::string, std::string>> AnalysisOutputFiles(const analy
                                                                      const model::Dataset& ds);
 
 // Writes each file ForEachAnalysisOutput hands it into a file of that name in `dir` (created when
-// missing) as it is rendered.
+// missing) as it is rendered; `progress` (may be empty) is told the file's name and the bytes
+// written to it so far after each piece.
 class FileOutputSink final : public FileSink {
  public:
-  explicit FileOutputSink(std::string dir) : dir_(std::move(dir)) {}
+  using ProgressFn = std::function<void(const std::string& name, int64_t bytes)>;
+  explicit FileOutputSink(std::string dir, ProgressFn progress = {})
+      : dir_(std::move(dir)), progress_(std::move(progress)) {}
   Status Begin(const std::string& name) override;
   Status Append(std::string_view text) override;
   Status End() override;
@@ -37,6 +41,8 @@ class FileOutputSink final : public FileSink {
 
  private:
   std::string dir_;
+  ProgressFn progress_;
+  std::string name_;
   std::unique_ptr<OutputFile> file_;
   std::vector<std::string> written_;
 };
