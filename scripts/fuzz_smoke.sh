@@ -108,7 +108,8 @@ run_target() {
     for f in "$d"/*; do add_seed "$f" "$corpus"; done
   done
   n=$(runs_for "$t")
-  if ! "$build/$t" -seed=1 -runs="$n" -max_total_time="$secs" -rss_limit_mb=2048 -max_len="$max_len" -entropic=0 \
+  # UBSan halts on its first report (by default it prints and goes on, and the run would pass).
+  if ! UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "$build/$t" -seed=1 -runs="$n" -max_total_time="$secs" -rss_limit_mb=2048 -max_len="$max_len" -entropic=0 \
       -print_final_stats=0 -artifact_prefix="$build/$t-" "$corpus" >"$build/$t.log" 2>&1; then
     { echo "fuzz: $t for $n inputs FAILED"; tail -30 "$build/$t.log"; } >"$build/$t.result"
     rm -rf "$corpus"; return 1

@@ -81,7 +81,8 @@ class Reader {
     uint64_t n = 0;
     if (!Get(n) || (in_.size() - pos_) / sizeof(T) < n) return Fail();
     v.resize(n);
-    std::memcpy(static_cast<void*>(v.data()), in_.data() + pos_, n * sizeof(T));
+    // An empty vector's data() may be null, which memcpy must never be given.
+    if (n > 0) std::memcpy(static_cast<void*>(v.data()), in_.data() + pos_, n * sizeof(T));
     pos_ += n * sizeof(T);
     return true;
   }

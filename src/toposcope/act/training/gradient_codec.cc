@@ -6,6 +6,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <string>
 
@@ -27,6 +28,12 @@ uint32_t RoundingKey(uint64_t seed, uint64_t step) {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
   return static_cast<uint32_t>(z ^ (z >> 31));
+}
+
+// The nibble of v = x / s + u + 8: trunc(v) clamped to 1 .. 15, clamped before the conversion so
+// that no float outside int's range (or NaN) is ever converted.
+inline uint8_t NibbleOf(float v) {
+  return static_cast<uint8_t>(v >= 15.0f ? 15 : (v >= 1.0f ? static_cast<int>(v) : 1));
 }
 
 size_t Quant4Bytes(size_t n, uint32_t bucket) {
@@ -56,7 +63,8 @@ __attribute__((target_clones("avx2", "default"))) bool Quant4Encode(const float*
     const float s = m / 7.0f;
     std::memcpy(p, &s, 4);
     p += 4;
-    const float inv = m > 0 ? 7.0f / m : 0.0f;
+    // 7 / m overflows for a subnormal m: capped, so x * inv stays finite (and 0 * inv is 0, not NaN).
+    const float inv = m > 0 ? std::min(7.0f / m, std::numeric_limits<float>::max()) : 0.0f;
     // nibble = trunc(x / s + u + 8) = floor(x / s + u) + 8, in 1 .. 15 (x / s in [-7, 7], u in [0, 1)).
     uint8_t* q = nib.data();
     if (index_of == nullptr) {
@@ -64,15 +72,13 @@ __attribute__((target_clones("avx2", "default"))) bool Quant4Encode(const float*
       for (size_t i = 0; i < len; ++i) {
         const uint32_t h = key + (base + static_cast<uint32_t>(i)) * 0x9E3779B9U;
         const float u = static_cast<float>(static_cast<int32_t>(h >> 8)) * 0x1p-24f;
-        const int k = static_cast<int>(x[i] * inv + u + 8.0f);
-        q[i] = static_cast<uint8_t>(k < 1 ? 1 : (k > 15 ? 15 : k));
+        q[i] = NibbleOf(x[i] * inv + u + 8.0f);
       }
     } else {
       for (size_t i = 0; i < len; ++i) {
         const uint32_t h = key + index_of[b0 + i] * 0x9E3779B9U;
         const float u = static_cast<float>(static_cast<int32_t>(h >> 8)) * 0x1p-24f;
-        const int k = static_cast<int>(x[i] * inv + u + 8.0f);
-        q[i] = static_cast<uint8_t>(k < 1 ? 1 : (k > 15 ? 15 : k));
+        q[i] = NibbleOf(x[i] * inv + u + 8.0f);
       }
     }
     q[len] = 0;

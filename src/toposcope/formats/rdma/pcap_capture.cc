@@ -179,8 +179,16 @@ Result<CaptureSummary> ReadFromFile(OpenedCapture c, const std::string& source,
                         std::string("capture breaks off; records before it are kept: ") + pcap_geterr(p));
       break;
     }
-    const int64_t ts_ns =
-        static_cast<int64_t>(hdr->ts.tv_sec) * 1000000000 + static_cast<int64_t>(hdr->ts.tv_usec);
+    // pcapng timestamps are 64-bit counts of the interface's unit: their seconds can lie past what
+    // int64 nanoseconds hold. Such a packet is rejected, never wrapped.
+    int64_t ts_ns = 0;
+    if (__builtin_mul_overflow(static_cast<int64_t>(hdr->ts.tv_sec), int64_t{1000000000}, &ts_ns) ||
+        __builtin_add_overflow(ts_ns, static_cast<int64_t>(hdr->ts.tv_usec), &ts_ns)) {
+      ++s.malformed;
+      ++s.counts.rejected;
+      diag.RejectAtByte(source, offset, "", "packet timestamp out of range (past year 2262)");
+      continue;
+    }
     if (s.records == 1) s.first_ts_ns = ts_ns;
     s.last_ts_ns = ts_ns;
     s.bytes_read += hdr->caplen;
