@@ -63,8 +63,8 @@ case "$mode" in
     # compile (it builds base, formats and model with clang and -Werror for the reader harnesses).
     /usr/bin/python3 scripts/check_clang.py "$build_dir" --skip base,formats,model
     (cd "$build_dir" && ctest --output-on-failure -j "$jobs")
-    # Every fuzz target briefly, and the toposcope CLI built with clang and -Werror in the same
-    # build directory (build-fuzz), so code clang rejects fails here as well as g++ errors do.
+    # Every fuzz target briefly, built with clang (ASan + UBSan, -Werror) in build-fuzz: with the
+    # syntax check above, every library and CLI source goes through clang as well as g++.
     bash scripts/fuzz_smoke.sh
     ;;
   *) echo "usage: scripts/setup.sh [build|demo|test]" >&2; exit 2 ;;

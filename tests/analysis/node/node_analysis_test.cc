@@ -342,6 +342,44 @@ TEST(Links, Dgx1MeasuredOnlyIsDirectNvlinkAboveGen3AndWholeByDesign) {
   }
 }
 
+TEST(Links, RealDgx1ClassCubeMeshMatrixHasNoDegradedLink) {
+  // nvidia-smi topo -m of an 8x V100-SXM2 host (Oneflow-Inc/DLPerf reports, testdata/real PROVENANCE.md):
+  // NV1 and NV2 pairs by design. No pair is a false alarm, and the wiring is the published one.
+  const std::string path =
+      std::string(TOPOSCOPE_TESTDATA) +
+      "/real/nvidia_smi_topo/dgx1_class_8x_v100_sxm2_nv1_nv2_cube_mesh_mlx5_oneflow_dlperf_report.txt";
+  std::ifstream in(path, std::ios::binary);
+  ASSERT_TRUE(in.good()) << path;
+  std::stringstream text;
+  text << in.rdbuf();
+  model::Dataset ds;
+  ReadCounts counts;
+  auto topo = formats::ParseNvsmiTopo(text.str(), path, ds.diag, counts);
+  ASSERT_TRUE(topo.ok());
+  EXPECT_TRUE(counts.Balanced());
+  model::AddNvsmiTopo(ds, "v100", path, *topo);
+  EXPECT_EQ(ds.hosts.at("v100").nics.size(), 1U);
+  const auto links = AnalyzeLinks(ds, ModernThresholds(), stats::NoiseModel{});
+  int nv1 = 0;
+  int nv2 = 0;
+  for (const auto& l : links) {
+    EXPECT_FALSE(l.degraded) << l.a << " " << l.b << " " << l.evidence;
+    if (l.lanes == 0) continue;
+    EXPECT_EQ(l.type, LinkType::kNvlink) << l.a << " " << l.b;
+    EXPECT_EQ(l.expected_lanes, l.lanes) << l.a << " " << l.b;
+    const int a = l.a.back() - '0';
+    const int b = l.b.back() - '0';
+    EXPECT_EQ(l.lanes, Dgx1Lanes(a, b)) << l.a << " " << l.b;
+    (l.lanes == 1 ? nv1 : nv2) += 1;
+  }
+  EXPECT_EQ(nv1, 8);
+  EXPECT_EQ(nv2, 8);
+  const IslandOutput out = AnalyzeIslands(ds, links, ModernThresholds());
+  ASSERT_EQ(out.islands.size(), 1U);
+  EXPECT_EQ(out.islands[0].members.size(), 8U);
+  EXPECT_EQ(out.islands[0].kind, IslandKind::kNvlink);
+}
+
 TEST(Links, PartialDgx2MatrixIsNvswitchFromTheLaneCount) {
   // nvidia-smi topo -m of a DGX-2 cut after GPU4's row (NVIDIA/nccl-tests issue #78): the declared
   // pairs are not a full mesh, but a GPU with NV6 to 15 peers can only be switched.

@@ -360,6 +360,23 @@ TEST(NvsmiTopoRealGolden, Dgx2SixteenGpusNv6WithMlx5Columns) {
   EXPECT_EQ(p.counts.rejected, 0);
 }
 
+TEST(NvsmiTopoRealGolden, V100CubeMeshMixesNv1AndNv2) {
+  Parsed p = ParseFile(kRealDir + "dgx1_class_8x_v100_sxm2_nv1_nv2_cube_mesh_mlx5_oneflow_dlperf_report.txt");
+  ASSERT_TRUE(p.topo.ok()) << p.topo.error().ToString();
+  const NvsmiTopo& t = *p.topo;
+  EXPECT_EQ(t.kind, NvsmiMatrixKind::kTopo);
+  ASSERT_EQ(t.devices.size(), 9u);
+  EXPECT_EQ(NvsmiNicName(t.devices[8]), "mlx5_0");
+  EXPECT_EQ(Cell(t, "GPU0", "GPU1"), "NV1");
+  EXPECT_EQ(Cell(t, "GPU0", "GPU3"), "NV2");
+  EXPECT_EQ(Cell(t, "GPU0", "GPU5"), "SYS");
+  EXPECT_EQ(Cell(t, "GPU7", "GPU4"), "NV2");
+  EXPECT_EQ(Cell(t, "GPU2", "mlx5_0"), "PIX");
+  EXPECT_EQ(Dev(t, "GPU4").cpu_affinity, "12-23,36-47");
+  EXPECT_EQ(p.counts.read, p.counts.accepted);
+  EXPECT_EQ(p.counts.rejected, 0) << Reasons(p.diag);
+}
+
 // `topo -m` then `topo -p2p` pasted into one file, indented, with the legend lines wrapped
 // (testdata/real, PROVENANCE.md): the first matrix is read as a topo matrix (its cells decide,
 // not the -p2p legend that follows), and the second matrix's rows are rejected, not dropped.
