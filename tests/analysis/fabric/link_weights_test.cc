@@ -106,6 +106,59 @@ TEST(LinkWeights, MedianIsBiasedByQueueingWhereTheMinimumIsNot) {
   EXPECT_GT(err_med, 0.5);
 }
 
+// Every probe queues a little at every switch it crosses, out and back, as an idle fabric does:
+// mostly nothing, now and then more (Lomax, tail index 1.6, scale `jitter_us`). Same-leaf routes get 16 probes (8 each way); ECMP leaves
+// each route across the spines 2 (one each way), whose minimum stays well above its floor.
+std::vector<formats::PathProbe> JitteredProbes(const SmallFabric& f, double jitter_us) {
+  std::vector<formats::PathProbe> out;
+  std::map<std::string, int> seen;
+  Rng rng(29);
+  for (formats::PathProbe p : f.Probes(8, 0.0)) {
+    if (p.hops.size() > 1 && seen[p.src + ">" + p.dst + ">" + p.hops[1]]++ > 0) continue;
+    for (size_t k = 0; k < 2 * p.hops.size(); ++k) {
+      p.rtt_us += jitter_us * (std::pow(1.0 - rng.Uniform(), -1.0 / 1.6) - 1.0);
+    }
+    out.push_back(p);
+  }
+  return out;
+}
+
+// Mean absolute error of the leaf-spine cables (those only routes across leaves cross).
+double SpineCableError(const SmallFabric& f, const LinkWeightReport& r) {
+  double err = 0;
+  int n = 0;
+  for (const auto& l : r.tomography.links) {
+    if (l.link.find("spine") == std::string::npos) continue;
+    err += std::abs(l.latency_us - f.latency.at(l.link));
+    ++n;
+  }
+  return n > 0 ? err / static_cast<double>(n) : NAN;
+}
+
+TEST(LinkWeights, RoutesOnOneSwitchPathPoolTheirProbes) {
+  const SmallFabric f;
+  const std::vector<formats::PathProbe> probes = JitteredProbes(f, 0.03);
+  LinkWeightOptions own;
+  own.pool_switch_paths = false;
+  const LinkWeightReport alone = AnalyzeLinkWeights(probes, FabricReport{}, own);
+  const LinkWeightReport pooled = AnalyzeLinkWeights(probes, FabricReport{});
+  EXPECT_EQ(alone.routes_pooled, 0);
+  // Routes across leaves (27 endpoint pairs over 2 spines) share 6 switch paths; most find a lower
+  // floor among the others' probes. Same-leaf routes cross one switch and keep their own minimum.
+  EXPECT_GT(pooled.routes_pooled, 27);
+  EXPECT_LE(pooled.routes_pooled, 54);
+  EXPECT_NE(pooled.tomography.method.find("switch paths pooled"), std::string::npos);
+  for (const auto& l : pooled.tomography.links) ASSERT_TRUE(l.identifiable) << l.link << " " << l.reason;
+  const double err_alone = SpineCableError(f, alone);
+  const double err_pooled = SpineCableError(f, pooled);
+  EXPECT_GT(err_alone, 0.025);
+  EXPECT_LT(err_pooled, 0.6 * err_alone) << err_pooled << " vs " << err_alone;
+  // Other statistics are left as they are.
+  LinkWeightOptions median;
+  median.rtt_statistic = RttStatistic::kMedian;
+  EXPECT_EQ(AnalyzeLinkWeights(probes, FabricReport{}, median).routes_pooled, 0);
+}
+
 TEST(LinkWeights, RttStatisticNamesParseBack) {
   for (RttStatistic st : {RttStatistic::kMin, RttStatistic::kEndpoint, RttStatistic::kMedian}) {
     EXPECT_EQ(ParseRttStatistic(RttStatisticName(st)), st);

@@ -204,6 +204,54 @@ TomographyResult SolveInStages(const std::vector<TomographyPath>& paths, const s
   return out;
 }
 
+// One tomography path's probes: its node list (endpoints first and last) and its RTTs.
+struct RouteProbes {
+  const std::vector<std::string>* nodes;
+  const std::vector<double>* rtts;
+};
+
+// Routes between different endpoints that follow the same switches share that switch path's floor.
+// A route's minimum over its own few probes sits above the floor by the least queueing its probes
+// met, which grows with the switches crossed and shrinks with the probes taken; so each probe, less
+// its route's two endpoint cables as `solved` has them, is pooled with the probes of every route on
+// the same switch path (either direction), and a route's RTT becomes the pool's minimum plus its
+// endpoint cables, when that is lower than its own minimum. Routes whose endpoint cables are not
+// identifiable keep their own minimum. Returns how many routes got a lower RTT.
+int64_t PoolSwitchPaths(const std::vector<RouteProbes>& routes, const TomographyResult& solved,
+                        std::vector<TomographyPath>& paths) {
+  std::map<std::string, double> known;
+  for (const LinkWeight& l : solved.links) {
+    if (l.identifiable && std::isfinite(l.latency_us)) known[l.link] = l.latency_us;
+  }
+  std::vector<double> ends(routes.size(), NAN);  // per route: its endpoint cables, out and back
+  std::vector<std::vector<std::string>> keys(routes.size());
+  std::map<std::vector<std::string>, double> pool_min;
+  for (size_t i = 0; i < routes.size(); ++i) {
+    const std::vector<std::string>& nodes = *routes[i].nodes;
+    if (nodes.size() < 4) continue;  // one switch or none: its own probes are the whole pool
+    auto a = known.find(CableId(nodes[0], nodes[1]));
+    auto b = known.find(CableId(nodes[nodes.size() - 2], nodes.back()));
+    if (a == known.end() || b == known.end()) continue;
+    ends[i] = 2 * (a->second + b->second);
+    std::vector<std::string> key(nodes.begin() + 1, nodes.end() - 1);
+    std::vector<std::string> back(key.rbegin(), key.rend());
+    keys[i] = std::min(key, back);
+    const double least = *std::min_element(routes[i].rtts->begin(), routes[i].rtts->end()) - ends[i];
+    auto [it, fresh] = pool_min.emplace(keys[i], least);
+    if (!fresh) it->second = std::min(it->second, least);
+  }
+  int64_t lowered = 0;
+  for (size_t i = 0; i < routes.size(); ++i) {
+    if (!std::isfinite(ends[i])) continue;
+    const double pooled = std::max(0.0, pool_min.at(keys[i]) + ends[i]);
+    if (pooled < paths[i].rtt_us) {
+      paths[i].rtt_us = pooled;
+      ++lowered;
+    }
+  }
+  return lowered;
+}
+
 constexpr NamedValue<RttStatistic> kRttStatisticNames[] = {
     {RttStatistic::kMin, "min"}, {RttStatistic::kEndpoint, "endpoint"}, {RttStatistic::kMedian, "median"}};
 
@@ -279,6 +327,7 @@ LinkWeightReport AnalyzeLinkWeights(const std::vector<formats::PathProbe>& probe
     routes[nodes].push_back(p.rtt_us);
   }
   std::vector<TomographyPath> paths;
+  std::vector<RouteProbes> route_probes;               // per path: its node list and RTTs
   std::vector<double> route_spread;                    // per path: median - min RTT (NaN: one probe)
   std::map<std::string, std::vector<double>> spreads;  // cable -> spreads of the routes crossing it
   for (auto& [nodes, rtts] : routes) {
@@ -287,6 +336,7 @@ LinkWeightReport AnalyzeLinkWeights(const std::vector<formats::PathProbe>& probe
       continue;
     }
     r.probes_used += static_cast<int64_t>(rtts.size());
+    route_probes.push_back({&nodes, &rtts});
     TomographyPath path;
     path.src = nodes.front();
     path.dst = nodes.back();
@@ -307,6 +357,15 @@ LinkWeightReport AnalyzeLinkWeights(const std::vector<formats::PathProbe>& probe
   }
   r.routes = static_cast<int64_t>(paths.size());
   r.tomography = SolveInStages(paths, route_spread, opt.tomography, r.routes_queueing);
+  if (r.rtt_statistic == RttStatistic::kMin && opt.pool_switch_paths) {
+    r.routes_pooled = PoolSwitchPaths(route_probes, r.tomography, paths);
+    if (r.routes_pooled > 0) {
+      const int first_iterations = r.tomography.iterations;
+      r.tomography = SolveInStages(paths, route_spread, opt.tomography, r.routes_queueing);
+      r.tomography.iterations += first_iterations;
+      r.tomography.method += "; switch paths pooled";
+    }
+  }
   for (const auto& l : r.tomography.links) {
     auto it = spreads.find(l.link);
     const double spread = it != spreads.end() ? stats::Median(it->second) : NAN;

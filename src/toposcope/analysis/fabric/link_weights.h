@@ -24,6 +24,14 @@
 // (`rtt_statistic` kMin), its median (kMedian), or the Robson-Whitlock floor below its minimum
 // (kEndpoint). Each group is one tomography path.
 //
+// Switch paths pooled (kMin). A route's minimum over its own probes stays above the idle RTT by
+// the least queueing those probes met: more switches crossed, or fewer probes (ECMP spreads a
+// pair's probes over the spines, a few each), leave more. Routes between different endpoints over
+// the same switches share that part of the RTT, so after a first solve each probe, less its
+// route's two endpoint cables, joins the probes of every route on its switch path; a route's RTT
+// becomes that pool's minimum plus its endpoint cables (never above its own minimum), and the
+// problem is solved again. `routes_pooled` counts the routes it lowered.
+//
 // Queueing evidence. The minimum removes queueing only where some probe of the route met an idle
 // queue; behind a congested switch it stays high. Per cable, `queue_spread_us` is the median over
 // the routes crossing it (with >= 2 probes) of their median RTT minus their minimum: a spread
@@ -78,6 +86,7 @@ struct LinkWeightOptions {
   TomographyOptions tomography;
   RttStatistic rtt_statistic = RttStatistic::kMin;  // over a route's probes
   int min_probes_per_route = 1;       // routes with fewer probes are not used
+  bool pool_switch_paths = true;      // kMin: pool the probes of routes on one switch path (below)
   int unidentified_hop_weight = 1;    // OpenSM weight of a cable whose latency is not identifiable
 };
 
@@ -86,6 +95,7 @@ struct LinkWeightReport {
   TomographyResult tomography;        // links sorted by id; latency_us per crossing
   std::vector<double> queue_spread_us;  // per tomography.links[i]; NaN without a multi-probe route
   int64_t links_queueing = 0;           // identifiable links whose queue_spread_us > latency_us
+  int64_t routes_pooled = 0;            // routes whose RTT came from their switch path's pooled probes
   int64_t routes_queueing = 0;          // routes whose spread is in the upper of two classes (Otsu on
                                         // log spreads, medians >= 10x apart), solved after the others
                                         // for the cables only they cross (their minimum is an upper

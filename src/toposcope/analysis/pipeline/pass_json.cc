@@ -95,7 +95,7 @@ TOPOSCOPE_JSON_FIELDS(FabricReport, present, sources, switches, cas, hosts, host
 TOPOSCOPE_JSON_FIELDS(LinkWeight, link, latency_us, weight, identifiable, reason, paths)
 TOPOSCOPE_JSON_FIELDS(TomographyResult, links, iterations, relative_residual, paths, dropped_paths, link_count, rank_deficiency, method)
 TOPOSCOPE_JSON_FIELDS(HopWeight, port_guid, port, weight)
-TOPOSCOPE_JSON_FIELDS(LinkWeightReport, present, tomography, queue_spread_us, links_queueing, routes_queueing, probes, probes_used, probes_unusable, probes_by_level, level_source, routes, rtt_statistic, hop_weights, cables_mapped, cables_unmapped)
+TOPOSCOPE_JSON_FIELDS(LinkWeightReport, present, tomography, queue_spread_us, links_queueing, routes_pooled, routes_queueing, probes, probes_used, probes_unusable, probes_by_level, level_source, routes, rtt_statistic, hop_weights, cables_mapped, cables_unmapped)
 TOPOSCOPE_JSON_FIELDS(PairTraffic, src_gpu, dst_gpu, bytes_per_s, bytes, err_bytes_per_s, sigma_noise, sigma_margin, sigma_ambiguity, range_lo, range_hi, supported, channels, pipeline)
 TOPOSCOPE_JSON_FIELDS(HostTrafficMatrix, host, estimable, reason, gpus, window_start_ns, window_end_ns, window_s, samples, samples_needed, noise_blocks, noise_dof, noise_z, confidence, tx_bytes_per_s, rx_bytes_per_s, unknowns, margins, margin_rank, separable, assumption, channel_ids, channel_bytes_per_s, pipeline_bytes_per_s, margin_residual_rel, margin_mismatch_rel, pairs)
 TOPOSCOPE_JSON_FIELDS(TrafficMatrixReport, present, comm, channels, method, hosts, notes, hosts_estimable)

@@ -164,7 +164,8 @@ void AddLinkWeightsJson(const analysis::LinkWeightReport& lw, json& j) {
                      {"opensm_hop_weights", lw.hop_weights.size()},
                      {"cables_mapped_to_ports", lw.cables_mapped},
                      {"cables_not_in_fabric", lw.cables_unmapped},
-                     {"links_queueing", lw.links_queueing}, {"routes_queueing", lw.routes_queueing}};
+                     {"links_queueing", lw.links_queueing}, {"routes_queueing", lw.routes_queueing},
+                     {"routes_pooled", lw.routes_pooled}};
 }
 
 json NicsJson(const analysis::NicPortReport& n) {
