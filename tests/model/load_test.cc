@@ -357,6 +357,31 @@ TEST(LoadNcclTests, RunsAndTheNcclLinesAmongThem) {
   fs::remove_all(d);
 }
 
+// A table row with an NCCL log line run into it (a fuzzer find) belongs to the NCCL log reader
+// alone: it is rejected once, never once as a row and again as a log line.
+TEST(LoadNcclTests, ARowHoldingAnNcclLineIsRejectedOnce) {
+  const fs::path d = FreshDir("nccltests_mixed");
+  WriteBytes(d / "allreduce.out",
+             "# nThread 1 nGpus 1 minBytes 8 maxBytes 1024 step: 2(factor) warmup iters: 5 iters: 20\n"
+             "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   "
+             "busbw #wrong\n"
+             "      131072         32768     float     sum  ]   -1    159.3    0.82    1.5txt    0[6] NCCL INFO Ring "
+             "00-1    123.6\n"
+             "         512           128     float     sum      -1    126.6    0.00    0.01      0    123.4    0.00    "
+             "0.01      0\n");
+  auto ds = LoadPaths({d.string()}, {});
+  ASSERT_TRUE(ds.ok()) << ds.error().ToString();
+  ASSERT_EQ(ds->inputs.size(), 1U);
+  const InputFile& in = ds->inputs[0];
+  EXPECT_EQ(in.records, 4);
+  EXPECT_EQ(in.rejected, 1);
+  EXPECT_EQ(in.accepted + in.rejected, in.records);
+  EXPECT_EQ(ds->diag.RejectedFor(in.path), 1);
+  ASSERT_EQ(ds->nccl_tests.size(), 1U);
+  EXPECT_EQ(ds->nccl_tests[0].runs[0].rows.size(), 1U);
+  fs::remove_all(d);
+}
+
 // A paste of table rows alone (no header, rank tags in the rows) is still nccl-tests output.
 TEST(LoadNcclTests, RowsAloneAreRecognised) {
   auto ds = LoadPaths({kTestdata + "/real/nccl_tests/nccl_tests_issue1453_tagged_rows_excerpt.txt"}, {});

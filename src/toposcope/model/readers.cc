@@ -188,16 +188,16 @@ Status ReadNcclLog(FileRead& f) {
 }
 
 // nccl-tests output: its runs, and the NCCL log lines among them when the tests ran with
-// NCCL_DEBUG=INFO (rings, connections, QPs: as from a log), both from one pass over the file. The
-// two readers reject disjoint lines (table rows and footers; malformed NCCL lines), so the file's
-// rejects are their sum.
+// NCCL_DEBUG=INFO (rings, connections, QPs: as from a log), both from one pass over the file. A
+// line is one reader's or the other's (NCCL log lines are never read as table rows), so they reject
+// disjoint lines and the file's rejects are their sum.
 Status ReadNcclTestsOutput(FileRead& f) {
   auto lines = OpenLines(f.path);
   if (!lines.ok()) return lines.error();
   Diagnostics log_diag;
   formats::NcclLogLineParser log_lines(f.path, log_diag);
   auto report = formats::ReadNcclTests(*lines, f.path, f.ds.diag,
-                                       [&](std::string_view line, int64_t no) { log_lines.Feed(line, no); });
+                                       [&](std::string_view line, int64_t no) { return log_lines.Feed(line, no); });
   if (!report.ok()) return report.error();
   f.counts = report->counts;
   RejectOversizedLines(*lines, f.ds.diag, f.counts);

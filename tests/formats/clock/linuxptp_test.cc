@@ -204,6 +204,24 @@ TEST(LinuxPtp, Phc2sysSysSourceDiverging) {
   EXPECT_DOUBLE_EQ(sp.uncertainty_ns, 3360);
 }
 
+// An empty bracket group is not a tag: it stays in the text, so the line writes back as it was
+// read (a fuzzer find: "[]" was taken for a tag and dropped, and the rest then read as a
+// malformed phc2sys line).
+TEST(LinuxPtp, EmptyBracketsAreTextNotATag) {
+  const std::string text =
+      "ptp4l[2510.089]: port 1: INITIALIZING to LISTENING on INIT_COMPLETE\n"
+      "[]3-4[485phc2sys[709814.527]: CLOCK_REALTIME phc offset -24 s2 freq954]: rms\n";
+  Parsed p = Parse(text);
+  ASSERT_TRUE(p.log.ok()) << p.log.error().ToString();
+  ASSERT_EQ(p.log->records.size(), 2u);
+  EXPECT_EQ(p.log->records[1].tag, "");
+  const std::string written = WritePtpLog(p.log->records);
+  Parsed again = Parse(written, "rewritten");
+  ASSERT_TRUE(again.log.ok());
+  EXPECT_EQ(again.counts.rejected, 0) << Reasons(again.diag);
+  EXPECT_EQ(WithNewline(written), text);
+}
+
 TEST(LinuxPtp, WriterReproducesEveryFixture) {
   for (const auto& path : {kSrsran, kSja1105, kLs1021a, kSysDiverging}) {
     const std::string text = Slurp(path);

@@ -491,6 +491,24 @@ TEST(NcclLogSynthetic, MixedEras) {
   EXPECT_EQ(log.qpns[3].ib_dev_index, -1);
 }
 
+// A device name that begins with the word of another form of the qpn line would be read as that
+// form once written back (a fuzzer find): such a line is rejected, with its reason.
+TEST(NcclLog, QpnDeviceNameStartingWithAnotherFormsWordIsRejected) {
+  Diagnostics diag;
+  const NcclLog log = ParseOk(
+      "h:1:2 [0] NCCL INFO NET/IB: \rIbDev x NCCL MergedDev 1 IbDev 3 Port 1 qpn 77 mtu 4 LID 12\n"
+      "h:1:2 [0] NCCL INFO NET/IB: \rDev y 1 IbDev 3 Port 1 qpn 78 mtu 4 LID 12\n"
+      "h:1:2 [0] NCCL INFO NET/IB: NCCL MergedDev 1 IbDev 3 Port 1 qpn 79 mtu 4 LID 12\n",
+      diag);
+  ExpectCounts(log, 3, 2);
+  ASSERT_EQ(log.qpns.size(), 1u);
+  EXPECT_EQ(log.qpns[0].qpn, 79u);
+  std::string reasons;
+  for (const auto& d : diag.items()) reasons += d.ToString() + "\n";
+  EXPECT_NE(reasons.find("device name starts with 'IbDev'"), std::string::npos) << reasons;
+  EXPECT_NE(reasons.find("device name starts with 'Dev'"), std::string::npos) << reasons;
+}
+
 TEST(NcclLogPrefix, Variants) {
   NcclLogPrefix p;
   std::string_view msg;

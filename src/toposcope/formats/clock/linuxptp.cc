@@ -115,13 +115,13 @@ Prefix FindPrefix(std::string_view t) {
 }
 
 // Removes leading message tags (`[ptp4l.0.config] [ens7f0] `) from `msg`; returns them joined
-// by spaces, without brackets. A bracket group with a blank inside is not a tag (tags are single
-// words; the text stays in the message).
+// by spaces, without brackets. A bracket group that is empty or has a blank inside is not a tag
+// (tags are single words; the text stays in the message).
 std::string StripTags(std::string_view& msg) {
   std::string tags;
   while (StartsWith(msg, "[")) {
     const size_t e = msg.find(']');
-    if (e == std::string_view::npos) break;
+    if (e == std::string_view::npos || e == 1) break;
     if (msg.substr(1, e - 1).find_first_of(" \t") != std::string_view::npos) break;
     if (!tags.empty()) tags += ' ';
     tags += std::string(msg.substr(1, e - 1));

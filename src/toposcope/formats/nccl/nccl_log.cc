@@ -862,6 +862,12 @@ std::string ParseQpn(std::string_view msg, NcclQpn* q) {
   const size_t sp = words.rfind(' ');
   if (sp == std::string_view::npos) return "qpn line without a device name before the device number";
   q->ib_dev = std::string(words.substr(0, sp));
+  // NCCL's name here is "NCCL Dev" or "NCCL MergedDev"; one that starts with the word of another
+  // form of the line ("Dev", "IbDev") would be read as that form once written back.
+  const std::string_view first_word = std::string_view(q->ib_dev).substr(0, q->ib_dev.find(' '));
+  if (first_word == "Dev" || first_word == "IbDev") {
+    return "qpn line whose device name starts with '" + std::string(first_word) + "'";
+  }
   {
     Scan ds(words.substr(sp + 1));
     if (!ds.Int(&q->dev, 0) || !ds.AtEnd()) return NumWhy(ds, "the device");
@@ -912,7 +918,8 @@ class Parser {
     log_.source = std::string(source);
   }
 
-  void Feed(std::string_view line, int64_t line_no) {
+  // True when the line is an NCCL log line (counted in nccl_lines), whatever became of it.
+  bool Feed(std::string_view line, int64_t line_no) {
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     ++log_.counts.read;
     if (head_.size() < kBinaryProbe) {
@@ -926,7 +933,7 @@ class Parser {
       if (!MaybeTopology(m)) {
         ++log_.nccl_lines;
         Ignore();
-        return;
+        return true;
       }
     }
     NcclLogPrefix at;
@@ -940,19 +947,20 @@ class Parser {
         ++log_.nccl_lines;
         SetVersion(line.substr(v + 13));
         ++log_.counts.accepted;
-        return;
+        return true;
       }
       Ignore();
-      return;
+      return false;
     }
     ++log_.nccl_lines;
     const std::string_view tag = line.substr(0, static_cast<size_t>(msg.data() - line.data()));
     const bool is_info = tag.ends_with("NCCL INFO ") || tag.ends_with("NCCL INFO");
     if (!is_info) {
       Ignore();
-      return;
+      return true;
     }
     Dispatch(Trim(msg), std::move(at), line, line_no);
+    return true;
   }
 
   Result<NcclLog> Finish() {
@@ -1167,7 +1175,7 @@ NcclLogLineParser::NcclLogLineParser(std::string_view source, Diagnostics& diag)
 
 NcclLogLineParser::~NcclLogLineParser() = default;
 
-void NcclLogLineParser::Feed(std::string_view line, int64_t line_no) { impl_->parser.Feed(line, line_no); }
+bool NcclLogLineParser::Feed(std::string_view line, int64_t line_no) { return impl_->parser.Feed(line, line_no); }
 
 Result<NcclLog> NcclLogLineParser::Finish() { return Merge(impl_->parser.Finish(), std::move(impl_->records)); }
 

@@ -215,7 +215,8 @@ class NcclLogLineParser {
   ~NcclLogLineParser();
   NcclLogLineParser(const NcclLogLineParser&) = delete;
   NcclLogLineParser& operator=(const NcclLogLineParser&) = delete;
-  void Feed(std::string_view line, int64_t line_no);
+  // True when `line` is an NCCL log line (with or without a topology record in it).
+  bool Feed(std::string_view line, int64_t line_no);
   Result<NcclLog> Finish();
 
  private:

@@ -224,6 +224,9 @@ class NcclTestsReader {
     Accept();
   }
 
+  // A line another reader took (counted as read): accepted here, not read.
+  void Taken() { Accept(); }
+
   [[nodiscard]] bool found() const { return !out_.runs.empty(); }
 
  private:
@@ -362,7 +365,7 @@ bool LooksLikeNcclTests(std::string_view head) {
 }
 
 Result<NcclTestsReport> ReadNcclTests(LineReader& lines, std::string_view source, Diagnostics& diag,
-                                      const std::function<void(std::string_view, int64_t)>& each_line) {
+                                      const std::function<bool(std::string_view, int64_t)>& each_line) {
   NcclTestsReport out;
   out.source = std::string(source);
   NcclTestsReader reader(source, diag, out);
@@ -375,7 +378,10 @@ Result<NcclTestsReport> ReadNcclTests(LineReader& lines, std::string_view source
       if (LooksBinary(line)) return MakeError(std::string(source), no, 0, "binary input, not nccl-tests output");
     }
     ++out.counts.read;
-    if (each_line) each_line(line, no);
+    if (each_line && each_line(line, no)) {
+      reader.Taken();
+      continue;
+    }
     reader.Line(line, no);
   }
   if (const Error* e = lines.error()) return *e;

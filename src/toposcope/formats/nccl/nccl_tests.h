@@ -86,10 +86,12 @@ struct NcclTestsReport {
 // empty or binary, or when it holds no nccl-tests header, device line or table row at all.
 Result<NcclTestsReport> ParseNcclTests(std::string_view text, std::string_view source, Diagnostics& diag);
 // Streaming form of ParseNcclTests (memory: the runs read). Fails as ParseNcclTests. `each_line`, when
-// set, is handed every line read with its number (so that a second reader, such as the NCCL log
-// lines' NcclLogLineParser, reads the same pass).
+// set, is handed every line read with its number first (so that a second reader, such as the NCCL
+// log lines' NcclLogLineParser, reads the same pass); a line for which it returns true is that
+// reader's (an NCCL log line) and is counted here as accepted, never read as a table row, so no
+// line is rejected by both.
 Result<NcclTestsReport> ReadNcclTests(LineReader& lines, std::string_view source, Diagnostics& diag,
-                                      const std::function<void(std::string_view, int64_t)>& each_line = {});
+                                      const std::function<bool(std::string_view, int64_t)>& each_line = {});
 
 // True when the first part of a file looks like nccl-tests output: a `nThread N nGpus N minBytes`
 // header or an `Avg bus bandwidth` footer, with or without `#` and line prefixes.
