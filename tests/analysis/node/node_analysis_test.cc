@@ -342,22 +342,34 @@ TEST(Links, Dgx1MeasuredOnlyIsDirectNvlinkAboveGen3AndWholeByDesign) {
   }
 }
 
+// The text of a file under testdata/real/.
+std::string ReadRealFile(const std::string& rel) {
+  const std::string path = std::string(TOPOSCOPE_TESTDATA) + "/real/" + rel;
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_TRUE(in.good()) << path;
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A data set holding one real `nvidia-smi topo -m` file of testdata/real/ as host `host`.
+model::Dataset RealNvsmiTopoDataset(const std::string& rel, const std::string& host) {
+  model::Dataset ds;
+  ReadCounts counts;
+  const std::string path = std::string(TOPOSCOPE_TESTDATA) + "/real/" + rel;
+  auto topo = formats::ParseNvsmiTopo(ReadRealFile(rel), path, ds.diag, counts);
+  EXPECT_TRUE(topo.ok());
+  EXPECT_TRUE(counts.Balanced());
+  if (topo.ok()) model::AddNvsmiTopo(ds, host, path, *topo);
+  return ds;
+}
+
 TEST(Links, RealDgx1ClassCubeMeshMatrixHasNoDegradedLink) {
   // nvidia-smi topo -m of an 8x V100-SXM2 host (Oneflow-Inc/DLPerf reports, testdata/real PROVENANCE.md):
   // NV1 and NV2 pairs by design. No pair is a false alarm, and the wiring is the published one.
-  const std::string path =
-      std::string(TOPOSCOPE_TESTDATA) +
-      "/real/nvidia_smi_topo/dgx1_class_8x_v100_sxm2_nv1_nv2_cube_mesh_mlx5_oneflow_dlperf_report.txt";
-  std::ifstream in(path, std::ios::binary);
-  ASSERT_TRUE(in.good()) << path;
-  std::stringstream text;
-  text << in.rdbuf();
-  model::Dataset ds;
-  ReadCounts counts;
-  auto topo = formats::ParseNvsmiTopo(text.str(), path, ds.diag, counts);
-  ASSERT_TRUE(topo.ok());
-  EXPECT_TRUE(counts.Balanced());
-  model::AddNvsmiTopo(ds, "v100", path, *topo);
+  const model::Dataset ds = RealNvsmiTopoDataset(
+      "nvidia_smi_topo/dgx1_class_8x_v100_sxm2_nv1_nv2_cube_mesh_mlx5_oneflow_dlperf_report.txt", "v100");
+  ASSERT_EQ(ds.hosts.count("v100"), 1U);
   EXPECT_EQ(ds.hosts.at("v100").nics.size(), 1U);
   const auto links = AnalyzeLinks(ds, ModernThresholds(), stats::NoiseModel{});
   int nv1 = 0;
@@ -383,17 +395,9 @@ TEST(Links, RealDgx1ClassCubeMeshMatrixHasNoDegradedLink) {
 TEST(Links, PartialDgx2MatrixIsNvswitchFromTheLaneCount) {
   // nvidia-smi topo -m of a DGX-2 cut after GPU4's row (NVIDIA/nccl-tests issue #78): the declared
   // pairs are not a full mesh, but a GPU with NV6 to 15 peers can only be switched.
-  const std::string path = std::string(TOPOSCOPE_TESTDATA) +
-                           "/real/nvidia_smi_topo/dgx2_v100_16gpu_nv6_mlx5_cols_nccl_tests_issue78_excerpt.txt";
-  std::ifstream in(path, std::ios::binary);
-  ASSERT_TRUE(in.good()) << path;
-  std::stringstream text;
-  text << in.rdbuf();
-  model::Dataset ds;
-  ReadCounts counts;
-  auto topo = formats::ParseNvsmiTopo(text.str(), path, ds.diag, counts);
-  ASSERT_TRUE(topo.ok());
-  model::AddNvsmiTopo(ds, "dgx2", path, *topo);
+  const model::Dataset ds =
+      RealNvsmiTopoDataset("nvidia_smi_topo/dgx2_v100_16gpu_nv6_mlx5_cols_nccl_tests_issue78_excerpt.txt", "dgx2");
+  ASSERT_EQ(ds.hosts.count("dgx2"), 1U);
   EXPECT_EQ(ds.hosts.at("dgx2").nics.size(), 10U);
   const auto links = AnalyzeLinks(ds, ModernThresholds(), stats::NoiseModel{});
   int nv = 0;
@@ -412,15 +416,11 @@ TEST(Links, PartialDgx2MatrixIsNvswitchFromTheLaneCount) {
 
 TEST(Links, P2pEnabledSlowerThanStagedCopiesIsAFinding) {
   // p2pBandwidthLatencyTest from NVIDIA/nccl issue #814: P2P writes at ~10 GB/s, staged copies at ~22.
-  const std::string path = std::string(TOPOSCOPE_TESTDATA) +
-                           "/real/cuda_p2p/p2p_enabled_slower_than_disabled_6gpu_nccl_issue814_excerpt.txt";
-  std::ifstream in(path, std::ios::binary);
-  ASSERT_TRUE(in.good()) << path;
-  std::stringstream text;
-  text << in.rdbuf();
+  const std::string rel = "cuda_p2p/p2p_enabled_slower_than_disabled_6gpu_nccl_issue814_excerpt.txt";
+  const std::string path = std::string(TOPOSCOPE_TESTDATA) + "/real/" + rel;
   model::Dataset ds;
   ReadCounts counts;
-  auto report = formats::ParseP2pBandwidthLatencyTest(text.str(), path, ds.diag, counts);
+  auto report = formats::ParseP2pBandwidthLatencyTest(ReadRealFile(rel), path, ds.diag, counts);
   ASSERT_TRUE(report.ok());
   EXPECT_TRUE(counts.Balanced());
   model::AddP2pReport(ds, "h", path, *report);
