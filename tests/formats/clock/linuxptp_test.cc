@@ -564,6 +564,32 @@ TEST(PtpRealTestdata, OpenilLinuxptp15OffsetsBeyondTheAxisAreRejected) {
   EXPECT_NE(first.find("exceeds 2^53 ns"), std::string::npos) << first;
 }
 
+// The other way round (a later linuxptp_fuzz find): a tag, a blank, then prefix-shaped text with a
+// bad time before a real prefix. Read as text; run together on write, the real prefix further on
+// would be found instead, so that record is written spaced, as it was read.
+TEST(PtpWrite, TagBeforeABadPrefixIsWrittenSpacedWhenRunTogetherWouldReadOtherwise) {
+  const std::string text =
+      "ptp4l[48.100]: master offset          4 s2 freq  +83714 path delay       485\n"
+      "[t]  x[1.2q]: text ptp4l[48.343]: master offset          5 s2 freq  +83715 path delay       484\n";
+  Diagnostics diag;
+  ReadCounts counts;
+  auto log = ParsePtpLog(text, "in", "h", diag, counts);
+  ASSERT_TRUE(log.ok());
+  ASSERT_EQ(log->records.size(), 2u);
+  EXPECT_EQ(log->records[1].kind, PtpLineKind::kOther);
+  EXPECT_EQ(log->records[1].tag, "t");
+  const std::string written = WritePtpLog(log->records);
+  EXPECT_NE(written.find("\n[t] x[1.2q]: text ptp4l[48.343]"), std::string::npos) << written;
+  Diagnostics diag2;
+  ReadCounts counts2;
+  auto again = ParsePtpLog(written, "rw", "h", diag2, counts2);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(counts2.rejected, 0);
+  ASSERT_EQ(again->records.size(), 2u);
+  EXPECT_EQ(again->records[1].kind, PtpLineKind::kOther);
+  EXPECT_EQ(WritePtpLog(again->records), written);
+}
+
 }  // namespace linuxptp_test
 }  // namespace toposcope::formats
 

@@ -363,6 +363,28 @@ std::string FormatBody(const PtpRecord& r) {
   return r.message;
 }
 
+// The prefix a line is read with. A prefix-shaped text with a malformed time or process id counts
+// as a prefix (`*bad_time`: its samples are rejected) only when its message is a linuxptp line;
+// before any other text it is no prefix and the line is kept whole as text.
+Prefix ReadPrefix(std::string_view t, bool* bad_time) {
+  Prefix p = FindPrefix(t);
+  *bad_time = false;
+  if (p.found && p.bad_time) {
+    PtpRecord probe;
+    std::string ignored;
+    probe.program = std::string(p.program);
+    std::string_view probe_msg = p.rest;
+    StripTags(probe_msg);
+    ParseMessage(probe_msg, probe, ignored);
+    if (probe.kind == PtpLineKind::kOther) {
+      p = Prefix{};
+    } else {
+      *bad_time = true;
+    }
+  }
+  return p;
+}
+
 }  // namespace
 
 std::string_view PtpLineKindName(PtpLineKind kind) {
@@ -445,23 +467,10 @@ Status ReadPtpLog(LineReader& lines, std::string_view source, std::string_view h
     };
     PtpRecord r;
     r.line = ln;
-    Prefix p = FindPrefix(t);
     // A malformed time or process id in a prefix: samples are rejected below; any other line is kept whole,
     // as text without a prefix.
     bool bad_time = false;
-    if (p.found && p.bad_time) {
-      PtpRecord probe;
-      std::string ignored;
-      probe.program = std::string(p.program);
-      std::string_view probe_msg = p.rest;
-      StripTags(probe_msg);
-      ParseMessage(probe_msg, probe, ignored);
-      if (probe.kind == PtpLineKind::kOther) {
-        p = Prefix{};
-      } else {
-        bad_time = true;
-      }
-    }
+    Prefix p = ReadPrefix(t, &bad_time);
     std::string_view msg = t;
     if (p.found) {
       r.program = std::string(p.program);
@@ -599,12 +608,20 @@ std::string FormatPtpRecord(const PtpRecord& r) {
   } else if (r.monotonic_ns != kNoTime) {
     out += program + "[" + FormatMonotonic(r.monotonic_ns) + "]: ";
   }
-  // Tags after a prefix are spaced as linuxptp prints them. Without a prefix they are written as
-  // read, run together with the text: `[rank0]p4l[x]: ...` spaced would read as a `p4l[x]:` prefix.
+  // Tags after a prefix are spaced as linuxptp prints them. Without a prefix they are run together
+  // with the text (`[rank0]p4l[x]: ...` spaced would read as a `p4l[x]:` prefix), unless only the
+  // spaced form reads without a prefix, as the record was read (a `[tag]  x[1.2q]: ...` line).
   const bool prefixed = r.pid >= 0 || r.monotonic_ns != kNoTime;
-  for (const auto part : SplitWhitespace(r.tag)) out += "[" + std::string(part) + (prefixed ? "] " : "]");
-  out += FormatBody(r);
-  return out;
+  std::string tags;
+  for (const auto part : SplitWhitespace(r.tag)) tags += "[" + std::string(part) + (prefixed ? "] " : "]");
+  const std::string body = FormatBody(r);
+  if (!prefixed && !tags.empty() && out.empty()) {
+    bool bad_time = false;
+    if (ReadPrefix(tags + body, &bad_time).found && !ReadPrefix(tags + " " + body, &bad_time).found) {
+      return tags + " " + body;
+    }
+  }
+  return out + tags + body;
 }
 
 std::string WritePtpLog(const std::vector<PtpRecord>& records) { return JoinLines(records, FormatPtpRecord); }
