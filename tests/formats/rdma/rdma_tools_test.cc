@@ -178,6 +178,26 @@ TEST(RdmaResQp, Iproute2_2024_DriverSubtypeNoPid) {
   EXPECT_EQ(WriteRdmaResQp(t->qps), Slurp(kQp2024));
 }
 
+// A control character in a process name (a CR, found by rdma_tools_fuzz) would not write back: the
+// line is rejected with its reason and the others are kept.
+TEST(RdmaResQp, ControlCharacterInCommIsRejected) {
+  Diagnostics diag;
+  auto t = ParseRdmaResQp(
+      "link mlx5_0/1 lqpn 8 type UD state RTS sq-psn 0 pid 0 comm [ib_ipoib]\n"
+      "link mlx5_0/1 lqpn 9 type UD state RTS sq-psn 0 pid 0 comm [ib_ipo\x01\r mlx5_0/1 lqpn 10\n"
+      "link mlx5_0/1 lqpn 11 type RC subtype x\x02y state INIT sq-psn 0 pid 548 comm ibv_rc_pingpong\n",
+      "qp.txt", diag);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->counts.read, 3);
+  EXPECT_EQ(t->counts.rejected, 2);
+  ASSERT_EQ(t->qps.size(), 1u);
+  EXPECT_EQ(t->qps[0].comm, "ib_ipoib");
+  std::string reasons;
+  for (const auto& d : diag.items()) reasons += d.ToString() + "\n";
+  EXPECT_NE(reasons.find("control character in 'comm'"), std::string::npos) << reasons;
+  EXPECT_NE(reasons.find("unknown subtype"), std::string::npos) << reasons;
+}
+
 TEST(RdmaResQp, CqAndPdOutputsAreNotQps) {
   for (const std::string& path : {kCq, kPd}) {
     Diagnostics diag;

@@ -212,7 +212,7 @@ bool SetQpField(RdmaQp& qp, std::string_view key, std::string_view val, uint32_t
   if (key == "pdn") return i64(qp.pdn, kBitPdn);
   if (key == "pid") return i64(qp.pid, kBitPid);
   if (key == "type") return word(qp.type, kBitType, [](std::string_view s) { return OneOf(s, kQpTypes); });
-  if (key == "subtype") return word(qp.subtype, kBitSubtype, nullptr);
+  if (key == "subtype") return word(qp.subtype, kBitSubtype, [](std::string_view s) { return !HasControlChars(s); });
   if (key == "state") return word(qp.state, kBitState, [](std::string_view s) { return OneOf(s, kQpStates); });
   if (key == "path-mig-state") {
     return word(qp.path_mig_state, kBitPathMig, [](std::string_view s) { return OneOf(s, kPathMigStates); });
@@ -223,6 +223,10 @@ bool SetQpField(RdmaQp& qp, std::string_view key, std::string_view val, uint32_t
       return false;
     }
     seen |= kBitComm;
+    if (HasControlChars(val)) {  // a process name is printable; a CR in it would not write back
+      reason = "control character in 'comm'";
+      return false;
+    }
     if (val.size() >= 2 && val.front() == '[' && val.back() == ']') {
       qp.kernel_owner = true;
       val = val.substr(1, val.size() - 2);
