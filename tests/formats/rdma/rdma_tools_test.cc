@@ -626,6 +626,25 @@ TEST(Ibstat, BadInputs) {
 // ibv_devinfo
 // ------------------------------------------------------------------------------------------
 
+// A value that still ends in ')' once its code is cut ("InfiniBand)(0)", an rdma_tools_fuzz find)
+// would read as another code when written back: the line is rejected, the device kept.
+TEST(IbvDevinfo, TextEndingInAParenthesisIsRejected) {
+  Diagnostics diag;
+  auto l = ParseIbvDevinfo("hca_id:\tmlx4_1\n\ttransport:\t\t\tInfiniBand)(0)\n\t\tport:\t1\n"
+                           "\t\t\tstate:\t\t\tPORT_ACTIVE (4)\n",
+                           "devinfo.txt", diag);
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(l->counts.rejected, 1);
+  ASSERT_EQ(l->devices.size(), 1u);
+  EXPECT_EQ(l->devices[0].transport, "");
+  const std::string written = WriteIbvDevinfo(l->devices);
+  Diagnostics d2;
+  auto again = ParseIbvDevinfo(written, "rw", d2);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->counts.rejected, 0);
+  EXPECT_EQ(WriteIbvDevinfo(again->devices), written);
+}
+
 TEST(IbvDevinfo, HeioyTwoConnectX3MlnxOfed) {
   Diagnostics diag;
   const std::string text = Slurp(kDevinfo);

@@ -94,6 +94,8 @@ bool SplitCode(std::string_view value, std::string& text, std::optional<int>& co
   // "PORT_ACTIVE (4": cut off; also before a code ("InfiniBand (PORT_ACTIVE (4)": two values run
   // together), which would be written back as the first form.
   if (value.find('(') != std::string_view::npos && value.find(')') == std::string_view::npos) return false;
+  // A text that still ends in ')' ("InfiniBand)(0)") would read as another code once written back.
+  if (!value.empty() && value.back() == ')') return false;
   text = std::string(value);
   return true;
 }
