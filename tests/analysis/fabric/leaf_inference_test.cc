@@ -177,6 +177,23 @@ TEST(LeafInference, LeafWhoseSwitchDelaysEveryPairStaysWhole) {
   }
 }
 
+// The smallest real tier step: one more InfiniBand switch (~0.1 µs) and a short cable each way,
+// 0.3 µs in all, still separates leaves and pods.
+TEST(LeafInference, TierStepOfTheFastestSwitchesIsSeen) {
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    Synth s;
+    s.leaves = 8;
+    s.hosts_per_leaf = 2;
+    s.leaves_per_pod = 4;
+    s.level_us = {1.0, 1.3, 2.5};
+    s.seed = seed;
+    const LeafInference inf = InferLeaves(Generate(s));
+    EXPECT_DOUBLE_EQ(LeafAcc(inf, s), 1.0) << seed;
+    EXPECT_EQ(inf.leaves.size(), 8U) << seed;
+    EXPECT_DOUBLE_EQ(PodAcc(inf, s), 1.0) << seed;
+  }
+}
+
 TEST(LeafInference, OutliersAndMissingPairs) {
   Synth s;
   s.outlier_rate = 0.05;

@@ -52,7 +52,12 @@ struct LeafInferenceOptions {
   int min_probes_per_pair = 1;     // probes (both directions together) for a pair to count
   int min_peers = 2;               // measured peers for a host to be placed
   int max_iterations = 12;         // cluster <-> offset-fit rounds
-  double min_level_gap_us = 0.35;  // smallest gap (µs, after offset removal) that separates tiers
+  // Smallest gap (µs, after offset removal) that separates tiers. One tier up crosses at least one
+  // more switch and one more cable each way: InfiniBand cut-through switches take 0.10-0.15 µs port
+  // to port (DOMAIN.md §2), so the fastest real step, with short DAC cables, is about 0.3 µs. At
+  // 0.35 such dragonflies lost their leaves; below 0.25 the spread of same-tier minima (queueing,
+  // a congested leaf) starts to split leaves.
+  double min_level_gap_us = 0.25;
   double pod_jump_ratio = 0.3;     // pods split where the leaves' dendrogram jumps by at least this
                                    // fraction of the median merge below the jump (its largest jump)
   double min_pod_level_us = 0.05;  // floor of that median (µs)
