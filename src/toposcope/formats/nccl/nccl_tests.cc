@@ -224,7 +224,7 @@ class NcclTestsReader {
     Accept();
   }
 
-  // A line another reader took (counted as read): accepted here, not read.
+  // A line another reader took (already counted as read): accepted, never parsed as a table row.
   void Taken() { Accept(); }
 
   [[nodiscard]] bool found() const { return !out_.runs.empty(); }
