@@ -120,6 +120,16 @@ struct CaptureInput {
   int index = 0;
 };
 
+// An event that may be a clock anchor (analysis/time/anchors): the end of one collective, as its
+// input gave it (model::AnchorCandidateOf).
+struct AnchorCandidate {
+  std::string key;     // what the collective is, without the ordinal
+  std::string family;  // non-empty: the key takes the rank's ordinal in this family
+  std::string who;     // the rank identity the ordinal counts for
+  std::string host;
+  int64_t end_ns = 0;  // local end time
+};
+
 // An input whose records are events on a host's clock (traces, inspector records, JSONL events,
 // DCGM samples): read again, streaming, when the timeline is merged.
 struct EventInput {
@@ -130,6 +140,11 @@ struct EventInput {
   // dmon inputs naming MIG instances: the host's `dcgmi discovery -c` rows, which put each instance
   // on its GPU's timeline track (the loader sets them once every input is read); empty otherwise
   std::vector<formats::DcgmMigInstance> mig_instances;
+  // Traces, Inspector records, JSONL events: the events the loader streamed and, in input order,
+  // those that may be clock anchors, so the anchors pass does not read the input again (-1: not
+  // kept; the anchors pass reads the input).
+  int64_t events_streamed = -1;
+  std::vector<AnchorCandidate> anchor_candidates;
 };
 
 struct InputFile {

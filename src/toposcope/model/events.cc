@@ -1,6 +1,9 @@
 #include "toposcope/model/events.h"
 
+#include <algorithm>
+
 #include "toposcope/base/file_io.h"
+#include "toposcope/base/time.h"
 #include "toposcope/formats/trace/chrome_trace.h"
 #include "toposcope/formats/trace/event_jsonl.h"
 #include "toposcope/formats/nccl/nccl_inspector.h"
@@ -24,7 +27,49 @@ std::string DcgmDevice(const DcgmPoint& p) {
   return id >= 0 ? name + std::to_string(id) : "dcgm";
 }
 
+// The group key of an event, or "" when it is not an anchor. `ordinal_family` is set when the key
+// depends on the per-rank ordinal (no explicit sequence number).
+std::string AnchorKey(const formats::TraceEvent& e, std::string* ordinal_family) {
+  ordinal_family->clear();
+  if (const std::string a = formats::ContextValue(e.context, "anchor"); !a.empty()) return "a|" + a;
+  if (e.phase != 'X') return {};
+  if (e.category == "coll_perf") {
+    const std::string comm = formats::ContextValue(e.context, "comm");
+    const std::string seq = formats::ContextValue(e.context, "seq");
+    // Without an event trace the record is stamped when it was dumped, not when it ended.
+    if (comm.empty() || seq.empty() || formats::ContextValue(e.context, "timing") == "dump") return {};
+    return "i|" + e.type + "|" + comm + "|" + seq;
+  }
+  if (e.category != "kernel") return {};
+  const formats::CollectiveInfo ci = formats::ParseNcclKernelName(e.type);
+  if (!ci.is_nccl || ci.collective.empty() || ci.collective == "SendRecv" || ci.collective == "Send" ||
+      ci.collective == "Recv") {
+    return {};
+  }
+  const std::string pg = formats::ContextValue(e.context, "pg");
+  const std::string seq = formats::ContextValue(e.context, "seq");
+  if (!seq.empty()) return "k|" + ci.collective + "|" + pg + "|" + seq;
+  *ordinal_family = ci.collective + "|" + pg;
+  return "o|" + *ordinal_family;
+}
+
 }  // namespace
+
+std::optional<AnchorCandidate> AnchorCandidateOf(formats::TraceEvent&& e) {
+  if (e.host.empty() || e.local_ts_ns == kNoTime) return std::nullopt;
+  std::string family;
+  std::string key = AnchorKey(e, &family);
+  if (key.empty()) return std::nullopt;
+  AnchorCandidate c;
+  c.key = std::move(key);
+  if (!family.empty()) {
+    c.who = e.rank >= 0 ? "r" + std::to_string(e.rank) : e.host + "/" + e.device;
+    c.family = std::move(family);
+  }
+  c.host = std::move(e.host);
+  c.end_ns = e.local_ts_ns + std::max<int64_t>(0, e.dur_ns);
+  return c;
+}
 
 Status StreamEvents(const EventInput& input, const formats::TraceEventSink& sink, Diagnostics& diag,
                     EventInputCounts* counts) {

@@ -1,12 +1,14 @@
 // model/events: turns an event input (Chrome/Kineto trace, NCCL Inspector records, JSONL events,
 // DCGM samples) into a stream of TraceEvents. The loader reads each event input once through
-// StreamEvents to count its records and report its diagnostics (one number per file); the passes
-// that need the events (anchors, the timeline merge) read it again through MakeEventSource, which
-// reports nothing a second time. Nothing is held in memory between the load and the merge.
+// StreamEvents to count its records, report its diagnostics (one number per file) and keep the
+// few events that may be clock anchors (AnchorCandidateOf, for the anchors pass); the timeline
+// merge reads it again through MakeEventSource, which reports nothing a second time. No other
+// event is held in memory between the load and the merge.
 #pragma once
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 #include "toposcope/base/diagnostics.h"
 #include "toposcope/base/result.h"
@@ -14,6 +16,17 @@
 #include "toposcope/model/dataset.h"
 
 namespace toposcope::model {
+
+// The anchor candidate of an event, or nullopt when it cannot be one. What counts as one
+// collective across ranks (the key):
+//   - Chrome/Kineto NCCL kernels (not SendRecv): collective + process group + `seq` from the
+//     event's context; without a seq, the ordinal of that collective on that process group on that
+//     rank (`family` and `who` set; the anchors pass numbers them in input order);
+//   - NCCL Inspector collective records: op + communicator id + collective sequence number (not
+//     when the record was stamped at dump time);
+//   - any event whose context has `anchor=<id>` (documented in docs/event_jsonl.md).
+// Events without a host or a time are none.
+std::optional<AnchorCandidate> AnchorCandidateOf(formats::TraceEvent&& e);
 
 // Counts of one event input, filled as it is read.
 struct EventInputCounts {

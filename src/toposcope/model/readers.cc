@@ -144,15 +144,21 @@ Status ReadDcgm(FileRead& f) {
   return st;
 }
 
-// Traces, NCCL Inspector records and JSONL events: read once here to count their records and report
-// their diagnostics, streamed again by the anchors and the timeline merge (unless refused before any
-// record was accepted).
+// Traces, NCCL Inspector records and JSONL events: read once here to count their records, report
+// their diagnostics and keep the events that may be clock anchors; streamed again by the timeline
+// merge (unless refused before any record was accepted).
 Status NoteEvents(FileRead& f) {
-  const EventInput input{f.path, f.host, f.format};
+  EventInput input{f.path, f.host, f.format};
   EventInputCounts counts;
-  const Status st = StreamEvents(input, nullptr, f.ds.diag, &counts);
+  const Status st = StreamEvents(
+      input,
+      [&input](formats::TraceEvent&& e) {
+        if (auto c = AnchorCandidateOf(std::move(e))) input.anchor_candidates.push_back(std::move(*c));
+      },
+      f.ds.diag, &counts);
   f.counts = counts.counts;
-  if (st.ok() || f.counts.accepted > 0) f.ds.event_inputs.push_back(input);
+  input.events_streamed = counts.events;
+  if (st.ok() || f.counts.accepted > 0) f.ds.event_inputs.push_back(std::move(input));
   return st;
 }
 

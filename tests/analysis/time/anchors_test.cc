@@ -160,7 +160,31 @@ TEST(Anchors, CollectFromJsonlEvents) {
     // Median of the host's two ranks' ends: +0 or +10 ns -> the upper middle.
     EXPECT_EQ(grp[1].second - grp[0].second, 1000);
   }
+  // The loader keeps the candidates as it counts the events: the anchors pass finds the same
+  // groups without reading the inputs again (they are gone by then).
+  Result<model::Dataset> loaded = model::LoadPaths({dir.string()}, model::LoadOptions{});
+  ASSERT_TRUE(loaded.ok()) << loaded.error().ToString();
+  int kept_inputs = 0;
+  for (const auto& in : loaded->event_inputs) {
+    if (in.format != formats::FileFormat::kEventJsonl) continue;
+    ++kept_inputs;
+    EXPECT_EQ(in.events_streamed, 7);
+  }
+  EXPECT_EQ(kept_inputs, 2);
   std::filesystem::remove_all(dir);
+  const AnchorGroups kept = CollectAnchors(*loaded, AnchorOptions{}, &diag);
+  EXPECT_EQ(kept.events_scanned, g.events_scanned);
+  EXPECT_EQ(kept.candidate_events, g.candidate_events);
+  EXPECT_EQ(kept.groups_dropped, g.groups_dropped);
+  auto named = [](const AnchorGroups& a) {
+    std::vector<std::vector<std::pair<std::string, int64_t>>> out;
+    for (const auto& grp : a.groups) {
+      out.emplace_back();
+      for (const auto& [h, t] : grp) out.back().emplace_back(a.hosts[static_cast<size_t>(h)], t);
+    }
+    return out;
+  };
+  EXPECT_EQ(named(kept), named(g));
 }
 
 }  // namespace anchors_test

@@ -19,32 +19,6 @@ using stats::Median;
 
 constexpr double kNsPerUs = 1000.0;
 
-// The group key of an event, or "" when it is not an anchor. `ordinal_family` is set when the key
-// depends on the per-rank ordinal (no explicit sequence number).
-std::string AnchorKey(const formats::TraceEvent& e, std::string* ordinal_family) {
-  ordinal_family->clear();
-  if (const std::string a = formats::ContextValue(e.context, "anchor"); !a.empty()) return "a|" + a;
-  if (e.phase != 'X') return {};
-  if (e.category == "coll_perf") {
-    const std::string comm = formats::ContextValue(e.context, "comm");
-    const std::string seq = formats::ContextValue(e.context, "seq");
-    // Without an event trace the record is stamped when it was dumped, not when it ended.
-    if (comm.empty() || seq.empty() || formats::ContextValue(e.context, "timing") == "dump") return {};
-    return "i|" + e.type + "|" + comm + "|" + seq;
-  }
-  if (e.category != "kernel") return {};
-  const formats::CollectiveInfo ci = formats::ParseNcclKernelName(e.type);
-  if (!ci.is_nccl || ci.collective.empty() || ci.collective == "SendRecv" || ci.collective == "Send" ||
-      ci.collective == "Recv") {
-    return {};
-  }
-  const std::string pg = formats::ContextValue(e.context, "pg");
-  const std::string seq = formats::ContextValue(e.context, "seq");
-  if (!seq.empty()) return "k|" + ci.collective + "|" + pg + "|" + seq;
-  *ordinal_family = ci.collective + "|" + pg;
-  return "o|" + *ordinal_family;
-}
-
 bool IsDcgmEventInput(formats::FileFormat f) {
   using formats::FileFormat;
   return f == FileFormat::kDcgmDmon || f == FileFormat::kPrometheusText || f == FileFormat::kDcgmCsv;
@@ -83,40 +57,27 @@ double SyncModelSigmaUs(const ClockModel& m, const TimesyncOptions& topt) {
   return std::max(noise_us / std::sqrt(std::max(1.0, n_eff)), 0.01);
 }
 
-// One event that may be an anchor, as its input gave it (the ordinal is applied in input order).
-struct AnchorCandidate {
-  std::string key;     // AnchorKey, without the ordinal
-  std::string family;  // non-empty: the key takes the rank's ordinal in this family
-  std::string who;     // the rank identity the ordinal counts for
-  std::string host;
-  int64_t end_ns = 0;
-};
+using model::AnchorCandidate;
 
 struct InputCandidates {
   int64_t scanned = 0;
   std::vector<AnchorCandidate> list;
 };
 
-// The anchor candidates of one event input, read on its own (inputs are read in parallel).
+// The anchor candidates of one event input: those the loader kept, or read again on their own
+// (inputs are read in parallel) when it kept none.
 InputCandidates ScanInput(const model::EventInput& input, Diagnostics* diag) {
   InputCandidates out;
+  if (input.events_streamed >= 0) {
+    out.scanned = input.events_streamed;
+    out.list = input.anchor_candidates;
+    return out;
+  }
   model::EventInputCounts counts;
   auto source = model::MakeEventSource(input, diag, &counts);
-  std::string family;
   auto sink = [&](formats::TraceEvent&& e) {
     ++out.scanned;
-    if (e.host.empty() || e.local_ts_ns == kNoTime) return;
-    std::string key = AnchorKey(e, &family);
-    if (key.empty()) return;
-    AnchorCandidate c;
-    c.key = std::move(key);
-    if (!family.empty()) {
-      c.family = family;
-      c.who = e.rank >= 0 ? "r" + std::to_string(e.rank) : e.host + "/" + e.device;
-    }
-    c.host = std::move(e.host);
-    c.end_ns = e.local_ts_ns + std::max<int64_t>(0, e.dur_ns);
-    out.list.push_back(std::move(c));
+    if (auto c = model::AnchorCandidateOf(std::move(e))) out.list.push_back(std::move(*c));
   };
   (void)source(sink);  // read failures are already in `diag`; what was read still counts
   return out;

@@ -41,8 +41,9 @@ struct AnchorGroups {
   int64_t groups_dropped = 0;  // over max_groups, or seen on one host only
 };
 
-// Streams the dataset's event inputs once and returns the groups (none when `opt.enabled` is off).
-// Never fails: read problems go to `diag`, and what was read still counts.
+// The groups of the anchor candidates the loader kept from the dataset's event inputs (an input
+// without them, from a dump of an older build say, is streamed again); none when `opt.enabled` is
+// off. Never fails: read problems go to `diag`, and what was read still counts.
 AnchorGroups CollectAnchors(const model::Dataset& ds, const AnchorOptions& opt, Diagnostics* diag);
 
 // Per host: what the anchors did.
