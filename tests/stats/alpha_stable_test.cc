@@ -112,6 +112,33 @@ TEST(NoiseModelTest, EstimateNoiseQuantilesAndCdf) {
   EXPECT_EQ(EstimateNoise(model, 1000).sorted, EstimateNoise(model, 1000).sorted);
 }
 
+TEST(NoiseModelTest, MeanAbsErrorQuantilesShareOneStreamExactly) {
+  // Each n drawn on its own from a fresh generator, as a separate Monte Carlo would: the shared
+  // stream gives the same numbers to the bit, for n in any order and repeated.
+  NoiseModel m;
+  m.alpha = 1.6;
+  m.scale = 0.05;
+  const std::vector<int> ns = {10, 1, 3, 10, 7, 0};
+  const int trials = 500;
+  const std::vector<double> got = MeanAbsErrorQuantiles(m, ns, 0.95, trials, 99);
+  ASSERT_EQ(got.size(), ns.size());
+  for (size_t i = 0; i < ns.size(); ++i) {
+    const int n = std::max(ns[i], 1);
+    Rng rng(99);
+    NoiseQuantiles means;
+    for (int t = 0; t < trials; ++t) {
+      double sum = 0;
+      for (int k = 0; k < n; ++k) sum += m.Sample(rng);
+      if (!std::isnan(sum)) means.sorted.push_back(std::abs(sum / n));
+    }
+    std::sort(means.sorted.begin(), means.sorted.end());
+    EXPECT_EQ(got[i], means.Quantile(0.95)) << "n = " << ns[i];
+    EXPECT_EQ(MeanAbsErrorQuantile(m, ns[i], 0.95, trials, 99), got[i]);
+  }
+  EXPECT_TRUE(MeanAbsErrorQuantiles(m, {}, 0.95, trials, 99).empty());
+  EXPECT_TRUE(std::isnan(MeanAbsErrorQuantiles(m, {4}, 0.95, 0, 99)[0]));
+}
+
 TEST(NoiseModelTest, QuantileInterpolatesAndHandlesEmpty) {
   NoiseQuantiles q;
   EXPECT_TRUE(std::isnan(q.Quantile(0.5)));

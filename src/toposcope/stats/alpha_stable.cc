@@ -208,17 +208,42 @@ double LocationForMedian(NoiseModel model, double median, uint64_t seed) {
 }
 
 double MeanAbsErrorQuantile(const NoiseModel& model, int n_avg, double q, int trials, uint64_t seed) {
-  n_avg = std::max(n_avg, 1);
-  NoiseQuantiles abs_means;
-  Rng rng(seed);
-  abs_means.sorted.reserve(static_cast<size_t>(std::max(trials, 0)));
-  for (int t = 0; t < trials; ++t) {
+  return MeanAbsErrorQuantiles(model, {n_avg}, q, trials, seed)[0];
+}
+
+std::vector<double> MeanAbsErrorQuantiles(const NoiseModel& model, const std::vector<int>& n_avgs, double q,
+                                          int trials, uint64_t seed) {
+  trials = std::max(trials, 0);
+  struct Mean {
+    int64_t n = 1;
     double sum = 0;
-    for (int i = 0; i < n_avg; ++i) sum += model.Sample(rng);
-    if (!std::isnan(sum)) abs_means.sorted.push_back(std::abs(sum / n_avg));
+    NoiseQuantiles abs_means;
+  };
+  std::vector<Mean> means(n_avgs.size());
+  int64_t draws = 0;
+  for (size_t i = 0; i < n_avgs.size(); ++i) {
+    means[i].n = std::max(n_avgs[i], 1);
+    means[i].abs_means.sorted.reserve(static_cast<size_t>(trials));
+    draws = std::max(draws, means[i].n * trials);
   }
-  std::sort(abs_means.sorted.begin(), abs_means.sorted.end());
-  return abs_means.Quantile(q);
+  Rng rng(seed);
+  for (int64_t j = 0; j < draws; ++j) {
+    const double x = model.Sample(rng);
+    for (Mean& m : means) {
+      if (j >= m.n * trials) continue;
+      m.sum += x;
+      if ((j + 1) % m.n != 0) continue;
+      if (!std::isnan(m.sum)) m.abs_means.sorted.push_back(std::abs(m.sum / static_cast<double>(m.n)));
+      m.sum = 0;
+    }
+  }
+  std::vector<double> out;
+  out.reserve(means.size());
+  for (Mean& m : means) {
+    std::sort(m.abs_means.sorted.begin(), m.abs_means.sorted.end());
+    out.push_back(m.abs_means.Quantile(q));
+  }
+  return out;
 }
 
 }  // namespace toposcope::stats

@@ -50,6 +50,12 @@ NoiseQuantiles EstimateNoise(const NoiseModel& model, int n = 100000, uint64_t s
 // or q is NaN.
 double MeanAbsErrorQuantile(const NoiseModel& model, int n_avg, double q, int trials = 20000,
                             uint64_t seed = 777);
+// MeanAbsErrorQuantile for each of `n_avgs`, the same numbers, from one pass over one stream of
+// draws: trial t of the mean of n takes draws t*n .. t*n+n-1 of the stream from `seed`, as each
+// call of MeanAbsErrorQuantile draws them, so the stream is drawn once, as far as the largest n
+// needs (the draws are not stored: each n keeps a running sum).
+std::vector<double> MeanAbsErrorQuantiles(const NoiseModel& model, const std::vector<int>& n_avgs, double q,
+                                          int trials = 20000, uint64_t seed = 12345);
 
 // An alpha-stable fit of a sample (McCulloch's quantile method).
 struct StableFit {

@@ -1,7 +1,5 @@
 #include "toposcope/analysis/node/confidence.h"
 
-#include <tbb/parallel_for.h>
-
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -70,17 +68,15 @@ ConfidenceReport AnalyzeConfidence(const std::vector<LinkReport>& links, const N
   r.quantile = opt.quantile;
   r.delta_min = opt.delta_min;
   r.base_period_ms = opt.base_period_ms;
-  // One Monte Carlo per sampling period (and the path period when it is not among them), each
-  // from its own generator seeded alike, run side by side (TBB): the same numbers on any thread count.
+  // One Monte Carlo per sampling period (and the path period when it is not among them), all from
+  // one stream of draws (stats::MeanAbsErrorQuantiles): the same numbers on any thread count.
   std::vector<double> periods = opt.periods_ms;
   const bool path_listed =
       std::find(opt.periods_ms.begin(), opt.periods_ms.end(), opt.path_period_ms) != opt.periods_ms.end();
   if (!path_listed) periods.push_back(opt.path_period_ms);
-  std::vector<double> eps(periods.size(), 0.0);
-  tbb::parallel_for(size_t{0}, periods.size(), [&](size_t i) {
-    const int n_avg = std::max(1, static_cast<int>(std::lround(periods[i] / opt.base_period_ms)));
-    eps[i] = stats::MeanAbsErrorQuantile(noise, n_avg, opt.quantile, 20000, seed);
-  });
+  std::vector<int> n_avgs;
+  for (double p : periods) n_avgs.push_back(std::max(1, static_cast<int>(std::lround(p / opt.base_period_ms))));
+  const std::vector<double> eps = stats::MeanAbsErrorQuantiles(noise, n_avgs, opt.quantile, 20000, seed);
   for (size_t i = 0; i < opt.periods_ms.size(); ++i) {
     SamplingRow row;
     row.period_ms = opt.periods_ms[i];

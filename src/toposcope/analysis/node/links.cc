@@ -501,9 +501,12 @@ void JudgeLink(const model::HostEvidence& h, const Draft& d, const std::string& 
 
 }  // namespace
 
-NoiseFit MeasuredNoise(const model::Dataset& ds, const Thresholds& t, const stats::NoiseModel& prior) {
+namespace {
+
+// MeasuredNoise of the drafts of `ds` (the links pass drafts once for both).
+NoiseFit NoiseOfDrafts(const model::Dataset& ds, const std::vector<Draft>& drafts, const stats::NoiseModel& prior) {
   std::map<std::tuple<std::string, LinkType, int>, std::vector<double>> groups;
-  for (const Draft& d : DraftLinks(ds, t)) {
+  for (const Draft& d : drafts) {
     auto it = ds.hosts.at(d.host).measured.find(d.pair);
     if (it == ds.hosts.at(d.host).measured.end()) continue;
     auto& g = groups[{d.host, d.cls.type, d.cls.lanes}];
@@ -545,11 +548,17 @@ NoiseFit MeasuredNoise(const model::Dataset& ds, const Thresholds& t, const stat
   return nf;
 }
 
-std::vector<LinkReport> AnalyzeLinks(const model::Dataset& ds, const Thresholds& t,
-                                     const stats::NoiseModel& noise) {
-  const NoiseFit nf = MeasuredNoise(ds, t, noise);
-  const stats::NoiseQuantiles nq = stats::EstimateNoise(nf.model, 50000, nf.seed);
+}  // namespace
+
+NoiseFit MeasuredNoise(const model::Dataset& ds, const Thresholds& t, const stats::NoiseModel& prior) {
+  return NoiseOfDrafts(ds, DraftLinks(ds, t), prior);
+}
+
+std::vector<LinkReport> AnalyzeLinks(const model::Dataset& ds, const Thresholds& t, const stats::NoiseModel& noise,
+                                     NoiseFit* fit) {
   const std::vector<Draft> drafts = DraftLinks(ds, t);
+  const NoiseFit nf = NoiseOfDrafts(ds, drafts, noise);
+  const stats::NoiseQuantiles nq = stats::EstimateNoise(nf.model, 50000, nf.seed);
   const LinkRefs refs = BuildRefs(drafts);  // holds a reference for every draft's host and type
   std::vector<LinkReport> out(drafts.size());
   // Each link is judged on its own: in parallel (TBB), each into its own slot.
@@ -569,6 +578,7 @@ std::vector<LinkReport> AnalyzeLinks(const model::Dataset& ds, const Thresholds&
     const std::string basis = SetExpectation(h, d, r, refs, &l, &lanes_basis);
     JudgeLink(h, d, basis, lanes_basis, t, nq, &l);
   });
+  if (fit != nullptr) *fit = nf;
   return out;
 }
 

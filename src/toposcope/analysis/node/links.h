@@ -110,9 +110,10 @@ BandwidthClass ClassifyBandwidth(double bandwidth_gbps, const Thresholds& t);
 BandwidthClass ClassifyPairBandwidth(double bandwidth_gbps, double pcie_ceiling_gbps, const Thresholds& t);
 
 // The links of every host, sorted by host then pair, with their type, expected bandwidth and
-// degraded verdict; confidences under MeasuredNoise(ds, t, noise) (`noise` is the prior). Never
-// fails: unknown bandwidths leave the verdict to the lanes.
-std::vector<LinkReport> AnalyzeLinks(const model::Dataset& ds, const Thresholds& t,
-                                     const stats::NoiseModel& noise);
+// degraded verdict; confidences under MeasuredNoise(ds, t, noise) (`noise` is the prior), which is
+// also given in `*fit` when `fit` is not null. Never fails: unknown bandwidths leave the verdict to
+// the lanes.
+std::vector<LinkReport> AnalyzeLinks(const model::Dataset& ds, const Thresholds& t, const stats::NoiseModel& noise,
+                                     NoiseFit* fit = nullptr);
 
 }  // namespace toposcope::analysis

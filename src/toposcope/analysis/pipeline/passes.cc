@@ -47,7 +47,9 @@ Result<PassCounts> RunLoad(const PipelineOptions& opt, PipelineState* st) {
 }
 
 PassCounts RunLinks(const PipelineOptions& opt, PipelineState* st) {
-  st->links = AnalyzeLinks(*st->dataset, opt.analyze.thresholds, opt.analyze.noise);
+  NoiseFit fit;
+  st->links = AnalyzeLinks(*st->dataset, opt.analyze.thresholds, opt.analyze.noise, &fit);
+  st->link_noise = std::move(fit);
   return {static_cast<int64_t>(st->dataset->hosts.size()), static_cast<int64_t>(st->links->size())};
 }
 
@@ -62,8 +64,9 @@ PassCounts RunConfidence(const PipelineOptions& opt, PipelineState* st) {
     st->confidence = ConfidenceReport{};
     return {0, 0};
   }
-  st->confidence = AnalyzeConfidence(
-      *st->links, MeasuredNoise(*st->dataset, opt.analyze.thresholds, opt.analyze.noise), opt.analyze.confidence);
+  const NoiseFit fit = st->link_noise ? *st->link_noise
+                                      : MeasuredNoise(*st->dataset, opt.analyze.thresholds, opt.analyze.noise);
+  st->confidence = AnalyzeConfidence(*st->links, fit, opt.analyze.confidence);
   return {static_cast<int64_t>(st->links->size()), static_cast<int64_t>(st->confidence->paths.size())};
 }
 

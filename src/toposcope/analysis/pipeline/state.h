@@ -130,6 +130,8 @@ struct PipelineState {
   std::optional<model::Dataset> dataset_storage;  // the dataset when the pipeline owns it
   const model::Dataset* dataset = nullptr;        // the inputs every reading pass works from
   std::optional<std::vector<LinkReport>> links;
+  // The noise fit the links pass judged with (confidence uses it; absent when links came from a dump).
+  std::optional<NoiseFit> link_noise;
   std::optional<IslandOutput> islands;
   std::optional<ConfidenceReport> confidence;
   std::optional<std::vector<HostClockFit>> clocks;
