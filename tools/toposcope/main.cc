@@ -30,7 +30,7 @@
 #include "toposcope/app/ps_sim_command.h"
 #include "toposcope/app/serve_command.h"
 #include "toposcope/app/exporter_command.h"
-#include "toposcope/app/huge_pages.h"
+#include "toposcope/app/malloc_tunables.h"
 #include "toposcope/app/simulate_command.h"
 #ifdef TOPOSCOPE_HAVE_MPI
 #include "toposcope/dist/mpi_load.h"
@@ -1093,7 +1093,7 @@ std::optional<int> CheckOutDir(const CLI::App* sub) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  toposcope::app::PreferHugePages(argv);
+  toposcope::app::TuneMalloc(argv);
   CLI::App cli{"toposcope: reconstructs a GPU cluster's communication topology from its telemetry"};
   cli.require_subcommand(1);
   cli.set_version_flag("--version", "toposcope 0.1.0");

@@ -1,5 +1,5 @@
-// app/huge_pages: see huge_pages.h.
-#include "toposcope/app/huge_pages.h"
+// app/malloc_tunables: see malloc_tunables.h.
+#include "toposcope/app/malloc_tunables.h"
 
 #include <unistd.h>
 
@@ -10,8 +10,6 @@
 namespace toposcope::app {
 namespace {
 
-constexpr const char* kTunable = "glibc.malloc.hugetlb";
-
 bool KernelHasHugePages() {
   std::ifstream f("/sys/kernel/mm/transparent_hugepage/enabled");
   std::string line;
@@ -19,18 +17,38 @@ bool KernelHasHugePages() {
   return line.find("[never]") == std::string::npos;
 }
 
+bool TurnedOff(const char* env) {
+  const char* v = std::getenv(env);
+  return v != nullptr && std::string(v) == "0";
+}
+
 }  // namespace
 
-void PreferHugePages(char** argv) {
-  if (const char* opt = std::getenv("TOPOSCOPE_HUGE_PAGES"); opt != nullptr && std::string(opt) == "0") return;
+void TuneMalloc(char** argv) {
+  struct Tunable {
+    const char* name;
+    const char* value;
+    bool wanted;
+  };
+  const bool huge = !TurnedOff("TOPOSCOPE_HUGE_PAGES") && KernelHasHugePages();
+  const bool cache = !TurnedOff("TOPOSCOPE_MALLOC_CACHE");
+  const Tunable wanted[] = {
+      {"glibc.malloc.hugetlb", "1", huge},
+      {"glibc.malloc.tcache_count", "256", cache},
+      {"glibc.malloc.mxfast", "0", cache},
+  };
   const char* now = std::getenv("GLIBC_TUNABLES");
   std::string tunables = now != nullptr ? now : "";
-  if (tunables.find(kTunable) != std::string::npos || !KernelHasHugePages()) return;
-  tunables += (tunables.empty() ? "" : ":") + std::string(kTunable) + "=1";
-  if (setenv("GLIBC_TUNABLES", tunables.c_str(), 1) != 0) return;
+  bool added = false;
+  for (const Tunable& t : wanted) {
+    if (!t.wanted || tunables.find(t.name) != std::string::npos) continue;
+    tunables += (tunables.empty() ? "" : ":") + std::string(t.name) + "=" + t.value;
+    added = true;
+  }
+  if (!added || setenv("GLIBC_TUNABLES", tunables.c_str(), 1) != 0) return;
   execv("/proc/self/exe", argv);
-  // The exec failed (no /proc, say): carry on as we are; the tunable left in the environment only
-  // reaches child processes, which it does no harm.
+  // The exec failed (no /proc, say): carry on as we are; the tunables left in the environment only
+  // reach child processes, which they do no harm.
 }
 
 }  // namespace toposcope::app
