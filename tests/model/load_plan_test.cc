@@ -3,6 +3,9 @@
 // data set one sequential read gives, byte for byte in its dump.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -135,6 +138,49 @@ TEST(DatasetWire, RoundTripsAPart) {
   EXPECT_EQ(back->dmon_mig.size(), part.dmon_mig.size());
   EXPECT_EQ(Dump(back->ds), Dump(part.ds));
   EXPECT_EQ(PartToWire(*back), bytes);
+}
+
+TEST(DatasetWire, PackedTracesKeepEveryBit) {
+  // Times that step back, jump by most of the int64 range and repeat; values that repeat, change
+  // sign, are not numbers, infinite or subnormal: each comes back with the same bits.
+  LoadedPart part;
+  part.end_chunk = 1;
+  SeriesKey key;
+  key.host = "h";
+  key.gpu = 0;
+  key.field = "DCGM_FI_DEV_POWER_USAGE";
+  SeriesSummary& s = part.ds.dcgm.series[key];
+  const int64_t big = std::numeric_limits<int64_t>::max();
+  const std::vector<int64_t> times = {0, 1'000'000'000, 2'000'000'000, 3'000'000'000, 2'500'000'000, -big,
+                                      big, big, std::numeric_limits<int64_t>::min(), 42};
+  const std::vector<double> values = {297.564, 297.564, -0.0, 0.0, std::nan("0x123"), INFINITY,
+                                      -INFINITY, 5e-324, 68.0, 69.0};
+  for (size_t k = 0; k < times.size(); ++k) s.points.emplace_back(times[k], values[k]);
+  s.count = static_cast<int64_t>(times.size());
+  const std::string bytes = PartToWire(part);
+  Result<LoadedPart> back = PartFromWire(bytes, "test");
+  ASSERT_TRUE(back.ok()) << back.error().ToString();
+  ASSERT_EQ(back->ds.dcgm.series.size(), 1u);
+  const auto& pts = back->ds.dcgm.series.begin()->second.points;
+  ASSERT_EQ(pts.size(), times.size());
+  for (size_t k = 0; k < times.size(); ++k) {
+    EXPECT_EQ(pts[k].first, times[k]) << k;
+    uint64_t want = 0, got = 0;
+    std::memcpy(&want, &values[k], 8);
+    std::memcpy(&got, &pts[k].second, 8);
+    EXPECT_EQ(got, want) << k;
+  }
+  EXPECT_EQ(PartToWire(*back), bytes);
+  // A regular trace of integer readings packs to a few bytes a point.
+  LoadedPart regular;
+  regular.end_chunk = 1;
+  SeriesSummary& r = regular.ds.dcgm.series[key];
+  for (int k = 0; k < 1000; ++k) r.points.emplace_back(int64_t{k} * 100'000'000, 60.0 + k % 5);
+  r.count = 1000;
+  LoadedPart empty;
+  empty.end_chunk = 1;
+  empty.ds.dcgm.series[key];
+  EXPECT_LT(PartToWire(regular).size(), PartToWire(empty).size() + 4000);
 }
 
 TEST(DatasetWire, CutOrForeignBytesFailWithTheirSource) {

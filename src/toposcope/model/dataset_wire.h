@@ -1,6 +1,7 @@
 // model/dataset_wire: a LoadedPart (model/load_plan) as bytes, to hand a shard's load from one
 // process to another (the MPI ranks of dist/). The DCGM series, most of a cluster's data, go as
-// packed binary; the rest as the lossless JSON of model/dataset_json. The bytes are for processes
+// packed binary (each trace's times and values delta-coded: a few bytes a point rather than 16);
+// the rest as the lossless JSON of model/dataset_json. The bytes are for processes
 // of one build on machines of one byte order, never stored.
 #pragma once
 
