@@ -137,8 +137,12 @@ Result<AnalyzeOutcome> RunAnalyze(const AnalyzeRequest& req) {
   } else {
     if (state.dataset == nullptr) return MakeKindError(ErrorKind::kInternal, "no dataset after a full run");
     // The DCGM series are summarised in the result now and no output reads them: dropped before
-    // the outputs are rendered (at 12,500 hosts they are most of the data set).
-    if (state.dataset_storage) state.dataset_storage->dcgm = model::DcgmStore{};
+    // the outputs are rendered (at 12,500 hosts they are most of the data set), with the anchor
+    // candidates the anchors pass has folded.
+    if (state.dataset_storage) {
+      state.dataset_storage->dcgm = model::DcgmStore{};
+      for (model::EventInput& in : state.dataset_storage->event_inputs) in.anchor_candidates = {};
+    }
     // Each file rendered piece by piece into its file (a large cluster's result.json alone is
     // hundreds of MB, never whole in memory as text).
     report::FileOutputSink files(req.out, req.output_progress);
