@@ -126,6 +126,45 @@ TEST(MergeSeriesSummary, LongSeriesStayBounded) {
   EXPECT_EQ(a.points.back().second, 2.0);
 }
 
+TEST(DcgmAdder, FillsTheStoreAsAddDoes) {
+  // More series than the adder's table has slots, points interleaved across them, samples that are
+  // not numbers (skipped), keys that differ only in the host, the field name, the link or the MIG
+  // instance: the same store, point for point, as DcgmStore::Add builds.
+  std::vector<DcgmPoint> points;
+  for (int t = 0; t < 6; ++t) {
+    for (const char* host : {"a", "b", "node-0001.cluster.example"}) {
+      for (int gpu = 0; gpu < 8; ++gpu) {
+        for (int f = 0; f < 14; ++f) {
+          DcgmPoint p;
+          p.host = host;
+          p.gpu = gpu;
+          p.field_id = f < 12 ? 1000 + f : -1;
+          p.field = f < 12 ? "DCGM_FI_FIELD_" + std::to_string(f) : (f == 12 ? "NVLTX" : "nvltx");
+          p.link = f % 3 == 0 ? t % 2 : -1;
+          p.instance = f == 5 ? t % 3 : -1;
+          p.ts_ns = int64_t{t} * 100'000'000 + gpu;
+          p.value = (f == 7 && t == 2) ? NAN : t * 10.0 + f;
+          points.push_back(p);
+        }
+      }
+    }
+  }
+  DcgmStore by_add, by_adder;
+  for (const DcgmPoint& p : points) by_add.Add(p);
+  DcgmAdder adder(by_adder);
+  for (const DcgmPoint& p : points) adder.Add(p);
+  ASSERT_GT(by_add.series.size(), 256u);
+  EXPECT_EQ(by_adder.points, by_add.points);
+  ASSERT_EQ(by_adder.series.size(), by_add.series.size());
+  for (auto a = by_add.series.begin(), b = by_adder.series.begin(); a != by_add.series.end(); ++a, ++b) {
+    EXPECT_FALSE(a->first < b->first || b->first < a->first);
+    EXPECT_EQ(b->second.count, a->second.count);
+    EXPECT_EQ(b->second.points, a->second.points);
+    EXPECT_EQ(b->second.first_gaps_ns, a->second.first_gaps_ns);
+    EXPECT_EQ(b->second.out_of_order, a->second.out_of_order);
+  }
+}
+
 TEST(DatasetWire, RoundTripsAPart) {
   const LoadPlan plan = Plan();
   const LoadedPart part = LoadChunks(plan, 0, plan.chunks(), {}, nullptr, 1);

@@ -53,6 +53,30 @@ void DcgmStore::Add(const DcgmPoint& p) {
   ++points;
 }
 
+void DcgmAdder::Add(const DcgmPoint& p) {
+  if (!std::isfinite(p.value)) return;
+  uint64_t h = static_cast<uint64_t>(p.field_id) * 0x9E3779B97F4A7C15ull;
+  for (const int v : {p.gpu, p.link, static_cast<int>(p.entity), p.instance, p.compute_instance}) {
+    h = (h ^ static_cast<uint64_t>(static_cast<uint32_t>(v))) * 0x100000001B3ull;
+  }
+  h ^= p.host.size() * 31 + p.field.size();
+  if (!p.field.empty()) h ^= static_cast<uint64_t>(static_cast<unsigned char>(p.field.back())) << 8;
+  Slot& slot = slots_[(h ^ (h >> 29)) % kSlots];
+  const SeriesKey* k = slot.key;
+  if (k == nullptr || k->field_id != p.field_id || k->gpu != p.gpu || k->link != p.link || k->entity != p.entity ||
+      k->instance != p.instance || k->compute_instance != p.compute_instance || k->host != p.host ||
+      k->field != p.field) {
+    auto it = store_.series
+                  .try_emplace(SeriesKey{p.host, p.gpu, p.link, p.field_id, p.field, p.entity, p.instance,
+                                         p.compute_instance})
+                  .first;
+    slot.key = &it->first;
+    slot.summary = &it->second;
+  }
+  slot.summary->Add(p.ts_ns, p.value);
+  ++store_.points;
+}
+
 const formats::DcgmMigInstance* MigParent(const std::vector<formats::DcgmMigInstance>& mig, DcgmEntity entity,
                                           int gpu, int instance) {
   const bool ci = entity == DcgmEntity::kComputeInstance;

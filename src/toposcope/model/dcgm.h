@@ -75,6 +75,25 @@ struct DcgmStore {
   void Add(const DcgmPoint& p);
 };
 
+// Adds the points of one read to a store, as DcgmStore::Add does, without building a key and
+// searching the map for each point: it remembers, in a small table indexed by a hash of the
+// point's key, the series recent points went to (a read's points cycle through few series). Valid
+// while nothing but this adder changes the store's series: make one per read.
+class DcgmAdder {
+ public:
+  explicit DcgmAdder(DcgmStore& store) : store_(store) {}
+  void Add(const DcgmPoint& p);
+
+ private:
+  struct Slot {
+    const SeriesKey* key = nullptr;
+    SeriesSummary* summary = nullptr;
+  };
+  static constexpr size_t kSlots = 256;
+  DcgmStore& store_;
+  Slot slots_[kSlots];
+};
+
 // The `dcgmi discovery -c` row of a MIG instance sample or series that names no GPU (entity
 // kGpuInstance / kComputeInstance, `gpu` < 0, `instance` = DCGM entity id); nullptr for any other,
 // and when `mig` has no such row.

@@ -175,7 +175,8 @@ void PlaceUntimedDcgm(Dataset& ds, const std::vector<UntimedDcgmInput>& untimed)
     const UntimedDcgmInput& u = untimed[i];
     Diagnostics again;  // the first read reported this file's diagnostics
     ReadCounts counts;
-    (void)ReadDcgmFile(u.path, u.host, u.format, [&](const DcgmPoint& p) { ds.dcgm.Add(p); }, again, counts, places[i]);
+    DcgmAdder add(ds.dcgm);
+    (void)ReadDcgmFile(u.path, u.host, u.format, [&add](const DcgmPoint& p) { add.Add(p); }, again, counts, places[i]);
     if (places[i].origin_ns != kNoTime && u.event_input < ds.event_inputs.size()) {
       ds.event_inputs[u.event_input].untimed_at_ns = places[i].origin_ns;
     }

@@ -135,8 +135,9 @@ Status ReadDcgm(FileRead& f) {
     place.untimed = &untimed;
   }
   place.mig_rows = f.dmon_mig;
+  DcgmAdder add(f.ds.dcgm);
   const Status st = ReadDcgmFile(
-      f.path, f.host, f.format, [&](const DcgmPoint& p) { f.ds.dcgm.Add(p); }, f.ds.diag, f.counts, place);
+      f.path, f.host, f.format, [&add](const DcgmPoint& p) { add.Add(p); }, f.ds.diag, f.counts, place);
   if (st.ok() || f.counts.accepted > 0) {
     f.ds.event_inputs.push_back({f.path, f.host, f.format, f.opt.untimed_at_ns});
     if (defer && untimed > 0) f.untimed_dcgm->push_back({f.path, f.host, f.format, f.ds.event_inputs.size() - 1});
