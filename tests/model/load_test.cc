@@ -447,6 +447,25 @@ TEST(LoadDcgm, UntimedDmonAndScrapeBecomeSeries) {
 // Without --at, samples that carry no time start at the earliest time of their host in the data set
 // (here its sync points), else of the whole data set: the same files give the same times whatever
 // their modification times (which they started at before), and each file's warning says which.
+TEST(LoadPaths, ALinkedFileBelongsToTheDirectoryItIsListedIn) {
+  // h1/topo.txt links to a file outside the root (and ../ spelled into the root): the file is
+  // h1's, as the directory names say, wherever the link points.
+  const fs::path d = FreshDir("linked");
+  const fs::path outside = FreshDir("linked_target");
+  fs::copy_file(kTopo, outside / "elsewhere.txt");
+  fs::create_directories(d / "h1");
+  fs::create_symlink(outside / "elsewhere.txt", d / "h1" / "topo.txt");
+  auto ds = LoadPaths({(d / "h1" / ".." / "").string()}, {});
+  ASSERT_TRUE(ds.ok()) << ds.error().ToString();
+  const InputFile* in = FindInput(*ds, "topo.txt");
+  ASSERT_NE(in, nullptr);
+  EXPECT_FALSE(in->skipped) << in->skip_reason;
+  EXPECT_EQ(in->host, "h1");
+  EXPECT_EQ(ds->hosts.count("h1"), 1u);
+  fs::remove_all(d);
+  fs::remove_all(outside);
+}
+
 TEST(LoadDcgm, UntimedSamplesStartAtTheEarliestTimeInTheDataSet) {
   const int64_t t0 = int64_t{1714521600} * 1000000000;  // 2024-05-01T00:00:00Z
   const std::string dmon = kFix + "/dcgmi_dmon/dcgm318_4gpu_nvltx_nvlrx.txt";

@@ -275,7 +275,11 @@ Result<std::vector<PlannedInput>> PlanInputs(const std::vector<std::string>& pat
     for (WalkEntry& e : WalkDirectory(root)) {
       std::string host;
       if (!e.skip) {
-        const fs::path rel = fs::relative(e.path, root, ec);
+        // The walk yields root/...: the path below root is read off the names, without resolving
+        // each component on disk (a linked file stays in the directory it is listed in).
+        ec.clear();
+        fs::path rel = e.path.lexically_relative(root);
+        if (rel.empty() || *rel.begin() == "..") rel = fs::relative(e.path, root, ec);
         host = (!ec && std::distance(rel.begin(), rel.end()) > 1) ? rel.begin()->string() : StemOf(e.path);
       }
       out.push_back({std::move(e.path), std::move(host), std::move(e.skip)});
