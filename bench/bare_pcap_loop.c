@@ -1,6 +1,6 @@
-/* The floor for a pass over a capture: libpcap's own loop over every packet, reading one field of
- * each (the BTH destination QP of UDP 4791 frames) so the data is touched. bench/capture_pass_compare.sh
- * builds it and runs it beside `toposcope analyze` on the same file. */
+/* The floor for a pass over a capture: libpcap's own loop over every packet, reading two fields of
+ * each (the BTH destination QP and PSN of UDP 4791 frames) so the data is touched.
+ * bench/capture_pass_compare.sh builds it and runs it beside `toposcope analyze` on the same file. */
 #include <pcap/pcap.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
   }
   struct pcap_pkthdr* h;
   const u_char* d;
-  uint64_t packets = 0, roce = 0, qp_sum = 0;
+  uint64_t packets = 0, roce = 0, qp_sum = 0, psn_sum = 0;
   int rc;
   while ((rc = pcap_next_ex(p, &h, &d)) == 1) {
     ++packets;
@@ -30,9 +30,10 @@ int main(int argc, char** argv) {
     if (((udp[2] << 8) | udp[3]) != 4791) continue;
     ++roce;
     qp_sum += ((uint64_t)udp[8 + 5] << 16) | ((uint64_t)udp[8 + 6] << 8) | udp[8 + 7];
+    psn_sum += ((uint64_t)udp[8 + 9] << 16) | ((uint64_t)udp[8 + 10] << 8) | udp[8 + 11];
   }
   pcap_close(p);
-  printf("packets %llu roce %llu qp_sum %llu\n", (unsigned long long)packets, (unsigned long long)roce,
-         (unsigned long long)qp_sum);
+  printf("packets %llu roce %llu qp_sum %llu psn_sum %llu\n", (unsigned long long)packets,
+         (unsigned long long)roce, (unsigned long long)qp_sum, (unsigned long long)psn_sum);
   return rc == PCAP_ERROR ? 1 : 0;
 }

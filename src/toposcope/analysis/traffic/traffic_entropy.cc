@@ -120,6 +120,7 @@ struct Link {
   std::vector<bool> flow_is_request;
   std::unordered_map<uint64_t, MsgState> msg_state;  // (capture_index, flow id)
   std::set<uint16_t> udp_ports;
+  uint16_t last_udp_port = 0;  // the port of the link's last packet (already in udp_ports)
   int64_t packets = 0;
   uint64_t bytes = 0;
   int64_t messages = 0;
@@ -231,6 +232,24 @@ struct TrafficEntropyAccumulator::State {
   EntropyOptions opt;
   std::unordered_map<std::string, Link> links;
   int64_t packets = 0;
+  // The links recent packets went to, by their id's text (a flow hands the same ids for each of
+  // its packets): a compare instead of a hash and a bucket walk per packet and link. Emptied
+  // whenever `links` loses an entry.
+  struct Recent {
+    std::string id;
+    Link* link = nullptr;
+  };
+  std::array<Recent, 64> recent;
+
+  Link& LinkOf(const std::string& id) {
+    Recent& r = recent[(reinterpret_cast<uintptr_t>(&id) >> 4) % recent.size()];
+    if (r.link == nullptr || r.id != id) {
+      r.id = id;
+      r.link = &links[id];
+    }
+    return *r.link;
+  }
+  void Forget() { recent.fill(Recent{}); }
 };
 
 TrafficEntropyAccumulator::TrafficEntropyAccumulator(EntropyOptions opt) : state_(std::make_unique<State>()) {
@@ -255,7 +274,7 @@ void TrafficEntropyAccumulator::Add(const formats::RocePacket& p, uint32_t src_q
   const int64_t index = FloorDiv(p.ts_ns, opt.window_ns);
   const bool is_request = formats::IsRequest(p.opcode);
   for (const std::string& id : links) {
-    Link& link = state_->links[id];
+    Link& link = state_->LinkOf(id);
     // Window.
     Window* w = nullptr;
     if (link.last_window != nullptr && link.last_index == index) {
@@ -292,7 +311,8 @@ void TrafficEntropyAccumulator::Add(const formats::RocePacket& p, uint32_t src_q
       ++w->messages;
       ++link.messages;
     }
-    link.udp_ports.insert(p.udp_src_port);
+    if (link.udp_ports.empty() || p.udp_src_port != link.last_udp_port) link.udp_ports.insert(p.udp_src_port);
+    link.last_udp_port = p.udp_src_port;
     if (p.ip_ecn_ce || p.fecn || p.becn || p.opcode == 0x81) ++link.congestion_marks;
     if (p.ip_ecn_ce || p.fecn) AddMark(*w, key, p);
     ++link.packets;
@@ -565,6 +585,7 @@ TrafficEntropyReport TrafficEntropyAccumulator::Finish() {
     report.modes.push_back(ClassifySpectrum(id, figs, link.congestion_marks, opt));
   }
   state_->links.clear();
+  state_->Forget();
   state_->packets = 0;
   return report;
 }
