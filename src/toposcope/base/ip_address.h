@@ -44,7 +44,11 @@ class IpAddress {
 
   // IPv4 sorts before IPv6; then by bytes.
   friend auto operator<=>(const IpAddress&, const IpAddress&) = default;
-  friend bool operator==(const IpAddress&, const IpAddress&) = default;
+  // The 16 bytes compared in place (the defaulted one called memcmp for every flow-key compare
+  // of a capture pass).
+  friend bool operator==(const IpAddress& a, const IpAddress& b) {
+    return a.is_v6_ == b.is_v6_ && __builtin_memcmp(a.bytes_.data(), b.bytes_.data(), 16) == 0;
+  }
 
   // A stable 64-bit hash (FNV-1a over the flag and bytes); the same on every run.
   [[nodiscard]] uint64_t Hash() const;

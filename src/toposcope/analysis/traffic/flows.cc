@@ -127,13 +127,17 @@ std::vector<PsnSample> FlowTable::SamplesOf(const Sampler& s) const {
 
 void FlowTable::Add(const formats::RocePacket& p) {
   const FlowKey key = KeyOf(p);
-  auto [it, inserted] = index_.try_emplace(key, states_.size());
-  if (inserted) {
-    states_.emplace_back();
-    states_.back().key = key;
-    states_.back().transport = formats::TransportOf(p.opcode);
+  if (last_ == SIZE_MAX || !(last_key_ == key)) {
+    auto [it, inserted] = index_.try_emplace(key, states_.size());
+    if (inserted) {
+      states_.emplace_back();
+      states_.back().key = key;
+      states_.back().transport = formats::TransportOf(p.opcode);
+    }
+    last_key_ = key;
+    last_ = it->second;
   }
-  State& s = states_[it->second];
+  State& s = states_[last_];
   ++packets_;
 
   // UDP source ports.
@@ -1117,13 +1121,21 @@ Status ReplayPackets(const model::Dataset& ds, const FlowReport& report, const F
   Diagnostics quiet(0);
   bool any_ok = ds.captures.empty();
   Error last;
+  // The last packet's flow: a message's packets come back to back.
+  FlowKey last_key;
+  const Flow* last_flow = nullptr;
   for (const auto& c : ds.captures) {
     auto r = model::StreamCapture(
         c, check_icrc,
         [&](const formats::RocePacket& p) {
-          auto it = index.find(KeyOf(p));
-          if (it == index.end()) return;  // a packet the first pass did not see (file changed)
-          const Flow& f = *it->second;
+          const FlowKey key = KeyOf(p);
+          if (last_flow == nullptr || !(last_key == key)) {
+            auto it = index.find(key);
+            if (it == index.end()) return;  // a packet the first pass did not see (file changed)
+            last_key = key;
+            last_flow = it->second;
+          }
+          const Flow& f = *last_flow;
           sink(p, f.pairing == QpPairing::kNone ? 0u : f.src_qp, f);
         },
         quiet);

@@ -244,6 +244,9 @@ class FlowTable {
   [[nodiscard]] std::vector<PsnSample> SamplesOf(const Sampler& s) const;
   std::unordered_map<FlowKey, size_t, FlowKeyHash> index_;
   std::vector<State> states_;
+  // The last packet's flow: a message's packets come back to back, so most need no hash lookup.
+  FlowKey last_key_;
+  size_t last_ = SIZE_MAX;
   int64_t packets_ = 0;
   std::vector<uint32_t> psn_arena_;  // kMaxPsnSamples per block
   std::vector<int64_t> ts_arena_;
