@@ -5,11 +5,13 @@
 
 #include <cmath>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "toposcope/base/diagnostics.h"
 #include "toposcope/base/file_io.h"
+#include "toposcope/base/last_lookup.h"
 #include "toposcope/base/link_type.h"
 #include "toposcope/base/names.h"
 #include "toposcope/base/result.h"
@@ -21,6 +23,25 @@ namespace base_test {
 
 std::string TempPath(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("toposcope_base_test_" + name)).string();
+}
+
+TEST(LastLookup, LooksUpOnlyANewKeyAndKeepsNoMiss) {
+  toposcope::LastLookup<int, std::string> last;
+  int calls = 0;
+  const auto lookup = [&calls](int k) -> std::optional<std::string> {
+    ++calls;
+    if (k < 0) return std::nullopt;
+    return "v" + std::to_string(k);
+  };
+  EXPECT_EQ(last.Find(1, lookup), "v1");
+  EXPECT_EQ(last.Find(1, lookup), "v1");
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(last.Find(-1, lookup), std::nullopt);  // a miss is not kept: key 1 still is
+  EXPECT_EQ(last.Find(1, lookup), "v1");
+  EXPECT_EQ(calls, 2);
+  EXPECT_EQ(last.Find(2, lookup), "v2");
+  EXPECT_EQ(last.Find(1, lookup), "v1");
+  EXPECT_EQ(calls, 4);
 }
 
 TEST(Error, PrintsPathLineColMessageHint) {

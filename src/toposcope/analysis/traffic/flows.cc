@@ -126,18 +126,16 @@ std::vector<PsnSample> FlowTable::SamplesOf(const Sampler& s) const {
 }
 
 void FlowTable::Add(const formats::RocePacket& p) {
-  const FlowKey key = KeyOf(p);
-  if (last_ == SIZE_MAX || !(last_key_ == key)) {
+  const size_t at = *last_.Find(KeyOf(p), [&](const FlowKey& key) -> std::optional<size_t> {
     auto [it, inserted] = index_.try_emplace(key, states_.size());
     if (inserted) {
       states_.emplace_back();
       states_.back().key = key;
       states_.back().transport = formats::TransportOf(p.opcode);
     }
-    last_key_ = key;
-    last_ = it->second;
-  }
-  State& s = states_[last_];
+    return it->second;
+  });
+  State& s = states_[at];
   ++packets_;
 
   // UDP source ports.
@@ -1121,21 +1119,18 @@ Status ReplayPackets(const model::Dataset& ds, const FlowReport& report, const F
   Diagnostics quiet(0);
   bool any_ok = ds.captures.empty();
   Error last;
-  // The last packet's flow: a message's packets come back to back.
-  FlowKey last_key;
-  const Flow* last_flow = nullptr;
+  LastLookup<FlowKey, const Flow*> last_flow;  // the last packet's flow
   for (const auto& c : ds.captures) {
     auto r = model::StreamCapture(
         c, check_icrc,
         [&](const formats::RocePacket& p) {
-          const FlowKey key = KeyOf(p);
-          if (last_flow == nullptr || !(last_key == key)) {
+          const auto found = last_flow.Find(KeyOf(p), [&](const FlowKey& key) -> std::optional<const Flow*> {
             auto it = index.find(key);
-            if (it == index.end()) return;  // a packet the first pass did not see (file changed)
-            last_key = key;
-            last_flow = it->second;
-          }
-          const Flow& f = *last_flow;
+            if (it == index.end()) return std::nullopt;
+            return it->second;
+          });
+          if (!found) return;  // a packet the first pass did not see (file changed)
+          const Flow& f = **found;
           sink(p, f.pairing == QpPairing::kNone ? 0u : f.src_qp, f);
         },
         quiet);

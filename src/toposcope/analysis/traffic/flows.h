@@ -54,6 +54,7 @@
 
 #include "toposcope/base/diagnostics.h"
 #include "toposcope/base/ip_address.h"
+#include "toposcope/base/last_lookup.h"
 #include "toposcope/base/result.h"
 #include "toposcope/formats/rdma/pcap_capture.h"
 #include "toposcope/formats/rdma/roce_packet.h"
@@ -244,9 +245,7 @@ class FlowTable {
   [[nodiscard]] std::vector<PsnSample> SamplesOf(const Sampler& s) const;
   std::unordered_map<FlowKey, size_t, FlowKeyHash> index_;
   std::vector<State> states_;
-  // The last packet's flow: a message's packets come back to back, so most need no hash lookup.
-  FlowKey last_key_;
-  size_t last_ = SIZE_MAX;
+  LastLookup<FlowKey, size_t> last_;  // the last packet's flow, as an index into states_
   int64_t packets_ = 0;
   std::vector<uint32_t> psn_arena_;  // kMaxPsnSamples per block
   std::vector<int64_t> ts_arena_;

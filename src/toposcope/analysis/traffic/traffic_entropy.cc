@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "toposcope/base/last_lookup.h"
 #include "toposcope/base/text.h"
 #include "toposcope/base/time.h"
 #include "toposcope/stats/entropy.h"
@@ -119,12 +120,8 @@ struct Link {
   std::unordered_map<FlowKey, uint32_t, FlowKeyHash> flow_ids;
   std::vector<bool> flow_is_request;
   std::unordered_map<uint64_t, MsgState> msg_state;  // (capture_index, flow id)
-  // The flow and message state of the link's last packet: a message's packets come back to back,
-  // so most packets need neither hash lookup.
-  FlowKey last_flow_key;
-  uint32_t last_flow = UINT32_MAX;
-  uint64_t last_msg_key = 0;
-  MsgState* last_msg = nullptr;
+  LastLookup<FlowKey, uint32_t> last_flow;    // the flow id of the link's last packet
+  LastLookup<uint64_t, MsgState*> last_msg;  // and its message state (msg_state's entries stay put)
   std::set<uint16_t> udp_ports;
   uint16_t last_udp_port = 0;  // the port of the link's last packet (already in udp_ports)
   int64_t packets = 0;
@@ -303,24 +300,20 @@ void TrafficEntropyAccumulator::Add(const formats::RocePacket& p, uint32_t src_q
     w->bytes += p.payload_bytes;
     // Flow.
     const FlowKey key{p.dst_ip, p.dest_qp};
-    if (link.last_flow == UINT32_MAX || !(link.last_flow_key == key)) {
-      auto [it, inserted] = link.flow_ids.try_emplace(key, static_cast<uint32_t>(link.flow_ids.size()));
+    const uint32_t flow = *link.last_flow.Find(key, [&link](const FlowKey& k) -> std::optional<uint32_t> {
+      auto [it, inserted] = link.flow_ids.try_emplace(k, static_cast<uint32_t>(link.flow_ids.size()));
       if (inserted) link.flow_is_request.push_back(false);
-      link.last_flow_key = key;
-      link.last_flow = it->second;
-    }
-    const uint32_t flow = link.last_flow;
+      return it->second;
+    });
     if (is_request) link.flow_is_request[flow] = true;
     if (w->flows.size() <= flow) w->flows.resize(flow + 1);
     w->flows[flow].bytes += p.payload_bytes;
     ++w->flows[flow].packets;
     // Message.
     const uint64_t msg_key = (static_cast<uint64_t>(static_cast<uint32_t>(p.capture_index)) << 32) | flow;
-    if (link.last_msg == nullptr || link.last_msg_key != msg_key) {
-      link.last_msg = &link.msg_state[msg_key];  // unordered_map entries stay where they are
-      link.last_msg_key = msg_key;
-    }
-    if (auto size = MessageSize(p, *link.last_msg)) {
+    MsgState* msg = *link.last_msg.Find(
+        msg_key, [&link](uint64_t k) -> std::optional<MsgState*> { return &link.msg_state[k]; });
+    if (auto size = MessageSize(p, *msg)) {
       ++w->size_classes[SizeClass(*size)];
       ++w->messages;
       ++link.messages;
