@@ -4,6 +4,7 @@
 #include <zstd.h>
 
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -17,6 +18,7 @@
 #include "toposcope/base/result.h"
 #include "toposcope/base/rng.h"
 #include "toposcope/base/text.h"
+#include "toposcope/base/varint.h"
 
 namespace toposcope {
 namespace base_test {
@@ -42,6 +44,33 @@ TEST(LastLookup, LooksUpOnlyANewKeyAndKeepsNoMiss) {
   EXPECT_EQ(last.Find(2, lookup), "v2");
   EXPECT_EQ(last.Find(1, lookup), "v1");
   EXPECT_EQ(calls, 4);
+}
+
+TEST(Varint, RoundTripsAndRefusesCutOrOverlongBytes) {
+  std::vector<uint8_t> bytes;
+  const uint64_t values[] = {0, 1, 127, 128, 300, uint64_t{1} << 35, UINT64_MAX};
+  for (uint64_t v : values) toposcope::AppendVarint(bytes, v);
+  EXPECT_EQ(bytes[3], 0x80);  // 128: 0x80 0x01, lowest 7 bits first
+  EXPECT_EQ(bytes[4], 0x01);
+  const uint8_t* p = bytes.data();
+  for (uint64_t v : values) {
+    uint64_t got = 0;
+    ASSERT_TRUE(toposcope::GetVarint(p, bytes.data() + bytes.size(), &got));
+    EXPECT_EQ(got, v);
+  }
+  EXPECT_EQ(p, bytes.data() + bytes.size());
+  uint64_t got = 0;
+  const uint8_t cut[] = {0x80, 0x80};
+  const uint8_t* q = cut;
+  EXPECT_FALSE(toposcope::GetVarint(q, cut + 2, &got));
+  const std::vector<uint8_t> overlong(11, 0x80);
+  q = overlong.data();
+  EXPECT_FALSE(toposcope::GetVarint(q, overlong.data() + overlong.size(), &got));
+  for (int64_t v : {int64_t{0}, int64_t{-1}, int64_t{1}, INT64_MIN, INT64_MAX}) {
+    EXPECT_EQ(toposcope::UnZigZag(toposcope::ZigZag(v)), v);
+  }
+  EXPECT_EQ(toposcope::ZigZag(-1), 1u);
+  EXPECT_EQ(toposcope::ZigZag(1), 2u);
 }
 
 TEST(Error, PrintsPathLineColMessageHint) {

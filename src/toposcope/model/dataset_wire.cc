@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "toposcope/base/varint.h"
 #include "toposcope/model/dataset_json.h"
 
 namespace toposcope::formats {
@@ -54,13 +55,7 @@ class Writer {
     uint64_t prev_ts = 0, prev_step = 0, prev_bits = 0;
     for (const auto& [ts, value] : v) {
       const uint64_t step = static_cast<uint64_t>(ts) - prev_ts;
-      const auto dd = static_cast<int64_t>(step - prev_step);
-      uint64_t z = (static_cast<uint64_t>(dd) << 1) ^ static_cast<uint64_t>(dd >> 63);
-      while (z >= 0x80) {
-        *p++ = static_cast<uint8_t>(z | 0x80);
-        z >>= 7;
-      }
-      *p++ = static_cast<uint8_t>(z);
+      p = PutVarint(p, ZigZag(static_cast<int64_t>(step - prev_step)));
       prev_ts = static_cast<uint64_t>(ts);
       prev_step = step;
       uint64_t bits = 0;
@@ -122,14 +117,8 @@ class Reader {
     uint64_t prev_ts = 0, prev_step = 0, prev_bits = 0;
     for (auto& [ts, value] : v) {
       uint64_t z = 0;
-      for (int shift = 0;; shift += 7) {
-        if (p == end || shift > 63) return Fail();
-        const uint8_t b = *p++;
-        z |= static_cast<uint64_t>(b & 0x7F) << shift;
-        if (b < 0x80) break;
-      }
-      const uint64_t dd = (z >> 1) ^ (~(z & 1) + 1);
-      prev_step += dd;
+      if (!GetVarint(p, end, &z)) return Fail();
+      prev_step += static_cast<uint64_t>(UnZigZag(z));
       prev_ts += prev_step;
       ts = static_cast<int64_t>(prev_ts);
       if (p == end) return Fail();

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "toposcope/base/varint.h"
 #include "toposcope/report/perfetto.h"
 
 namespace toposcope::report {
@@ -58,13 +59,7 @@ constexpr uint64_t kIncrementalClock = 64;  // the first sequence-scoped clock i
 constexpr uint64_t kRealtime = 1;           // BUILTIN_CLOCK_REALTIME
 constexpr uint64_t kStateCleared = 1, kNeedsState = 2;
 
-void Varint(std::string& b, uint64_t v) {
-  while (v >= 0x80) {
-    b.push_back(static_cast<char>(v | 0x80));
-    v >>= 7;
-  }
-  b.push_back(static_cast<char>(v));
-}
+void Varint(std::string& b, uint64_t v) { AppendVarint(b, v); }
 void Key(std::string& b, uint32_t field, uint32_t wire) { Varint(b, (static_cast<uint64_t>(field) << 3) | wire); }
 void UInt(std::string& b, uint32_t field, uint64_t v) {
   Key(b, field, 0);

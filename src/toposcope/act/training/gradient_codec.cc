@@ -10,6 +10,8 @@
 #include <numeric>
 #include <string>
 
+#include "toposcope/base/varint.h"
+
 namespace toposcope::act::training {
 namespace {
 
@@ -110,14 +112,6 @@ __attribute__((target_clones("avx2", "default"))) void Quant4Decode(const uint8_
     }
     p += (len + 1) / 2;
   }
-}
-
-void PutVarint(std::vector<uint8_t>& out, uint64_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<uint8_t>(v | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<uint8_t>(v));
 }
 
 // The k largest |x| (ties: the lower index), as sorted indices. A large tensor is first cut to the
@@ -250,7 +244,7 @@ Status EncodeGradientInto(std::span<const float> x, const CodecOptions& o, uint6
     idx = TopKIndices(x, static_cast<size_t>(k));
     uint64_t prev = 0;
     for (size_t i = 0; i < idx.size(); ++i) {
-      PutVarint(deltas, i == 0 ? idx[i] : idx[i] - prev);
+      AppendVarint(deltas, i == 0 ? idx[i] : idx[i] - prev);
       prev = idx[i];
     }
   }
