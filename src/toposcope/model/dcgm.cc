@@ -46,10 +46,23 @@ double SeriesSummary::PeriodMs() const {
   return static_cast<double>(g[g.size() / 2]) / 1e6;
 }
 
+namespace {
+
+SeriesKey SeriesKeyOf(const DcgmPoint& p) {
+  return {p.host, p.gpu, p.link, p.field_id, p.field, p.entity, p.instance, p.compute_instance};
+}
+
+// True when `p` belongs to the series of `k` (the cheap fields first).
+bool InSeries(const SeriesKey& k, const DcgmPoint& p) {
+  return k.field_id == p.field_id && k.gpu == p.gpu && k.link == p.link && k.entity == p.entity &&
+         k.instance == p.instance && k.compute_instance == p.compute_instance && k.host == p.host && k.field == p.field;
+}
+
+}  // namespace
+
 void DcgmStore::Add(const DcgmPoint& p) {
   if (!std::isfinite(p.value)) return;
-  series[SeriesKey{p.host, p.gpu, p.link, p.field_id, p.field, p.entity, p.instance, p.compute_instance}].Add(
-      p.ts_ns, p.value);
+  series[SeriesKeyOf(p)].Add(p.ts_ns, p.value);
   ++points;
 }
 
@@ -62,14 +75,8 @@ void DcgmAdder::Add(const DcgmPoint& p) {
   h ^= p.host.size() * 31 + p.field.size();
   if (!p.field.empty()) h ^= static_cast<uint64_t>(static_cast<unsigned char>(p.field.back())) << 8;
   Slot& slot = slots_[(h ^ (h >> 29)) % kSlots];
-  const SeriesKey* k = slot.key;
-  if (k == nullptr || k->field_id != p.field_id || k->gpu != p.gpu || k->link != p.link || k->entity != p.entity ||
-      k->instance != p.instance || k->compute_instance != p.compute_instance || k->host != p.host ||
-      k->field != p.field) {
-    auto it = store_.series
-                  .try_emplace(SeriesKey{p.host, p.gpu, p.link, p.field_id, p.field, p.entity, p.instance,
-                                         p.compute_instance})
-                  .first;
+  if (slot.key == nullptr || !InSeries(*slot.key, p)) {
+    auto it = store_.series.try_emplace(SeriesKeyOf(p)).first;
     slot.key = &it->first;
     slot.summary = &it->second;
   }
