@@ -3,7 +3,6 @@
 
 #include <pcap/pcap.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -12,7 +11,6 @@
 #include <vector>
 
 #include "toposcope/base/file_io.h"
-#include "toposcope/formats/sniff.h"
 
 namespace toposcope::formats {
 namespace {
@@ -44,6 +42,16 @@ void AppendLe32(std::vector<uint8_t>& out, uint32_t v) {
   out.insert(out.end(), b, b + 4);
 }
 
+bool IsPcapngMagic(const uint8_t* m) { return m[0] == 0x0a && m[1] == 0x0d && m[2] == 0x0d && m[3] == 0x0a; }
+
+bool IsClassicPcapMagic(const uint8_t* m) {
+  const uint32_t le = m[0] | (m[1] << 8) | (m[2] << 16) | (static_cast<uint32_t>(m[3]) << 24);
+  for (const uint32_t magic : {0xa1b2c3d4u, 0xa1b23c4du}) {
+    if (le == magic || le == __builtin_bswap32(magic)) return true;
+  }
+  return false;
+}
+
 // A capture opened for libpcap: a seekable FILE (a plain file, or bytes in memory) or, for a
 // compressed capture, a FILE over the decompressing InputStream (libpcap cannot read gzip/zstd).
 struct OpenedCapture {
@@ -53,13 +61,6 @@ struct OpenedCapture {
                          // header, 16-byte record headers, so each record's offset is a sum
   std::shared_ptr<std::vector<char>> buffer;  // the FILE's stdio buffer: kept until it is closed
 };
-
-// Which kind of capture the first bytes name (formats/sniff's magic numbers).
-void NoteMagic(std::string_view head, OpenedCapture* c) {
-  const FileFormat f = SniffFormat(head.substr(0, std::min<size_t>(head.size(), 4))).format;
-  c->pcapng = f == FileFormat::kPcapng;
-  c->classic = f == FileFormat::kPcap;
-}
 
 // The decompressing stream behind a fopencookie FILE: the first bytes (read to detect the format)
 // are served again, then the rest; ftell works (seeking does not).
@@ -120,7 +121,8 @@ Result<OpenedCapture> OpenCapture(const std::string& path) {
   const size_t got = std::fread(raw, 1, 4, out.f);
   const Compression c = DetectCompression(std::string_view(reinterpret_cast<const char*>(raw), got));
   if (c == Compression::kNone) {
-    NoteMagic(std::string_view(reinterpret_cast<const char*>(raw), got), &out);
+    out.pcapng = got == 4 && IsPcapngMagic(raw);
+    out.classic = got == 4 && IsClassicPcapMagic(raw);
     if (std::fseek(out.f, 0, SEEK_SET) == 0) return out;
     std::fclose(out.f);
     return MakeError(path, 0, 0, "byte 0: cannot seek in the capture", "read a regular file");
@@ -137,7 +139,8 @@ Result<OpenedCapture> OpenCapture(const std::string& path) {
     n += *r;
   }
   cookie->head.resize(n);
-  NoteMagic(cookie->head, &out);
+  out.pcapng = n == 4 && IsPcapngMagic(reinterpret_cast<const uint8_t*>(cookie->head.data()));
+  out.classic = n == 4 && IsClassicPcapMagic(reinterpret_cast<const uint8_t*>(cookie->head.data()));
   out.f = fopencookie(cookie.get(), "rb", cookie_io_functions_t{CookieRead, nullptr, CookieSeek, CookieClose});
   if (out.f == nullptr) return MakeError(path, 0, 0, std::string("cannot open capture: ") + std::strerror(errno));
   (void)cookie.release();  // owned by the FILE now
@@ -273,7 +276,7 @@ Result<CaptureSummary> ReadCaptureBytes(std::span<const uint8_t> bytes, std::str
   }
   OpenedCapture c;
   c.f = f;
-  NoteMagic(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), &c);
+  c.pcapng = bytes.size() >= 4 && IsPcapngMagic(bytes.data());
   return ReadFromFile(c, src, sink, diag, opts);
 }
 
