@@ -22,11 +22,15 @@ int main(int argc, char** argv) {
   int rc;
   while ((rc = pcap_next_ex(p, &h, &d)) == 1) {
     ++packets;
-    /* Ethernet (14) + IPv4 (IHL) + UDP (8) + BTH: destination QP at BTH bytes 5..7. */
-    if (h->caplen < 14 + 20 + 8 + 12 || d[12] != 0x08 || d[13] != 0x00) continue;
-    unsigned ihl = (d[14] & 0x0f) * 4u;
-    const u_char* udp = d + 14 + ihl;
-    if (d[14 + 9] != 17 || (size_t)(udp - d) + 8 + 12 > h->caplen) continue;
+    /* Ethernet (14, plus 4 per 802.1Q/802.1ad tag) + IPv4 (IHL) + UDP (8) + BTH: destination QP at
+     * BTH bytes 5..7, PSN at 9..11. */
+    size_t eth = 14;
+    while (h->caplen >= eth && ((d[eth - 2] == 0x81 && d[eth - 1] == 0x00) || (d[eth - 2] == 0x88 && d[eth - 1] == 0xa8)))
+      eth += 4;
+    if (h->caplen < eth + 20 + 8 + 12 || d[eth - 2] != 0x08 || d[eth - 1] != 0x00) continue;
+    unsigned ihl = (d[eth] & 0x0f) * 4u;
+    const u_char* udp = d + eth + ihl;
+    if (d[eth + 9] != 17 || (size_t)(udp - d) + 8 + 12 > h->caplen) continue;
     if (((udp[2] << 8) | udp[3]) != 4791) continue;
     ++roce;
     qp_sum += ((uint64_t)udp[8 + 5] << 16) | ((uint64_t)udp[8 + 6] << 8) | udp[8 + 7];

@@ -2,15 +2,19 @@
 #include "toposcope/formats/rdma/pcap_capture.h"
 
 #include <pcap/pcap.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "toposcope/base/file_io.h"
+#include "toposcope/formats/rdma/pcap_records.h"
 
 namespace toposcope::formats {
 namespace {
@@ -59,6 +63,7 @@ struct OpenedCapture {
   bool pcapng = false;
   bool classic = false;  // classic pcap (magic a1b2c3d4 or a1b23c4d, either byte order): 24-byte file
                          // header, 16-byte record headers, so each record's offset is a sum
+  bool regular = false;  // a plain file opened directly (not through a decompressing stream)
   std::shared_ptr<std::vector<char>> buffer;  // the FILE's stdio buffer: kept until it is closed
 };
 
@@ -123,6 +128,7 @@ Result<OpenedCapture> OpenCapture(const std::string& path) {
   if (c == Compression::kNone) {
     out.pcapng = got == 4 && IsPcapngMagic(raw);
     out.classic = got == 4 && IsClassicPcapMagic(raw);
+    out.regular = true;
     if (std::fseek(out.f, 0, SEEK_SET) == 0) return out;
     std::fclose(out.f);
     return MakeError(path, 0, 0, "byte 0: cannot seek in the capture", "read a regular file");
@@ -162,57 +168,75 @@ pcap_t* OpenPcap(OpenedCapture c, const std::string& source, Error* error) {
   return p;
 }
 
-// Reads every record of an opened capture. Takes ownership of its FILE (closed on every path).
-Result<CaptureSummary> ReadFromFile(OpenedCapture c, const std::string& source,
-                                    const std::function<void(const RocePacket&)>& sink, Diagnostics& diag,
-                                    const CaptureOptions& opts) {
-  CaptureSummary s;
-  s.path = source;
-  s.pcapng = c.pcapng;
-  Error error;
-  pcap_t* p = OpenPcap(c, source, &error);
-  if (p == nullptr) return error;
-  s.dlt = pcap_datalink(p);
-  s.snaplen = static_cast<uint32_t>(pcap_snapshot(p));
-  RocePacket pkt;
-  pkt.capture_index = opts.capture_index;
-  // Each record's byte offset, for the diagnostics: summed over a classic pcap's records (asking
-  // stdio for it was a tenth of a pass's user time), asked of stdio for pcapng and after a record
-  // as long as the snapshot length (libpcap cuts a longer one to it and skips the rest).
-  const bool classic = c.classic;
-  int64_t next_offset = classic ? 24 : -1;
-  for (;;) {
-    const int64_t offset = next_offset >= 0 ? next_offset : static_cast<int64_t>(std::ftell(pcap_file(p)));
+// libpcap's records as PcapRecordWalker hands them. Each record's byte offset, for the diagnostics:
+// summed over a classic pcap's records, asked of stdio for pcapng and after a record as long as the
+// snapshot length (libpcap cuts a longer one to it and skips the rest).
+class LibpcapRecords {
+ public:
+  LibpcapRecords(pcap_t* p, bool classic, uint32_t snaplen)
+      : p_(p), classic_(classic), snaplen_(snaplen), next_offset_(classic ? 24 : -1) {}
+  PcapRecordWalker::Step Next(PcapRecordView* r, std::string* error) {
+    r->offset = next_offset_ >= 0 ? next_offset_ : static_cast<int64_t>(std::ftell(pcap_file(p_)));
     pcap_pkthdr* hdr = nullptr;
     const u_char* data = nullptr;
-    const int rc = pcap_next_ex(p, &hdr, &data);
-    next_offset = classic && rc == 1 && hdr->caplen < s.snaplen ? offset + 16 + static_cast<int64_t>(hdr->caplen) : -1;
-    if (rc == PCAP_ERROR_BREAK) break;  // end of file
+    const int rc = pcap_next_ex(p_, &hdr, &data);
+    next_offset_ = classic_ && rc == 1 && hdr->caplen < snaplen_ ? r->offset + 16 + static_cast<int64_t>(hdr->caplen)
+                                                                  : -1;
+    if (rc == PCAP_ERROR_BREAK) return PcapRecordWalker::Step::kEnd;
+    if (rc != 1) {
+      *error = pcap_geterr(p_);
+      return PcapRecordWalker::Step::kBroken;
+    }
+    r->ts_sec = hdr->ts.tv_sec;
+    r->ts_ns = hdr->ts.tv_usec;
+    r->caplen = hdr->caplen;
+    r->len = hdr->len;
+    r->data = data;
+    return PcapRecordWalker::Step::kRecord;
+  }
+
+ private:
+  pcap_t* p_;
+  bool classic_;
+  uint32_t snaplen_;
+  int64_t next_offset_;
+};
+
+// Decodes every record `records` hands into `s`, RoCE packets to `sink`.
+template <typename Records>
+void ReadRecords(Records& records, const std::string& source, const std::function<void(const RocePacket&)>& sink,
+                 Diagnostics& diag, const CaptureOptions& opts, CaptureSummary& s) {
+  RocePacket pkt;
+  pkt.capture_index = opts.capture_index;
+  PcapRecordView rec;
+  std::string error;
+  for (;;) {
+    const PcapRecordWalker::Step step = records.Next(&rec, &error);
+    if (step == PcapRecordWalker::Step::kEnd) break;
     ++s.records;
     ++s.counts.read;
-    if (rc != 1) {
+    if (step == PcapRecordWalker::Step::kBroken) {
       s.broke_off = true;
       ++s.counts.rejected;
-      diag.RejectAtByte(source, offset, "",
-                        std::string("capture breaks off; records before it are kept: ") + pcap_geterr(p));
+      diag.RejectAtByte(source, rec.offset, "", "capture breaks off; records before it are kept: " + error);
       break;
     }
     // pcapng timestamps are 64-bit counts of the interface's unit: their seconds can lie past what
     // int64 nanoseconds hold. Such a packet is rejected, never wrapped.
     int64_t ts_ns = 0;
-    if (__builtin_mul_overflow(static_cast<int64_t>(hdr->ts.tv_sec), int64_t{1000000000}, &ts_ns) ||
-        __builtin_add_overflow(ts_ns, static_cast<int64_t>(hdr->ts.tv_usec), &ts_ns)) {
+    if (__builtin_mul_overflow(rec.ts_sec, int64_t{1000000000}, &ts_ns) ||
+        __builtin_add_overflow(ts_ns, rec.ts_ns, &ts_ns)) {
       ++s.malformed;
       ++s.counts.rejected;
-      diag.RejectAtByte(source, offset, "", "packet timestamp out of range (past year 2262)");
+      diag.RejectAtByte(source, rec.offset, "", "packet timestamp out of range (past year 2262)");
       continue;
     }
     if (s.records == 1) s.first_ts_ns = ts_ns;
     s.last_ts_ns = ts_ns;
-    s.bytes_read += hdr->caplen;
+    s.bytes_read += rec.caplen;
     pkt.ts_ns = ts_ns;
     const FrameDecode dec =
-        DecodeRoceFrame(std::span<const uint8_t>(data, hdr->caplen), hdr->len, s.dlt, opts.check_icrc, &pkt);
+        DecodeRoceFrame(std::span<const uint8_t>(rec.data, rec.caplen), rec.len, s.dlt, opts.check_icrc, &pkt);
     switch (dec.verdict) {
       case FrameVerdict::kRoce:
         ++s.roce;
@@ -222,8 +246,8 @@ Result<CaptureSummary> ReadFromFile(OpenedCapture c, const std::string& source,
           ++s.icrc_bad;
           char buf[96];
           std::snprintf(buf, sizeof buf, "record at byte %ld: ICRC 0x%08x on the wire, computed otherwise",
-                        offset, pkt.icrc_wire);
-          diag.Warn(source, 0, HexHead(data, hdr->caplen), buf);
+                        rec.offset, pkt.icrc_wire);
+          diag.Warn(source, 0, HexHead(rec.data, rec.caplen), buf);
         }
         sink(pkt);
         break;
@@ -234,10 +258,63 @@ Result<CaptureSummary> ReadFromFile(OpenedCapture c, const std::string& source,
       case FrameVerdict::kMalformed:
         ++s.malformed;
         ++s.counts.rejected;
-        diag.RejectAtByte(source, offset, HexHead(data, hdr->caplen), dec.reason);
+        diag.RejectAtByte(source, rec.offset, HexHead(rec.data, rec.caplen), dec.reason);
         break;
     }
   }
+}
+
+// True for the link types libpcap hands over as they are in the file (pcap_post_process rewrites
+// some others' headers): their records can be read without libpcap.
+bool WalkableLinkType(int dlt) {
+  return dlt == kDltEn10Mb || dlt == kDltRaw || dlt == kDltRawOpenBsd || dlt == kDltIpv4 || dlt == kDltIpv6;
+}
+
+// The classic pcap header of a capture the walker can read (version 2.4 or later 2.x, a walkable
+// link type), from `head` (its first bytes); nullopt otherwise.
+std::optional<ClassicPcapHeader> WalkableHeader(std::span<const uint8_t> head, int dlt, const CaptureOptions& opts) {
+  ClassicPcapHeader h;
+  if (opts.through_libpcap || !WalkableLinkType(dlt) || !ParseClassicPcapHeader(head, &h)) return std::nullopt;
+  if (h.version_major != 2 || h.version_minor < 4) return std::nullopt;
+  return h;
+}
+
+// Reads every record of an opened capture. Takes ownership of its FILE (closed on every path).
+// `bytes`: the whole capture when it is in memory (else empty). A classic pcap in memory or in a
+// regular file is walked without libpcap's copies once libpcap has checked its file header.
+Result<CaptureSummary> ReadFromFile(OpenedCapture c, const std::string& source, std::span<const uint8_t> bytes,
+                                    const std::function<void(const RocePacket&)>& sink, Diagnostics& diag,
+                                    const CaptureOptions& opts) {
+  CaptureSummary s;
+  s.path = source;
+  s.pcapng = c.pcapng;
+  Error error;
+  pcap_t* p = OpenPcap(c, source, &error);
+  if (p == nullptr) return error;
+  s.dlt = pcap_datalink(p);
+  s.snaplen = static_cast<uint32_t>(pcap_snapshot(p));
+  if (c.classic && !bytes.empty()) {
+    if (const std::optional<ClassicPcapHeader> h = WalkableHeader(bytes, s.dlt, opts)) {
+      PcapRecordWalker walker(bytes, *h, s.snaplen);
+      ReadRecords(walker, source, sink, diag, opts, s);
+      pcap_close(p);
+      return s;
+    }
+  }
+  const int fd = fileno(pcap_file(p));
+  struct stat st {};
+  uint8_t head[24] = {0};
+  if (c.classic && bytes.empty() && c.regular && fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+      pread(fd, head, sizeof head, 0) == static_cast<ssize_t>(sizeof head)) {
+    if (const std::optional<ClassicPcapHeader> h = WalkableHeader(head, s.dlt, opts)) {
+      PcapRecordWalker walker(fd, source, *h, s.snaplen);
+      ReadRecords(walker, source, sink, diag, opts, s);
+      pcap_close(p);  // closes f
+      return s;
+    }
+  }
+  LibpcapRecords records(p, c.classic, s.snaplen);
+  ReadRecords(records, source, sink, diag, opts, s);
   pcap_close(p);  // closes f
   return s;
 }
@@ -249,7 +326,7 @@ Result<CaptureSummary> ReadCapture(const std::string& path,
                                    const CaptureOptions& opts) {
   auto c = OpenCapture(path);
   if (!c.ok()) return c.error();
-  return ReadFromFile(*c, path, sink, diag, opts);
+  return ReadFromFile(*c, path, {}, sink, diag, opts);
 }
 
 Status ProbeCapture(const std::string& path) {
@@ -277,7 +354,8 @@ Result<CaptureSummary> ReadCaptureBytes(std::span<const uint8_t> bytes, std::str
   OpenedCapture c;
   c.f = f;
   c.pcapng = bytes.size() >= 4 && IsPcapngMagic(bytes.data());
-  return ReadFromFile(c, src, sink, diag, opts);
+  c.classic = bytes.size() >= 4 && IsClassicPcapMagic(bytes.data());
+  return ReadFromFile(c, src, bytes, sink, diag, opts);
 }
 
 void AppendPcapFileHeader(std::vector<uint8_t>& out, uint32_t snaplen, uint32_t linktype, uint32_t magic) {

@@ -1,11 +1,14 @@
-// formats/rdma/pcap_capture: streams the RoCEv2 packets of a pcap or pcapng capture (through libpcap,
-// nanosecond timestamps) and writes classic nanosecond pcap files for the simulator.
+// formats/rdma/pcap_capture: streams the RoCEv2 packets of a pcap or pcapng capture (nanosecond
+// timestamps) and writes classic nanosecond pcap files for the simulator. libpcap checks every
+// capture's file header and reads pcapng, compressed captures and the link types it rewrites; the
+// records of an uncompressed classic pcap of the other link types are walked in place
+// (formats/rdma/pcap_records: the same records as libpcap's, without its copies).
 //
 // Reading is O(1) in memory: every record is decoded by DecodeRoceFrame and RoCE packets go to a
 // sink. Non-RoCE records are counted and skipped (not errors). UDP 4791 records with a malformed
 // BTH are rejected into Diagnostics at the record's byte offset. A capture that breaks off in the
 // middle keeps everything before the break, with one diagnostic and broke_off = true.
-// Byte offsets: for classic pcap the offset of each record header (ftell before the read). For
+// Byte offsets: for classic pcap the offset of each record header. For
 // pcapng, libpcap reads block by block, so the offset is that of the first block read for the
 // record — the packet block itself unless other blocks (interface statistics, name resolution...)
 // come before it; after a break, the offset of the block being read.
@@ -46,6 +49,8 @@ struct CaptureSummary {
 struct CaptureOptions {
   bool check_icrc = false;  // recompute every RoCE packet's ICRC (a bad one is a warning)
   int capture_index = 0;    // copied into every RocePacket
+  bool through_libpcap = false;  // read every record through libpcap, never walked in place
+                                 // (the tests and the fuzz target compare the two readings)
 };
 
 // Streams every record of a pcap or pcapng file to `sink` (RoCE packets only). A gzip or zstd
