@@ -7,23 +7,10 @@
 
 namespace toposcope {
 
-IpAddress IpAddress::V4(const uint8_t bytes[4]) {
-  IpAddress a;
-  std::memcpy(a.bytes_.data(), bytes, 4);
-  return a;
-}
-
 IpAddress IpAddress::V4(uint32_t host_order) {
   const uint8_t b[4] = {static_cast<uint8_t>(host_order >> 24), static_cast<uint8_t>(host_order >> 16),
                         static_cast<uint8_t>(host_order >> 8), static_cast<uint8_t>(host_order)};
   return V4(b);
-}
-
-IpAddress IpAddress::V6(const uint8_t bytes[16]) {
-  IpAddress a;
-  a.is_v6_ = true;
-  std::memcpy(a.bytes_.data(), bytes, 16);
-  return a;
 }
 
 std::optional<IpAddress> IpAddress::Parse(std::string_view text) {
@@ -51,17 +38,6 @@ std::string IpAddress::ToString() const {
   char buf[INET6_ADDRSTRLEN];
   if (inet_ntop(is_v6_ ? AF_INET6 : AF_INET, bytes_.data(), buf, sizeof buf) == nullptr) return {};
   return buf;
-}
-
-uint64_t IpAddress::Hash() const {
-  uint64_t h = 1469598103934665603ULL;
-  auto mix = [&h](uint8_t b) {
-    h ^= b;
-    h *= 1099511628211ULL;
-  };
-  mix(is_v6_ ? 6 : 4);
-  for (uint8_t b : bytes()) mix(b);
-  return h;
 }
 
 }  // namespace toposcope

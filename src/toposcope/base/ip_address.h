@@ -19,12 +19,22 @@ class IpAddress {
   // The unspecified IPv4 address 0.0.0.0.
   IpAddress() = default;
 
-  // From 4 network-order bytes.
-  static IpAddress V4(const uint8_t bytes[4]);
+  // From 4 network-order bytes. (Inline, as V6 and Hash: a capture pass builds two addresses and
+  // hashes them for every packet.)
+  static IpAddress V4(const uint8_t bytes[4]) {
+    IpAddress a;
+    __builtin_memcpy(a.bytes_.data(), bytes, 4);
+    return a;
+  }
   // From a host-order 32-bit value (0x0a000001 is 10.0.0.1).
   static IpAddress V4(uint32_t host_order);
   // From 16 network-order bytes.
-  static IpAddress V6(const uint8_t bytes[16]);
+  static IpAddress V6(const uint8_t bytes[16]) {
+    IpAddress a;
+    a.is_v6_ = true;
+    __builtin_memcpy(a.bytes_.data(), bytes, 16);
+    return a;
+  }
 
   // Parses "10.0.0.1" or an IPv6 text ("fd02::1", "::ffff:1.2.3.4"; no zone "%eth0", no
   // brackets). Returns nullopt on anything else (leading/trailing spaces included).
@@ -51,7 +61,13 @@ class IpAddress {
   }
 
   // A stable 64-bit hash (FNV-1a over the flag and bytes); the same on every run.
-  [[nodiscard]] uint64_t Hash() const;
+  [[nodiscard]] uint64_t Hash() const {
+    uint64_t h = 1469598103934665603ULL;
+    h = (h ^ (is_v6_ ? 6u : 4u)) * 1099511628211ULL;
+    const size_t n = is_v6_ ? 16 : 4;
+    for (size_t i = 0; i < n; ++i) h = (h ^ bytes_[i]) * 1099511628211ULL;
+    return h;
+  }
 
  private:
   bool is_v6_ = false;               // first, so <=> orders v4 before v6

@@ -1,6 +1,7 @@
 #include "toposcope/stats/entropy.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <complex>
 #include <limits>
@@ -57,15 +58,16 @@ double SeedEntropyFromPairs(const std::vector<std::pair<uint32_t, uint64_t>>& pa
     first_edge -= 0.5;
     last_edge += 0.5;
   }
-  // np.linspace(first, last, 1025): y = arange(1025) * step + start; y[-1] = stop.
-  std::vector<double> edges(kBins + 1);
+  // np.linspace(first, last, 1025): y = arange(1025) * step + start; y[-1] = stop. (Arrays on
+  // the stack: this runs for every closed window of every link.)
+  std::array<double, kBins + 1> edges;
   const double delta = last_edge - first_edge;
   const double step = delta / kBins;
   for (int i = 0; i <= kBins; ++i) edges[i] = static_cast<double>(i) * step + first_edge;
   edges[kBins] = last_edge;
   // Fast equal-bin path of np.histogram (numpy 1.24).
   const double norm = kBins / delta;
-  std::vector<uint64_t> n(kBins, 0);
+  std::array<uint64_t, kBins> n{};
   uint64_t total = 0;
   for (const auto& [value, count] : pairs) {
     const double v = static_cast<double>(value);
@@ -79,17 +81,20 @@ double SeedEntropyFromPairs(const std::vector<std::pair<uint32_t, uint64_t>>& pa
     total += count;
   }
   // density: n / diff(edges) / n.sum(); then entropy(hist + 1e-9, base=2).
-  std::vector<double> pk(kBins);
+  std::array<double, kBins> pk;
   for (int i = 0; i < kBins; ++i) {
     const double db = edges[i + 1] - edges[i];
     pk[i] = static_cast<double>(n[i]) / db / static_cast<double>(total) + 1e-9;
   }
   const double s = PairwiseSum(pk.data(), pk.size());
-  std::vector<double> vec(kBins);
-  for (int i = 0; i < kBins; ++i) {
-    const double p = 1.0 * pk[i] / s;
-    vec[i] = p > 0 ? -p * std::log(p) : (p == 0 ? 0.0 : -std::numeric_limits<double>::infinity());
-  }
+  // Every empty bin holds the same 1e-9, hence the same term: its logarithm is taken once.
+  const auto term = [s](double pk_i) {
+    const double p = 1.0 * pk_i / s;
+    return p > 0 ? -p * std::log(p) : (p == 0 ? 0.0 : -std::numeric_limits<double>::infinity());
+  };
+  const double empty_term = term(1e-9);
+  std::array<double, kBins> vec;
+  for (int i = 0; i < kBins; ++i) vec[i] = n[i] == 0 ? empty_term : term(pk[i]);
   return PairwiseSum(vec.data(), vec.size()) / std::log(2.0);
 }
 
