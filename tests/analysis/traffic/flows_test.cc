@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <sstream>
 
 #include "toposcope/base/file_io.h"
 #include "toposcope/formats/rdma/inventory_csv.h"
@@ -870,6 +871,115 @@ TEST(AnalyzeFlows, WrittenCaptureTwoPassesAndHosts) {
   ASSERT_TRUE(ReplayPackets(ds, *r, [&](const RocePacket&, uint32_t, const Flow&) { ++replayed; }).ok());
   EXPECT_EQ(replayed, 8);
   std::filesystem::remove_all(dir);
+}
+
+// What a second-pass consumer reads of a packet, as text.
+std::string ReplayedText(const RocePacket& p, uint32_t src_qp, const Flow& f) {
+  std::ostringstream o;
+  o << p.ts_ns << " " << p.capture_index << " " << p.src_ip.ToString() << ">" << p.dst_ip.ToString() << " qp "
+    << p.dest_qp << " psn " << p.psn << " op " << int{p.opcode} << " pay " << p.payload_bytes << " sport "
+    << p.udp_src_port << " reth " << p.has_reth << "/" << p.reth_dma_len << " deth " << p.has_deth << "/"
+    << p.deth_src_qp << " ecn " << p.ip_ecn_ce << p.fecn << p.becn << " src_qp " << src_qp << " flow "
+    << f.key.src.ToString() << ">" << f.key.dst.ToString() << "/" << f.key.dest_qp << "\n";
+  return o.str();
+}
+
+TEST(AnalyzeFlows, KeptPacketsReplayAsTheCapturesDo) {
+  // Two captures of several flows and kinds of packet (RETH, UD with DETH, ECN and BECN marks, a
+  // CNP): the second pass from the packets the first pass kept hands the consumer what reading the
+  // captures again does, packet for packet, and reads no capture (they are gone by then).
+  const auto dir = std::filesystem::temp_directory_path() / ("flows_log_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  model::Dataset ds = TwoHosts();
+  for (int c = 0; c < 2; ++c) {
+    const std::string path = (dir / ("cap" + std::to_string(c) + ".pcap")).string();
+    auto w = formats::PcapWriter::Open(path, 256);
+    ASSERT_TRUE(w.ok());
+    std::vector<RocePacket> pkts;
+    for (uint32_t i = 0; i < 40; ++i) {
+      const int64_t t = kT0 + c * 100000 + i * 997;
+      RocePacket p = Pkt("10.0.0.1", "10.0.0.2", 0x100 + i % 3, 10 + i, i % 5 == 0 ? op::kWriteFirst : op::kWriteMiddle, t,
+                         static_cast<uint16_t>(0xc000 + i % 2), 512);
+      if (p.has_reth) p.reth_dma_len = 4096 + i;
+      p.ip_ecn_ce = i % 7 == 0;
+      p.becn = i % 11 == 0;
+      pkts.push_back(p);
+      pkts.push_back(Ack("10.0.0.2", "10.0.0.1", 0x200 + i % 3, 10 + i, t + 300, 0x1f, 0xc000));
+    }
+    RocePacket ud = Pkt("10.0.0.2", "10.0.0.1", 0x300, 5, 0x64, kT0 + c * 100000 + 50000, 0xc100, 64);
+    ud.has_deth = true;
+    ud.deth_src_qp = 0x321;
+    ud.deth_qkey = 0x80010000u;
+    pkts.push_back(ud);
+    pkts.push_back(Pkt("10.0.0.2", "10.0.0.1", 0x100, 0, 0x81, kT0 + c * 100000 + 60000));
+    for (const auto& p : pkts) ASSERT_TRUE(w->Write(p.ts_ns, formats::EncodeRoceFrame(p, kMacA, kMacB)).ok());
+    ASSERT_TRUE(w->Close().ok());
+    ds.captures.push_back(model::CaptureInput{path, "", "leaf" + std::to_string(c), c});
+  }
+  Diagnostics diag;
+  auto reread = AnalyzeFlows(ds, diag, FlowOptions{}, nullptr);
+  ASSERT_TRUE(reread.ok()) << reread.error().ToString();
+  std::string from_captures;
+  ASSERT_TRUE(ReplayPackets(ds, *reread, [&](const RocePacket& p, uint32_t q, const Flow& f) {
+                from_captures += ReplayedText(p, q, f);
+              }).ok());
+  PacketLog log;
+  ASSERT_TRUE(log.usable());
+  Diagnostics diag2;
+  auto kept = AnalyzeFlows(ds, diag2, FlowOptions{}, &log);
+  ASSERT_TRUE(kept.ok());
+  EXPECT_EQ(log.packets(), kept->packets);
+  EXPECT_EQ(kept->packets, 2 * 82);
+  std::filesystem::remove_all(dir);
+  std::string from_log;
+  ASSERT_TRUE(ReplayPackets(ds, *kept, [&](const RocePacket& p, uint32_t q, const Flow& f) {
+                from_log += ReplayedText(p, q, f);
+              }, false, &log).ok());
+  EXPECT_FALSE(from_captures.empty());
+  EXPECT_EQ(from_log, from_captures);
+  // Without the captures, a replay that must read them fails.
+  EXPECT_FALSE(ReplayPackets(ds, *kept, [](const RocePacket&, uint32_t, const Flow&) {}).ok());
+}
+
+TEST(PacketLog, KeepsWhatTheSecondPassReadsAndRenumbersFlows) {
+  PacketLog log;
+  ASSERT_TRUE(log.usable());
+  RocePacket p = Pkt("10.0.0.1", "10.0.0.2", 0xabcdef, 0x123456, op::kReadRequest, kT0, 0xc0de, 0);
+  p.reth_dma_len = 65536;
+  p.capture_index = 3;
+  p.fecn = true;
+  for (uint32_t flow = 0; flow < 10000; ++flow) {
+    p.psn = flow;
+    log.Add(p, flow % 4);
+  }
+  EXPECT_EQ(log.packets(), 10000);
+  log.Renumber({7, 6, 5});  // flow 3 is past the end
+  int64_t n = 0;
+  std::map<uint32_t, int64_t> flows;
+  ASSERT_TRUE(log.ForEach([&](const RocePacket& q, uint32_t flow) {
+    EXPECT_EQ(q.ts_ns, kT0);
+    EXPECT_EQ(q.capture_index, 3);
+    EXPECT_EQ(q.dest_qp, 0xabcdefu);
+    EXPECT_EQ(q.psn, static_cast<uint32_t>(n));
+    EXPECT_EQ(q.opcode, op::kReadRequest);
+    EXPECT_TRUE(q.has_reth);
+    EXPECT_EQ(q.reth_dma_len, 65536u);
+    EXPECT_TRUE(q.fecn);
+    EXPECT_FALSE(q.becn);
+    EXPECT_EQ(q.udp_src_port, 0xc0de);
+    EXPECT_EQ(q.src_ip, IpAddress());  // addresses are the flow's, not kept
+    ++flows[flow];
+    ++n;
+  }));
+  EXPECT_EQ(n, 10000);
+  EXPECT_EQ(flows[7], 2500);
+  EXPECT_EQ(flows[5], 2500);
+  EXPECT_EQ(flows[0xffffffffu], 2500);
+  // Read again, and kept packets added after a read come after the first ones.
+  log.Add(p, 0);
+  n = 0;
+  ASSERT_TRUE(log.ForEach([&](const RocePacket&, uint32_t) { ++n; }));
+  EXPECT_EQ(n, 10001);
 }
 
 TEST(AnalyzeFlows, NoCapturesAndUnreadableCaptures) {

@@ -125,7 +125,7 @@ std::vector<PsnSample> FlowTable::SamplesOf(const Sampler& s) const {
   return out;
 }
 
-void FlowTable::Add(const formats::RocePacket& p) {
+size_t FlowTable::Add(const formats::RocePacket& p) {
   const size_t at = *last_.Find(KeyOf(p), [&](const FlowKey& key) -> std::optional<size_t> {
     auto [it, inserted] = index_.try_emplace(key, states_.size());
     if (inserted) {
@@ -235,6 +235,7 @@ void FlowTable::Add(const formats::RocePacket& p) {
       Sample(ps->req_samples, psn, p.ts_ns);
     }
   }
+  return at;
 }
 
 Flow FlowTable::Finalise(const State& s) const {
@@ -1111,6 +1112,27 @@ const Flow* FindFlow(const FlowReport& report, const FlowKey& key) {
 }
 
 Status ReplayPackets(const model::Dataset& ds, const FlowReport& report, const FlowPacketSink& sink,
+                     bool check_icrc, PacketLog* log) {
+  if (!sink) return {};
+  if (log == nullptr || !log->usable()) return ReplayPackets(ds, report, sink, check_icrc);
+  bool ok = true;
+  formats::RocePacket with_addresses;
+  const bool read = log->ForEach([&](const formats::RocePacket& p, uint32_t flow) {
+    if (flow >= report.flows.size()) {
+      ok = false;
+      return;
+    }
+    const Flow& f = report.flows[flow];
+    with_addresses = p;
+    with_addresses.src_ip = f.key.src;
+    with_addresses.dst_ip = f.key.dst;
+    sink(with_addresses, f.pairing == QpPairing::kNone ? 0u : f.src_qp, f);
+  });
+  if (!read || !ok) return MakeError("captures", 0, 0, "the packets kept from the first pass could not be read back");
+  return {};
+}
+
+Status ReplayPackets(const model::Dataset& ds, const FlowReport& report, const FlowPacketSink& sink,
                      bool check_icrc) {
   if (!sink) return {};
   std::unordered_map<FlowKey, const Flow*, FlowKeyHash> index;
@@ -1150,12 +1172,29 @@ Result<FlowReport> AnalyzeFlows(const model::Dataset& ds, Diagnostics& diag, con
 
 Result<FlowReport> AnalyzeFlows(const model::Dataset& ds, Diagnostics& diag, const FlowOptions& opts,
                                 const FlowPacketSink& second_pass) {
+  Result<FlowReport> report = AnalyzeFlows(ds, diag, opts, nullptr);
+  if (report.ok() && second_pass) {
+    Status s = ReplayPackets(ds, *report, second_pass, opts.check_icrc);
+    if (!s.ok()) diag.Warn("", 0, "", "second pass over the captures failed: " + s.error().message);
+  }
+  return report;
+}
+
+Result<FlowReport> AnalyzeFlows(const model::Dataset& ds, Diagnostics& diag, const FlowOptions& opts,
+                                PacketLog* log) {
   FlowReport report;
   FlowTable table;
   int ok = 0;
   Error last;
+  const bool keep = log != nullptr && log->usable();
   for (const auto& c : ds.captures) {
-    auto r = model::StreamCapture(c, opts.check_icrc, [&table](const formats::RocePacket& p) { table.Add(p); }, diag);
+    auto r = model::StreamCapture(
+        c, opts.check_icrc,
+        [&](const formats::RocePacket& p) {
+          const size_t flow = table.Add(p);
+          if (keep) log->Add(p, static_cast<uint32_t>(flow));
+        },
+        diag);
     if (!r.ok()) {
       diag.RejectAtByte(c.path, 0, "", "capture not read: " + r.error().message);
       last = r.error();
@@ -1171,9 +1210,13 @@ Result<FlowReport> AnalyzeFlows(const model::Dataset& ds, Diagnostics& diag, con
   const std::vector<FlowPsnEvidence> psn = table.PsnEvidence();
   report.pairing_conflicts = PairFlows(report.flows, ds, report.hosts, opts.pairing, &psn);
   for (const auto& f : report.flows) ++report.pairing_counts[std::string(QpPairingName(f.pairing))];
-  if (second_pass) {
-    Status s = ReplayPackets(ds, report, second_pass, opts.check_icrc);
-    if (!s.ok()) diag.Warn("", 0, "", "second pass over the captures failed: " + s.error().message);
+  if (keep) {
+    // The log's flow numbers, the table's, become indices into the report's flows (sorted by key).
+    std::vector<uint32_t> index(table.size());
+    for (size_t i = 0; i < index.size(); ++i) {
+      index[i] = static_cast<uint32_t>(FindFlow(report, table.KeyAt(i)) - report.flows.data());
+    }
+    log->Renumber(index);
   }
   return report;
 }

@@ -56,6 +56,7 @@
 #include "toposcope/base/ip_address.h"
 #include "toposcope/base/last_lookup.h"
 #include "toposcope/base/result.h"
+#include "toposcope/analysis/traffic/packet_log.h"
 #include "toposcope/formats/rdma/pcap_capture.h"
 #include "toposcope/formats/rdma/roce_packet.h"
 #include "toposcope/model/dataset.h"
@@ -189,7 +190,10 @@ inline constexpr size_t kMaxPsnRuns = 16;
 class FlowTable {
  public:
   // Adds one packet to its flow (KeyOf(p)), on capture point p.capture_index. Never fails.
-  void Add(const formats::RocePacket& p);
+  // Returns the flow's number in the table (the order flows were first seen; see KeyAt).
+  size_t Add(const formats::RocePacket& p);
+  // The key of the flow numbered `i` by Add.
+  [[nodiscard]] const FlowKey& KeyAt(size_t i) const { return states_[i].key; }
   // The number of flows.
   [[nodiscard]] size_t size() const { return index_.size(); }
   // The number of packets added.
@@ -328,6 +332,10 @@ Result<FlowReport> AnalyzeFlows(const model::Dataset& ds, Diagnostics& diag,
                                 const FlowPacketSink& second_pass = nullptr);
 Result<FlowReport> AnalyzeFlows(const model::Dataset& ds, Diagnostics& diag, const FlowOptions& opts,
                                 const FlowPacketSink& second_pass = nullptr);
+// The same, keeping every RoCE packet in `log` (when it is usable) for a later ReplayPackets; the
+// log's flow numbers are then indices into the report's `flows`.
+Result<FlowReport> AnalyzeFlows(const model::Dataset& ds, Diagnostics& diag, const FlowOptions& opts,
+                                PacketLog* log);
 
 // A second pass over the captures of a finished report (for consumers that run later): each
 // packet with its flow's source QP, as AnalyzeFlows' callback (packets of flows the report does not
@@ -335,5 +343,10 @@ Result<FlowReport> AnalyzeFlows(const model::Dataset& ds, Diagnostics& diag, con
 // dataset has captures and none of them could be read.
 Status ReplayPackets(const model::Dataset& ds, const FlowReport& report, const FlowPacketSink& sink,
                      bool check_icrc = false);
+// The same from the packets AnalyzeFlows kept in `log` (no capture read again): each packet holds
+// what PacketLog keeps, and its flow's addresses. Reads the captures again, as above, when the log
+// is null or not usable.
+Status ReplayPackets(const model::Dataset& ds, const FlowReport& report, const FlowPacketSink& sink,
+                     bool check_icrc, PacketLog* log);
 
 }  // namespace toposcope::analysis

@@ -24,7 +24,10 @@ RdmaReport AnalyzeRdma(const model::Dataset& ds, const RdmaOptions& opt, Diagnos
   out.present = !ds.captures.empty() || !ds.nccl_logs.empty();
   if (!out.present) return out;
   if (!ds.captures.empty()) {
-    auto flows = AnalyzeFlows(ds, diag, opt.flows);
+    // The first pass keeps the packets for the second (the entropy below), which then reads no
+    // capture again.
+    PacketLog log;
+    auto flows = AnalyzeFlows(ds, diag, opt.flows, &log);
     if (flows.ok()) {
       out.flows = std::move(*flows);
       int64_t first = 0, last = 0;
@@ -56,7 +59,7 @@ RdmaReport AnalyzeRdma(const model::Dataset& ds, const RdmaOptions& opt, Diagnos
         }
         if (links[1] != it->second) links[1] = it->second;
         acc.Add(p, src_qp, links);
-      }, opt.flows.check_icrc);
+      }, opt.flows.check_icrc, &log);
       if (!st.ok()) diag.Warn("captures", 0, "", st.error().ToString());
       out.entropy = acc.Finish();
     } else {
