@@ -41,7 +41,10 @@ class PacketLog {
 
  private:
   std::FILE* file_ = nullptr;
-  std::vector<char> buffer_;  // the FILE's stdio buffer
+  // Writes the packets held in buffer_ (failed_ when the write falls short).
+  void Flush();
+
+  std::vector<char> buffer_;  // packets not yet written
   std::vector<uint32_t> renumber_;
   bool failed_ = false;
   int64_t packets_ = 0;
