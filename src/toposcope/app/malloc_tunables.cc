@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -17,12 +18,24 @@ bool KernelHasHugePages() {
   return line.find("[never]") == std::string::npos;
 }
 
-bool TurnedOff(const char* env) {
+bool EnvIs(const char* env, const char* value) {
   const char* v = std::getenv(env);
-  return v != nullptr && std::string(v) == "0";
+  return v != nullptr && std::string(v) == value;
 }
 
+bool TurnedOff(const char* env) { return EnvIs(env, "0"); }
+
 }  // namespace
+
+bool FreePagesReportedToHost(const std::string& balloon_driver_dir) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(balloon_driver_dir, ec)) {
+    std::ifstream f(entry.path() / "features");
+    std::string bits;
+    if (std::getline(f, bits) && bits.size() > 5 && bits[5] == '1') return true;
+  }
+  return false;
+}
 
 void TuneMalloc(char** argv) {
   struct Tunable {
@@ -30,7 +43,8 @@ void TuneMalloc(char** argv) {
     const char* value;
     bool wanted;
   };
-  const bool huge = !TurnedOff("TOPOSCOPE_HUGE_PAGES") && KernelHasHugePages();
+  const bool huge = !TurnedOff("TOPOSCOPE_HUGE_PAGES") && KernelHasHugePages() &&
+                    (EnvIs("TOPOSCOPE_HUGE_PAGES", "1") || !FreePagesReportedToHost());
   const bool cache = !TurnedOff("TOPOSCOPE_MALLOC_CACHE");
   const Tunable wanted[] = {
       {"glibc.malloc.hugetlb", "1", huge},
