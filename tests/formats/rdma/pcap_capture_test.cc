@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "roce_frames.h"
+
 namespace toposcope::formats {
 namespace pcap_capture_test {
 
@@ -20,8 +22,6 @@ const std::string kDerived =
     std::string(TOPOSCOPE_FIXTURES) + "/pcap/derived/pcapplusplus_pr1603_softroce_rdma_read_req.pcap";
 const std::string kData = std::string(TOPOSCOPE_TESTDATA) + "/pcap/";
 constexpr int64_t kT0 = 1700000000123456789;
-const uint8_t kSrcMac[6] = {0x02, 0, 0, 0, 0, 1};
-const uint8_t kDstMac[6] = {0x02, 0, 0, 0, 0, 2};
 
 std::vector<uint8_t> Slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -247,17 +247,7 @@ void Block(std::vector<uint8_t>& out, uint32_t type, std::vector<uint8_t> body) 
   Le32(out, n);
 }
 
-std::vector<uint8_t> Frame(uint8_t opcode, uint32_t qp, uint32_t psn) {
-  RocePacket p;
-  p.src_ip = IpAddress::V4(0x0a000001u);
-  p.dst_ip = IpAddress::V4(0x0a000002u);
-  p.udp_src_port = 0xc000;
-  p.opcode = opcode;
-  p.dest_qp = qp;
-  p.psn = psn;
-  p.payload_bytes = 100;
-  return EncodeRoceFrame(p, kSrcMac, kDstMac);
-}
+std::vector<uint8_t> Frame(uint8_t opcode, uint32_t qp, uint32_t psn) { return TestRoceFrame(opcode, qp, psn); }
 
 TEST(PcapCapture, HandBuiltPcapngWithSimplePacketBlock) {
   std::vector<uint8_t> ng;

@@ -16,13 +16,11 @@
 #include <string>
 #include <vector>
 
+#include "roce_frames.h"
 #include "toposcope/formats/rdma/pcap_capture.h"
 
 namespace toposcope::formats {
 namespace pcap_records_test {
-
-const uint8_t kSrcMac[6] = {0x02, 0, 0, 0, 0, 1};
-const uint8_t kDstMac[6] = {0x02, 0, 0, 0, 0, 2};
 
 struct Rec {
   uint32_t sec = 0, frac = 0, caplen = 0, len = 0;
@@ -57,15 +55,7 @@ std::vector<uint8_t> Capture(bool big, bool nano, uint32_t snaplen, const std::v
 }
 
 std::vector<uint8_t> Frame(uint8_t opcode, uint32_t qp, uint32_t psn, uint32_t payload) {
-  RocePacket p;
-  p.src_ip = IpAddress::V4(0x0a000001u);
-  p.dst_ip = IpAddress::V4(0x0a000002u);
-  p.udp_src_port = 0xc000;
-  p.opcode = opcode;
-  p.dest_qp = qp;
-  p.psn = psn;
-  p.payload_bytes = payload;
-  return EncodeRoceFrame(p, kSrcMac, kDstMac);
+  return TestRoceFrame(opcode, qp, psn, payload);
 }
 
 Rec Whole(uint32_t sec, uint32_t frac, std::vector<uint8_t> f) {
