@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `analyze` of one dataset without MPI and under mpirun with 1 and 2 ranks (one thread per rank),
-# in one run: wall times, the 2-rank speed-up over 1 rank, and whether result.json is the same.
+# in one run: wall times, the 2-rank speed-up over 1 rank, where one more 2-rank run's load went
+# (each rank's phases), and whether result.json is the same.
 # Each is run ROUNDS times (default 3), the four interleaved, and the best wall is kept: a shared
 # virtual machine's memory bandwidth alone varies by a quarter from minute to minute.
 #   bench/mpi_speedup.sh [BIN] [DATASET] [HOSTS] [ROUNDS]   default: build/toposcope /tmp/toposcope-scale/sim-2048 2048 3
@@ -35,6 +36,9 @@ done
 w1=$(cut -d' ' -f1 "$tmp/mpirun -np 1 (1 thread).time")
 w2=$(cut -d' ' -f1 "$tmp/mpirun -np 2 (1 thread each).time")
 echo "speed-up, 2 ranks over 1: $(echo "scale=2; $w1 / $w2" | bc)x"
+# Where a 2-rank run's load goes, rank by rank (dist/mpi_load's TOPOSCOPE_MPI_TIMES).
+TOPOSCOPE_MPI_TIMES=1 mpirun -np 2 -x TOPOSCOPE_MPI_TIMES "$bin" analyze "$data" --threads 1 --out "$tmp/timed" -q \
+  2>&1 | grep '^mpi rank' | sort || true
 for name in "plain --threads 1" "mpirun -np 1 (1 thread)" "mpirun -np 2 (1 thread each)"; do
   cmp -s "$tmp/plain (every core)/result.json" "$tmp/$name/result.json" && echo "result.json identical: $name" \
     || echo "result.json DIFFERS: $name"

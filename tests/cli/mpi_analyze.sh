@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # analyze under OpenMPI on loopback (oversubscribed): 1, 2 and 4 ranks each read a shard of the
 # inputs, rank 0 merges them, and result.json is byte-identical to a run without MPI and to the
-# one-thread run; the other ranks write nothing; --from-dump under mpirun is refused with a usage
-# error. Skipped (77) where mpirun is missing or the binary was built without MPI.
+# one-thread run; the other ranks write nothing; TOPOSCOPE_MPI_TIMES=1 prints each rank's phases;
+# --from-dump under mpirun is refused with a usage error. Skipped (77) where mpirun is missing or the binary was built without MPI.
 set -euo pipefail
 bin=$1
 tmp=$(mktemp -d)
@@ -34,6 +34,14 @@ PY
 # A summary on stdout comes from rank 0 alone.
 mpirun -np 2 "$bin" analyze "$tmp/data" --out "$tmp/np2b" > "$tmp/summary.txt" 2>&1 || fail "mpirun -np 2 with a summary"
 [ "$(grep -c 'wrote .*/result.json' "$tmp/summary.txt")" = 1 ] || fail "more than one rank reported: $(cat "$tmp/summary.txt")"
+# TOPOSCOPE_MPI_TIMES=1: one line per rank on where its load went, and the same result.json.
+TOPOSCOPE_MPI_TIMES=1 mpirun -np 2 -x TOPOSCOPE_MPI_TIMES "$bin" analyze "$tmp/data" --out "$tmp/np2t" -q \
+  > "$tmp/times.txt" 2>&1 || fail "mpirun -np 2 with TOPOSCOPE_MPI_TIMES: $(tail -5 "$tmp/times.txt")"
+grep -q '^mpi rank 1: read its shard [0-9.]* s packed [0-9.]* s ([0-9]* MiB) sent [0-9.]* s$' "$tmp/times.txt" \
+  || fail "no times from rank 1: $(cat "$tmp/times.txt")"
+grep -q '^mpi rank 0: read its shard .* waited for and received rank 1 .* unpacked .* merged [0-9.]* s$' \
+  "$tmp/times.txt" || fail "no times from rank 0: $(cat "$tmp/times.txt")"
+cmp -s "$tmp/plain/result.json" "$tmp/np2t/result.json" || fail "result.json with the times differs"
 # Under mpirun only paths are read: --from-dump is a usage error (exit 2) on every rank.
 set +e
 mpirun -np 2 "$bin" analyze --from-dump "$tmp/plain" --out "$tmp/x" -q > "$tmp/usage.txt" 2>&1

@@ -3,7 +3,9 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <thread>
@@ -25,6 +27,37 @@ int EnvInt(const char* name, int fallback) {
   const long n = std::strtol(v, &end, 10);
   return (end != v && n > 0 && n < 1'000'000) ? static_cast<int>(n) : fallback;
 }
+
+// With TOPOSCOPE_MPI_TIMES=1 each rank prints where its load went, one line on stderr: what
+// bench/mpi_speedup.sh shows beside its wall times.
+class PhaseTimes {
+ public:
+  explicit PhaseTimes(int rank) : rank_(rank), on_(std::getenv("TOPOSCOPE_MPI_TIMES") != nullptr &&
+                                                  std::string(std::getenv("TOPOSCOPE_MPI_TIMES")) == "1") {}
+  // Ends the phase under way as `name` (its seconds since the previous mark).
+  void Mark(const std::string& name) {
+    const auto now = std::chrono::steady_clock::now();
+    if (on_) line_ += " " + name + " " + Seconds(now - last_);
+    last_ = now;
+  }
+  void Note(const std::string& text) {
+    if (on_) line_ += " " + text;
+  }
+  ~PhaseTimes() {
+    if (on_) std::fprintf(stderr, "mpi rank %d:%s\n", rank_, line_.c_str());
+  }
+
+ private:
+  static std::string Seconds(std::chrono::steady_clock::duration d) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f s", std::chrono::duration<double>(d).count());
+    return buf;
+  }
+  int rank_;
+  bool on_;
+  std::string line_;
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
 
 void FinalizeAtExit() {
   int finalized = 0;
@@ -110,22 +143,31 @@ Result<model::Dataset> LoadSharded(const std::vector<std::string>& paths, const 
   }
   const auto shards = ShardChunks(*plan, world.size);
   const auto [first, end] = shards[static_cast<size_t>(world.rank)];
+  PhaseTimes times(world.rank);
   model::LoadedPart mine = model::LoadChunks(*plan, first, end, opt, world.rank == 0 ? progress : nullptr, threads);
+  times.Mark("read its shard");
   if (world.rank != 0) {
-    SendBytes(model::PartToWire(mine));
+    const std::string wire = model::PartToWire(mine);
+    times.Mark("packed");
+    times.Note("(" + std::to_string(wire.size() >> 20) + " MiB)");
+    SendBytes(wire);
+    times.Mark("sent");
     return model::Dataset();
   }
   // Every rank's part is received, in rank order, even after one fails (no rank is left waiting).
   std::optional<Error> failed;
   for (int r = 1; r < world.size; ++r) {
     const std::string bytes = ReceiveBytes(r);
+    times.Mark("waited for and received rank " + std::to_string(r));
     if (failed) continue;
     Result<model::LoadedPart> part = model::PartFromWire(bytes, "the shard of rank " + std::to_string(r));
+    times.Mark("unpacked");
     if (!part.ok()) {
       failed = part.error();
     } else if (Status st = model::MergeParts(mine, std::move(*part)); !st.ok()) {
       failed = st.error();
     }
+    times.Mark("merged");
   }
   if (failed) return *failed;
   return model::FinishLoad(std::move(mine));
