@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <optional>
@@ -155,6 +156,55 @@ TEST(JsonIo, RoundTripIsLossless) {
   EXPECT_EQ(back->kind, DumpSample::Kind::kB);
   EXPECT_EQ(back->big, s.big);
   EXPECT_EQ(back->ip, s.ip);
+}
+
+TEST(JsonIo, PackedBytesRoundTripBitForBit) {
+  DumpSample s;
+  s.name = std::string("n\0with a nul", 12);
+  s.x = 0.1 + 0.2;
+  s.xs = {std::nan("0x123"), std::numeric_limits<double>::infinity(), -0.0, 5e-324};
+  s.by_pair = {{{1, "a"}, 7}, {{0, "b"}, -9000000000000000000LL}};
+  s.by_name = {{"k", {3, 1}}, {"", {}}};
+  s.maybe = 5;
+  s.kind = DumpSample::Kind::kB;
+  s.big = 18446744073709551615ULL;
+  s.ip = *IpAddress::Parse("fd02::1");
+  const std::string bytes = json_io::ToPackedBytes(s);
+  auto back = json_io::FromPackedBytes<DumpSample>(bytes, "sample");
+  ASSERT_TRUE(back.ok()) << back.error().ToString();
+  EXPECT_EQ(json_io::ToPackedBytes(*back), bytes);
+  EXPECT_EQ(json_io::ToJsonText(*back), json_io::ToJsonText(s));
+  EXPECT_EQ(back->name, s.name);
+  uint64_t want = 0, got = 0;
+  std::memcpy(&want, &s.xs[0], 8);
+  std::memcpy(&got, &back->xs[0], 8);
+  EXPECT_EQ(got, want);  // the NaN's payload too
+  EXPECT_TRUE(std::signbit(back->xs[2]));
+  EXPECT_EQ(back->by_pair, s.by_pair);
+  EXPECT_EQ(back->by_name, s.by_name);
+  EXPECT_EQ(back->maybe, 5);
+  EXPECT_EQ(back->kind, DumpSample::Kind::kB);
+  EXPECT_EQ(back->ip, s.ip);
+  s.ip = *IpAddress::Parse("10.1.2.3");
+  s.maybe.reset();
+  back = json_io::FromPackedBytes<DumpSample>(json_io::ToPackedBytes(s), "sample");
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->ip, s.ip);
+  EXPECT_FALSE(back->maybe.has_value());
+  // Bytes cut anywhere, or followed by more, or holding a count past their end, are errors that
+  // name their source.
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    auto cut = json_io::FromPackedBytes<DumpSample>(std::string_view(bytes).substr(0, n), "rank 2");
+    ASSERT_FALSE(cut.ok()) << n;
+    EXPECT_NE(cut.error().ToString().find("rank 2"), std::string::npos);
+  }
+  EXPECT_FALSE(json_io::FromPackedBytes<DumpSample>(bytes + "x", "x").ok());
+  std::string absurd = bytes;
+  const uint64_t huge = uint64_t{1} << 60;
+  std::memcpy(absurd.data(), &huge, 8);  // the name's length
+  auto bad = json_io::FromPackedBytes<DumpSample>(absurd, "x");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().ToString().find("past the bytes left"), std::string::npos);
 }
 
 TEST(JsonIo, BadTextIsAnErrorNamingTheSource) {

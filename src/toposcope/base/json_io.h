@@ -8,11 +8,17 @@
 //   TOPOSCOPE_JSON_FIELDS(LinkReport, a, b, type, lanes)
 // (or TOPOSCOPE_JSON_DECLARE(Type) in a header and TOPOSCOPE_JSON_FIELDS in one .cc). Encode(v)
 // and Decode(j, v) then handle it and every container of it.
+//
+// The same field lists give a compact binary form, Pack(packer, v) / Unpack(unpacker, v), for
+// handing a value to another process of the same build (model/dataset_wire, the MPI parts):
+// fields in list order without names, numbers as their bytes (doubles bit for bit), strings and
+// containers after a 64-bit count. Not a file format: nothing in it says which build wrote it.
 #pragma once
 
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -225,6 +231,173 @@ void Decode(const Json& j, T& v) {
   }
 }
 
+// The bytes Pack writes.
+class Packer {
+ public:
+  void Raw(const void* p, size_t n) { out_.append(static_cast<const char*>(p), n); }
+  template <class T>
+  void Scalar(T v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    Raw(&v, sizeof v);
+  }
+  std::string& out() { return out_; }
+
+ private:
+  std::string out_;
+};
+
+// The bytes Unpack reads; throws DecodeError when they end early or a count cannot be right.
+class Unpacker {
+ public:
+  explicit Unpacker(std::string_view in) : in_(in) {}
+  void Raw(void* p, size_t n) {
+    if (in_.size() - pos_ < n) throw DecodeError("the bytes end early");
+    if (n > 0) std::memcpy(p, in_.data() + pos_, n);
+    pos_ += n;
+  }
+  template <class T>
+  T Scalar() {
+    T v;
+    Raw(&v, sizeof v);
+    return v;
+  }
+  // A count of things that take at least one byte each.
+  size_t Count() {
+    const auto n = Scalar<uint64_t>();
+    if (n > in_.size() - pos_) throw DecodeError("a count of " + std::to_string(n) + " past the bytes left");
+    return static_cast<size_t>(n);
+  }
+  [[nodiscard]] bool done() const { return pos_ == in_.size(); }
+
+ private:
+  std::string_view in_;
+  size_t pos_ = 0;
+};
+
+template <class T>
+void Pack(Packer& p, const T& v) {
+  using namespace internal;  // NOLINT(google-build-using-namespace)
+  if constexpr (std::is_same_v<T, bool>) {
+    p.Scalar<uint8_t>(v ? 1 : 0);
+  } else if constexpr (std::is_enum_v<T>) {
+    p.Scalar<int64_t>(static_cast<int64_t>(v));
+  } else if constexpr (std::is_arithmetic_v<T>) {
+    p.Scalar<T>(v);
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    p.Scalar<uint64_t>(v.size());
+    p.Raw(v.data(), v.size());
+  } else if constexpr (std::is_same_v<T, IpAddress>) {
+    uint8_t b[17] = {0};
+    b[0] = v.is_v6() ? 1 : 0;
+    std::memcpy(b + 1, v.bytes().data(), v.bytes().size());
+    p.Raw(b, sizeof b);
+  } else if constexpr (IsOptional<T>::value) {
+    p.Scalar<uint8_t>(v ? 1 : 0);
+    if (v) Pack(p, *v);
+  } else if constexpr (IsPair<T>::value) {
+    Pack(p, v.first);
+    Pack(p, v.second);
+  } else if constexpr (IsTuple<T>::value) {
+    std::apply([&p](const auto&... e) { (Pack(p, e), ...); }, v);
+  } else if constexpr (MapLike<T>) {
+    p.Scalar<uint64_t>(v.size());
+    for (const auto& [k, e] : v) {
+      Pack(p, k);
+      Pack(p, e);
+    }
+  } else if constexpr (SetLike<T> || VectorLike<T> || IsStdArray<T>::value) {
+    p.Scalar<uint64_t>(v.size());
+    for (const auto& e : v) Pack(p, e);
+  } else {
+    PackFields(p, v);  // found by argument-dependent lookup: TOPOSCOPE_JSON_FIELDS(T, ...)
+  }
+}
+
+template <class T>
+void Unpack(Unpacker& u, T& v) {
+  using namespace internal;  // NOLINT(google-build-using-namespace)
+  if constexpr (std::is_same_v<T, bool>) {
+    v = u.Scalar<uint8_t>() != 0;
+  } else if constexpr (std::is_enum_v<T>) {
+    v = static_cast<T>(u.Scalar<int64_t>());
+  } else if constexpr (std::is_arithmetic_v<T>) {
+    v = u.Scalar<T>();
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    v.resize(u.Count());
+    u.Raw(v.data(), v.size());
+  } else if constexpr (std::is_same_v<T, IpAddress>) {
+    uint8_t b[17];
+    u.Raw(b, sizeof b);
+    v = b[0] != 0 ? IpAddress::V6(b + 1) : IpAddress::V4(b + 1);
+  } else if constexpr (IsOptional<T>::value) {
+    if (u.Scalar<uint8_t>() == 0) {
+      v.reset();
+    } else {
+      typename T::value_type e = typename T::value_type();
+      Unpack(u, e);
+      v = std::move(e);
+    }
+  } else if constexpr (IsPair<T>::value) {
+    Unpack(u, v.first);
+    Unpack(u, v.second);
+  } else if constexpr (IsTuple<T>::value) {
+    std::apply([&u](auto&... e) { (Unpack(u, e), ...); }, v);
+  } else if constexpr (MapLike<T>) {
+    v.clear();
+    const size_t n = u.Count();
+    for (size_t i = 0; i < n; ++i) {
+      typename T::key_type k = typename T::key_type();
+      Unpack(u, k);
+      Unpack(u, v[k]);
+    }
+  } else if constexpr (SetLike<T>) {
+    v.clear();
+    const size_t n = u.Count();
+    for (size_t i = 0; i < n; ++i) {
+      typename T::key_type k = typename T::key_type();
+      Unpack(u, k);
+      v.insert(std::move(k));
+    }
+  } else if constexpr (IsStdArray<T>::value) {
+    if (u.Count() != v.size()) throw DecodeError("expected an array of " + std::to_string(v.size()));
+    for (auto& e : v) Unpack(u, e);
+  } else if constexpr (VectorLike<T>) {
+    v.clear();
+    const size_t n = u.Count();
+    v.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+      typename T::value_type x = typename T::value_type();
+      Unpack(u, x);
+      v.push_back(std::move(x));
+    }
+  } else {
+    UnpackFields(u, v);  // found by argument-dependent lookup: TOPOSCOPE_JSON_FIELDS(T, ...)
+  }
+}
+
+// The value as Pack's bytes.
+template <class T>
+std::string ToPackedBytes(const T& v) {
+  Packer p;
+  Pack(p, v);
+  return std::move(p.out());
+}
+
+// The value of ToPackedBytes' bytes (`source` names them in errors). Fails when the bytes end
+// early, hold an impossible count, or go on after the value; never throws.
+template <class T>
+Result<T> FromPackedBytes(std::string_view bytes, const std::string& source) {
+  try {
+    Unpacker u(bytes);
+    T v = T();
+    Unpack(u, v);
+    if (!u.done()) return MakeError(source, 0, 0, "bytes left over after the value");
+    return v;
+  } catch (const std::exception& e) {
+    return MakeError(source, 0, 0, std::string("unexpected content: ") + e.what());
+  }
+}
+
 // Writes one field. Used by TOPOSCOPE_JSON_FIELDS.
 template <class T>
 void Put(Json& j, const char* name, const T& v) {
@@ -284,16 +457,26 @@ void EncodeFields(json_io::Json& j, const ReadCounts& c);
 void DecodeFields(const json_io::Json& j, ReadCounts& c);
 void EncodeFields(json_io::Json& j, const Diagnostics& d);
 void DecodeFields(const json_io::Json& j, Diagnostics& d);
+void PackFields(json_io::Packer& p, const Diagnostic& d);
+void UnpackFields(json_io::Unpacker& u, Diagnostic& d);
+void PackFields(json_io::Packer& p, const ReadCounts& c);
+void UnpackFields(json_io::Unpacker& u, ReadCounts& c);
+void PackFields(json_io::Packer& p, const Diagnostics& d);
+void UnpackFields(json_io::Unpacker& u, Diagnostics& d);
 
 }  // namespace toposcope
 
 #define TOPOSCOPE_JSON_PUT_FIELD(f) ::toposcope::json_io::Put(j, #f, t.f);
 #define TOPOSCOPE_JSON_GET_FIELD(f) ::toposcope::json_io::Get(j, #f, t.f);
+#define TOPOSCOPE_PACK_FIELD(f) ::toposcope::json_io::Pack(p, t.f);
+#define TOPOSCOPE_UNPACK_FIELD(f) ::toposcope::json_io::Unpack(u, t.f);
 
 // Declares the dump functions of a type (in a header, in the type's namespace).
 #define TOPOSCOPE_JSON_DECLARE(Type)                                  \
   void EncodeFields(::toposcope::json_io::Json& j, const Type& t);    \
-  void DecodeFields(const ::toposcope::json_io::Json& j, Type& t)
+  void DecodeFields(const ::toposcope::json_io::Json& j, Type& t);    \
+  void PackFields(::toposcope::json_io::Packer& p, const Type& t);    \
+  void UnpackFields(::toposcope::json_io::Unpacker& u, Type& t)
 
 // Defines the dump functions of a type from its field names (in the type's namespace).
 #define TOPOSCOPE_JSON_FIELDS(Type, ...)                                                                       \
@@ -302,4 +485,10 @@ void DecodeFields(const json_io::Json& j, Diagnostics& d);
   }                                                                                                            \
   void DecodeFields(const ::toposcope::json_io::Json& j, Type& t) {                                           \
     NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(TOPOSCOPE_JSON_GET_FIELD, __VA_ARGS__))                          \
+  }                                                                                                            \
+  void PackFields(::toposcope::json_io::Packer& p, const Type& t) {                                           \
+    NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(TOPOSCOPE_PACK_FIELD, __VA_ARGS__))                              \
+  }                                                                                                            \
+  void UnpackFields(::toposcope::json_io::Unpacker& u, Type& t) {                                             \
+    NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(TOPOSCOPE_UNPACK_FIELD, __VA_ARGS__))                            \
   }

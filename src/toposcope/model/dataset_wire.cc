@@ -24,7 +24,7 @@ TOPOSCOPE_JSON_FIELDS(PartHead, first_chunk, end_chunk, untimed, dmon_mig)
 namespace toposcope::model {
 namespace {
 
-constexpr char kMagic[8] = {'T', 'S', 'P', 'A', 'R', 'T', '0', '1'};
+constexpr char kMagic[8] = {'T', 'S', 'P', 'A', 'R', 'T', '0', '2'};
 
 class Writer {
  public:
@@ -188,8 +188,8 @@ std::string PartToWire(const LoadedPart& part) {
   Writer w;
   w.out().append(kMagic, sizeof kMagic);
   PartHead head{part.first_chunk, part.end_chunk, part.untimed, part.dmon_mig};
-  w.PutString(json_io::ToJsonText(head));
-  // The data set without its DCGM series as JSON (copied shallowly: the series stay where they are).
+  w.PutString(json_io::ToPackedBytes(head));
+  // The data set without its DCGM series, packed (copied shallowly: the series stay where they are).
   Dataset rest;
   rest.hosts = part.ds.hosts;
   rest.inputs = part.ds.inputs;
@@ -207,7 +207,7 @@ std::string PartToWire(const LoadedPart& part) {
   rest.path_probes = part.ds.path_probes;
   rest.diag = part.ds.diag;
   rest.dcgm.points = part.ds.dcgm.points;
-  w.PutString(DatasetToJsonText(rest));
+  w.PutString(json_io::ToPackedBytes(rest));
   size_t series_bytes = 0;  // a guess: about 12 bytes a point
   for (const auto& [k, s] : part.ds.dcgm.series) {
     series_bytes += 96 + k.host.size() + k.field.size() + 8 * s.first_gaps_ns.size() + 12 * s.points.size();
@@ -220,15 +220,15 @@ std::string PartToWire(const LoadedPart& part) {
 
 Result<LoadedPart> PartFromWire(std::string_view bytes, const std::string& source) {
   if (bytes.size() < sizeof kMagic || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) {
-    return MakeError(source, 0, 0, "not a shard load (no TSPART01 header)");
+    return MakeError(source, 0, 0, "not a shard load (no TSPART02 header)");
   }
   Reader r(bytes.substr(sizeof kMagic), source);
   std::string text;
   if (!r.GetString(text)) return r.error();
-  Result<PartHead> head = json_io::FromJsonText<PartHead>(text, source);
+  Result<PartHead> head = json_io::FromPackedBytes<PartHead>(text, source);
   if (!head.ok()) return head.error();
   if (!r.GetString(text)) return r.error();
-  Result<Dataset> ds = DatasetFromJsonText(text, source);
+  Result<Dataset> ds = json_io::FromPackedBytes<Dataset>(text, source);
   if (!ds.ok()) return ds.error();
   LoadedPart part;
   part.first_chunk = head->first_chunk;
