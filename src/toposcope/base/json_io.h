@@ -268,6 +268,13 @@ class Unpacker {
     return static_cast<size_t>(n);
   }
   [[nodiscard]] bool done() const { return pos_ == in_.size(); }
+  // For readers of their own codings: the bytes not read yet, and moving past `n` of them.
+  [[nodiscard]] std::string_view rest() const { return in_.substr(pos_); }
+  void Skip(size_t n) {
+    if (in_.size() - pos_ < n) throw DecodeError("the bytes end early");
+    pos_ += n;
+  }
+  [[nodiscard]] size_t position() const { return pos_; }
 
  private:
   std::string_view in_;
