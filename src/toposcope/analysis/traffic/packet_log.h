@@ -40,10 +40,10 @@ class PacketLog {
   bool ForEach(const std::function<void(const formats::RocePacket&, uint32_t flow)>& each);
 
  private:
-  std::FILE* file_ = nullptr;
   // Writes the packets held in buffer_ (failed_ when the write falls short).
   void Flush();
 
+  std::FILE* file_ = nullptr;
   std::vector<char> buffer_;  // packets not yet written
   std::vector<uint32_t> renumber_;
   bool failed_ = false;

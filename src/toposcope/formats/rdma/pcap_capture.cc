@@ -48,14 +48,6 @@ void AppendLe32(std::vector<uint8_t>& out, uint32_t v) {
 
 bool IsPcapngMagic(const uint8_t* m) { return m[0] == 0x0a && m[1] == 0x0d && m[2] == 0x0d && m[3] == 0x0a; }
 
-bool IsClassicPcapMagic(const uint8_t* m) {
-  const uint32_t le = m[0] | (m[1] << 8) | (m[2] << 16) | (static_cast<uint32_t>(m[3]) << 24);
-  for (const uint32_t magic : {0xa1b2c3d4u, 0xa1b23c4du}) {
-    if (le == magic || le == __builtin_bswap32(magic)) return true;
-  }
-  return false;
-}
-
 // A capture opened for libpcap: a seekable FILE (a plain file, or bytes in memory) or, for a
 // compressed capture, a FILE over the decompressing InputStream (libpcap cannot read gzip/zstd).
 struct OpenedCapture {
@@ -307,7 +299,7 @@ Result<CaptureSummary> ReadFromFile(OpenedCapture c, const std::string& source, 
   if (c.classic && bytes.empty() && c.regular && fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
       pread(fd, head, sizeof head, 0) == static_cast<ssize_t>(sizeof head)) {
     if (const std::optional<ClassicPcapHeader> h = WalkableHeader(head, s.dlt, opts)) {
-      PcapRecordWalker walker(fd, source, *h, s.snaplen);
+      PcapRecordWalker walker(fd, *h, s.snaplen);
       ReadRecords(walker, source, sink, diag, opts, s);
       pcap_close(p);  // closes f
       return s;

@@ -32,17 +32,16 @@ std::string Printf(const char* fmt, auto... args) {
 
 }  // namespace
 
+bool IsClassicPcapMagic(const uint8_t* m) {
+  const uint32_t magic = Le32(m);
+  return magic == 0xa1b2c3d4u || magic == 0xa1b23c4du || magic == 0xd4c3b2a1u || magic == 0x4d3cb2a1u;
+}
+
 bool ParseClassicPcapHeader(std::span<const uint8_t> head, ClassicPcapHeader* out) {
-  if (head.size() < static_cast<size_t>(kFileHeaderBytes)) return false;
+  if (head.size() < static_cast<size_t>(kFileHeaderBytes) || !IsClassicPcapMagic(head.data())) return false;
   const uint32_t magic = Le32(head.data());
   ClassicPcapHeader h;
-  if (magic == 0xa1b2c3d4u || magic == 0xa1b23c4du) {
-    h.swapped = false;
-  } else if (magic == 0xd4c3b2a1u || magic == 0x4d3cb2a1u) {
-    h.swapped = true;
-  } else {
-    return false;
-  }
+  h.swapped = magic == 0xd4c3b2a1u || magic == 0x4d3cb2a1u;
   h.nanoseconds = magic == 0xa1b23c4du || magic == 0x4d3cb2a1u;
   uint16_t major = Le16(head.data() + 4), minor = Le16(head.data() + 6);
   if (h.swapped) {
@@ -62,8 +61,8 @@ PcapRecordWalker::PcapRecordWalker(std::span<const uint8_t> bytes, const Classic
       view_begin_(0),
       view_end_(static_cast<int64_t>(bytes.size())) {}
 
-PcapRecordWalker::PcapRecordWalker(int fd, std::string path, const ClassicPcapHeader& h, uint32_t snapshot)
-    : header_(h), snapshot_(snapshot), next_(kFileHeaderBytes), fd_(fd), path_(std::move(path)) {
+PcapRecordWalker::PcapRecordWalker(int fd, const ClassicPcapHeader& h, uint32_t snapshot)
+    : header_(h), snapshot_(snapshot), next_(kFileHeaderBytes), fd_(fd) {
   buffer_.resize(static_cast<size_t>(kChunkBytes + kRecordHeaderBytes + kMaxSnaplen));
   view_ = buffer_.data();
   view_begin_ = view_end_ = kFileHeaderBytes;

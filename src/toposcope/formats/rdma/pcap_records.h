@@ -3,8 +3,9 @@
 // record) and its copy of every record. A file is read in large pieces into one buffer that
 // stays in the cache (memory flat whatever the capture's size, no copy but the kernel's); bytes
 // already in memory are walked in place. Same records, timestamps, snapshot-length cuts and error
-// texts as libpcap (the tests and the fuzz target compare the two on the same bytes). pcap_capture uses it for the link types
-// libpcap hands over unchanged; pcapng, compressed captures and other link types go through libpcap.
+// texts as libpcap (the tests and the fuzz target compare the two on the same bytes).
+// pcap_capture uses it for the link types libpcap hands over unchanged; pcapng, compressed
+// captures and other link types go through libpcap.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "toposcope/base/result.h"
 
 namespace toposcope::formats {
 
@@ -22,6 +22,10 @@ struct ClassicPcapHeader {
   bool nanoseconds = false;   // magic a1b23c4d: the second timestamp field counts nanoseconds
   int version_major = 0, version_minor = 0;
 };
+
+// True when the 4 bytes at `m` are a classic pcap magic (a1b2c3d4 microseconds, a1b23c4d
+// nanoseconds, in either byte order).
+bool IsClassicPcapMagic(const uint8_t* m);
 
 // Reads the 24-byte file header's magic and version; false when `head` is shorter or its magic is
 // not a classic pcap's.
@@ -43,7 +47,7 @@ class PcapRecordWalker {
   // Over bytes in memory (kept by the caller), the file header included.
   PcapRecordWalker(std::span<const uint8_t> bytes, const ClassicPcapHeader& h, uint32_t snapshot);
   // Over an open file (`fd`, read with pread from byte 24, kept open by the caller).
-  PcapRecordWalker(int fd, std::string path, const ClassicPcapHeader& h, uint32_t snapshot);
+  PcapRecordWalker(int fd, const ClassicPcapHeader& h, uint32_t snapshot);
 
   // The next record into `r` (its offset set on kBroken too); kBroken with `error` worded as
   // libpcap words it when the capture breaks off (a record cut short, an absurd length, a failed
@@ -64,7 +68,6 @@ class PcapRecordWalker {
   int64_t view_begin_ = 0, view_end_ = 0;
   // Files only.
   int fd_ = -1;
-  std::string path_;
   std::vector<uint8_t> buffer_;
 };
 
