@@ -2,8 +2,8 @@
 // memory and from a file, through the walker and through libpcap) must give the same records,
 // timestamps, packets, counts and diagnostics, byte for byte, on well-formed captures of either
 // byte order and timestamp unit, on records cut by the snapshot length, on every truncation of a
-// capture, on absurd lengths and timestamps, on random damage, and on files longer than the
-// walker's buffer.
+// capture, on absurd lengths and timestamps, on random damage, on files longer than the walker's
+// buffer, and on the real Soft-RoCE capture and the classic pcaps of testdata.
 #include "toposcope/formats/rdma/pcap_records.h"
 
 #include <gtest/gtest.h>
@@ -151,6 +151,27 @@ TEST(PcapRecords, ParsesTheFileHeader) {
   std::vector<uint8_t> ng = le;
   ng[0] = 0x0a;
   EXPECT_FALSE(ParseClassicPcapHeader(ng, &h));
+}
+
+TEST(PcapRecords, RealAndTestCapturesReadAsThroughLibpcap) {
+  // The real Soft-RoCE capture and every classic pcap in testdata: walked (in memory and from the
+  // file) exactly as libpcap reads them, broken tail and cut records included.
+  std::vector<std::string> paths = {std::string(TOPOSCOPE_FIXTURES) +
+                                    "/pcap/derived/pcapplusplus_pr1603_softroce_rdma_read_req.pcap"};
+  for (const auto& e : std::filesystem::directory_iterator(std::string(TOPOSCOPE_TESTDATA) + "/pcap")) {
+    if (e.path().extension() == ".pcap") paths.push_back(e.path().string());
+  }
+  ASSERT_GE(paths.size(), 4u);
+  for (const std::string& path : paths) {
+    std::ifstream in(path, std::ios::binary);
+    const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ASSERT_GT(bytes.size(), 24u) << path;
+    const std::string walked = ReadMem(bytes, false);
+    EXPECT_EQ(walked, ReadMem(bytes, true)) << path;
+    EXPECT_EQ(ReadPath(path, false), walked) << path;
+    EXPECT_EQ(ReadPath(path, true), walked) << path;
+    EXPECT_EQ(walked.find("error"), std::string::npos) << path;
+  }
 }
 
 TEST(PcapRecords, SameAsLibpcapInEitherByteOrderAndUnit) {
