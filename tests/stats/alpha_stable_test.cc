@@ -2,6 +2,7 @@
 #include "toposcope/stats/alpha_stable.h"
 
 #include <gtest/gtest.h>
+#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <cmath>
@@ -113,8 +114,8 @@ TEST(NoiseModelTest, EstimateNoiseQuantilesAndCdf) {
 }
 
 TEST(NoiseModelTest, MeanAbsErrorQuantilesShareOneStreamExactly) {
-  // Each n drawn on its own from a fresh generator, as a separate Monte Carlo would: the shared
-  // stream gives the same numbers to the bit, for n in any order and repeated.
+  // Each n drawn on its own from fresh generators (one per block), as a separate Monte Carlo
+  // would: the shared streams give the same numbers to the bit, for n in any order and repeated.
   NoiseModel m;
   m.alpha = 1.6;
   m.scale = 0.05;
@@ -124,13 +125,16 @@ TEST(NoiseModelTest, MeanAbsErrorQuantilesShareOneStreamExactly) {
   ASSERT_EQ(got.size(), ns.size());
   for (size_t i = 0; i < ns.size(); ++i) {
     const int n = std::max(ns[i], 1);
-    Rng rng(99);
     NoiseQuantiles means;
-    for (int t = 0; t < trials; ++t) {
-      double sum = 0;
-      for (int k = 0; k < n; ++k) sum += m.Sample(rng);
-      if (!std::isnan(sum)) means.sorted.push_back(std::abs(sum / n));
+    for (int b = 0; b < kMonteCarloBlocks; ++b) {
+      Rng rng(Rng::Mix(99, static_cast<uint64_t>(b)));
+      for (int64_t t = 0; t < MonteCarloBlockTrials(trials, b); ++t) {
+        double sum = 0;
+        for (int k = 0; k < n; ++k) sum += m.Sample(rng);
+        if (!std::isnan(sum)) means.sorted.push_back(std::abs(sum / n));
+      }
     }
+    ASSERT_EQ(means.sorted.size(), static_cast<size_t>(trials));
     std::sort(means.sorted.begin(), means.sorted.end());
     EXPECT_EQ(got[i], means.Quantile(0.95)) << "n = " << ns[i];
     EXPECT_EQ(MeanAbsErrorQuantile(m, ns[i], 0.95, trials, 99), got[i]);
@@ -148,6 +152,21 @@ TEST(NoiseModelTest, QuantileInterpolatesAndHandlesEmpty) {
   EXPECT_DOUBLE_EQ(q.Quantile(0.0), 0.0);
   EXPECT_DOUBLE_EQ(q.Quantile(1.0), 3.0);
   EXPECT_DOUBLE_EQ(q.Cdf(1.0), 0.5);
+}
+
+TEST(NoiseModelTest, MeanAbsErrorQuantilesAreTheSameOnAnyThreadCount) {
+  NoiseModel m;
+  m.alpha = 1.5;
+  m.scale = 0.03;
+  const std::vector<int> ns = {1, 5, 40};
+  std::vector<double> one, four;
+  tbb::task_arena(1).execute([&] { one = MeanAbsErrorQuantiles(m, ns, 0.9, 3001, 5); });
+  tbb::task_arena(4).execute([&] { four = MeanAbsErrorQuantiles(m, ns, 0.9, 3001, 5); });
+  ASSERT_EQ(one.size(), ns.size());
+  for (size_t i = 0; i < ns.size(); ++i) EXPECT_EQ(one[i], four[i]) << "n = " << ns[i];
+  int64_t total = 0;
+  for (int b = 0; b < kMonteCarloBlocks; ++b) total += MonteCarloBlockTrials(3001, b);
+  EXPECT_EQ(total, 3001);
 }
 
 TEST(NoiseModelTest, AveragingShrinksTheError) {

@@ -9,6 +9,8 @@
 #include <numbers>
 #include <string>
 
+#include <tbb/parallel_for.h>
+
 namespace toposcope::stats {
 namespace {
 
@@ -214,34 +216,45 @@ double MeanAbsErrorQuantile(const NoiseModel& model, int n_avg, double q, int tr
 std::vector<double> MeanAbsErrorQuantiles(const NoiseModel& model, const std::vector<int>& n_avgs, double q,
                                           int trials, uint64_t seed) {
   trials = std::max(trials, 0);
-  struct Mean {
-    int64_t n = 1;
-    double sum = 0;
-    NoiseQuantiles abs_means;
-  };
-  std::vector<Mean> means(n_avgs.size());
-  int64_t draws = 0;
-  for (size_t i = 0; i < n_avgs.size(); ++i) {
-    means[i].n = std::max(n_avgs[i], 1);
-    means[i].abs_means.sorted.reserve(static_cast<size_t>(trials));
-    draws = std::max(draws, means[i].n * trials);
-  }
-  Rng rng(seed);
-  for (int64_t j = 0; j < draws; ++j) {
-    const double x = model.Sample(rng);
-    for (Mean& m : means) {
-      if (j >= m.n * trials) continue;
-      m.sum += x;
-      if ((j + 1) % m.n != 0) continue;
-      if (!std::isnan(m.sum)) m.abs_means.sorted.push_back(std::abs(m.sum / static_cast<double>(m.n)));
-      m.sum = 0;
+  std::vector<int64_t> n(n_avgs.size());
+  for (size_t i = 0; i < n_avgs.size(); ++i) n[i] = std::max(n_avgs[i], 1);
+  // Block b's |means| per n (its trials in order, NaNs left out).
+  std::vector<std::vector<std::vector<double>>> found(kMonteCarloBlocks);
+  tbb::parallel_for(0, kMonteCarloBlocks, [&](int b) {
+    const int64_t block_trials = MonteCarloBlockTrials(trials, b);
+    struct Mean {
+      int64_t n = 1;
+      double sum = 0;
+      std::vector<double> abs_means;
+    };
+    std::vector<Mean> means(n.size());
+    int64_t draws = 0;
+    for (size_t i = 0; i < n.size(); ++i) {
+      means[i].n = n[i];
+      means[i].abs_means.reserve(static_cast<size_t>(block_trials));
+      draws = std::max(draws, n[i] * block_trials);
     }
-  }
+    Rng rng(Rng::Mix(seed, static_cast<uint64_t>(b)));
+    for (int64_t j = 0; j < draws; ++j) {
+      const double x = model.Sample(rng);
+      for (Mean& m : means) {
+        if (j >= m.n * block_trials) continue;
+        m.sum += x;
+        if ((j + 1) % m.n != 0) continue;
+        if (!std::isnan(m.sum)) m.abs_means.push_back(std::abs(m.sum / static_cast<double>(m.n)));
+        m.sum = 0;
+      }
+    }
+    for (Mean& m : means) found[static_cast<size_t>(b)].push_back(std::move(m.abs_means));
+  });
   std::vector<double> out;
-  out.reserve(means.size());
-  for (Mean& m : means) {
-    std::sort(m.abs_means.sorted.begin(), m.abs_means.sorted.end());
-    out.push_back(m.abs_means.Quantile(q));
+  out.reserve(n.size());
+  for (size_t i = 0; i < n.size(); ++i) {
+    NoiseQuantiles abs_means;
+    abs_means.sorted.reserve(static_cast<size_t>(trials));
+    for (const auto& block : found) abs_means.sorted.insert(abs_means.sorted.end(), block[i].begin(), block[i].end());
+    std::sort(abs_means.sorted.begin(), abs_means.sorted.end());
+    out.push_back(abs_means.Quantile(q));
   }
   return out;
 }

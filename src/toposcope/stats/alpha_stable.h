@@ -50,10 +50,17 @@ NoiseQuantiles EstimateNoise(const NoiseModel& model, int n = 100000, uint64_t s
 // or q is NaN.
 double MeanAbsErrorQuantile(const NoiseModel& model, int n_avg, double q, int trials = 20000,
                             uint64_t seed = 777);
-// MeanAbsErrorQuantile for each of `n_avgs`, the same numbers, from one pass over one stream of
-// draws: trial t of the mean of n takes draws t*n .. t*n+n-1 of the stream from `seed`, as each
-// call of MeanAbsErrorQuantile draws them, so the stream is drawn once, as far as the largest n
-// needs (the draws are not stored: each n keeps a running sum).
+// The Monte Carlo's trials fall into this many blocks, each drawn from its own stream
+// (Rng(Rng::Mix(seed, block))): the blocks run in parallel, and the draws never depend on the
+// number of threads. Block b holds MonteCarloBlockTrials(trials, b) trials.
+inline constexpr int kMonteCarloBlocks = 8;
+inline int64_t MonteCarloBlockTrials(int64_t trials, int block) {
+  return trials * (block + 1) / kMonteCarloBlocks - trials * block / kMonteCarloBlocks;
+}
+// MeanAbsErrorQuantile for each of `n_avgs`, the same numbers, from one pass over each block's
+// stream: within a block, its trial t of the mean of n takes draws t*n .. t*n+n-1 of the block's
+// stream, as each call of MeanAbsErrorQuantile draws them, so each stream is drawn once, as far as
+// the largest n needs (the draws are not stored: each n keeps a running sum).
 std::vector<double> MeanAbsErrorQuantiles(const NoiseModel& model, const std::vector<int>& n_avgs, double q,
                                           int trials = 20000, uint64_t seed = 12345);
 
