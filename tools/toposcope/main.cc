@@ -223,6 +223,12 @@ std::optional<int> ShareAnalyzeAmongRanks(const AnalyzeFlags& f, app::AnalyzeReq
     auto shard = toposcope::dist::LoadSharded(req->paths, lo, nullptr, threads);
     return shard.ok() ? kOk : Fail(shard.error());
   }
+  // Rank 0 reads its shard with its share of this machine's cores; once every rank has sent its
+  // part, the other ranks here only wait for the end, and rank 0 runs the passes and renders the
+  // outputs on the cores they held.
+  const toposcope::dist::MpiWorld& world = toposcope::dist::World();
+  req->threads = threads > 0 ? std::max(threads, std::min(threads * world.local_size, world.machine_cpus))
+                             : world.machine_cpus;
   req->load_paths = [threads](const std::vector<std::string>& paths, const toposcope::model::LoadOptions& lo,
                               const toposcope::model::LoadProgressFn& progress) {
     return toposcope::dist::LoadSharded(paths, lo, progress, threads);

@@ -1,6 +1,7 @@
 #include "toposcope/app/analyze_command.h"
 
 #include <tbb/global_control.h>
+#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -106,10 +107,9 @@ analysis::AnalyzeOptions AnalyzeDefaults() {
   return opt;
 }
 
-Result<AnalyzeOutcome> RunAnalyze(const AnalyzeRequest& req) {
-  if (Status st = CheckRequest(req); !st.ok()) return st.error();
-  std::optional<tbb::global_control> threads;
-  if (req.threads > 0) threads.emplace(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(req.threads));
+namespace {
+
+Result<AnalyzeOutcome> RunAnalyzeHere(const AnalyzeRequest& req) {
   std::unique_ptr<report::TimelineFile> timeline;
   if (req.timeline) timeline = std::make_unique<report::TimelineFile>(req.out);
   DiscardTimeline discard;
@@ -154,6 +154,21 @@ Result<AnalyzeOutcome> RunAnalyze(const AnalyzeRequest& req) {
   if (state.dataset_storage) out.probes = std::move(state.dataset_storage->path_probes);
   out.written.push_back((std::filesystem::path(req.out) / "passes.json").string());
   return out;
+}
+
+}  // namespace
+
+Result<AnalyzeOutcome> RunAnalyze(const AnalyzeRequest& req) {
+  if (Status st = CheckRequest(req); !st.ok()) return st.error();
+  if (req.threads <= 0) return RunAnalyzeHere(req);
+  // `threads` threads in an arena of that many: TBB's own arena holds as many as the CPUs this
+  // process could run on when TBB started, and under mpirun rank 0 may get more later
+  // (dist/mpi_load).
+  tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(req.threads));
+  tbb::task_arena arena(req.threads);
+  std::optional<Result<AnalyzeOutcome>> out;
+  arena.execute([&] { out.emplace(RunAnalyzeHere(req)); });
+  return std::move(*out);
 }
 
 }  // namespace toposcope::app

@@ -1,14 +1,15 @@
 #include "toposcope/dist/mpi_load.h"
 
 #include <mpi.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
-#include <thread>
 
 #include "toposcope/model/dataset_wire.h"
 
@@ -19,14 +20,6 @@ constexpr int kTagSize = 1;
 constexpr int kTagBytes = 2;
 // Messages are cut to this many bytes (MPI counts are ints).
 constexpr size_t kPieceBytes = size_t{1} << 30;
-
-int EnvInt(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  if (v == nullptr || *v == '\0') return fallback;
-  char* end = nullptr;
-  const long n = std::strtol(v, &end, 10);
-  return (end != v && n > 0 && n < 1'000'000) ? static_cast<int>(n) : fallback;
-}
 
 // With TOPOSCOPE_MPI_TIMES=1 each rank prints where its load went, one line on stderr: what
 // bench/mpi_speedup.sh shows beside its wall times.
@@ -58,6 +51,42 @@ class PhaseTimes {
   std::string line_;
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 };
+
+// The union of the affinity masks of the ranks on this machine (set once by World()).
+cpu_set_t& MachineCpus() {
+  static cpu_set_t cpus;
+  return cpus;
+}
+
+// Every rank of `machine` hands in its affinity mask; each gets their union.
+cpu_set_t GatherCpus(MPI_Comm machine) {
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  if (sched_getaffinity(0, sizeof mine, &mine) != 0) CPU_ZERO(&mine);
+  int ranks = 1;
+  MPI_Comm_size(machine, &ranks);
+  std::vector<cpu_set_t> all(static_cast<size_t>(ranks));
+  MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, machine);
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  for (cpu_set_t& one : all) CPU_OR(&cpus, &cpus, &one);
+  return cpus;
+}
+
+// Lets every thread of this process run on the machine's CPUs (World()'s union), when that is more
+// than it may use now. A thread that cannot be moved (a cgroup narrower than the masks) is left.
+void TakeMachineCpus() {
+  cpu_set_t now;
+  CPU_ZERO(&now);
+  if (sched_getaffinity(0, sizeof now, &now) != 0) return;
+  cpu_set_t& cpus = MachineCpus();
+  if (CPU_COUNT(&cpus) <= CPU_COUNT(&now)) return;
+  std::error_code ec;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task", ec)) {
+    const pid_t tid = static_cast<pid_t>(std::strtol(task.path().filename().c_str(), nullptr, 10));
+    if (tid > 0) (void)sched_setaffinity(tid, sizeof cpus, &cpus);
+  }
+}
 
 void FinalizeAtExit() {
   int finalized = 0;
@@ -105,7 +134,12 @@ const MpiWorld& World() {
     }
     MPI_Comm_rank(MPI_COMM_WORLD, &w.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &w.size);
-    w.local_size = EnvInt("OMPI_COMM_WORLD_LOCAL_SIZE", EnvInt("SLURM_NTASKS_PER_NODE", 1));
+    MPI_Comm machine = MPI_COMM_NULL;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &machine);
+    MPI_Comm_size(machine, &w.local_size);
+    MachineCpus() = GatherCpus(machine);
+    MPI_Comm_free(&machine);
+    w.machine_cpus = std::max(1, CPU_COUNT(&MachineCpus()));
     return w;
   }();
   return world;
@@ -137,10 +171,7 @@ Result<model::Dataset> LoadSharded(const std::vector<std::string>& paths, const 
   const MpiWorld& world = World();
   Result<model::LoadPlan> plan = model::PlanLoad(paths);
   if (!plan.ok()) return plan.error();
-  if (threads <= 0) {
-    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    threads = std::max(1, cores / std::max(1, world.local_size));
-  }
+  if (threads <= 0) threads = std::max(1, world.machine_cpus / std::max(1, world.local_size));
   const auto shards = ShardChunks(*plan, world.size);
   const auto [first, end] = shards[static_cast<size_t>(world.rank)];
   PhaseTimes times(world.rank);
@@ -170,6 +201,7 @@ Result<model::Dataset> LoadSharded(const std::vector<std::string>& paths, const 
     times.Mark("merged");
   }
   if (failed) return *failed;
+  if (world.size > 1) TakeMachineCpus();
   return model::FinishLoad(std::move(mine));
 }
 

@@ -27,7 +27,8 @@ bool LaunchedByMpi();
 struct MpiWorld {
   int rank = 0;
   int size = 1;
-  int local_size = 1;  // ranks on this machine (Open MPI's OMPI_COMM_WORLD_LOCAL_SIZE), 1 when unknown
+  int local_size = 1;    // ranks on this machine (MPI_COMM_TYPE_SHARED)
+  int machine_cpus = 1;  // the CPUs the ranks on this machine may run on, together (their affinity masks' union)
 };
 const MpiWorld& World();
 
@@ -37,7 +38,8 @@ const MpiWorld& World();
 std::vector<std::pair<size_t, size_t>> ShardChunks(const model::LoadPlan& plan, int ranks);
 
 // Rank 0: reads its shard, receives every other rank's part in rank order, merges them and returns
-// the finished data set. Any other rank: reads its shard, sends it to rank 0 and returns an empty
+// the finished data set, and from then on may run on every CPU of its machine's ranks (the other
+// ranks there only wait for the end; a launcher that bound each rank to a core left rank 0 one). Any other rank: reads its shard, sends it to rank 0 and returns an empty
 // data set. `threads` per rank (0: this machine's cores shared among its ranks). Fails on every
 // rank alike when a path does not exist; on rank 0 when a part cannot be decoded. With
 // TOPOSCOPE_MPI_TIMES=1 each rank prints one line on stderr: the seconds it spent reading its

