@@ -1,5 +1,6 @@
 #include "toposcope/analysis/analyze.h"
 
+#include <type_traits>
 #include <utility>
 
 namespace toposcope::analysis {
@@ -26,9 +27,17 @@ void ApplyInputUpdates(const std::vector<InputUpdate>& updates, AnalysisResult* 
   }
 }
 
-}  // namespace
-
-AnalysisResult AssembleResult(const PipelineState& s, const AnalyzeOptions& opt) {
+// AssembleResult from a state it copies from (const) or moves out of.
+template <typename State>
+AnalysisResult Assemble(State& s, const AnalyzeOptions& opt) {
+  constexpr bool kMove = !std::is_const_v<State>;
+  const auto take = [](auto& slot) -> decltype(auto) {
+    if constexpr (kMove) {
+      return std::move(slot);
+    } else {
+      return static_cast<const std::remove_reference_t<decltype(slot)>&>(slot);
+    }
+  };
   AnalysisResult r;
   r.thresholds = opt.thresholds;
   if (s.dataset != nullptr) {
@@ -36,19 +45,19 @@ AnalysisResult AssembleResult(const PipelineState& s, const AnalyzeOptions& opt)
       r.inputs.push_back({in.path, in.format, in.host, in.records, in.rejected, in.skipped, in.skip_reason});
     }
   }
-  if (s.links) r.links = *s.links;
+  if (s.links) r.links = take(*s.links);
   if (s.islands) {
-    r.gpus = s.islands->gpus;
-    r.islands = s.islands->islands;
+    r.gpus = take(s.islands->gpus);
+    r.islands = take(s.islands->islands);
   }
-  if (s.confidence) r.confidence = *s.confidence;
+  if (s.confidence) r.confidence = take(*s.confidence);
   if (s.anchors) {
-    r.clocks = s.anchors->clocks;
-    r.anchors = s.anchors->report;
+    r.clocks = take(s.anchors->clocks);
+    r.anchors = take(s.anchors->report);
   } else if (s.clocks) {
-    r.clocks = *s.clocks;
+    r.clocks = take(*s.clocks);
   }
-  if (s.telemetry) r.telemetry = *s.telemetry;
+  if (s.telemetry) r.telemetry = take(*s.telemetry);
   if (s.fabric) r.fabric = *s.fabric;
   if (s.patterns && s.patterns->present) {
     ApplyInputUpdates(s.patterns->inputs, &r);
@@ -69,7 +78,7 @@ AnalysisResult AssembleResult(const PipelineState& s, const AnalyzeOptions& opt)
     r.rdma = s.rdma->report;
     ApplyInputUpdates(s.rdma->inputs, &r);
   }
-  if (s.traffic_matrix) r.traffic_matrix = *s.traffic_matrix;
+  if (s.traffic_matrix) r.traffic_matrix = take(*s.traffic_matrix);
   if (s.architecture && s.architecture->present) {
     r.architecture_present = true;
     r.architecture = s.architecture->report;
@@ -96,13 +105,19 @@ AnalysisResult AssembleResult(const PipelineState& s, const AnalyzeOptions& opt)
   return r;
 }
 
+}  // namespace
+
+AnalysisResult AssembleResult(const PipelineState& state, const AnalyzeOptions& opt) { return Assemble(state, opt); }
+
+AnalysisResult TakeResult(PipelineState* state, const AnalyzeOptions& opt) { return Assemble(*state, opt); }
+
 AnalysisResult Analyze(const model::Dataset& ds, const AnalyzeOptions& opt) {
   PipelineState state;
   state.dataset = &ds;
   PipelineOptions po;
   po.analyze = opt;
   (void)RunPipeline(po, &state);  // without the load and timeline passes nothing can fail
-  return AssembleResult(state, opt);
+  return TakeResult(&state, opt);
 }
 
 }  // namespace toposcope::analysis

@@ -21,5 +21,8 @@ AnalysisResult Analyze(const model::Dataset& ds, const AnalyzeOptions& opt);
 // state's dataset gives the inputs table and the loader's diagnostics; a state without one gives
 // none. Each pass's own diagnostics follow, in pass order, then the loader's, then the timeline's.
 AnalysisResult AssembleResult(const PipelineState& state, const AnalyzeOptions& opt);
+// The same, moving the passes' outputs out of `state`: its slots are left empty (its dataset as it
+// was), for a run that needs only the result and the dataset from then on.
+AnalysisResult TakeResult(PipelineState* state, const AnalyzeOptions& opt);
 
 }  // namespace toposcope::analysis

@@ -124,7 +124,8 @@ Result<AnalyzeOutcome> RunAnalyzeHere(const AnalyzeRequest& req) {
   if (!run.ok()) return run.error();
   AnalyzeOutcome out;
   out.run = std::move(*run);
-  out.result = analysis::AssembleResult(state, req.options);
+  // The passes' outputs are moved into the result when no dump of them is to be written.
+  out.result = req.only.empty() ? analysis::TakeResult(&state, req.options) : analysis::AssembleResult(state, req.options);
   out.any_input_read = std::any_of(out.result.inputs.begin(), out.result.inputs.end(),
                                    [](const analysis::InputReport& in) { return !in.skipped; });
   if (req.out.empty()) {

@@ -1,6 +1,9 @@
 #include "toposcope/report/result_json.h"
 
 #include <cmath>
+#include <utility>
+
+#include <tbb/parallel_invoke.h>
 
 #include "toposcope/base/json_io.h"
 #include "toposcope/base/json_stream.h"
@@ -19,14 +22,29 @@ json Num(double v, int decimals) {
 }
 
 json ResultToJson(const analysis::AnalysisResult& r, const std::vector<formats::PathProbe>* probes) {
+  // The sections that grow with the cluster (per link, GPU, host or input), built side by side
+  // when there are threads to spare: an object's keys come out sorted whatever the order they
+  // went in, so the text is the same.
+  json inputs, gpus, islands, links, confidence, clocks, hypotheses;
+  tbb::parallel_invoke([&] { links = LinksJson(r.links); },
+                       [&] { confidence = ConfidenceJson(r.confidence); },
+                       [&] {
+                         clocks = ClocksJson(r.clocks);
+                         hypotheses = HypothesesJson(r, probes);
+                       },
+                       [&] {
+                         islands = IslandsJson(r.islands);
+                         inputs = InputsJson(r.inputs);
+                         gpus = GpusJson(r.gpus);
+                       });
   json j;
   j["schema"] = kResultSchema;
-  j["inputs"] = InputsJson(r.inputs);
-  j["gpus"] = GpusJson(r.gpus);
-  j["islands"] = IslandsJson(r.islands);
-  j["links"] = LinksJson(r.links);
-  j["confidence"] = ConfidenceJson(r.confidence);
-  j["clocks"] = ClocksJson(r.clocks);
+  j["inputs"] = std::move(inputs);
+  j["gpus"] = std::move(gpus);
+  j["islands"] = std::move(islands);
+  j["links"] = std::move(links);
+  j["confidence"] = std::move(confidence);
+  j["clocks"] = std::move(clocks);
   if (!r.servo.series.empty()) j["servo"] = ServoJson(r.servo);
   if (r.anchors.present) j["clock_anchors"] = ClockAnchorsJson(r.anchors);
   AddTelemetryJson(r.telemetry, j);
@@ -42,7 +60,7 @@ json ResultToJson(const analysis::AnalysisResult& r, const std::vector<formats::
   if (r.traffic_matrix.present) j["traffic_matrix"] = TrafficMatrixJson(r.traffic_matrix);
   if (r.link_weights.present) AddLinkWeightsJson(r.link_weights, j);
   if (r.timeline.present) j["timeline"] = TimelineJson(r.timeline);
-  j["hypotheses"] = HypothesesJson(r, probes);
+  j["hypotheses"] = std::move(hypotheses);
   j["thresholds"] = ThresholdsJson(r.thresholds);
   j["diagnostics"] = {{"rejected", r.rejected_total}, {"warnings", r.warnings_total}, {"kept", r.diagnostics}};
   return j;

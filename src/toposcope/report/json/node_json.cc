@@ -64,21 +64,22 @@ json ConfidenceJson(const analysis::ConfidenceReport& c) {
   for (const auto& p : c.paths) {
     paths.push_back({{"a", p.a}, {"b", p.b}, {"hops", p.hops}, {"delta", Num(p.delta, 4)}});
   }
-  return {{"noise", {{"model", "truncated alpha-stable (S1), relative"},
-                     {"alpha", Num(c.alpha, 4)},
-                     {"beta", Num(c.beta, 4)},
-                     {"scale", Num(c.scale, 4)},
-                     {"truncation_scales", Num(c.truncation, 4)},
-                     {"location", Num(c.location, 4)},
-                     {"fitted", c.noise_fitted},
-                     {"source", c.noise_source},
-                     {"samples", c.noise_samples},
-                     {"note", c.noise_note}}},
-          {"quantile", Num(c.quantile, 4)},
-          {"delta_min", Num(c.delta_min, 4)},
-          {"base_period_ms", Num(c.base_period_ms, 1)},
-          {"sampling", sampling},
-          {"paths", paths}};
+  json out = {{"noise", {{"model", "truncated alpha-stable (S1), relative"},
+                        {"alpha", Num(c.alpha, 4)},
+                        {"beta", Num(c.beta, 4)},
+                        {"scale", Num(c.scale, 4)},
+                        {"truncation_scales", Num(c.truncation, 4)},
+                        {"location", Num(c.location, 4)},
+                        {"fitted", c.noise_fitted},
+                        {"source", c.noise_source},
+                        {"samples", c.noise_samples},
+                        {"note", c.noise_note}}},
+             {"quantile", Num(c.quantile, 4)},
+             {"delta_min", Num(c.delta_min, 4)},
+             {"base_period_ms", Num(c.base_period_ms, 1)},
+             {"sampling", sampling}};
+  out["paths"] = std::move(paths);  // moved, not copied as an initializer list would
+  return out;
 }
 
 json ThresholdsJson(const analysis::Thresholds& t) {

@@ -198,8 +198,10 @@ void AddPatternsJson(const analysis::QpPatternResult& pr, json& j) {
 json TrafficMatrixJson(const analysis::TrafficMatrixReport& tm) {
   json hosts = json::array();
   for (const auto& h : tm.hosts) hosts.push_back(HostTrafficJson(h));
-  return {{"method", tm.method}, {"comm", tm.comm}, {"channels", tm.channels},
-          {"hosts_estimable", tm.hosts_estimable}, {"notes", tm.notes}, {"hosts", hosts}};
+  json out = {{"method", tm.method}, {"comm", tm.comm}, {"channels", tm.channels},
+              {"hosts_estimable", tm.hosts_estimable}, {"notes", tm.notes}};
+  out["hosts"] = std::move(hosts);  // moved, not copied as an initializer list would
+  return out;
 }
 
 json CollectivesJson(const analysis::CollectiveBenchReport& c) {
