@@ -2,7 +2,8 @@
 # analyze under OpenMPI on loopback (oversubscribed): 1, 2 and 4 ranks each read a shard of the
 # inputs, rank 0 merges them, and result.json is byte-identical to a run without MPI and to the
 # one-thread run; the other ranks write nothing; TOPOSCOPE_MPI_TIMES=1 prints each rank's phases;
-# --from-dump under mpirun is refused with a usage error. Skipped (77) where mpirun is missing or the binary was built without MPI.
+# --from-dump under mpirun is refused with a usage error; a missing path fails on every rank without
+# a hang; ranks bound to cores or not give the same bytes. Skipped (77) where mpirun is missing or the binary was built without MPI.
 set -euo pipefail
 bin=$1
 tmp=$(mktemp -d)
@@ -49,4 +50,17 @@ rc=$?
 set -e
 [ "$rc" -ne 0 ] || fail "--from-dump under mpirun was accepted"
 grep -q "under mpirun, analyze reads files and directories" "$tmp/usage.txt" || fail "no usage message: $(cat "$tmp/usage.txt")"
+# A path that does not exist fails on every rank alike, and no rank is left waiting for another.
+set +e
+timeout 120 mpirun -np 2 "$bin" analyze "$tmp/no-such-dir" --out "$tmp/y" -q > "$tmp/missing.txt" 2>&1
+rc=$?
+set -e
+[ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "a missing path under mpirun: exit $rc: $(cat "$tmp/missing.txt")"
+grep -q "no-such-dir" "$tmp/missing.txt" || fail "no message names the missing path: $(cat "$tmp/missing.txt")"
+# Each rank bound to its own core (Open MPI's default for two ranks) or to none: the same bytes.
+for bind in core none; do
+  mpirun --bind-to "$bind" -np 2 "$bin" analyze "$tmp/data" --out "$tmp/bind-$bind" --threads 1 -q \
+    > "$tmp/bind.txt" 2>&1 || fail "mpirun --bind-to $bind: $(tail -5 "$tmp/bind.txt")"
+  cmp -s "$tmp/plain/result.json" "$tmp/bind-$bind/result.json" || fail "result.json with --bind-to $bind differs"
+done
 echo "mpi_analyze: ok"

@@ -216,7 +216,7 @@ std::optional<int> ShareAnalyzeAmongRanks(const AnalyzeFlags& f, app::AnalyzeReq
                                          "give paths (no --from-dump, no --prometheus)"));
   }
   const int threads = f.threads;
-  if (toposcope::dist::World().rank != 0) {
+  if (toposcope::dist::LaunchedRank() != 0) {
     toposcope::model::LoadOptions lo;
     lo.host_override = req->host_override;
     lo.untimed_at_ns = req->untimed_at_ns;
@@ -226,9 +226,7 @@ std::optional<int> ShareAnalyzeAmongRanks(const AnalyzeFlags& f, app::AnalyzeReq
   // Rank 0 reads its shard with its share of this machine's cores; once every rank has sent its
   // part, the other ranks here only wait for the end, and rank 0 runs the passes and renders the
   // outputs on the cores they held.
-  const toposcope::dist::MpiWorld& world = toposcope::dist::World();
-  req->threads = threads > 0 ? std::max(threads, std::min(threads * world.local_size, world.machine_cpus))
-                             : world.machine_cpus;
+  req->threads = toposcope::dist::RankZeroThreads(threads);
   req->load_paths = [threads](const std::vector<std::string>& paths, const toposcope::model::LoadOptions& lo,
                               const toposcope::model::LoadProgressFn& progress) {
     return toposcope::dist::LoadSharded(paths, lo, progress, threads);

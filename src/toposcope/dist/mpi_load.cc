@@ -9,7 +9,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <string>
+#include <thread>
 
 #include "toposcope/model/dataset_wire.h"
 
@@ -18,6 +20,7 @@ namespace {
 
 constexpr int kTagSize = 1;
 constexpr int kTagBytes = 2;
+constexpr int kTagDone = 3;  // rank 0 is done: the other ranks may finalise
 // Messages are cut to this many bytes (MPI counts are ints).
 constexpr size_t kPieceBytes = size_t{1} << 30;
 
@@ -88,10 +91,27 @@ void TakeMachineCpus() {
   }
 }
 
+// At exit: rank 0 tells every other rank it is done, and they wait for that asleep, then all
+// finalise. A rank left in MPI_Finalize (or any blocking call) until rank 0 ends polls, and takes
+// a share of the CPU that rank 0's passes and outputs run on.
 void FinalizeAtExit() {
   int finalized = 0;
   MPI_Finalized(&finalized);
-  if (!finalized) MPI_Finalize();
+  if (finalized) return;
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (rank == 0) {
+    for (int r = 1; r < size; ++r) MPI_Send(nullptr, 0, MPI_BYTE, r, kTagDone, MPI_COMM_WORLD);
+  } else {
+    MPI_Request done_request = MPI_REQUEST_NULL;
+    MPI_Irecv(nullptr, 0, MPI_BYTE, 0, kTagDone, MPI_COMM_WORLD, &done_request);
+    int done = 0;
+    while (MPI_Test(&done_request, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && done == 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  }
+  MPI_Finalize();
 }
 
 void SendBytes(const std::string& bytes) {
@@ -139,7 +159,6 @@ const MpiWorld& World() {
     MPI_Comm_size(machine, &w.local_size);
     MachineCpus() = GatherCpus(machine);
     MPI_Comm_free(&machine);
-    w.machine_cpus = std::max(1, CPU_COUNT(&MachineCpus()));
     return w;
   }();
   return world;
@@ -166,17 +185,91 @@ std::vector<std::pair<size_t, size_t>> ShardChunks(const model::LoadPlan& plan, 
   return out;
 }
 
+Launch LaunchOf(const std::function<const char*(const char*)>& env) {
+  const auto number = [&env](const char* name) -> std::optional<int> {
+    const char* v = env(name);
+    if (v == nullptr || *v == '\0') return std::nullopt;
+    char* end = nullptr;
+    const long n = std::strtol(v, &end, 10);
+    if (*end != '\0' || n < 0 || n >= 1'000'000'000) return std::nullopt;
+    return static_cast<int>(n);
+  };
+  Launch l;
+  // Open MPI's mpirun, then Hydra (MPICH) and Slurm's srun.
+  for (const auto& [rank, size] : {std::pair{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"}, std::pair{"PMI_RANK", "PMI_SIZE"},
+                                   std::pair{"SLURM_PROCID", "SLURM_STEP_NUM_TASKS"}}) {
+    const std::optional<int> r = number(rank), n = number(size);
+    if (r && n && *r < *n) {
+      l.known = true;
+      l.rank = *r;
+      l.size = *n;
+      break;
+    }
+  }
+  for (const char* local : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_STEP_TASKS_PER_NODE"}) {
+    // Slurm writes "2" or "2(x3)" (the count of the first nodes): the number it starts with.
+    const char* v = env(local);
+    const long n = v == nullptr ? 0 : std::strtol(v, nullptr, 10);
+    if (n > 0 && n < 1'000'000) {
+      l.local_size = static_cast<int>(n);
+      break;
+    }
+  }
+  return l;
+}
+
+const Launch& ThisLaunch() {
+  static const Launch launch = LaunchOf([](const char* name) { return std::getenv(name); });
+  return launch;
+}
+
+int RankZeroThreads(int threads) {
+  const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int local = ThisLaunch().known ? ThisLaunch().local_size : World().local_size;
+  return threads > 0 ? std::max(threads, std::min(threads * std::max(1, local), cpus)) : cpus;
+}
+
+int LaunchedRank() { return ThisLaunch().known ? ThisLaunch().rank : World().rank; }
+
 Result<model::Dataset> LoadSharded(const std::vector<std::string>& paths, const model::LoadOptions& opt,
                                    const model::LoadProgressFn& progress, int threads) {
-  const MpiWorld& world = World();
   Result<model::LoadPlan> plan = model::PlanLoad(paths);
-  if (!plan.ok()) return plan.error();
-  if (threads <= 0) threads = std::max(1, world.machine_cpus / std::max(1, world.local_size));
-  const auto shards = ShardChunks(*plan, world.size);
-  const auto [first, end] = shards[static_cast<size_t>(world.rank)];
-  PhaseTimes times(world.rank);
-  model::LoadedPart mine = model::LoadChunks(*plan, first, end, opt, world.rank == 0 ? progress : nullptr, threads);
+  if (!plan.ok()) {
+    (void)World();  // every rank takes part in MPI, the failing ones too
+    return plan.error();
+  }
+  // The shard this rank reads, chosen from what the launcher says: the reading starts at once and
+  // MPI is initialised meanwhile (a wait of about 0.2 s, nearly no CPU). A launcher that says
+  // nothing (or something MPI then contradicts) has MPI initialised first.
+  Launch launch = ThisLaunch();
+  if (!launch.known) {
+    launch.rank = World().rank;
+    launch.size = World().size;
+    launch.local_size = World().local_size;
+  }
+  if (threads <= 0) {
+    // Each rank's share of the CPUs it may run on: all of them when a launcher bound it to some.
+    cpu_set_t mine;
+    CPU_ZERO(&mine);
+    const int own = sched_getaffinity(0, sizeof mine, &mine) == 0 ? CPU_COUNT(&mine) : 1;
+    const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    threads = std::max(1, own < cpus ? own : cpus / std::max(1, launch.local_size));
+  }
+  PhaseTimes times(launch.rank);
+  const auto read_shard = [&](int rank, int ranks) {
+    const auto [first, end] = ShardChunks(*plan, ranks)[static_cast<size_t>(rank)];
+    return model::LoadChunks(*plan, first, end, opt, rank == 0 ? progress : nullptr, threads);
+  };
+  model::LoadedPart mine;
+  std::thread reader([&] { mine = read_shard(launch.rank, launch.size); });
+  const MpiWorld& world = World();
+  reader.join();
   times.Mark("read its shard");
+  if (world.rank != launch.rank || world.size != launch.size) {
+    mine = read_shard(world.rank, world.size);
+    times.Mark("read its shard again (MPI gave rank " + std::to_string(world.rank) + " of " +
+               std::to_string(world.size) + ")");
+  }
   if (world.rank != 0) {
     const std::string wire = model::PartToWire(mine);
     times.Mark("packed");

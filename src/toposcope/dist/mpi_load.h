@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -27,21 +28,42 @@ bool LaunchedByMpi();
 struct MpiWorld {
   int rank = 0;
   int size = 1;
-  int local_size = 1;    // ranks on this machine (MPI_COMM_TYPE_SHARED)
-  int machine_cpus = 1;  // the CPUs the ranks on this machine may run on, together (their affinity masks' union)
+  int local_size = 1;  // ranks on this machine (MPI_COMM_TYPE_SHARED)
 };
 const MpiWorld& World();
+
+// What the launcher tells a process in its environment before MPI is initialised: its rank, the
+// number of ranks (Open MPI's OMPI_COMM_WORLD_RANK / _SIZE, Hydra's PMI_RANK / PMI_SIZE, or Slurm's
+// SLURM_PROCID / SLURM_STEP_NUM_TASKS) and the ranks on its machine (OMPI_COMM_WORLD_LOCAL_SIZE,
+// MPI_LOCALNRANKS or SLURM_STEP_TASKS_PER_NODE; 1 when none is given). `known` is false when no
+// rank and size are given (or the rank is not below the size).
+struct Launch {
+  bool known = false;
+  int rank = 0;
+  int size = 1;
+  int local_size = 1;
+};
+Launch LaunchOf(const std::function<const char*(const char*)>& env);
+// This process's launch (LaunchOf its environment).
+const Launch& ThisLaunch();
+// This process's rank: from its launch when known, else from MPI (initialising it).
+int LaunchedRank();
+// The threads rank 0 runs the passes and outputs with: `threads` per rank on this machine (at
+// least `threads`, at most the machine's cores); 0 (every core): the machine's cores.
+int RankZeroThreads(int threads);
 
 // The shards of `plan`'s chunks for `ranks` ranks: [first, end) per rank, contiguous, in rank
 // order, cut where the bytes of the chunks before pass rank/ranks of the total (a rank may get
 // none when there are fewer chunks than ranks).
 std::vector<std::pair<size_t, size_t>> ShardChunks(const model::LoadPlan& plan, int ranks);
 
-// Rank 0: reads its shard, receives every other rank's part in rank order, merges them and returns
-// the finished data set, and from then on may run on every CPU of its machine's ranks (the other
-// ranks there only wait for the end; a launcher that bound each rank to a core left rank 0 one). Any other rank: reads its shard, sends it to rank 0 and returns an empty
-// data set. `threads` per rank (0: this machine's cores shared among its ranks). Fails on every
-// rank alike when a path does not exist; on rank 0 when a part cannot be decoded. With
+// Reads this rank's shard (the launch's rank; MPI is initialised meanwhile). Rank 0: receives
+// every other rank's part in rank order, merges them and returns the finished data set, and from
+// then on may run on every CPU of its machine's ranks (the other ranks there only wait for the
+// end; a launcher that bound each rank to a core had left rank 0 one). Any other rank: sends its
+// part to rank 0 and returns an empty data set. `threads` per rank (0: the CPUs the rank may run
+// on, or when it is not bound, this machine's cores shared among its ranks). Fails on every rank
+// alike when a path does not exist; on rank 0 when a part cannot be decoded. With
 // TOPOSCOPE_MPI_TIMES=1 each rank prints one line on stderr: the seconds it spent reading its
 // shard and packing and sending it, or (rank 0) waiting for, unpacking and merging each part.
 Result<model::Dataset> LoadSharded(const std::vector<std::string>& paths, const model::LoadOptions& opt,
