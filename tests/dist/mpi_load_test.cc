@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <utility>
+#include <vector>
 #include <string>
 
 namespace toposcope::dist {
@@ -52,6 +54,33 @@ TEST(Launch, NothingUsableLeavesItUnknown) {
   EXPECT_TRUE(l.known);
   EXPECT_EQ(l.rank, 1);
   EXPECT_EQ(l.local_size, 1);
+}
+
+TEST(ShardChunks, EachRankGetsItsShareOfTheBytesRankZeroALittleMore) {
+  // 100 chunks of 1000 bytes: rank 0 reads kPackShareOfRead more than each other rank.
+  const std::vector<int64_t> even(100, 1000);
+  const auto two = ShardChunks(even, 2);
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_EQ(two[0].first, 0u);
+  EXPECT_EQ(two[0].second, two[1].first);
+  EXPECT_EQ(two[1].second, 100u);
+  const double share0 = static_cast<double>(two[0].second) / 100.0;
+  EXPECT_NEAR(share0, (1 + kPackShareOfRead) / (2 + kPackShareOfRead), 0.01);
+  const auto four = ShardChunks(even, 4);
+  ASSERT_EQ(four.size(), 4u);
+  for (size_t r = 1; r < 4; ++r) {
+    EXPECT_EQ(four[r].first, four[r - 1].second);
+    EXPECT_NEAR(static_cast<double>(four[r].second - four[r].first), 100 / (4 + kPackShareOfRead), 1.0);
+  }
+  EXPECT_EQ(four[3].second, 100u);
+  // A chunk that weighs nothing still counts one byte; one heavy chunk goes whole to one rank.
+  const auto heavy = ShardChunks(std::vector<int64_t>{0, 0, 1'000'000, 0, 0}, 2);
+  EXPECT_EQ(heavy[0], (std::pair<size_t, size_t>{0, 3}));
+  EXPECT_EQ(heavy[1], (std::pair<size_t, size_t>{3, 5}));
+  // Fewer chunks than ranks: the later ranks get none; no chunks: every rank gets none.
+  const auto few = ShardChunks(std::vector<int64_t>{5, 5}, 4);
+  EXPECT_EQ(few.back().second, 2u);
+  for (const auto& [first, end] : ShardChunks(std::vector<int64_t>{}, 3)) EXPECT_EQ(first, end);
 }
 
 }  // namespace

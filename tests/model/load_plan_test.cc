@@ -2,9 +2,12 @@
 // chunk ranges, read with any number of threads and merged in any grouping or order, gives the
 // data set one sequential read gives, byte for byte in its dump.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <string>
 #include <vector>
@@ -82,6 +85,31 @@ TEST(LoadPlan, PartsThatAreNotAdjacentDoNotMerge) {
   const Status st = MergeParts(first, LoadChunks(plan, 2, 3, {}, nullptr, 1));
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.error().message.find("not adjacent"), std::string::npos);
+}
+
+TEST(LoadPlan, InputsSkippedForTheirContentWeighNothingWhenSniffed) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("load_plan_weights_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "node-a");
+  fs::create_directories(dir / "node-b");
+  const auto write = [](const fs::path& p, const std::string& text) { std::ofstream(p) << text; };
+  // A simulator's ground truth and a file of no known format, each larger than the host's data.
+  write(dir / "node-a" / "truth.json", "{\"schema\": \"toposcope.truth/1\", \"pad\": \"" + std::string(20000, 'x') + "\"}\n");
+  write(dir / "node-a" / "notes.txt", std::string(30000, 'z') + "\n");
+  const std::string fixture = std::string(TOPOSCOPE_FIXTURES) + "/nvidia_smi_topo/dgx_a100_8gpu_nv12_12nic_mlx5_rows.txt";
+  ASSERT_TRUE(fs::exists(fixture)) << fixture;
+  fs::copy_file(fixture, dir / "node-b" / "topo.txt");
+  Result<LoadPlan> plan = PlanLoad({dir.string()});
+  ASSERT_TRUE(plan.ok());
+  ASSERT_EQ(plan->chunks(), 2u);
+  const int64_t topo_bytes = static_cast<int64_t>(fs::file_size(dir / "node-b" / "topo.txt"));
+  // Sniffed (every input of at least 1 byte): node-a's unread files weigh nothing.
+  EXPECT_EQ(ChunkReadBytes(*plan, 1), (std::vector<int64_t>{0, topo_bytes}));
+  // Not sniffed (none that large): every input weighs its size.
+  EXPECT_EQ(ChunkReadBytes(*plan, int64_t{1} << 40), (std::vector<int64_t>{plan->ChunkBytes(0), topo_bytes}));
+  EXPECT_GT(plan->ChunkBytes(0), 50000);
+  fs::remove_all(dir);
 }
 
 TEST(LoadPlan, AMissingPathFailsThePlan) {

@@ -164,25 +164,32 @@ const MpiWorld& World() {
   return world;
 }
 
-std::vector<std::pair<size_t, size_t>> ShardChunks(const model::LoadPlan& plan, int ranks) {
+std::vector<std::pair<size_t, size_t>> ShardChunks(const std::vector<int64_t>& chunk_bytes, int ranks) {
   ranks = std::max(ranks, 1);
   std::vector<std::pair<size_t, size_t>> out;
-  const size_t chunks = plan.chunks();
-  // Each chunk weighs its bytes plus one (empty files still take a read).
-  int64_t total = 0;
-  for (size_t k = 0; k < chunks; ++k) total += plan.ChunkBytes(k) + 1;
+  const size_t chunks = chunk_bytes.size();
+  double total = 0;
+  for (int64_t b : chunk_bytes) total += static_cast<double>(b + 1);
+  // Rank 0's share and each other rank's, of the weight.
+  const double unit = total / (ranks + kPackShareOfRead);
   size_t k = 0;
-  int64_t done = 0;
+  double done = 0;
   for (int r = 0; r < ranks; ++r) {
     const size_t first = k;
-    const int64_t goal = total * (r + 1) / ranks;
-    while (k < chunks && (r == ranks - 1 || done + (plan.ChunkBytes(k) + 1) / 2 <= goal)) {
-      done += plan.ChunkBytes(k) + 1;
+    const double goal = unit * (r + 1 + kPackShareOfRead);
+    // A chunk goes to this rank while at least half of it falls before the rank's goal.
+    while (k < chunks && (r == ranks - 1 || done + static_cast<double>(chunk_bytes[k] + 1) / 2 <= goal)) {
+      done += static_cast<double>(chunk_bytes[k] + 1);
       ++k;
     }
     out.emplace_back(first, k);
   }
   return out;
+}
+
+std::vector<std::pair<size_t, size_t>> ShardChunks(const model::LoadPlan& plan, int ranks) {
+  const int64_t sniff_from = std::max<int64_t>(int64_t{1} << 20, plan.bytes_total / (64 * std::max(ranks, 1)));
+  return ShardChunks(model::ChunkReadBytes(plan, sniff_from), ranks);
 }
 
 Launch LaunchOf(const std::function<const char*(const char*)>& env) {

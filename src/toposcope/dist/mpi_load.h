@@ -52,9 +52,18 @@ int LaunchedRank();
 // least `threads`, at most the machine's cores); 0 (every core): the machine's cores.
 int RankZeroThreads(int threads);
 
-// The shards of `plan`'s chunks for `ranks` ranks: [first, end) per rank, contiguous, in rank
-// order, cut where the bytes of the chunks before pass rank/ranks of the total (a rank may get
-// none when there are fewer chunks than ranks).
+// Packing a part and handing it to MPI takes a rank about this share of the time reading it took
+// (bench/mpi_speedup.sh prints both: 0.16 + 0.07 s after 2.0 s at 2,048 simulated hosts): rank 0,
+// which packs nothing, reads that much more, so that the other parts arrive as it finishes its own.
+inline constexpr double kPackShareOfRead = 0.1;
+// The shards of chunks weighing `chunk_bytes` for `ranks` ranks: [first, end) per rank, contiguous,
+// in rank order, cut where the weight of the chunks before passes each rank's share of the total
+// (rank 0's share 1 + kPackShareOfRead times the others'; a rank may get none when there are fewer
+// chunks than ranks). Every chunk weighs one byte more than its bytes (an empty file still takes a
+// read).
+std::vector<std::pair<size_t, size_t>> ShardChunks(const std::vector<int64_t>& chunk_bytes, int ranks);
+// ShardChunks of the bytes `plan`'s chunks are read through (model::ChunkReadBytes, sniffing the
+// inputs that could tip the split: each of at least 1/64 of a rank's share of the bytes, or 1 MiB).
 std::vector<std::pair<size_t, size_t>> ShardChunks(const model::LoadPlan& plan, int ranks);
 
 // Reads this rank's shard (the launch's rank; MPI is initialised meanwhile). Rank 0: receives

@@ -339,6 +339,25 @@ Result<LoadPlan> PlanLoad(const std::vector<std::string>& paths) {
   return plan;
 }
 
+std::vector<int64_t> ChunkReadBytes(const LoadPlan& plan, int64_t sniff_from_bytes) {
+  std::vector<int64_t> bytes(plan.chunks(), 0);
+  for (size_t k = 0; k < plan.chunks(); ++k) {
+    for (size_t i = plan.chunk_begin[k]; i < plan.ChunkEnd(k); ++i) {
+      const PlannedInput& in = plan.inputs[i];
+      if (in.size_bytes >= sniff_from_bytes) {
+        const Result<formats::SniffResult> sniff = SniffInput(in.path.string());
+        if (!sniff.ok() || sniff->format == formats::FileFormat::kUnknown ||
+            sniff->format == formats::FileFormat::kTruthJson || sniff->format == formats::FileFormat::kResultJson ||
+            FindReader(sniff->format) == nullptr) {
+          continue;  // skipped by LoadFile after its head is read
+        }
+      }
+      bytes[k] += in.size_bytes;
+    }
+  }
+  return bytes;
+}
+
 LoadedPart LoadChunks(const LoadPlan& plan, size_t first, size_t end, const LoadOptions& opt,
                       const LoadProgressFn& report, int threads) {
   end = std::min(end, plan.chunks());

@@ -52,6 +52,13 @@ struct LoadedPart {
 // Lists every input under `paths` and cuts the chunks. Fails when a path does not exist.
 Result<LoadPlan> PlanLoad(const std::vector<std::string>& paths);
 
+// The bytes of each chunk that LoadChunks reads through: an input the loader skips for what its
+// head holds (a simulator's truth.json, a file of no known format or of one `analyze` does not
+// use) weighs nothing. Only inputs of at least `sniff_from_bytes` have their head read here (the
+// others weigh their size): enough to keep a few large unread files from tipping a split of the
+// chunks, without reading the head of every input twice.
+std::vector<int64_t> ChunkReadBytes(const LoadPlan& plan, int64_t sniff_from_bytes);
+
 // Reads chunks [first, end) of `plan`, `threads` at a time (0: as many as TBB's default), each into
 // its own part, joined in chunk order: the result does not depend on `threads`. `progress` is
 // called after each input, never by two threads at once, with the counts of this call's inputs.
