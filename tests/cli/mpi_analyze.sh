@@ -40,7 +40,7 @@ TOPOSCOPE_MPI_TIMES=1 mpirun -np 2 -x TOPOSCOPE_MPI_TIMES "$bin" analyze "$tmp/d
   > "$tmp/times.txt" 2>&1 || fail "mpirun -np 2 with TOPOSCOPE_MPI_TIMES: $(tail -5 "$tmp/times.txt")"
 grep -q '^mpi rank 1: read its shard [0-9.]* s packed [0-9.]* s ([0-9]* MiB) sent [0-9.]* s$' "$tmp/times.txt" \
   || fail "no times from rank 1: $(cat "$tmp/times.txt")"
-grep -q '^mpi rank 0: read its shard .* waited for and received rank 1 .* unpacked .* merged [0-9.]* s$' \
+grep -q '^mpi rank 0: waited for and received rank 1 .* unpacked .* then waited for its own shard [0-9.]* s (read in [0-9.]* s) merged [0-9.]* s$' \
   "$tmp/times.txt" || fail "no times from rank 0: $(cat "$tmp/times.txt")"
 cmp -s "$tmp/plain/result.json" "$tmp/np2t/result.json" || fail "result.json with the times differs"
 # Under mpirun only paths are read: --from-dump is a usage error (exit 2) on every rank.

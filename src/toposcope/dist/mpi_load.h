@@ -52,10 +52,12 @@ int LaunchedRank();
 // least `threads`, at most the machine's cores); 0 (every core): the machine's cores.
 int RankZeroThreads(int threads);
 
-// Packing a part and handing it to MPI takes a rank about this share of the time reading it took
-// (bench/mpi_speedup.sh prints both: 0.16 + 0.07 s after 2.0 s at 2,048 simulated hosts): rank 0,
-// which packs nothing, reads that much more, so that the other parts arrive as it finishes its own.
-inline constexpr double kPackShareOfRead = 0.1;
+// Packing a part, handing it to MPI and unpacking it on rank 0 take about this share of the time
+// reading the part took (bench/mpi_speedup.sh prints each: 0.17, 0.07-0.12 and 0.15 s after
+// 2.0 s at 2,048 simulated hosts; rank 0 unpacks while it reads its own shard, and reads about
+// 7 % slower per byte than the others): rank 0, which packs nothing, reads that much more, so
+// that the last part is unpacked as it finishes its own.
+inline constexpr double kPackShareOfRead = 0.15;
 // The shards of chunks weighing `chunk_bytes` for `ranks` ranks: [first, end) per rank, contiguous,
 // in rank order, cut where the weight of the chunks before passes each rank's share of the total
 // (rank 0's share 1 + kPackShareOfRead times the others'; a rank may get none when there are fewer
@@ -67,14 +69,16 @@ std::vector<std::pair<size_t, size_t>> ShardChunks(const std::vector<int64_t>& c
 std::vector<std::pair<size_t, size_t>> ShardChunks(const model::LoadPlan& plan, int ranks);
 
 // Reads this rank's shard (the launch's rank; MPI is initialised meanwhile). Rank 0: receives
-// every other rank's part in rank order, merges them and returns the finished data set, and from
-// then on may run on every CPU of its machine's ranks (the other ranks there only wait for the
-// end; a launcher that bound each rank to a core had left rank 0 one). Any other rank: sends its
-// part to rank 0 and returns an empty data set. `threads` per rank (0: the CPUs the rank may run
+// every other rank's part in rank order and unpacks it while its own shard is read, merges them
+// and returns the finished data set; once the last part has come it may run on every CPU of its
+// machine's ranks (the other ranks there only wait for the end, asleep; a launcher that bound
+// each rank to a core had left rank 0 one). Any other rank: sends its part to rank 0 (and leaves
+// it to the process's end to free) and returns an empty data set. `threads` per rank (0: the CPUs the rank may run
 // on, or when it is not bound, this machine's cores shared among its ranks). Fails on every rank
 // alike when a path does not exist; on rank 0 when a part cannot be decoded. With
 // TOPOSCOPE_MPI_TIMES=1 each rank prints one line on stderr: the seconds it spent reading its
-// shard and packing and sending it, or (rank 0) waiting for, unpacking and merging each part.
+// shard and packing and sending it, or (rank 0) waiting for and unpacking each part while its own
+// shard was read, then waiting for that read, how long it took, and merging.
 Result<model::Dataset> LoadSharded(const std::vector<std::string>& paths, const model::LoadOptions& opt,
                                    const model::LoadProgressFn& progress, int threads);
 
