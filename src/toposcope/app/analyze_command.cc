@@ -1,5 +1,6 @@
 #include "toposcope/app/analyze_command.h"
 
+#include <malloc.h>
 #include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 
@@ -143,6 +144,10 @@ Result<AnalyzeOutcome> RunAnalyzeHere(const AnalyzeRequest& req) {
     if (state.dataset_storage) {
       state.dataset_storage->dcgm = model::DcgmStore{};
       for (model::EventInput& in : state.dataset_storage->event_inputs) in.anchor_candidates = {};
+      // Their memory goes back to the system: it was taken by the threads that read the inputs,
+      // and malloc keeps what a thread frees for that thread's own arena, where the threads that
+      // render the outputs would not reuse it (under MPI, 2,048 hosts: a 590 MB peak became 865).
+      malloc_trim(0);
     }
     // Each file rendered piece by piece into its file (a large cluster's result.json alone is
     // hundreds of MB, never whole in memory as text).
