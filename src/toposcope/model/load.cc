@@ -73,6 +73,13 @@ void ReadEndsInError(Dataset& ds, const std::string& path, const Error& e, ReadC
   ++counts.rejected;
 }
 
+// True for what the loader skips by its head alone: no known format, or a file of ours that is
+// not telemetry (the simulator's ground truth, an earlier result).
+bool NotAnInput(formats::FileFormat f) {
+  using formats::FileFormat;
+  return f == FileFormat::kUnknown || f == FileFormat::kTruthJson || f == FileFormat::kResultJson;
+}
+
 // Sniffs one file and folds it into the dataset through its format's reader; every file becomes
 // one input of ds.inputs (skipped, with the reason, when it is unreadable, of no known format, or
 // refused by its reader).
@@ -84,11 +91,7 @@ void LoadFile(Dataset& ds, const fs::path& file, const std::string& default_host
   if (!sniffed.ok()) return Skip(ds, std::move(in), sniffed.error().ToString());
   const formats::SniffResult& sniff = *sniffed;
   in.format = std::string(formats::FormatName(sniff.format));
-  using formats::FileFormat;
-  if (sniff.format == FileFormat::kUnknown || sniff.format == FileFormat::kTruthJson ||
-      sniff.format == FileFormat::kResultJson) {
-    return Skip(ds, std::move(in), sniff.reason);
-  }
+  if (NotAnInput(sniff.format)) return Skip(ds, std::move(in), sniff.reason);
   const FormatReader* reader = FindReader(sniff.format);
   // Line-oriented and streamed inputs are read by their own readers; the node-level formats are
   // small and read whole.
@@ -346,9 +349,7 @@ std::vector<int64_t> ChunkReadBytes(const LoadPlan& plan, int64_t sniff_from_byt
       const PlannedInput& in = plan.inputs[i];
       if (in.size_bytes >= sniff_from_bytes) {
         const Result<formats::SniffResult> sniff = SniffInput(in.path.string());
-        if (!sniff.ok() || sniff->format == formats::FileFormat::kUnknown ||
-            sniff->format == formats::FileFormat::kTruthJson || sniff->format == formats::FileFormat::kResultJson ||
-            FindReader(sniff->format) == nullptr) {
+        if (!sniff.ok() || NotAnInput(sniff->format) || FindReader(sniff->format) == nullptr) {
           continue;  // skipped by LoadFile after its head is read
         }
       }
