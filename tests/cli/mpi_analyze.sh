@@ -2,8 +2,8 @@
 # analyze under OpenMPI on loopback (oversubscribed): 1, 2 and 4 ranks each read a shard of the
 # inputs, rank 0 merges them, and result.json is byte-identical to a run without MPI and to the
 # one-thread run; the other ranks write nothing; TOPOSCOPE_MPI_TIMES=1 prints each rank's phases;
-# --from-dump under mpirun is refused with a usage error; a missing path fails on every rank without
-# a hang; ranks bound to cores or not give the same bytes. Skipped (77) where mpirun is missing or the binary was built without MPI.
+# --from-dump under mpirun is refused with a usage error; a missing path, or ranks renamed by hand in
+# the environment, fail on every rank without a hang; ranks bound to cores or not give the same bytes. Skipped (77) where mpirun is missing or the binary was built without MPI.
 set -euo pipefail
 bin=$1
 tmp=$(mktemp -d)
@@ -57,6 +57,17 @@ rc=$?
 set -e
 [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "a missing path under mpirun: exit $rc: $(cat "$tmp/missing.txt")"
 grep -q "no-such-dir" "$tmp/missing.txt" || fail "no message names the missing path: $(cat "$tmp/missing.txt")"
+# An environment that names the ranks otherwise than MPI does (changed by hand) fails on every rank,
+# saying so, instead of reading the wrong shards.
+set +e
+timeout 120 mpirun -np 2 sh -c 'OMPI_COMM_WORLD_RANK=$((1 - OMPI_COMM_WORLD_RANK)) exec "$0" "$@"' \
+  "$bin" analyze "$tmp/data" --out "$tmp/swapped" -q > "$tmp/swapped.txt" 2>&1
+rc=$?
+set -e
+[ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "ranks renamed by hand: exit $rc: $(cat "$tmp/swapped.txt")"
+[ "$(grep -c "the launcher's environment and MPI disagree on the ranks" "$tmp/swapped.txt")" = 2 ] \
+  || fail "not every rank said the ranks disagree: $(cat "$tmp/swapped.txt")"
+[ ! -f "$tmp/swapped/result.json" ] || fail "a result.json was written from the wrong shards"
 # Each rank bound to its own core (Open MPI's default for two ranks) or to none: the same bytes.
 for bind in core none; do
   mpirun --bind-to "$bind" -np 2 "$bin" analyze "$tmp/data" --out "$tmp/bind-$bind" --threads 1 -q \

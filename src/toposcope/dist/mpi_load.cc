@@ -175,6 +175,10 @@ const MpiWorld& World() {
     MPI_Comm_size(machine, &w.local_size);
     MachineCpus() = GatherCpus(machine);
     MPI_Comm_free(&machine);
+    const Launch& launch = ThisLaunch();
+    int agrees = !launch.known || (launch.rank == w.rank && launch.size == w.size) ? 1 : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &agrees, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    w.launches_agree = agrees == 1;
     return w;
   }();
   return world;
@@ -291,15 +295,18 @@ Result<model::Dataset> LoadSharded(const std::vector<std::string>& paths, const 
     read_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   });
   const MpiWorld& world = World();
-  const bool as_launched = world.rank == launch.rank && world.size == launch.size;
+  if (!world.launches_agree) {
+    reader.join();
+    return MakeKindError(ErrorKind::kUsage,
+                         "the launcher's environment and MPI disagree on the ranks (this process: rank " +
+                             std::to_string(launch.rank) + " of " + std::to_string(launch.size) +
+                             " by OMPI_COMM_WORLD_RANK, PMI_RANK or SLURM_PROCID, rank " + std::to_string(world.rank) +
+                             " of " + std::to_string(world.size) + " by MPI)",
+                         "start it with mpirun, mpiexec or srun, which set them; do not change them by hand");
+  }
   if (world.rank != 0) {
     reader.join();
     times.Mark("read its shard");
-    if (!as_launched) {
-      mine = read_shard(world.rank, world.size);
-      times.Mark("read its shard again (MPI gave rank " + std::to_string(world.rank) + " of " +
-                 std::to_string(world.size) + ")");
-    }
     const std::string wire = model::PartToWire(mine);
     times.Mark("packed");
     times.Note("(" + std::to_string(wire.size() >> 20) + " MiB)");
@@ -313,12 +320,6 @@ Result<model::Dataset> LoadSharded(const std::vector<std::string>& paths, const 
   // Rank 0 receives and unpacks the other parts, in rank order, as they come, while its own shard
   // is read; once the last has come, every rank has sent its part and rank 0 runs on the CPUs of
   // its machine's ranks. Every part is received even after one fails (no rank is left waiting).
-  if (!as_launched) {
-    reader.join();
-    mine = read_shard(world.rank, world.size);
-    times.Mark("read its shard again (MPI gave rank " + std::to_string(world.rank) + " of " +
-               std::to_string(world.size) + ")");
-  }
   std::vector<model::LoadedPart> parts;
   std::optional<Error> failed;
   for (int r = 1; r < world.size; ++r) {
@@ -334,11 +335,9 @@ Result<model::Dataset> LoadSharded(const std::vector<std::string>& paths, const 
       failed = part.error();
     }
   }
-  if (as_launched) {
-    reader.join();
-    times.Mark("then waited for its own shard");
-    times.Note("(read in " + PhaseTimes::Seconds(read_s) + ")");
-  }
+  reader.join();
+  times.Mark("then waited for its own shard");
+  times.Note("(read in " + PhaseTimes::Seconds(read_s) + ")");
   if (failed) return *failed;
   for (model::LoadedPart& part : parts) {
     if (Status st = model::MergeParts(mine, std::move(part)); !st.ok()) return st.error();

@@ -29,6 +29,9 @@ struct MpiWorld {
   int rank = 0;
   int size = 1;
   int local_size = 1;  // ranks on this machine (MPI_COMM_TYPE_SHARED)
+  // Every rank's launch (ThisLaunch), where known, names its MPI rank and size: the shards the
+  // ranks started reading before MPI was initialised are the ones MPI assigns.
+  bool launches_agree = true;
 };
 const MpiWorld& World();
 
@@ -68,7 +71,9 @@ std::vector<std::pair<size_t, size_t>> ShardChunks(const std::vector<int64_t>& c
 // inputs that could tip the split: each of at least 1/64 of a rank's share of the bytes, or 1 MiB).
 std::vector<std::pair<size_t, size_t>> ShardChunks(const model::LoadPlan& plan, int ranks);
 
-// Reads this rank's shard (the launch's rank; MPI is initialised meanwhile). Rank 0: receives
+// Reads this rank's shard (the launch's rank; MPI is initialised meanwhile; fails on every rank
+// when some rank's launch does not name its MPI rank, as only a launcher's environment changed by
+// hand would do). Rank 0: receives
 // every other rank's part in rank order and unpacks it while its own shard is read, merges them
 // and returns the finished data set; once the last part has come it may run on every CPU of its
 // machine's ranks (the other ranks there only wait for the end, asleep; a launcher that bound
