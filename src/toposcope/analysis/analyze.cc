@@ -31,11 +31,12 @@ void ApplyInputUpdates(const std::vector<InputUpdate>& updates, AnalysisResult* 
 template <typename State>
 AnalysisResult Assemble(State& s, const AnalyzeOptions& opt) {
   constexpr bool kMove = !std::is_const_v<State>;
+  // A slot as an rvalue (moved from) or as the const lvalue it is (copied from).
   const auto take = [](auto& slot) -> decltype(auto) {
     if constexpr (kMove) {
       return std::move(slot);
     } else {
-      return static_cast<const std::remove_reference_t<decltype(slot)>&>(slot);
+      return (slot);
     }
   };
   AnalysisResult r;
